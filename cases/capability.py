@@ -1,0 +1,39 @@
+"""Capability advertisement: agentCapabilities.sessionCapabilities.status."""
+
+from conformance.acp import MISSING, AcpTarget
+from conformance.expect import METHOD_NOT_FOUND, expect_error, show
+from conformance.outcomes import Unimplemented, Violation
+from conformance.registry import Level, case
+from conformance.schemas import schema_errors
+
+from . import spec
+
+
+@case("capability.status.object", level=Level.MUST, spec=spec.CAPABILITY, needs=())
+async def status_capability_is_an_object(acp: AcpTarget, details: dict) -> None:
+    """sessionCapabilities.status is advertised as an object ({} with optional _meta)."""
+    value = acp.status_capability
+    if value is MISSING or value is None:
+        raise Unimplemented("agentCapabilities.sessionCapabilities.status is not advertised")
+    details["advertised"] = value
+    errors = schema_errors("SessionStatusCapabilities", value)
+    if errors:
+        raise Violation(
+            f"sessionCapabilities.status is {show(value)}, not an object: clients drop a malformed "
+            "capability, so session/status is invisible to them",
+            expected="{} (optionally with _meta)",
+            observed=show(value),
+        )
+
+
+@case(
+    "capability.status.unadvertised-method-not-found",
+    level=Level.SHOULD,
+    spec=spec.METHOD_NOT_FOUND,
+    needs=("no-status",),
+)
+async def unadvertised_status_is_method_not_found(acp: AcpTarget, details: dict) -> None:
+    """Without the capability, session/status answers -32601 (method not found)."""
+    sid = await acp.new_session()
+    reply = await acp.status(sid)
+    expect_error(reply, METHOD_NOT_FOUND, "session/status on an agent that does not advertise it")

@@ -1,0 +1,72 @@
+"""Where the cases' requirements come from, and the sentences they quote.
+
+A revision of the spec is data: a source name plus quoted sentences. The RFD text is
+``shared/spec/000_*.txt`` (revision of 2026-10-26); the schema text is the official ACP schema
+shipped in @agentclientprotocol/sdk 2.4.0 (``v1/schema.unstable.json``).
+"""
+
+from conformance.registry import SpecRef
+
+RFD = "acp-rfd-session-status@2026-10-26"
+SDK_V1 = "acp-sdk-2.4.0/v1/schema.unstable.json"
+JSONRPC = "jsonrpc-2.0"
+
+
+def rfd(section: str, sentence: str) -> SpecRef:
+    return SpecRef(RFD, section, sentence)
+
+
+NO_SIDE_EFFECTS = rfd(
+    "Contract",
+    "session/status MUST NOT have side effects. It must not load, resume, create, close, or change the "
+    "session, and it must not attach the requesting connection to it.",
+)
+ACTIVE = rfd(
+    "Status values",
+    "active: The Agent has this session in memory, for any connection.",
+)
+INACTIVE = rfd(
+    "Status values",
+    "inactive: The Agent knows the session and can resume it, but it is not in memory.",
+)
+UNKNOWN = rfd(
+    "Elevator pitch",
+    "Unknown: the Agent does not know this session. This is returned as a -32002 error.",
+)
+MAY_INACTIVE = rfd(
+    "Contract",
+    "If an Agent cannot do that cheaply, it MAY return inactive for any session it does not have in memory. "
+    "A later session/resume will then fail with -32002 if the session does not exist.",
+)
+CHEAP = rfd(
+    "Contract",
+    "Checking whether a session is active SHOULD be cheap (an in-memory lookup), and Clients may call it "
+    "often, for example as a routing probe.",
+)
+REQUEST_SCHEMA = rfd("Schema", "SessionStatusRequest: sessionId (required), _meta (optional).")
+RESPONSE_SCHEMA = rfd("Schema", "SessionStatusResponse: status (required), _meta (optional).")
+OPEN_ENUM = rfd(
+    "Schema",
+    "SessionStatus: string enum, active | inactive, open to future values (see the unrecognized-value rule "
+    "above).",
+)
+CAPABILITY = rfd(
+    "Schema",
+    "SessionStatusCapabilities: empty object with optional _meta, added as status on the v1 "
+    "SessionCapabilities and the v2 session capabilities.",
+)
+NOT_FOUND_DATA = SpecRef(
+    SDK_V1,
+    "SessionStatusRequest",
+    "A session the Agent does not know gets `-32002` with the requested `sessionId` in `data`.",
+)
+NOT_FOUND_MESSAGE = SpecRef(
+    SDK_V1,
+    "ErrorCode",
+    "**Resource not found**: A given resource, such as a session or file, was not found.",
+)
+METHOD_NOT_FOUND = SpecRef(
+    JSONRPC,
+    "5.1 Error object",
+    "-32601 Method not found: The method does not exist / is not available.",
+)

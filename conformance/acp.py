@@ -1,0 +1,166 @@
+"""The ACP v1 target: the lifecycle calls cases use, with prerequisites turned into outcomes.
+
+Cases speak to the agent only through this adapter. A lifecycle call the agent advertised but
+that fails raises :class:`NotTestable` (a failure); raw calls return the :class:`Reply` as-is.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import TYPE_CHECKING, Any
+
+from .outcomes import HarnessError, NotTestable
+from .peer import Reply
+
+if TYPE_CHECKING:
+    from .runtime import Runtime
+
+__all__ = ["MISSING", "AcpTarget"]
+
+PROTOCOL_VERSION = 1
+MISSING: Any = object()
+CLIENT_INFO = {"name": "session-status-conformance", "version": "0.1.0"}
+
+
+class AcpTarget:
+    """One agent under test, spoken to as an ACP v1 client."""
+
+    def __init__(self, runtime: Runtime) -> None:
+        self.runtime = runtime
+        self.init_result: dict[str, Any] = {}
+
+    @property
+    def peer(self):  # noqa: ANN201 - the live peer changes on restart
+        return self.runtime.peer
+
+    @property
+    def cwd(self) -> str:
+        return self.runtime.config.cwd
+
+    @property
+    def settle(self) -> float:
+        return self.runtime.config.settle
+
+    # -- handshake -----------------------------------------------------------------------------
+
+    async def handshake(self) -> dict[str, Any]:
+        reply = await self.peer.request(
+            "initialize",
+            {
+                "protocolVersion": PROTOCOL_VERSION,
+                "clientCapabilities": {"fs": {"readTextFile": False, "writeTextFile": False}, "terminal": False},
+                "clientInfo": CLIENT_INFO,
+            },
+        )
+        if not reply.ok:
+            raise HarnessError(f"the agent answered initialize with {reply.describe()}")
+        if not isinstance(reply.result, dict):
+            raise HarnessError(f"the agent answered initialize with a non-object result: {reply.describe()}")
+        self.init_result = reply.result
+        method = self.runtime.config.auth_method
+        if method:
+            auth = await self.peer.request("authenticate", {"methodId": method})
+            if not auth.ok:
+                raise HarnessError(f"authenticate with method {method!r} failed: {auth.describe()}")
+        return self.init_result
+
+    # -- capabilities --------------------------------------------------------------------------
+
+    @property
+    def agent_capabilities(self) -> dict[str, Any]:
+        caps = self.init_result.get("agentCapabilities")
+        return caps if isinstance(caps, dict) else {}
+
+    @property
+    def session_capabilities(self) -> dict[str, Any]:
+        caps = self.agent_capabilities.get("sessionCapabilities")
+        return caps if isinstance(caps, dict) else {}
+
+    @property
+    def status_capability(self) -> Any:
+        return self.session_capabilities.get("status", MISSING)
+
+    def advertises(self, name: str) -> bool:
+        if name == "status":
+            return self.status_capability not in (MISSING, None)
+        if name == "no-status":
+            return not self.advertises("status")
+        if name == "load":
+            return self.agent_capabilities.get("loadSession") is True
+        if name in ("persist", "resume-or-load"):
+            return self.advertises("resume") or self.advertises("load")
+        value = self.session_capabilities.get(name)
+        return value is not None and value is not False
+
+    @property
+    def agent_info(self) -> Any:
+        return self.init_result.get("agentInfo")
+
+    # -- raw calls -----------------------------------------------------------------------------
+
+    async def call(self, method: str, params: Any = None, *, timeout: float | None = None) -> Reply:
+        return await self.peer.request(method, params, timeout=timeout)
+
+    async def status(self, session_id: Any) -> Reply:
+        return await self.call("session/status", {"sessionId": session_id})
+
+    # -- lifecycle: prerequisites --------------------------------------------------------------
+
+    async def new_session(self) -> str:
+        reply = await self.call("session/new", {"cwd": self.cwd, "mcpServers": []})
+        sid = reply.result.get("sessionId") if reply.ok and isinstance(reply.result, dict) else None
+        if not isinstance(sid, str):
+            raise NotTestable(f"session/new did not create a session: {reply.describe()}")
+        return sid
+
+    async def close(self, session_id: str) -> None:
+        reply = await self.call("session/close", {"sessionId": session_id})
+        if not reply.ok:
+            raise NotTestable(f"session/close of {session_id!r} failed: {reply.describe()}")
+
+    async def reopen(self, session_id: str) -> Reply:
+        """session/resume if advertised, else session/load: the way back into a session."""
+        if self.advertises("resume"):
+            return await self.call("session/resume", {"sessionId": session_id, "cwd": self.cwd, "mcpServers": []})
+        return await self.call("session/load", {"sessionId": session_id, "cwd": self.cwd, "mcpServers": []})
+
+    async def prompt(self, session_id: str, text: str = "ping") -> Reply:
+        return await self.call(
+            "session/prompt", {"sessionId": session_id, "prompt": [{"type": "text", "text": text}]}
+        )
+
+    async def list_sessions(self) -> dict[str, dict[str, Any]]:
+        """All listed sessions by id (following cursors, bounded)."""
+        found: dict[str, dict[str, Any]] = {}
+        cursor: str | None = None
+        for _ in range(100):
+            params: dict[str, Any] = {"cwd": self.cwd}
+            if cursor:
+                params["cursor"] = cursor
+            reply = await self.call("session/list", params)
+            if not reply.ok or not isinstance(reply.result, dict):
+                raise NotTestable(f"session/list failed: {reply.describe()}")
+            for entry in reply.result.get("sessions") or []:
+                if isinstance(entry, dict) and isinstance(entry.get("sessionId"), str):
+                    found[entry["sessionId"]] = entry
+            cursor = reply.result.get("nextCursor")
+            if not cursor:
+                return found
+        raise NotTestable("session/list kept returning nextCursor after 100 pages")
+
+    async def inactive_session(self) -> str:
+        """A session the agent knows but does not hold: closed if it can, else after a restart."""
+        sid = await self.new_session()
+        await self.prompt(sid, "remember this")
+        if self.advertises("close"):
+            await self.close(sid)
+        else:
+            await self.restart()
+        return sid
+
+    async def restart(self) -> None:
+        await self.runtime.restart_agent()
+
+    @staticmethod
+    def unknown_id() -> str:
+        return f"sess_never_created_{uuid.uuid4().hex}"

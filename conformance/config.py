@@ -1,0 +1,89 @@
+"""What the user told the suite about the agent under test, parsed and checked once."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+__all__ = ["AgentConfig", "UsageError", "parse_env", "reference_agent_command"]
+
+
+class UsageError(Exception):
+    """A bad option value: reported as one line, exit code 2."""
+
+
+def reference_agent_command() -> list[str]:
+    return [sys.executable, "-m", "conformance.reference.agent"]
+
+
+def parse_env(pairs: list[str]) -> dict[str, str]:
+    env: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key or any(c.isspace() for c in key):
+            raise UsageError(f"--env {pair!r} is not KEY=VALUE: write it as --env NAME=value")
+        env[key] = value
+    return env
+
+
+@dataclass
+class AgentConfig:
+    command: list[str]
+    cwd: str
+    env: dict[str, str] = field(default_factory=dict)
+    auth_method: str | None = None
+    timeout: float = 10.0
+    settle: float = 0.05
+    embedded: bool = False
+
+    @classmethod
+    def from_options(
+        cls,
+        agent: str | None,
+        *,
+        cwd: str | None,
+        env: list[str],
+        auth_method: str | None,
+        timeout: float,
+        settle: float,
+        sandbox: Path,
+    ) -> AgentConfig:
+        if agent is None:
+            command, embedded = reference_agent_command(), True
+        else:
+            try:
+                command = shlex.split(agent)
+            except ValueError as exc:
+                raise UsageError(f"--agent {agent!r} cannot be split into words: {exc}") from None
+            if not command:
+                raise UsageError("--agent is empty: pass the command that starts your agent, e.g. --agent 'node agent.js'")
+            embedded = False
+        if cwd is None:
+            sandbox.mkdir(parents=True, exist_ok=True)
+            workdir = sandbox
+        else:
+            workdir = Path(cwd)
+            if not workdir.is_dir():
+                raise UsageError(f"--cwd {cwd!r} is not a directory: create it or pass an existing one")
+        if timeout <= 0:
+            raise UsageError(f"--timeout {timeout} must be a positive number of seconds")
+        return cls(
+            command=command,
+            cwd=str(workdir.resolve()),
+            env=parse_env(env),
+            auth_method=auth_method,
+            timeout=timeout,
+            settle=settle,
+            embedded=embedded,
+        )
+
+    def process_env(self) -> dict[str, str]:
+        env = dict(os.environ)
+        env.update(self.env)
+        return env
+
+    def display_command(self) -> str:
+        return shlex.join(self.command)

@@ -1,0 +1,128 @@
+"""Cases as pytest items: one item per registered case, named by its id."""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import json
+import sys
+import zlib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .outcomes import Outcome
+from .registry import CASES, Case
+from .runtime import CaseRecord
+
+__all__ = ["CaseFailed", "CaseItem", "CaseModule", "is_case_file"]
+
+FAILING = (Outcome.FAIL, Outcome.ERROR)
+SKIPPING = (Outcome.UNIMPLEMENTED, Outcome.NOT_APPLICABLE, Outcome.NOT_TESTABLE)
+
+
+def is_case_file(path: Path) -> bool:
+    if path.suffix != ".py" or path.name.startswith("_") or path.parent.name != "cases":
+        return False
+    try:
+        return "@case(" in path.read_text(encoding="utf-8")
+    except OSError:
+        return False
+
+
+def _import(path: Path) -> str:
+    """Import a case module once, under the package name it has when installed."""
+    package_dir = path.parent
+    name = f"cases.{path.stem}"
+    try:
+        installed = importlib.import_module("cases")
+        if Path(installed.__file__).parent.resolve() == package_dir.resolve():
+            importlib.import_module(name)
+            return name
+    except ImportError:
+        pass
+    name = f"conformance_cases_{zlib.crc32(str(package_dir).encode()):08x}.{path.stem}"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, path)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return name
+
+
+class CaseModule(pytest.File):
+    def collect(self):  # noqa: ANN201
+        module = _import(self.path)
+        for case in [c for c in CASES.values() if c.module == module]:
+            yield CaseItem.from_parent(self, name=case.id, case=case)
+
+
+class CaseFailed(Exception):
+    def __init__(self, record: CaseRecord) -> None:
+        super().__init__(record.result.message)
+        self.record = record
+
+
+class CaseItem(pytest.Item):
+    def __init__(self, *, case: Case, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.case = case
+        self.record: CaseRecord | None = None
+        self.add_marker(case.level.marker)
+        self.add_marker("conformance")
+        self.user_properties.extend(
+            [("case_id", case.id), ("level", case.level.value), ("spec", case.spec.sentence)]
+        )
+
+    def runtest(self) -> None:
+        from .plugin import runtime_for
+
+        self.record = runtime_for(self.config).run_case(self.case)
+        outcome = self.record.result.outcome
+        if outcome in FAILING:
+            raise CaseFailed(self.record)
+        if outcome in SKIPPING:
+            pytest.skip(f"{outcome.value}: {self.record.result.message}")
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        return self.path, None, f"{self.case.id} [{self.case.level.value}]"
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
+        if isinstance(excinfo.value, CaseFailed):
+            return render_failure(self.case, excinfo.value.record)
+        return super().repr_failure(excinfo)
+
+
+def render_failure(case: Case, record: CaseRecord, max_frames: int = 40) -> str:
+    from .report import clean
+
+    r = record.result
+    lines = [
+        f"{case.id} [{case.level.value}] -> {r.outcome.value.upper()}",
+        f"  {r.message}",
+        f"  spec ({case.spec.source}, {case.spec.section}): {case.spec.sentence}",
+    ]
+    if r.expected is not None:
+        lines.append(f"  expected: {_short(r.expected)}")
+    if r.observed is not None:
+        lines.append(f"  observed: {_short(r.observed)}")
+    frames = record.transcript[-max_frames:]
+    if frames:
+        lines.append(f"  transcript (last {len(frames)} of {len(record.transcript)} frames):")
+        arrows = {"send": "-->", "recv": "<--", "note": " ! "}
+        for f in frames:
+            lines.append(f"    {f['t']:9.4f} {arrows.get(f['dir'], '   ')} {f['frame'][:300]}")
+    if record.stderr.strip():
+        lines.append("  agent stderr (tail):")
+        lines.extend("    " + ln for ln in record.stderr.strip().splitlines()[-15:])
+    if record.reproduction:
+        lines.append("  reproduce (send these lines to the agent's stdin):")
+        lines.extend("    " + ln[:500] for ln in record.reproduction[:30])
+    return clean("\n".join(lines))
+
+
+def _short(value: Any) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    return text[:500]

@@ -1,0 +1,234 @@
+"""A JSON-RPC 2.0 peer that talks to one agent process, checks every frame, and records it all.
+
+The peer owns the request ids, waits for responses with a timeout, answers the requests an
+agent sends to its client (with a refusal or a harmless default), keeps the agent's
+notifications, and notes every envelope problem against the transcript index where it arrived.
+When the agent exits, every pending request fails at once with the exit code and stderr tail.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+
+from .envelope import classify_frame
+from .outcomes import AgentExited
+from .stdio import OversizeLine, StdioProcess
+from .transcript import NOTE, RECV, SEND, Transcript
+
+__all__ = ["EnvelopeProblem", "JsonRpcPeer", "Reply", "default_client_answer"]
+
+
+@dataclass
+class Reply:
+    """The agent's answer to one request: exactly one of ``result`` / ``error`` is meaningful."""
+
+    id: int
+    method: str
+    result: Any = None
+    error: dict[str, Any] | None = None
+    elapsed: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+    @property
+    def code(self) -> int | None:
+        return self.error.get("code") if isinstance(self.error, dict) else None
+
+    def describe(self) -> str:
+        if self.error is not None:
+            return f"error {json.dumps(self.error, ensure_ascii=False)[:300]}"
+        return f"result {json.dumps(self.result, ensure_ascii=False)[:300]}"
+
+
+@dataclass(frozen=True)
+class EnvelopeProblem:
+    index: int  # transcript index of the offending frame
+    problem: str
+
+
+@dataclass(frozen=True)
+class Notification:
+    index: int
+    method: str
+    params: Any
+
+
+@dataclass
+class _Pending:
+    method: str
+    sent_at: float
+    event: anyio.Event = field(default_factory=anyio.Event)
+    frame: dict[str, Any] | None = None
+    exited: AgentExited | None = None
+
+
+def default_client_answer(method: str, params: Any) -> tuple[Any, dict[str, Any] | None]:
+    """How the suite's client answers agent-to-client requests: (result, error)."""
+    if method == "session/request_permission":
+        return {"outcome": {"outcome": "cancelled"}}, None
+    # The suite advertises no fs or terminal capability; it never touches files or runs commands.
+    return None, {"code": -32601, "message": "Method not found", "data": {"method": method}}
+
+
+class JsonRpcPeer:
+    def __init__(
+        self,
+        process: StdioProcess,
+        transcript: Transcript,
+        *,
+        timeout: float,
+        answer: Callable[[str, Any], tuple[Any, dict[str, Any] | None]] = default_client_answer,
+    ) -> None:
+        self.process = process
+        self.transcript = transcript
+        self.timeout = timeout
+        self._answer = answer
+        self._next_id = 1
+        self._pending: dict[int, _Pending] = {}
+        self.notifications: list[Notification] = []
+        self.agent_requests: list[Notification] = []
+        self.problems: list[EnvelopeProblem] = []
+        self.exited: AgentExited | None = None
+        self._send_lock = anyio.Lock()
+
+    # -- sending -------------------------------------------------------------------------------
+
+    async def _send(self, frame: dict[str, Any]) -> None:
+        text = json.dumps(frame, ensure_ascii=False, separators=(",", ":"))
+        await self.send_raw(text.encode())
+
+    async def send_raw(self, data: bytes) -> None:
+        """Send one line as-is (used by fuzzing to send malformed frames)."""
+        if self.exited is not None:
+            raise self.exited
+        self.transcript.add(SEND, data.decode("utf-8", errors="replace"))
+        try:
+            async with self._send_lock:
+                await self.process.send_line(data)
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError, BrokenPipeError, OSError):
+            await self._wait_exit_briefly()
+            raise self.exited or AgentExited(self.process.returncode, self.process.stderr.text()) from None
+
+    async def request(self, method: str, params: Any = None, *, timeout: float | None = None) -> Reply:
+        request_id = self._next_id
+        self._next_id += 1
+        frame: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
+        if params is not None:
+            frame["params"] = params
+        pending = _Pending(method, time.perf_counter())
+        self._pending[request_id] = pending
+        try:
+            await self._send(frame)
+            limit = self.timeout if timeout is None else timeout
+            with anyio.fail_after(limit):
+                await pending.event.wait()
+        except TimeoutError:
+            self.transcript.add(NOTE, f"no response to id {request_id} ({method}) within {limit:g} s")
+            raise TimeoutError(f"no response to {method} (id {request_id}) within {limit:g} s") from None
+        finally:
+            self._pending.pop(request_id, None)
+        if pending.exited is not None:
+            raise pending.exited
+        elapsed = time.perf_counter() - pending.sent_at
+        got = pending.frame or {}
+        error = got.get("error") if "error" in got else None
+        if error is not None and not isinstance(error, dict):
+            error = {"code": None, "message": repr(error)}
+        return Reply(request_id, method, got.get("result"), error, elapsed)
+
+    async def notify(self, method: str, params: Any = None) -> None:
+        frame: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+        if params is not None:
+            frame["params"] = params
+        await self._send(frame)
+
+    # -- receiving -----------------------------------------------------------------------------
+
+    async def read_loop(self) -> None:
+        async for line in self.process.lines():
+            if isinstance(line, OversizeLine):
+                entry = self.transcript.add(
+                    RECV, line.head.decode("utf-8", errors="replace") + f"…[line of {line.size} bytes dropped]"
+                )
+                self._problem(entry.index, f"stdout line of {line.size} bytes exceeds the frame limit")
+                continue
+            if not line.strip():
+                continue
+            text = line.decode("utf-8", errors="replace")
+            entry = self.transcript.add(RECV, text)
+            try:
+                frame = json.loads(line, parse_constant=_reject_constant)
+            except (ValueError, UnicodeDecodeError):
+                self._problem(entry.index, "stdout line is not JSON (stdout is reserved for JSON-RPC frames)")
+                continue
+            await self._dispatch(entry.index, frame)
+
+    async def _dispatch(self, index: int, frame: Any) -> None:
+        kind, problems = classify_frame(frame)
+        for p in problems:
+            self._problem(index, p)
+        if kind == "response":
+            rid = frame.get("id")
+            pending = self._pending.get(rid) if isinstance(rid, int) and not isinstance(rid, bool) else None
+            if pending is None:
+                self._problem(index, f"response id {rid!r} matches no request in flight (unknown or answered twice)")
+                return
+            if pending.frame is not None:
+                self._problem(index, f"second response to id {rid!r}")
+                return
+            pending.frame = frame
+            pending.event.set()
+        elif kind == "notification":
+            self.notifications.append(Notification(index, frame.get("method"), frame.get("params")))
+        elif kind == "request":
+            self.agent_requests.append(Notification(index, frame.get("method"), frame.get("params")))
+            result, error = self._answer(frame.get("method"), frame.get("params"))
+            reply: dict[str, Any] = {"jsonrpc": "2.0", "id": frame.get("id")}
+            if error is not None:
+                reply["error"] = error
+            else:
+                reply["result"] = result
+            try:
+                await self._send(reply)
+            except AgentExited:
+                pass
+
+    def _problem(self, index: int, problem: str) -> None:
+        self.problems.append(EnvelopeProblem(index, problem))
+        self.transcript.add(NOTE, f"envelope: {problem}")
+
+    # -- exit ----------------------------------------------------------------------------------
+
+    async def watch_exit(self) -> None:
+        code = await self.process.wait()
+        # Let the stdout/stderr readers drain what the agent wrote before dying.
+        await anyio.sleep(0.05)
+        self.exited = AgentExited(code, self.process.stderr.text()[-2000:])
+        self.transcript.add(NOTE, f"agent exited with code {code}")
+        for pending in list(self._pending.values()):
+            if pending.frame is None:
+                pending.exited = self.exited
+                pending.event.set()
+
+    async def _wait_exit_briefly(self) -> None:
+        with anyio.move_on_after(1.0):
+            while self.exited is None:
+                await anyio.sleep(0.01)
+
+    def notifications_since(self, mark: int) -> list[Notification]:
+        return [n for n in self.notifications if n.index >= mark]
+
+
+def _reject_constant(name: str) -> float:
+    # NaN / Infinity are not JSON; Python's json accepts them unless told otherwise.
+    raise ValueError(f"{name} is not valid JSON")
+
+

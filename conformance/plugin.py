@@ -1,0 +1,235 @@
+"""The pytest plugin (entry point ``pytest11``): options, collection, verdict and reports.
+
+A run is a conformance run when it collects case files (``pytest cases --agent CMD``). The
+controller starts the agent once before any case (a pre-flight: a command that cannot start
+or initialize is a usage error, exit 2, not 40 failing cases); each worker then has its own
+agent process. Reports are merged on the controller from the per-case records that travel
+with pytest's reports, so ``-n auto`` gives one report.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .config import AgentConfig, UsageError
+from .items import CaseItem, CaseModule, is_case_file
+from .outcomes import TERMINAL, AgentExited, CaseSignal, Outcome
+from .registry import Level
+from .report import RunReport, clean, default_report_dir
+from .runtime import Runtime
+from .stdio import LaunchError
+
+RUNTIME = pytest.StashKey[Runtime]()
+# pytest_runtest_logreport gets no config; the controller's report of the current run lives here.
+_CONTROLLER_REPORT: list[RunReport | None] = [None]
+REPORT = pytest.StashKey[RunReport]()
+ACTIVE = pytest.StashKey[bool]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("session-status-conformance", "session/status conformance (ACP)")
+    group.addoption("--agent", default=None, help="command that starts the agent on stdio (split like a shell, never run by one); default: the embedded reference agent")
+    group.addoption("--cwd", dest="agent_cwd", default=None, help="working directory of the agent and of its sessions (default: a fresh sandbox in the report dir)")
+    group.addoption("--env", dest="agent_env", action="append", default=[], metavar="K=V", help="extra environment variable for the agent (repeatable)")
+    group.addoption("--auth-method", default=None, metavar="ID", help="call authenticate with this method id after initialize")
+    group.addoption("--timeout", dest="agent_timeout", type=float, default=10.0, help="seconds to wait for each response (default 10)")
+    group.addoption("--settle", type=float, default=0.05, help="seconds to wait for stray notifications after a status call (default 0.05)")
+    group.addoption("--strict-should", dest="conformance_strict", action="store_true", help="count broken SHOULDs (warn) as failures; pytest's own --strict implies it")
+    group.addoption("--report-dir", default=None, help="where report.json and junit.xml go (default reports/<agent>-<timestamp>/)")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    for level in Level:
+        config.addinivalue_line("markers", f"{level.marker}: conformance case at level {level.value}")
+    config.addinivalue_line("markers", "conformance: a session/status conformance case")
+    config.stash[ACTIVE] = _is_conformance_run(config)
+    _CONTROLLER_REPORT[0] = None
+    if not config.stash[ACTIVE]:
+        return
+    worker = getattr(config, "workerinput", None)
+    if worker is not None:
+        report_dir = Path(worker["conformance_report_dir"])
+    else:
+        report_dir = Path(config.getoption("report_dir") or default_report_dir(_agent_label(config)))
+        try:
+            report_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise pytest.UsageError(f"--report-dir {str(report_dir)!r} cannot be created: {exc.strerror}") from None
+        if config.option.xmlpath is None:
+            config.option.xmlpath = str(report_dir / "junit.xml")
+    config._conformance_report_dir = report_dir  # type: ignore[attr-defined]
+    try:
+        agent_config = _agent_config(config, report_dir)
+    except UsageError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    config._conformance_agent = agent_config  # type: ignore[attr-defined]
+    if worker is None:
+        config.stash[REPORT] = RunReport(
+            command=agent_config.command,
+            cwd=agent_config.cwd,
+            strict=_strict(config),
+            timeout=agent_config.timeout,
+        )
+        _CONTROLLER_REPORT[0] = config.stash[REPORT]
+
+
+# pytest_configure above must run before junitxml reads xmlpath.
+pytest_configure = pytest.hookimpl(tryfirst=True)(pytest_configure)
+
+
+def _strict(config: pytest.Config) -> bool:
+    return bool(config.getoption("conformance_strict") or getattr(config.option, "strict", False))
+
+
+def _is_conformance_run(config: pytest.Config) -> bool:
+    if config.getoption("agent") is not None:
+        return True
+    for arg in config.args:
+        path = Path(arg.split("::")[0])
+        if (path.is_dir() and path.name == "cases") or is_case_file(path):
+            return True
+    return False
+
+
+def _agent_label(config: pytest.Config) -> str:
+    agent = config.getoption("agent")
+    if agent is None:
+        return "reference"
+    return Path(agent.split()[0] if agent.split() else "agent").name
+
+
+def _agent_config(config: pytest.Config, report_dir: Path) -> AgentConfig:
+    worker = getattr(config, "workerinput", {}).get("workerid", "main")
+    return AgentConfig.from_options(
+        config.getoption("agent"),
+        cwd=config.getoption("agent_cwd"),
+        env=config.getoption("agent_env"),
+        auth_method=config.getoption("auth_method"),
+        timeout=config.getoption("agent_timeout"),
+        settle=config.getoption("settle"),
+        sandbox=report_dir / "sandbox" / worker,
+    )
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """xdist: every worker writes into the controller's report dir."""
+    node.workerinput["conformance_report_dir"] = str(node.config._conformance_report_dir)
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    if is_case_file(file_path):
+        return CaseModule.from_parent(parent, path=file_path)
+    return None
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    if config.stash.get(ACTIVE, False) and not any(isinstance(i, CaseItem) for i in items):
+        raise pytest.UsageError("no conformance case selected: check the -k / -m expression (case ids look like status.error.unknown-session-code)")
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    config = session.config
+    if not config.stash.get(ACTIVE, False) or hasattr(config, "workerinput") or config.option.collectonly:
+        return
+    runtime = Runtime(config._conformance_agent, strict=_strict(config))  # type: ignore[attr-defined]
+    try:
+        init = runtime.start()
+    except (LaunchError, CaseSignal, AgentExited, TimeoutError) as exc:
+        runtime.close()
+        message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        pytest.exit(clean(f"cannot certify: {message}"), returncode=2)
+    config.stash[REPORT].agent = dict(init)
+    if config.pluginmanager.has_plugin("dsession"):
+        runtime.close()  # workers start their own agents
+    else:
+        config.stash[RUNTIME] = runtime
+
+
+def runtime_for(config: pytest.Config) -> Runtime:
+    runtime = config.stash.get(RUNTIME, None)
+    if runtime is None:
+        runtime = Runtime(config._conformance_agent, strict=_strict(config))  # type: ignore[attr-defined]
+        config.stash[RUNTIME] = runtime
+    return runtime
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  # noqa: ANN201
+    outcome = yield
+    report = outcome.get_result()
+    if not isinstance(item, CaseItem) or call.when != "call":
+        return
+    record = item.record
+    case = item.case
+    if record is None:  # the harness failed before the case produced a record
+        exc = call.excinfo.value if call.excinfo else None
+        result = {"outcome": Outcome.ERROR.value, "message": f"harness error: {exc!r}"}
+        body: dict[str, Any] = {"duration": call.duration, "transcript": [], "stderr": "", "reproduction": []}
+    else:
+        r = record.result
+        result = {"outcome": r.outcome.value, "message": r.message, "expected": r.expected, "observed": r.observed}
+        body = {
+            "duration": round(record.duration, 6),
+            "transcript": record.transcript,
+            "stderr": record.stderr,
+            "reproduction": record.reproduction,
+            "details": record.details,
+        }
+    report.conformance = {  # type: ignore[attr-defined]
+        "id": case.id,
+        "title": case.title,
+        "level": case.level.value,
+        "area": case.area,
+        "needs": list(case.needs),
+        "spec": {"source": case.spec.source, "section": case.spec.section, "sentence": case.spec.sentence},
+        "nodeid": item.nodeid,
+        **result,
+        **body,
+    }
+    report.user_properties.append(("outcome", result["outcome"]))
+
+
+def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -> tuple[str, str, str] | None:
+    data = getattr(report, "conformance", None)
+    if data is None or report.when != "call":
+        return None
+    return TERMINAL[Outcome(data["outcome"])]
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    data = getattr(report, "conformance", None)
+    if data is not None and report.when == "call" and _CONTROLLER_REPORT[0] is not None:
+        _CONTROLLER_REPORT[0].add(data)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    config = session.config
+    runtime = config.stash.get(RUNTIME, None)
+    if runtime is not None:
+        runtime.close()
+    report = config.stash.get(REPORT, None)
+    if report is None or hasattr(config, "workerinput") or not report.cases:
+        return
+    path = report.write(config._conformance_report_dir)  # type: ignore[attr-defined]
+    config._conformance_report_path = path  # type: ignore[attr-defined]
+    if exitstatus in (0, 1):  # keep pytest's own codes for interrupts and usage errors
+        session.exitstatus = report.verdict().exit_code
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    report = config.stash.get(REPORT, None)
+    if report is None or not report.cases:
+        return
+    terminalreporter.section("session/status conformance")
+    for line in report.summary_lines():
+        terminalreporter.write_line(line)
+    path = getattr(config, "_conformance_report_path", None)
+    if path is not None:
+        terminalreporter.write_line(f"report: {path}")
+    sys.stdout.flush()

@@ -1,0 +1,215 @@
+"""A conforming ACP v1 agent with `session/status`, built on the official ACP Python SDK.
+
+Copy this to add `session/status` to an SDK agent. The SDK (agent-client-protocol 0.12) has no
+`session/status` route and drops unknown capability keys when it parses an InitializeResponse,
+so this agent (1) answers `initialize` with a plain dict that carries
+`sessionCapabilities.status: {}` and (2) puts its own handler in front of the SDK's router:
+`session/status` is answered here, every other method goes to the SDK.
+
+Sessions are persisted as JSON files under `<cwd>/.acp-reference-sessions/`, so after a
+restart with the same working directory they are `inactive` (known, resumable, not in memory).
+Status is an in-memory lookup: known ids are indexed at start and on create.
+
+Run: python -m conformance.reference.agent [--no-status] [--in-memory]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import uuid
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from acp import RequestError
+from acp.agent.router import build_agent_router
+from acp.connection import Connection
+from acp.stdio import stdio_streams
+
+__all__ = ["ReferenceAgent", "main", "not_found"]
+
+STATE_DIR = ".acp-reference-sessions"
+
+
+def not_found(session_id: str) -> RequestError:
+    """The error for an unknown session: -32002, "Resource not found", data.sessionId."""
+    return RequestError(-32002, "Resource not found", {"sessionId": session_id})
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
+
+
+class ReferenceAgent:
+    """The agent's methods, called by the SDK router with snake_case keyword arguments."""
+
+    advertise_status = True
+    persist = True
+
+    def __init__(self, state_dir: Path) -> None:
+        self.state_dir = state_dir
+        self.loaded: dict[str, dict[str, Any]] = {}  # sessions in memory
+        self.known: set[str] = set()  # sessions on disk (index, so status needs no I/O)
+        self.conn: Connection | None = None
+        if self.persist:
+            state_dir.mkdir(parents=True, exist_ok=True)
+            self.known = {p.stem for p in state_dir.glob("*.json")}
+
+    # -- the session/status method -------------------------------------------------------------
+
+    async def session_status(self, params: Any) -> dict[str, Any]:
+        session_id = self.status_params(params)
+        return {"status": self.status_of(session_id)}
+
+    def status_params(self, params: Any) -> str:
+        if not isinstance(params, dict) or not isinstance(params.get("sessionId"), str):
+            raise RequestError.invalid_params({"reason": "sessionId (string) is required"})
+        return params["sessionId"]
+
+    def status_of(self, session_id: str) -> str:
+        if session_id in self.loaded:
+            return "active"
+        if session_id in self.known:
+            return "inactive"
+        raise not_found(session_id)
+
+    # -- ACP methods ---------------------------------------------------------------------------
+
+    def capabilities(self) -> dict[str, Any]:
+        session_caps: dict[str, Any] = {"list": {}, "close": {}}
+        if self.persist:
+            session_caps["resume"] = {}
+        if self.advertise_status:
+            session_caps["status"] = {}
+        return {
+            "loadSession": self.persist,
+            "promptCapabilities": {"image": False, "audio": False, "embeddedContext": False},
+            "sessionCapabilities": session_caps,
+        }
+
+    async def initialize(self, protocol_version: int, **kwargs: Any) -> dict[str, Any]:
+        return {
+            "protocolVersion": 1,
+            "agentCapabilities": self.capabilities(),
+            "agentInfo": {"name": "acp-reference-agent", "title": "ACP session/status reference agent", "version": "0.1.0"},
+            "authMethods": [],
+        }
+
+    async def authenticate(self, method_id: str, **kwargs: Any) -> dict[str, Any]:
+        return {}
+
+    async def new_session(self, cwd: str, **kwargs: Any) -> dict[str, Any]:
+        session_id = f"sess_{uuid.uuid4().hex}"
+        session = {"sessionId": session_id, "cwd": cwd, "title": None, "updatedAt": now_iso(), "history": []}
+        self.loaded[session_id] = session
+        self.save(session)
+        return {"sessionId": session_id}
+
+    async def load_session(self, cwd: str, session_id: str, **kwargs: Any) -> dict[str, Any]:
+        session = self.read(session_id)
+        self.loaded[session_id] = session
+        for role, text in session["history"]:
+            kind = "user_message_chunk" if role == "user" else "agent_message_chunk"
+            await self.notify(session_id, {"sessionUpdate": kind, "content": {"type": "text", "text": text}})
+        return {}
+
+    async def resume_session(self, session_id: str, cwd: str, **kwargs: Any) -> dict[str, Any]:
+        self.loaded[session_id] = self.read(session_id)
+        return {}
+
+    async def close_session(self, session_id: str, **kwargs: Any) -> dict[str, Any]:
+        session = self.loaded.pop(session_id, None)
+        if session is None and session_id not in self.known:
+            raise not_found(session_id)
+        if not self.persist:
+            self.known.discard(session_id)  # nothing to resume from: the session is gone
+        return {}
+
+    async def list_sessions(self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any) -> dict[str, Any]:
+        entries = []
+        for session_id in sorted(self.known | set(self.loaded)):
+            session = self.loaded.get(session_id) or self.read(session_id)
+            if cwd is None or session["cwd"] == cwd:
+                entry = {k: session[k] for k in ("sessionId", "cwd", "updatedAt")}
+                if session["title"]:
+                    entry["title"] = session["title"]
+                entries.append(entry)
+        return {"sessions": entries}
+
+    async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> dict[str, Any]:
+        session = self.loaded.get(session_id)
+        if session is None:
+            raise not_found(session_id)
+        text = " ".join(getattr(block, "text", "") or "" for block in prompt).strip()
+        reply = f"echo: {text}"
+        await self.notify(session_id, {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": reply}})
+        session["history"] += [["user", text], ["agent", reply]]
+        session["title"] = session["title"] or text[:40] or None
+        session["updatedAt"] = now_iso()
+        self.save(session)
+        return {"stopReason": "end_turn"}
+
+    async def cancel(self, session_id: str, **kwargs: Any) -> None:
+        return None
+
+    # -- storage and notifications -------------------------------------------------------------
+
+    def save(self, session: dict[str, Any]) -> None:
+        if not self.persist:
+            self.known.add(session["sessionId"])
+            return
+        path = self.state_dir / f"{session['sessionId']}.json"
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(session), encoding="utf-8")
+        os.replace(tmp, path)
+        self.known.add(session["sessionId"])
+
+    def read(self, session_id: str) -> dict[str, Any]:
+        if session_id in self.loaded:
+            return self.loaded[session_id]
+        if session_id not in self.known or not self.persist:
+            raise not_found(session_id)
+        return json.loads((self.state_dir / f"{session_id}.json").read_text(encoding="utf-8"))
+
+    async def notify(self, session_id: str, update: dict[str, Any]) -> None:
+        assert self.conn is not None
+        await self.conn.send_notification("session/update", {"sessionId": session_id, "update": update})
+
+
+async def serve(agent: ReferenceAgent) -> None:
+    router = build_agent_router(agent, use_unstable_protocol=True)  # type: ignore[arg-type]
+
+    async def handler(method: str, params: Any, is_notification: bool) -> Any:
+        if method == "session/status" and agent.advertise_status and not is_notification:
+            return await agent.session_status(params)
+        return await router(method, params, is_notification)
+
+    reader, writer = await stdio_streams(limit=64 * 1024 * 1024)
+    agent.conn = Connection(handler, writer, reader, listening=False)
+    await agent.conn.main_loop()
+
+
+def main(agent_class: type[ReferenceAgent] = ReferenceAgent, argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--no-status", action="store_true", help="do not advertise or serve session/status")
+    parser.add_argument("--in-memory", action="store_true", help="do not persist sessions (no load/resume)")
+    parser.add_argument("--state-dir", default=None, help=f"where sessions are stored (default: ./{STATE_DIR})")
+    args = parser.parse_args(argv)
+    cls = agent_class
+    if args.no_status or args.in_memory:
+        cls = type(agent_class.__name__, (agent_class,), {
+            "advertise_status": agent_class.advertise_status and not args.no_status,
+            "persist": agent_class.persist and not args.in_memory,
+        })
+    agent = cls(Path(args.state_dir or Path.cwd() / STATE_DIR))
+    try:
+        asyncio.run(serve(agent))
+    except KeyboardInterrupt:
+        pass
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,114 @@
+"""The case registry: every conformance case is a small async function with metadata.
+
+A case is declared with :func:`case`; its id is a stable slug (never a position), its level
+says what breaking it means, and its spec reference quotes the sentence it checks. Revisions
+of a spec are data (``SpecRef.source``), so a later revision adds references, not code.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["CASES", "Case", "DuplicateCaseError", "Level", "SpecRef", "case", "cases_in_order"]
+
+SLUG = re.compile(r"^[a-z][a-z0-9]*(?:[.-][a-z0-9]+)*$")
+
+
+class Level(enum.Enum):
+    MUST = "MUST"
+    SHOULD = "SHOULD"
+    MAY = "MAY"
+
+    @property
+    def marker(self) -> str:
+        return self.value.lower()
+
+
+@dataclass(frozen=True)
+class SpecRef:
+    """Where a requirement comes from: a spec source, its section, and the sentence quoted."""
+
+    source: str
+    section: str
+    sentence: str
+
+
+# Capabilities a case can need. "status" is sessionCapabilities.status; the others are the
+# lifecycle methods a case uses to put a session in the state it probes.
+KNOWN_CAPABILITIES = frozenset({"status", "no-status", "close", "list", "persist", "resume-or-load"})
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    level: Level
+    spec: SpecRef
+    needs: tuple[str, ...]
+    func: Callable[..., Awaitable[None]] = field(compare=False)
+    module: str = ""
+    title: str = ""
+
+    @property
+    def area(self) -> str:
+        return self.id.rsplit(".", 1)[0] if "." in self.id else self.id
+
+
+class DuplicateCaseError(Exception):
+    pass
+
+
+CASES: dict[str, Case] = {}
+
+
+def case(
+    id: str,
+    *,
+    level: Level,
+    spec: SpecRef,
+    needs: tuple[str, ...] = ("status",),
+) -> Callable[[Callable[..., Awaitable[Any]]], Callable[..., Awaitable[Any]]]:
+    """Register ``func`` as the conformance case ``id``."""
+    if not SLUG.match(id):
+        raise ValueError(
+            f"case id {id!r} is not a slug: use lowercase words joined by '.' and '-', "
+            "e.g. 'status.error.unknown-session-code'"
+        )
+    unknown = set(needs) - KNOWN_CAPABILITIES
+    if unknown:
+        raise ValueError(f"case {id!r} needs unknown capabilities {sorted(unknown)}; known: {sorted(KNOWN_CAPABILITIES)}")
+
+    def register(func: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[Any]]:
+        existing = CASES.get(id)
+        if existing is not None and _origin(existing.func) != _origin(func):
+            raise DuplicateCaseError(
+                f"case id {id!r} is declared twice: in {existing.module}.{existing.func.__qualname__} and "
+                f"{func.__module__}.{func.__qualname__}; ids are permanent, so give the newer case a new id"
+            )
+        doc = (func.__doc__ or "").strip().splitlines()
+        CASES[id] = Case(
+            id=id,
+            level=level,
+            spec=spec,
+            needs=tuple(needs),
+            func=func,
+            module=func.__module__,
+            title=doc[0] if doc else id,
+        )
+        func.conformance_case_id = id  # type: ignore[attr-defined]
+        return func
+
+    return register
+
+
+def _origin(func: Callable[..., Any]) -> tuple[str, str]:
+    # Compare by file and name, not module name: one file imported under two names is one case.
+    return (func.__code__.co_filename, func.__qualname__)
+
+
+def cases_in_order(module: str | None = None) -> list[Case]:
+    """Cases in declaration order, optionally only those of one module."""
+    return [c for c in CASES.values() if module is None or c.module == module]

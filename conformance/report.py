@@ -1,0 +1,120 @@
+"""The run report: collected per-case records, the verdict, report.json and the summary table."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from . import __version__
+from .outcomes import Outcome, Verdict, verdict
+from .registry import Level
+
+__all__ = ["RunReport", "default_report_dir"]
+
+SPEC_REVISION = "rfd-2026-10-26"
+SPEC_SOURCES = {
+    "acp-rfd-session-status@2026-10-26": "ACP RFD 'Session status', revision of 2026-10-26",
+    "acp-sdk-2.4.0/v1/schema.unstable.json": "official ACP schema shipped in @agentclientprotocol/sdk 2.4.0",
+    "jsonrpc-2.0": "JSON-RPC 2.0 specification",
+}
+OUTCOME_ORDER = [o.value for o in Outcome]
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\x9b]|\x1b\[[0-?]*[ -/]*[@-~]?|\x1b.?")
+
+
+def clean(text: str) -> str:
+    """Strip terminal control sequences from agent-supplied text before it reaches a console."""
+    return _CONTROL.sub("", text)
+
+
+def default_report_dir(agent_label: str, base: Path = Path("reports")) -> Path:
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", agent_label).strip("-")[:40] or "agent"
+    return base / f"{slug}-{datetime.now(UTC).strftime('%Y%m%dT%H%M%S')}"
+
+
+@dataclass
+class RunReport:
+    command: list[str]
+    cwd: str
+    strict: bool
+    timeout: float
+    started: float = field(default_factory=time.time)
+    agent: dict[str, Any] = field(default_factory=dict)
+    cases: list[dict[str, Any]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def add(self, record: dict[str, Any]) -> None:
+        self.cases.append(record)
+
+    @property
+    def status_advertised(self) -> bool:
+        caps = self.agent.get("agentCapabilities") or {}
+        session = caps.get("sessionCapabilities") if isinstance(caps, dict) else None
+        return isinstance(session, dict) and session.get("status") is not None
+
+    def verdict(self) -> Verdict:
+        return verdict((Outcome(c["outcome"]) for c in self.cases), status_advertised=self.status_advertised)
+
+    def counts(self) -> dict[str, Any]:
+        by_outcome = dict.fromkeys(OUTCOME_ORDER, 0)
+        by_level: dict[str, dict[str, int]] = {lv.value: dict.fromkeys(OUTCOME_ORDER, 0) for lv in Level}
+        for c in self.cases:
+            by_outcome[c["outcome"]] += 1
+            by_level[c["level"]][c["outcome"]] += 1
+        return {"total": len(self.cases), "by_outcome": by_outcome, "by_level": by_level}
+
+    def to_json(self) -> dict[str, Any]:
+        v = self.verdict()
+        order = {"fail": 0, "error": 1, "warn": 2, "not-testable": 3, "info": 4}
+        cases = sorted(self.cases, key=lambda c: (order.get(c["outcome"], 9), c["id"]))
+        return {
+            "format": "session-status-conformance/report@1",
+            "suite": {"name": "session-status-conformance", "version": __version__},
+            "spec": {"revision": SPEC_REVISION, "sources": SPEC_SOURCES},
+            "agent": {
+                "command": self.command,
+                "cwd": self.cwd,
+                "agentInfo": self.agent.get("agentInfo"),
+                "protocolVersion": self.agent.get("protocolVersion"),
+                "agentCapabilities": self.agent.get("agentCapabilities"),
+            },
+            "started": datetime.fromtimestamp(self.started, UTC).isoformat(),
+            "duration": round(time.time() - self.started, 3),
+            "options": {"strict": self.strict, "timeout": self.timeout},
+            "verdict": {"label": v.label, "exitCode": v.exit_code, "explanation": v.explanation},
+            "counts": self.counts(),
+            "notes": self.notes,
+            "cases": cases,
+        }
+
+    def write(self, directory: Path) -> Path:
+        directory.mkdir(parents=True, exist_ok=True)
+        path = directory / "report.json"
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(self.to_json(), indent=2, ensure_ascii=False), encoding="utf-8")
+        os.replace(tmp, path)
+        return path
+
+    def summary_lines(self) -> list[str]:
+        info = self.agent.get("agentInfo") or {}
+        name = info.get("name") if isinstance(info, dict) else None
+        version = info.get("version") if isinstance(info, dict) else None
+        label = " ".join(str(x) for x in (name, version) if x) or "agent"
+        counts = self.counts()
+        cols = [o for o in OUTCOME_ORDER]
+        lines = [
+            clean(f"session/status conformance: {label} — {' '.join(self.command)[:120]}"),
+            f"spec revision: {SPEC_REVISION}",
+            "level   " + " ".join(f"{c:>13}" for c in cols),
+        ]
+        for lv, row in counts["by_level"].items():
+            lines.append(f"{lv:<7} " + " ".join(f"{row[c]:>13}" for c in cols))
+        lines.append("total   " + " ".join(f"{counts['by_outcome'][c]:>13}" for c in cols))
+        v = self.verdict()
+        lines.append(f"verdict: {v.label.upper()} — {v.explanation} (exit {v.exit_code})")
+        return lines

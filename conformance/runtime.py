@@ -1,0 +1,216 @@
+"""One worker's runtime: an event loop thread, the agent process, and running cases on it.
+
+pytest is synchronous and the harness is async, so each worker keeps one anyio loop in a
+thread (a blocking portal) for its whole life. The agent process is started once per worker
+and shared by cases that use fresh sessions; it is restarted only when a case asks for it or
+after it died, so one crash cannot spoil the cases after it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+from anyio.from_thread import start_blocking_portal
+
+from .acp import AcpTarget
+from .config import AgentConfig
+from .outcomes import AgentExited, CaseResult, HarnessError, NotApplicable, Outcome, Unimplemented, classify
+from .peer import JsonRpcPeer
+from .registry import Case
+from .stdio import StdioProcess
+from .transcript import NOTE, SEND, StderrTail, Transcript
+
+__all__ = ["CaseRecord", "Runtime"]
+
+CASE_BUDGET = 120.0  # seconds one case may take in all, whatever its requests' timeouts
+
+
+@dataclass
+class CaseRecord:
+    result: CaseResult
+    duration: float
+    transcript: list[dict[str, Any]] = field(default_factory=list)
+    stderr: str = ""
+    reproduction: list[str] = field(default_factory=list)
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+class _AgentProcess:
+    """A running agent: process, peer and the tasks that read it, until stopped."""
+
+    def __init__(self, config: AgentConfig, transcript: Transcript, stderr: StderrTail) -> None:
+        self.process = StdioProcess(config.command, cwd=config.cwd, env=config.process_env(), stderr_tail=stderr)
+        self.peer = JsonRpcPeer(self.process, transcript, timeout=config.timeout)
+        self._stop = anyio.Event()
+
+    async def run(self, *, task_status: anyio.abc.TaskStatus[_AgentProcess]) -> None:
+        await self.process.start()
+        try:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(self.peer.read_loop)
+                tg.start_soon(self.process.pump_stderr)
+                tg.start_soon(self.peer.watch_exit)
+                task_status.started(self)
+                await self._stop.wait()
+                tg.cancel_scope.cancel()
+        finally:
+            with anyio.CancelScope(shield=True):
+                await self.process.terminate()
+
+    def stop(self) -> None:
+        self._stop.set()
+
+
+class Runtime:
+    def __init__(self, config: AgentConfig, *, strict: bool = False) -> None:
+        self.config = config
+        self.strict = strict
+        self.transcript = Transcript()
+        self.stderr = StderrTail()
+        self.target = AcpTarget(self)
+        self._agent: _AgentProcess | None = None
+        self._portal_cm = start_blocking_portal()
+        self._portal = self._portal_cm.__enter__()
+        self._tg: anyio.abc.TaskGroup | None = None
+        self._root_future, _ = self._portal.start_task(self._root)
+        self.handshake_frame: str | None = None
+        self.starts = 0
+
+    async def _root(self, *, task_status: anyio.abc.TaskStatus[None]) -> None:
+        async with anyio.create_task_group() as tg:
+            self._tg = tg
+            task_status.started(None)
+            await anyio.sleep_forever()
+
+    # -- agent lifecycle -----------------------------------------------------------------------
+
+    @property
+    def peer(self) -> JsonRpcPeer:
+        if self._agent is None:
+            raise HarnessError("the agent is not running")
+        return self._agent.peer
+
+    @property
+    def agent_alive(self) -> bool:
+        return self._agent is not None and self._agent.peer.exited is None
+
+    async def start_agent(self) -> dict[str, Any]:
+        assert self._tg is not None
+        self.starts += 1
+        mark = self.transcript.mark()
+        self._agent = await self._tg.start(_AgentProcess(self.config, self.transcript, self.stderr).run)
+        try:
+            return await self.target.handshake()
+        finally:
+            sent = [e.frame for e in self.transcript.since(mark) if e.direction == SEND]
+            self.handshake_frame = self.handshake_frame or (sent[0] if sent else None)
+            self._handshake_frames = sent
+
+    async def stop_agent(self) -> None:
+        agent, self._agent = self._agent, None
+        if agent is not None:
+            agent.stop()
+            with anyio.move_on_after(15):
+                while agent.process.returncode is None or agent.process._group_alive():
+                    await anyio.sleep(0.01)
+
+    async def restart_agent(self) -> None:
+        self.transcript.add(NOTE, "restarting the agent (same command and working directory)")
+        await self.stop_agent()
+        await self.start_agent()
+
+    def start(self) -> dict[str, Any]:
+        """Start the agent and initialize it (blocking); raises on a launch or handshake failure."""
+        return self._portal.call(self.start_agent)
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):
+            self._portal.call(self.stop_agent)
+        with contextlib.suppress(Exception):
+            self._portal.call(self._cancel_root)
+        with contextlib.suppress(BaseException):
+            self._portal_cm.__exit__(None, None, None)
+
+    async def _cancel_root(self) -> None:
+        if self._tg is not None:
+            self._tg.cancel_scope.cancel()
+
+    # -- running cases -------------------------------------------------------------------------
+
+    def run_case(self, case: Case) -> CaseRecord:
+        return self._portal.call(self._run_case, case)
+
+    async def _run_case(self, case: Case) -> CaseRecord:
+        started = time.perf_counter()
+        if not self.agent_alive:
+            try:
+                if self._agent is not None:
+                    await self.stop_agent()
+                await self.start_agent()
+            except BaseException as exc:  # noqa: BLE001 - reported as this case's error
+                result = CaseResult(Outcome.ERROR, f"could not (re)start the agent: {exc}")
+                return CaseRecord(result, time.perf_counter() - started, stderr=self.stderr.text()[-2000:])
+        mark, err_mark = self.transcript.mark(), self.stderr.mark()
+        details: dict[str, Any] = {}
+        exc: BaseException | None = None
+        try:
+            missing = [n for n in case.needs if not self.target.advertises(n)]
+            if "no-status" in missing:
+                raise NotApplicable("the agent advertises session/status; this case checks agents that do not")
+            if missing:
+                raise Unimplemented(_unimplemented_message(missing))
+            with anyio.fail_after(CASE_BUDGET):
+                await case.func(self.target, details)
+        except TimeoutError as e:
+            exc = e
+        except Exception as e:  # noqa: BLE001 - every exception is an outcome
+            exc = e
+        result = classify(exc, case.level, strict=self.strict)
+        result = self._apply_envelope_problems(result, mark)
+        entries = self.transcript.since(mark)
+        record = CaseRecord(
+            result=result,
+            duration=time.perf_counter() - started,
+            transcript=[e.to_json() for e in entries],
+            stderr=self.stderr.since(err_mark)[-4000:],
+            reproduction=self._reproduction(entries),
+            details=details,
+        )
+        if isinstance(exc, AgentExited) or not self.agent_alive:
+            record.details.setdefault("agent_exited", True)
+        return record
+
+    def _apply_envelope_problems(self, result: CaseResult, mark: int) -> CaseResult:
+        if self._agent is None:
+            return result
+        problems = [p for p in self._agent.peer.problems if p.index >= mark]
+        if not problems or result.outcome in (Outcome.FAIL, Outcome.ERROR):
+            return result
+        text = "; ".join(f"frame #{p.index}: {p.problem}" for p in problems[:5])
+        return CaseResult(
+            Outcome.FAIL,
+            f"JSON-RPC 2.0 envelope broken: {text}",
+            expected="every frame is a JSON-RPC 2.0 object with a matching id and one of result/error",
+            observed=text,
+        )
+
+    def _reproduction(self, entries: list[Any]) -> list[str]:
+        # What the suite sent, preceded by the handshake, replays the case against a fresh agent.
+        sent = [e.frame for e in entries if e.direction == SEND]
+        prefix = [f for f in getattr(self, "_handshake_frames", []) if f not in sent[:1]]
+        return prefix + sent
+
+
+def _unimplemented_message(missing: list[str]) -> str:
+    names = {
+        "status": "sessionCapabilities.status",
+        "close": "sessionCapabilities.close",
+        "list": "sessionCapabilities.list",
+        "persist": "loadSession or sessionCapabilities.resume",
+        "resume-or-load": "loadSession or sessionCapabilities.resume",
+    }
+    return "the agent does not advertise " + ", ".join(names.get(m, m) for m in missing)

@@ -1,0 +1,88 @@
+"""The wire transcript: every frame in either direction, bounded in size.
+
+Frames are kept as the raw text that crossed the wire (truncated past a limit, and said so),
+with a monotonic timestamp, so a report shows exactly what the agent sent, hostile bytes
+included, and a reader can replay what the suite sent.
+"""
+
+from __future__ import annotations
+
+import collections
+import time
+from dataclasses import dataclass
+
+__all__ = ["Entry", "StderrTail", "Transcript"]
+
+SEND = "send"  # suite -> agent
+RECV = "recv"  # agent -> suite
+NOTE = "note"  # the harness's own remark (agent exit, envelope problem)
+
+
+@dataclass(frozen=True)
+class Entry:
+    index: int
+    direction: str
+    t: float  # seconds since the transcript started (monotonic)
+    frame: str
+    truncated: bool = False
+
+    def to_json(self) -> dict[str, object]:
+        out: dict[str, object] = {"dir": self.direction, "t": round(self.t, 6), "frame": self.frame}
+        if self.truncated:
+            out["truncated"] = True
+        return out
+
+
+class Transcript:
+    """Append-only frame log for one agent connection; cases read slices of it."""
+
+    def __init__(self, *, max_frame_chars: int = 4096, max_entries: int = 50_000) -> None:
+        self._t0 = time.monotonic()
+        self._entries: collections.deque[Entry] = collections.deque(maxlen=max_entries)
+        self._count = 0
+        self.max_frame_chars = max_frame_chars
+
+    def add(self, direction: str, frame: str) -> Entry:
+        truncated = len(frame) > self.max_frame_chars
+        if truncated:
+            frame = frame[: self.max_frame_chars] + f"…[{len(frame) - self.max_frame_chars} more chars]"
+        entry = Entry(self._count, direction, time.monotonic() - self._t0, frame, truncated)
+        self._count += 1
+        self._entries.append(entry)
+        return entry
+
+    def mark(self) -> int:
+        return self._count
+
+    def since(self, mark: int) -> list[Entry]:
+        return [e for e in self._entries if e.index >= mark]
+
+    def __len__(self) -> int:
+        return self._count
+
+
+class StderrTail:
+    """The last bytes the agent wrote to stderr; older bytes are counted, not kept."""
+
+    def __init__(self, max_bytes: int = 8192) -> None:
+        self._buf = bytearray()
+        self._max = max_bytes
+        self.total = 0
+
+    def feed(self, data: bytes) -> None:
+        self.total += len(data)
+        self._buf += data
+        if len(self._buf) > self._max:
+            del self._buf[: len(self._buf) - self._max]
+
+    def text(self) -> str:
+        return self._buf.decode("utf-8", errors="replace")
+
+    def mark(self) -> int:
+        return self.total
+
+    def since(self, mark: int) -> str:
+        new = self.total - mark
+        if new <= 0:
+            return ""
+        return bytes(self._buf[-min(new, len(self._buf)) :]).decode("utf-8", errors="replace")
