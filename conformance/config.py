@@ -29,6 +29,21 @@ def parse_env(pairs: list[str]) -> dict[str, str]:
     return env
 
 
+def absolutize_paths(command: list[str]) -> list[str]:
+    """Make words that name existing relative paths absolute.
+
+    The agent runs in its own working directory (a sandbox unless --cwd says otherwise), so
+    `--agent "python my_agent.py"` must keep meaning the file next to the user, not in it.
+    """
+    out = []
+    for word in command:
+        if word and not word.startswith("-") and not os.path.isabs(word) and os.path.exists(word):
+            if os.sep in word or os.path.isfile(word):
+                word = os.path.abspath(word)
+        out.append(word)
+    return out
+
+
 @dataclass
 class AgentConfig:
     command: list[str]
@@ -61,6 +76,7 @@ class AgentConfig:
             if not command:
                 raise UsageError("--agent is empty: pass the command that starts your agent, e.g. --agent 'node agent.js'")
             embedded = False
+            command = absolutize_paths(command)
         if cwd is None:
             sandbox.mkdir(parents=True, exist_ok=True)
             workdir = sandbox

@@ -24,6 +24,8 @@ from .runtime import Runtime
 from .stdio import LaunchError
 
 RUNTIME = pytest.StashKey[Runtime]()
+# What the last run decided, for runner.py (which runs pytest in-process).
+LAST_RUN: dict[str, Any] = {}
 # pytest_runtest_logreport gets no config; the controller's report of the current run lives here.
 _CONTROLLER_REPORT: list[RunReport | None] = [None]
 REPORT = pytest.StashKey[RunReport]()
@@ -48,6 +50,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "conformance: a session/status conformance case")
     config.stash[ACTIVE] = _is_conformance_run(config)
     _CONTROLLER_REPORT[0] = None
+    if not hasattr(config, "workerinput"):
+        LAST_RUN.clear()
     if not config.stash[ACTIVE]:
         return
     worker = getattr(config, "workerinput", None)
@@ -142,13 +146,24 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         init = runtime.start()
     except (LaunchError, CaseSignal, AgentExited, TimeoutError) as exc:
         runtime.close()
-        message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        message = _preflight_message(exc)
+        LAST_RUN["message"] = clean(f"cannot certify: {message}")
         pytest.exit(clean(f"cannot certify: {message}"), returncode=2)
     config.stash[REPORT].agent = dict(init)
     if config.pluginmanager.has_plugin("dsession"):
         runtime.close()  # workers start their own agents
     else:
         config.stash[RUNTIME] = runtime
+
+
+def _preflight_message(exc: BaseException) -> str:
+    if isinstance(exc, AgentExited):
+        lines = [ln for ln in exc.stderr_tail.strip().splitlines() if ln.strip()]
+        tail = f"; its last stderr line: {lines[-1][:200]}" if lines else ""
+        return f"the agent exited with code {exc.code} before answering initialize{tail}"
+    if isinstance(exc, TimeoutError):
+        return f"the agent did not answer initialize ({exc}); is it an ACP agent speaking on stdio?"
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
 
 
 def runtime_for(config: pytest.Config) -> Runtime:
@@ -220,6 +235,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     config._conformance_report_path = path  # type: ignore[attr-defined]
     if exitstatus in (0, 1):  # keep pytest's own codes for interrupts and usage errors
         session.exitstatus = report.verdict().exit_code
+        LAST_RUN.update(verdict=report.verdict(), report=str(path))
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:

@@ -22,6 +22,7 @@ import os
 import uuid
 from datetime import UTC, datetime
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 from acp import RequestError
@@ -179,7 +180,7 @@ class ReferenceAgent:
         await self.conn.send_notification("session/update", {"sessionId": session_id, "update": update})
 
 
-async def serve(agent: ReferenceAgent) -> None:
+async def serve(agent: ReferenceAgent, transform_out: Callable[[bytes], bytes] | None = None) -> None:
     router = build_agent_router(agent, use_unstable_protocol=True)  # type: ignore[arg-type]
 
     async def handler(method: str, params: Any, is_notification: bool) -> Any:
@@ -188,11 +189,18 @@ async def serve(agent: ReferenceAgent) -> None:
         return await router(method, params, is_notification)
 
     reader, writer = await stdio_streams(limit=64 * 1024 * 1024)
+    if transform_out is not None:  # test hook: broken variants rewrite outgoing bytes
+        write = writer.write
+        writer.write = lambda data: write(transform_out(data))  # type: ignore[method-assign]
     agent.conn = Connection(handler, writer, reader, listening=False)
     await agent.conn.main_loop()
 
 
-def main(agent_class: type[ReferenceAgent] = ReferenceAgent, argv: list[str] | None = None) -> None:
+def main(
+    agent_class: type[ReferenceAgent] = ReferenceAgent,
+    argv: list[str] | None = None,
+    transform_out: Callable[[bytes], bytes] | None = None,
+) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--no-status", action="store_true", help="do not advertise or serve session/status")
     parser.add_argument("--in-memory", action="store_true", help="do not persist sessions (no load/resume)")
@@ -206,7 +214,7 @@ def main(agent_class: type[ReferenceAgent] = ReferenceAgent, argv: list[str] | N
         })
     agent = cls(Path(args.state_dir or Path.cwd() / STATE_DIR))
     try:
-        asyncio.run(serve(agent))
+        asyncio.run(serve(agent, transform_out))
     except KeyboardInterrupt:
         pass
 

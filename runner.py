@@ -1,0 +1,140 @@
+#!/usr/bin/env python3
+"""Certify an agent's session/status: run the conformance cases and print a verdict.
+
+    python runner.py                                  # certify the embedded reference agent
+    python runner.py --agent "node my-agent.js"       # certify your agent (stdio)
+    python runner.py --agent "my-agent" -k unknown    # only cases whose id matches
+    python runner.py --agent "my-agent" -- -n auto    # anything after -- goes to pytest
+
+Exit codes: 0 conformant, 1 non-conformant, 2 usage or harness error, 3 not implemented.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import shutil
+import sys
+from pathlib import Path
+
+USAGE_ERROR = 2
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python runner.py",
+        description="Certify an ACP agent's session/status against the spec.",
+        epilog="Exit codes: 0 conformant, 1 non-conformant, 2 usage or harness error, 3 not implemented.",
+    )
+    p.add_argument("--agent", help="command that starts your agent on stdio, e.g. 'node agent.js' (default: the embedded reference agent)")
+    p.add_argument("--cwd", help="working directory for the agent and its sessions (default: a sandbox in the report dir)")
+    p.add_argument("--env", action="append", default=[], metavar="K=V", help="extra environment variable for the agent (repeatable)")
+    p.add_argument("--auth-method", metavar="ID", help="call authenticate with this method id after initialize (e.g. openai-api-key)")
+    p.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for each response (default 10)")
+    p.add_argument("--report-dir", help="where report.json and junit.xml go (default reports/<agent>-<timestamp>/)")
+    p.add_argument("--strict", action="store_true", help="count broken SHOULDs (warnings) as failures")
+    p.add_argument("-k", dest="keyword", metavar="EXPR", help="only cases whose id matches EXPR (pytest -k)")
+    p.add_argument("-m", dest="markexpr", metavar="EXPR", help="only cases at these levels: must, should, may (pytest -m)")
+    p.add_argument("-n", dest="numprocesses", metavar="N", help="run cases on N workers (pytest-xdist), e.g. auto")
+    p.add_argument("--alluredir", help="also write Allure results to this folder")
+    p.add_argument("-q", "--quiet", action="store_true", help="one character per case instead of one line")
+    p.add_argument("--debug", action="store_true", help="show tracebacks of harness errors")
+    p.add_argument("pytest_args", nargs="*", help="after --: arguments passed to pytest as-is")
+    return p
+
+
+def check_agent_command(agent: str | None) -> str | None:
+    """A one-line problem with the agent command, or None if it can be started."""
+    if agent is None:
+        return None
+    try:
+        words = shlex.split(agent)
+    except ValueError as exc:
+        return f"--agent {agent!r} cannot be split into words ({exc}); quote it as you would in a shell"
+    if not words:
+        return "--agent is empty: pass the command that starts your agent, e.g. --agent 'node agent.js'"
+    exe = words[0]
+    if os.sep in exe:
+        path = Path(exe)
+        if not path.exists():
+            return f"agent command not found: {exe!r} does not exist"
+        if path.is_dir() or not os.access(path, os.X_OK):
+            return f"agent command is not executable: {exe!r} (chmod +x it, or prefix the interpreter, e.g. 'python {exe}')"
+    elif shutil.which(exe) is None:
+        return f"agent command not found: {exe!r} is not on PATH (install it, or pass its full path)"
+    return None
+
+
+def pytest_argv(args: argparse.Namespace) -> list[str]:
+    import importlib.util
+
+    # Found, not imported: pytest must import the cases itself (assertion rewriting, one registry).
+    spec = importlib.util.find_spec("cases")
+    if spec is None or spec.origin is None:
+        raise SystemExit("error: the 'cases' package is not installed; run pip install -e . in the suite's folder")
+    cases_dir = Path(spec.origin).parent
+    argv = [str(cases_dir), f"--rootdir={cases_dir.parent}", "-p", "no:cacheprovider", "-q" if args.quiet else "-v"]
+    if args.agent is not None:
+        argv += ["--agent", args.agent]
+    if args.cwd:
+        argv += ["--cwd", args.cwd]
+    for pair in args.env:
+        argv += ["--env", pair]
+    if args.auth_method:
+        argv += ["--auth-method", args.auth_method]
+    argv += ["--timeout", str(args.timeout)]
+    if args.report_dir:
+        argv += ["--report-dir", args.report_dir]
+    if args.strict:
+        argv.append("--strict-should")
+    if args.keyword:
+        argv += ["-k", args.keyword]
+    if args.markexpr:
+        argv += ["-m", args.markexpr]
+    if args.numprocesses:
+        argv += ["-n", args.numprocesses]
+    if args.alluredir:
+        argv += ["--alluredir", args.alluredir]
+    return argv + list(args.pytest_args)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    problem = check_agent_command(args.agent)
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return USAGE_ERROR
+    import pytest
+
+    code = pytest.main(pytest_argv(args))
+    from conformance import plugin
+
+    last = plugin.LAST_RUN
+    if last.get("verdict") is not None:
+        v = last["verdict"]
+        print(f"{v.label}: {v.explanation} — report: {last['report']}", file=sys.stderr)
+        return v.exit_code
+    if last.get("message"):
+        print(f"error: {last['message']}", file=sys.stderr)
+    elif code == pytest.ExitCode.USAGE_ERROR or code == pytest.ExitCode.NO_TESTS_COLLECTED:
+        print("error: usage error (see the message above); python runner.py --help lists the options", file=sys.stderr)
+    elif code == pytest.ExitCode.INTERRUPTED:
+        print("error: the run was interrupted before a verdict", file=sys.stderr)
+    else:
+        print(f"error: pytest ended with code {int(code)} and no verdict", file=sys.stderr)
+    return USAGE_ERROR
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        print("error: interrupted", file=sys.stderr)
+        sys.exit(USAGE_ERROR)
+    except Exception as exc:
+        if "--debug" in sys.argv:
+            raise
+        print(f"error: {type(exc).__name__}: {exc} (run with --debug for the traceback)", file=sys.stderr)
+        sys.exit(USAGE_ERROR)

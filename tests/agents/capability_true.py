@@ -1,0 +1,14 @@
+"""Broken: advertises sessionCapabilities.status as `true` instead of an object."""
+import _base  # noqa: F401
+
+from conformance.reference.agent import ReferenceAgent, main
+
+
+class Agent(ReferenceAgent):
+    def capabilities(self):
+        caps = super().capabilities()
+        caps["sessionCapabilities"]["status"] = True
+        return caps
+
+
+main(Agent)

@@ -1,0 +1,14 @@
+"""Broken: session/status without sessionId crashes the handler (-32603), not -32602."""
+import _base  # noqa: F401
+
+from conformance.reference.agent import ReferenceAgent, main
+
+
+class Agent(ReferenceAgent):
+    def status_params(self, params):
+        if isinstance(params, dict) and "sessionId" not in params:
+            return params["sessionId"]  # KeyError -> the SDK answers -32603
+        return super().status_params(params)
+
+
+main(Agent)

@@ -1,0 +1,14 @@
+"""Broken: does not advertise session/status but answers it anyway (instead of -32601)."""
+import _base  # noqa: F401
+
+from conformance.reference.agent import ReferenceAgent, main
+
+
+class Agent(ReferenceAgent):
+    def capabilities(self):
+        caps = super().capabilities()
+        del caps["sessionCapabilities"]["status"]
+        return caps
+
+
+main(Agent)

@@ -1,0 +1,13 @@
+"""Broken (SHOULD): closed sessions are reported with an unrecognised value `archived`."""
+import _base  # noqa: F401
+
+from conformance.reference.agent import ReferenceAgent, main
+
+
+class Agent(ReferenceAgent):
+    def status_of(self, session_id):
+        answer = super().status_of(session_id)
+        return "archived" if answer == "inactive" else answer
+
+
+main(Agent)
