@@ -27,16 +27,43 @@ def build_parser() -> argparse.ArgumentParser:
         description="Certify an ACP agent's session/status against the spec.",
         epilog="Exit codes: 0 conformant, 1 non-conformant, 2 usage or harness error, 3 not implemented.",
     )
-    p.add_argument("--agent", help="command that starts your agent on stdio, e.g. 'node agent.js' (default: the embedded reference agent)")
-    p.add_argument("--cwd", help="working directory for the agent and its sessions (default: a sandbox in the report dir)")
-    p.add_argument("--env", action="append", default=[], metavar="K=V", help="extra environment variable for the agent (repeatable)")
-    p.add_argument("--auth-method", metavar="ID", help="call authenticate with this method id after initialize (e.g. openai-api-key)")
-    p.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for each response (default 10)")
-    p.add_argument("--report-dir", help="where report.json and junit.xml go (default reports/<agent>-<timestamp>/)")
+    p.add_argument(
+        "--agent",
+        help="command that starts your agent on stdio, e.g. 'node agent.js' (default: the embedded reference agent)",
+    )
+    p.add_argument(
+        "--cwd",
+        help="working directory for the agent and its sessions (default: a sandbox in the report dir)",
+    )
+    p.add_argument(
+        "--env",
+        action="append",
+        default=[],
+        metavar="K=V",
+        help="extra environment variable for the agent (repeatable)",
+    )
+    p.add_argument(
+        "--auth-method",
+        metavar="ID",
+        help="call authenticate with this method id after initialize (e.g. openai-api-key)",
+    )
+    p.add_argument(
+        "--timeout", type=float, default=10.0, help="seconds to wait for each response (default 10)"
+    )
+    p.add_argument(
+        "--report-dir", help="where report.json and junit.xml go (default reports/<agent>-<timestamp>/)"
+    )
     p.add_argument("--strict", action="store_true", help="count broken SHOULDs (warnings) as failures")
     p.add_argument("-k", dest="keyword", metavar="EXPR", help="only cases whose id matches EXPR (pytest -k)")
-    p.add_argument("-m", dest="markexpr", metavar="EXPR", help="only cases at these levels: must, should, may (pytest -m)")
-    p.add_argument("-n", dest="numprocesses", metavar="N", help="run cases on N workers (pytest-xdist), e.g. auto")
+    p.add_argument(
+        "-m",
+        dest="markexpr",
+        metavar="EXPR",
+        help="only cases at these levels: must, should, may (pytest -m)",
+    )
+    p.add_argument(
+        "-n", dest="numprocesses", metavar="N", help="run cases on N workers (pytest-xdist), e.g. auto"
+    )
     p.add_argument("--alluredir", help="also write Allure results to this folder")
     p.add_argument("-q", "--quiet", action="store_true", help="one character per case instead of one line")
     p.add_argument("--debug", action="store_true", help="show tracebacks of harness errors")
@@ -72,9 +99,17 @@ def pytest_argv(args: argparse.Namespace) -> list[str]:
     # Found, not imported: pytest must import the cases itself (assertion rewriting, one registry).
     spec = importlib.util.find_spec("cases")
     if spec is None or spec.origin is None:
-        raise SystemExit("error: the 'cases' package is not installed; run pip install -e . in the suite's folder")
+        raise SystemExit(
+            "error: the 'cases' package is not installed; run pip install -e . in the suite's folder"
+        )
     cases_dir = Path(spec.origin).parent
-    argv = [str(cases_dir), f"--rootdir={cases_dir.parent}", "-p", "no:cacheprovider", "-q" if args.quiet else "-v"]
+    argv = [
+        str(cases_dir),
+        f"--rootdir={cases_dir.parent}",
+        "-p",
+        "no:cacheprovider",
+        "-q" if args.quiet else "-v",
+    ]
     if args.agent is not None:
         argv += ["--agent", args.agent]
     if args.cwd:
@@ -119,7 +154,10 @@ def main(argv: list[str] | None = None) -> int:
     if last.get("message"):
         print(f"error: {last['message']}", file=sys.stderr)
     elif code == pytest.ExitCode.USAGE_ERROR or code == pytest.ExitCode.NO_TESTS_COLLECTED:
-        print("error: usage error (see the message above); python runner.py --help lists the options", file=sys.stderr)
+        print(
+            "error: usage error (see the message above); python runner.py --help lists the options",
+            file=sys.stderr,
+        )
     elif code == pytest.ExitCode.INTERRUPTED:
         print("error: the run was interrupted before a verdict", file=sys.stderr)
     else:

@@ -9,7 +9,7 @@ from conformance.schemas import schema_errors
 from . import spec
 
 
-@case("capability.status.object", level=Level.MUST, spec=spec.CAPABILITY, needs=())
+@case("capability.status.object", level=Level.MUST, spec=spec.CAPABILITY, needs=(), shows_handshake=True)
 async def status_capability_is_an_object(acp: AcpTarget, details: dict) -> None:
     """sessionCapabilities.status is advertised as an object ({} with optional _meta)."""
     value = acp.status_capability

@@ -54,13 +54,17 @@ async def unknown_stays_unknown(acp: AcpTarget, details: dict) -> None:
             observed=answers,
         )
     if acp.advertises("list") and asked in await acp.list_sessions():
-        raise Violation("session/list shows a session that only session/status was asked about", observed=asked)
+        raise Violation(
+            "session/list shows a session that only session/status was asked about", observed=asked
+        )
     if acp.advertises("persist"):
         back = await acp.reopen(asked)
         if back.ok:
             control = await acp.reopen(acp.unknown_id())
             if control.ok:
-                raise NotTestable("resume/load of any never-created id succeeds, so it cannot tell what status did")
+                raise NotTestable(
+                    "resume/load of any never-created id succeeds, so it cannot tell what status did"
+                )
             raise Violation(
                 "a never-created id could be resumed after session/status was asked about it",
                 expected="error -32002",
@@ -86,7 +90,12 @@ async def active_still_accepts_prompt(acp: AcpTarget, details: dict) -> None:
         )
 
 
-@case("status.no-side-effects.list-unchanged", level=Level.MUST, spec=spec.NO_SIDE_EFFECTS, needs=("status", "list"))
+@case(
+    "status.no-side-effects.list-unchanged",
+    level=Level.MUST,
+    spec=spec.NO_SIDE_EFFECTS,
+    needs=("status", "list"),
+)
 async def list_entries_unchanged(acp: AcpTarget, details: dict) -> None:
     """session/list entries (ids, titles, updatedAt) are the same before and after status calls."""
     live = await acp.new_session()
@@ -132,5 +141,3 @@ async def no_notifications(acp: AcpTarget, details: dict) -> None:
             expected="no notification",
             observed=show({"method": first.method, "params": first.params}),
         )
-
-

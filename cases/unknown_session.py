@@ -20,7 +20,9 @@ async def unknown_session_code(acp: AcpTarget, details: dict) -> None:
     """A never-created id gets error -32002 (or `inactive`, the MAY path)."""
     reply = await acp.status(acp.unknown_id())
     if _took_may_path(reply):
-        raise Info("the agent answers `inactive` for an unknown id (allowed by MAY; see status.unknown.may-inactive)")
+        raise Info(
+            "the agent answers `inactive` for an unknown id (allowed by MAY; see status.unknown.may-inactive)"
+        )
     expect_error(reply, SESSION_NOT_FOUND, "status of a never-created session id")
 
 

@@ -30,7 +30,7 @@ class AcpTarget:
         self.init_result: dict[str, Any] = {}
 
     @property
-    def peer(self):  # noqa: ANN201 - the live peer changes on restart
+    def peer(self):
         return self.runtime.peer
 
     @property
@@ -48,7 +48,10 @@ class AcpTarget:
             "initialize",
             {
                 "protocolVersion": PROTOCOL_VERSION,
-                "clientCapabilities": {"fs": {"readTextFile": False, "writeTextFile": False}, "terminal": False},
+                "clientCapabilities": {
+                    "fs": {"readTextFile": False, "writeTextFile": False},
+                    "terminal": False,
+                },
                 "clientInfo": CLIENT_INFO,
             },
         )
@@ -121,7 +124,9 @@ class AcpTarget:
     async def reopen(self, session_id: str) -> Reply:
         """session/resume if advertised, else session/load: the way back into a session."""
         if self.advertises("resume"):
-            return await self.call("session/resume", {"sessionId": session_id, "cwd": self.cwd, "mcpServers": []})
+            return await self.call(
+                "session/resume", {"sessionId": session_id, "cwd": self.cwd, "mcpServers": []}
+            )
         return await self.call("session/load", {"sessionId": session_id, "cwd": self.cwd, "mcpServers": []})
 
     async def prompt(self, session_id: str, text: str = "ping") -> Reply:

@@ -37,9 +37,9 @@ def absolutize_paths(command: list[str]) -> list[str]:
     """
     out = []
     for word in command:
-        if word and not word.startswith("-") and not os.path.isabs(word) and os.path.exists(word):
-            if os.sep in word or os.path.isfile(word):
-                word = os.path.abspath(word)
+        names_a_path = word and not word.startswith("-") and not os.path.isabs(word) and os.path.exists(word)
+        if names_a_path and (os.sep in word or os.path.isfile(word)):
+            word = os.path.abspath(word)
         out.append(word)
     return out
 
@@ -74,7 +74,9 @@ class AgentConfig:
             except ValueError as exc:
                 raise UsageError(f"--agent {agent!r} cannot be split into words: {exc}") from None
             if not command:
-                raise UsageError("--agent is empty: pass the command that starts your agent, e.g. --agent 'node agent.js'")
+                raise UsageError(
+                    "--agent is empty: pass the command that starts your agent, e.g. --agent 'node agent.js'"
+                )
             embedded = False
             command = absolutize_paths(command)
         if cwd is None:

@@ -14,11 +14,13 @@ import pytest
 
 from .outcomes import Outcome
 from .registry import CASES, Case
+from .report import SPEC_REVISION
 from .runtime import CaseRecord
 
 __all__ = ["CaseFailed", "CaseItem", "CaseModule", "is_case_file"]
 
 FAILING = (Outcome.FAIL, Outcome.ERROR)
+SEVERITY = {"MUST": "critical", "SHOULD": "normal", "MAY": "minor"}
 SKIPPING = (Outcome.UNIMPLEMENTED, Outcome.NOT_APPLICABLE, Outcome.NOT_TESTABLE)
 
 
@@ -53,7 +55,7 @@ def _import(path: Path) -> str:
 
 
 class CaseModule(pytest.File):
-    def collect(self):  # noqa: ANN201
+    def collect(self):
         module = _import(self.path)
         for case in [c for c in CASES.values() if c.module == module]:
             yield CaseItem.from_parent(self, name=case.id, case=case)
@@ -72,6 +74,10 @@ class CaseItem(pytest.Item):
         self.record: CaseRecord | None = None
         self.add_marker(case.level.marker)
         self.add_marker("conformance")
+        # Allure labels (read by allure-pytest from these marks when --alluredir is given).
+        self.add_marker(pytest.mark.allure_label(SEVERITY[case.level.value], label_type="severity"))
+        self.add_marker(pytest.mark.allure_label(case.area, label_type="epic"))
+        self.add_marker(pytest.mark.allure_label(SPEC_REVISION, label_type="tag"))
         self.user_properties.extend(
             [("case_id", case.id), ("level", case.level.value), ("spec", case.spec.sentence)]
         )
@@ -80,6 +86,7 @@ class CaseItem(pytest.Item):
         from .plugin import runtime_for
 
         self.record = runtime_for(self.config).run_case(self.case)
+        _attach_to_allure(self.record)
         outcome = self.record.result.outcome
         if outcome in FAILING:
             raise CaseFailed(self.record)
@@ -121,6 +128,18 @@ def render_failure(case: Case, record: CaseRecord, max_frames: int = 40) -> str:
         lines.append("  reproduce (send these lines to the agent's stdin):")
         lines.extend("    " + ln[:500] for ln in record.reproduction[:30])
     return clean("\n".join(lines))
+
+
+def _attach_to_allure(record: CaseRecord) -> None:
+    try:
+        import allure
+    except ImportError:  # pragma: no cover - allure-pytest is a dependency
+        return
+    if record.transcript:
+        body = "\n".join(json.dumps(f, ensure_ascii=False) for f in record.transcript)
+        allure.attach(body, name="wire transcript (ndjson)", attachment_type=allure.attachment_type.TEXT)
+    if record.reproduction:
+        allure.attach("\n".join(record.reproduction), name="reproduction", attachment_type=allure.attachment_type.TEXT)
 
 
 def _short(value: Any) -> str:

@@ -102,7 +102,9 @@ class AgentExited(Exception):
     def __init__(self, code: int | None, stderr_tail: str) -> None:
         self.code = code
         self.stderr_tail = stderr_tail
-        super().__init__(f"agent exited with code {code}" + (f"; stderr tail:\n{stderr_tail}" if stderr_tail else ""))
+        super().__init__(
+            f"agent exited with code {code}" + (f"; stderr tail:\n{stderr_tail}" if stderr_tail else "")
+        )
 
 
 @dataclass

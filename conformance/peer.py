@@ -8,6 +8,7 @@ When the agent exits, every pending request fails at once with the exit code and
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 from collections.abc import Callable
@@ -156,7 +157,8 @@ class JsonRpcPeer:
         async for line in self.process.lines():
             if isinstance(line, OversizeLine):
                 entry = self.transcript.add(
-                    RECV, line.head.decode("utf-8", errors="replace") + f"…[line of {line.size} bytes dropped]"
+                    RECV,
+                    line.head.decode("utf-8", errors="replace") + f"…[line of {line.size} bytes dropped]",
                 )
                 self._problem(entry.index, f"stdout line of {line.size} bytes exceeds the frame limit")
                 continue
@@ -179,7 +181,9 @@ class JsonRpcPeer:
             rid = frame.get("id")
             pending = self._pending.get(rid) if isinstance(rid, int) and not isinstance(rid, bool) else None
             if pending is None:
-                self._problem(index, f"response id {rid!r} matches no request in flight (unknown or answered twice)")
+                self._problem(
+                    index, f"response id {rid!r} matches no request in flight (unknown or answered twice)"
+                )
                 return
             if pending.frame is not None:
                 self._problem(index, f"second response to id {rid!r}")
@@ -196,10 +200,8 @@ class JsonRpcPeer:
                 reply["error"] = error
             else:
                 reply["result"] = result
-            try:
+            with contextlib.suppress(AgentExited):
                 await self._send(reply)
-            except AgentExited:
-                pass
 
     def _problem(self, index: int, problem: str) -> None:
         self.problems.append(EnvelopeProblem(index, problem))
@@ -230,5 +232,3 @@ class JsonRpcPeer:
 def _reject_constant(name: str) -> float:
     # NaN / Infinity are not JSON; Python's json accepts them unless told otherwise.
     raise ValueError(f"{name} is not valid JSON")
-
-

@@ -34,14 +34,55 @@ ACTIVE = pytest.StashKey[bool]()
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("session-status-conformance", "session/status conformance (ACP)")
-    group.addoption("--agent", default=None, help="command that starts the agent on stdio (split like a shell, never run by one); default: the embedded reference agent")
-    group.addoption("--cwd", dest="agent_cwd", default=None, help="working directory of the agent and of its sessions (default: a fresh sandbox in the report dir)")
-    group.addoption("--env", dest="agent_env", action="append", default=[], metavar="K=V", help="extra environment variable for the agent (repeatable)")
-    group.addoption("--auth-method", default=None, metavar="ID", help="call authenticate with this method id after initialize")
-    group.addoption("--timeout", dest="agent_timeout", type=float, default=10.0, help="seconds to wait for each response (default 10)")
-    group.addoption("--settle", type=float, default=0.05, help="seconds to wait for stray notifications after a status call (default 0.05)")
-    group.addoption("--strict-should", dest="conformance_strict", action="store_true", help="count broken SHOULDs (warn) as failures; pytest's own --strict implies it")
-    group.addoption("--report-dir", default=None, help="where report.json and junit.xml go (default reports/<agent>-<timestamp>/)")
+    group.addoption(
+        "--agent",
+        default=None,
+        help="command that starts the agent on stdio (split like a shell, never run by one); default: the embedded reference agent",
+    )
+    group.addoption(
+        "--cwd",
+        dest="agent_cwd",
+        default=None,
+        help="working directory of the agent and of its sessions (default: a fresh sandbox in the report dir)",
+    )
+    group.addoption(
+        "--env",
+        dest="agent_env",
+        action="append",
+        default=[],
+        metavar="K=V",
+        help="extra environment variable for the agent (repeatable)",
+    )
+    group.addoption(
+        "--auth-method",
+        default=None,
+        metavar="ID",
+        help="call authenticate with this method id after initialize",
+    )
+    group.addoption(
+        "--timeout",
+        dest="agent_timeout",
+        type=float,
+        default=10.0,
+        help="seconds to wait for each response (default 10)",
+    )
+    group.addoption(
+        "--settle",
+        type=float,
+        default=0.05,
+        help="seconds to wait for stray notifications after a status call (default 0.05)",
+    )
+    group.addoption(
+        "--strict-should",
+        dest="conformance_strict",
+        action="store_true",
+        help="count broken SHOULDs (warn) as failures; pytest's own --strict implies it",
+    )
+    group.addoption(
+        "--report-dir",
+        default=None,
+        help="where report.json and junit.xml go (default reports/<agent>-<timestamp>/)",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -56,13 +97,17 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     worker = getattr(config, "workerinput", None)
     if worker is not None:
+        if "conformance_report_dir" not in worker:
+            return  # the controller is not certifying (a worker of the project's own tests)
         report_dir = Path(worker["conformance_report_dir"])
     else:
         report_dir = Path(config.getoption("report_dir") or default_report_dir(_agent_label(config)))
         try:
             report_dir.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise pytest.UsageError(f"--report-dir {str(report_dir)!r} cannot be created: {exc.strerror}") from None
+            raise pytest.UsageError(
+                f"--report-dir {str(report_dir)!r} cannot be created: {exc.strerror}"
+            ) from None
         if config.option.xmlpath is None:
             config.option.xmlpath = str(report_dir / "junit.xml")
     config._conformance_report_dir = report_dir  # type: ignore[attr-defined]
@@ -122,7 +167,9 @@ def _agent_config(config: pytest.Config, report_dir: Path) -> AgentConfig:
 @pytest.hookimpl(optionalhook=True)
 def pytest_configure_node(node: Any) -> None:
     """xdist: every worker writes into the controller's report dir."""
-    node.workerinput["conformance_report_dir"] = str(node.config._conformance_report_dir)
+    report_dir = getattr(node.config, "_conformance_report_dir", None)
+    if report_dir is not None:
+        node.workerinput["conformance_report_dir"] = str(report_dir)
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
@@ -132,9 +179,14 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
 
 
 @pytest.hookimpl(trylast=True)
-def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(
+    session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
+) -> None:
     if config.stash.get(ACTIVE, False) and not any(isinstance(i, CaseItem) for i in items):
-        raise pytest.UsageError("no conformance case selected: check the -k / -m expression (case ids look like status.error.unknown-session-code)")
+        LAST_RUN["message"] = (
+            "no conformance case selected: check the -k / -m expression (ids look like status.error.unknown-session-code)"
+        )
+        pytest.exit(LAST_RUN["message"], returncode=2)
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
@@ -175,7 +227,7 @@ def runtime_for(config: pytest.Config) -> Runtime:
 
 
 @pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  # noqa: ANN201
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
     outcome = yield
     report = outcome.get_result()
     if not isinstance(item, CaseItem) or call.when != "call":
@@ -188,7 +240,12 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  
         body: dict[str, Any] = {"duration": call.duration, "transcript": [], "stderr": "", "reproduction": []}
     else:
         r = record.result
-        result = {"outcome": r.outcome.value, "message": r.message, "expected": r.expected, "observed": r.observed}
+        result = {
+            "outcome": r.outcome.value,
+            "message": r.message,
+            "expected": r.expected,
+            "observed": r.observed,
+        }
         body = {
             "duration": round(record.duration, 6),
             "transcript": record.transcript,

@@ -51,6 +51,8 @@ class Case:
     func: Callable[..., Awaitable[None]] = field(compare=False)
     module: str = ""
     title: str = ""
+    # The case judges the initialize exchange, so its transcript starts with that exchange.
+    shows_handshake: bool = False
 
     @property
     def area(self) -> str:
@@ -70,6 +72,7 @@ def case(
     level: Level,
     spec: SpecRef,
     needs: tuple[str, ...] = ("status",),
+    shows_handshake: bool = False,
 ) -> Callable[[Callable[..., Awaitable[Any]]], Callable[..., Awaitable[Any]]]:
     """Register ``func`` as the conformance case ``id``."""
     if not SLUG.match(id):
@@ -79,7 +82,9 @@ def case(
         )
     unknown = set(needs) - KNOWN_CAPABILITIES
     if unknown:
-        raise ValueError(f"case {id!r} needs unknown capabilities {sorted(unknown)}; known: {sorted(KNOWN_CAPABILITIES)}")
+        raise ValueError(
+            f"case {id!r} needs unknown capabilities {sorted(unknown)}; known: {sorted(KNOWN_CAPABILITIES)}"
+        )
 
     def register(func: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[Any]]:
         existing = CASES.get(id)
@@ -97,6 +102,7 @@ def case(
             func=func,
             module=func.__module__,
             title=doc[0] if doc else id,
+            shows_handshake=shows_handshake,
         )
         func.conformance_case_id = id  # type: ignore[attr-defined]
         return func

@@ -22,7 +22,7 @@ from .outcomes import AgentExited, CaseResult, HarnessError, NotApplicable, Outc
 from .peer import JsonRpcPeer
 from .registry import Case
 from .stdio import StdioProcess
-from .transcript import NOTE, SEND, StderrTail, Transcript
+from .transcript import NOTE, SEND, Entry, StderrTail, Transcript
 
 __all__ = ["CaseRecord", "Runtime"]
 
@@ -43,7 +43,9 @@ class _AgentProcess:
     """A running agent: process, peer and the tasks that read it, until stopped."""
 
     def __init__(self, config: AgentConfig, transcript: Transcript, stderr: StderrTail) -> None:
-        self.process = StdioProcess(config.command, cwd=config.cwd, env=config.process_env(), stderr_tail=stderr)
+        self.process = StdioProcess(
+            config.command, cwd=config.cwd, env=config.process_env(), stderr_tail=stderr
+        )
         self.peer = JsonRpcPeer(self.process, transcript, timeout=config.timeout)
         self._stop = anyio.Event()
 
@@ -77,7 +79,7 @@ class Runtime:
         self._portal = self._portal_cm.__enter__()
         self._tg: anyio.abc.TaskGroup | None = None
         self._root_future, _ = self._portal.start_task(self._root)
-        self.handshake_frame: str | None = None
+        self.handshake_entries: list[Entry] = []
         self.starts = 0
 
     async def _root(self, *, task_status: anyio.abc.TaskStatus[None]) -> None:
@@ -106,9 +108,7 @@ class Runtime:
         try:
             return await self.target.handshake()
         finally:
-            sent = [e.frame for e in self.transcript.since(mark) if e.direction == SEND]
-            self.handshake_frame = self.handshake_frame or (sent[0] if sent else None)
-            self._handshake_frames = sent
+            self.handshake_entries = self.transcript.since(mark)
 
     async def stop_agent(self) -> None:
         agent, self._agent = self._agent, None
@@ -122,6 +122,10 @@ class Runtime:
         self.transcript.add(NOTE, "restarting the agent (same command and working directory)")
         await self.stop_agent()
         await self.start_agent()
+
+    def call(self, func: Any, *args: Any) -> Any:
+        """Run an async function on the runtime's loop and wait for it (for tools and tests)."""
+        return self._portal.call(func, *args)
 
     def start(self) -> dict[str, Any]:
         """Start the agent and initialize it (blocking); raises on a launch or handshake failure."""
@@ -151,7 +155,7 @@ class Runtime:
                 if self._agent is not None:
                     await self.stop_agent()
                 await self.start_agent()
-            except BaseException as exc:  # noqa: BLE001 - reported as this case's error
+            except BaseException as exc:
                 result = CaseResult(Outcome.ERROR, f"could not (re)start the agent: {exc}")
                 return CaseRecord(result, time.perf_counter() - started, stderr=self.stderr.text()[-2000:])
         mark, err_mark = self.transcript.mark(), self.stderr.mark()
@@ -160,18 +164,22 @@ class Runtime:
         try:
             missing = [n for n in case.needs if not self.target.advertises(n)]
             if "no-status" in missing:
-                raise NotApplicable("the agent advertises session/status; this case checks agents that do not")
+                raise NotApplicable(
+                    "the agent advertises session/status; this case checks agents that do not"
+                )
             if missing:
                 raise Unimplemented(_unimplemented_message(missing))
             with anyio.fail_after(CASE_BUDGET):
                 await case.func(self.target, details)
         except TimeoutError as e:
             exc = e
-        except Exception as e:  # noqa: BLE001 - every exception is an outcome
+        except Exception as e:
             exc = e
         result = classify(exc, case.level, strict=self.strict)
         result = self._apply_envelope_problems(result, mark)
         entries = self.transcript.since(mark)
+        if case.shows_handshake:
+            entries = [e for e in self.handshake_entries if e.index < mark] + entries
         record = CaseRecord(
             result=result,
             duration=time.perf_counter() - started,
@@ -198,11 +206,11 @@ class Runtime:
             observed=text,
         )
 
-    def _reproduction(self, entries: list[Any]) -> list[str]:
+    def _reproduction(self, entries: list[Entry]) -> list[str]:
         # What the suite sent, preceded by the handshake, replays the case against a fresh agent.
-        sent = [e.frame for e in entries if e.direction == SEND]
-        prefix = [f for f in getattr(self, "_handshake_frames", []) if f not in sent[:1]]
-        return prefix + sent
+        seen = {e.index for e in entries}
+        handshake = [e for e in self.handshake_entries if e.index not in seen]
+        return [e.frame for e in handshake + entries if e.direction == SEND]
 
 
 def _unimplemented_message(missing: list[str]) -> str:

@@ -171,16 +171,21 @@ class StdioProcess:
             return True
         # A zombie leader still counts for killpg; it is reaped by wait(), so ask the OS.
         if self.process is not None and self.process.returncode is not None:
-            return _other_members(self.pgid)
+            return bool(live_group_members(self.pgid))
         return True
 
 
-def _other_members(pgid: int) -> bool:
-    """True if a live (non-zombie) process other than a reaped leader is in the group."""
+def live_group_members(pgid: int) -> list[int]:
+    """Pids of live (non-zombie) processes in a process group.
+
+    Zombies count for killpg but are dead; in a container whose pid 1 does not reap orphans,
+    they stay, so liveness is read from /proc.
+    """
     try:
         entries = os.listdir("/proc")
     except OSError:
-        return False
+        return []
+    live = []
     for name in entries:
         if not name.isdigit():
             continue
@@ -190,6 +195,6 @@ def _other_members(pgid: int) -> bool:
         except OSError:
             continue
         fields = stat.rsplit(")", 1)[-1].split()
-        if len(fields) > 2 and fields[2] == str(pgid) and fields[0] != "Z":
-            return True
-    return False
+        if len(fields) > 2 and fields[2] == str(pgid) and fields[0] not in ("Z", "X"):
+            live.append(int(name))
+    return live

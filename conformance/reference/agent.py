@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import uuid
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from collections.abc import Callable
 from typing import Any
 
 from acp import RequestError
@@ -95,7 +96,11 @@ class ReferenceAgent:
         return {
             "protocolVersion": 1,
             "agentCapabilities": self.capabilities(),
-            "agentInfo": {"name": "acp-reference-agent", "title": "ACP session/status reference agent", "version": "0.1.0"},
+            "agentInfo": {
+                "name": "acp-reference-agent",
+                "title": "ACP session/status reference agent",
+                "version": "0.1.0",
+            },
             "authMethods": [],
         }
 
@@ -129,7 +134,9 @@ class ReferenceAgent:
             self.known.discard(session_id)  # nothing to resume from: the session is gone
         return {}
 
-    async def list_sessions(self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any) -> dict[str, Any]:
+    async def list_sessions(
+        self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
+    ) -> dict[str, Any]:
         entries = []
         for session_id in sorted(self.known | set(self.loaded)):
             session = self.loaded.get(session_id) or self.read(session_id)
@@ -146,7 +153,9 @@ class ReferenceAgent:
             raise not_found(session_id)
         text = " ".join(getattr(block, "text", "") or "" for block in prompt).strip()
         reply = f"echo: {text}"
-        await self.notify(session_id, {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": reply}})
+        await self.notify(
+            session_id, {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": reply}}
+        )
         session["history"] += [["user", text], ["agent", reply]]
         session["title"] = session["title"] or text[:40] or None
         session["updatedAt"] = now_iso()
@@ -204,19 +213,23 @@ def main(
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--no-status", action="store_true", help="do not advertise or serve session/status")
     parser.add_argument("--in-memory", action="store_true", help="do not persist sessions (no load/resume)")
-    parser.add_argument("--state-dir", default=None, help=f"where sessions are stored (default: ./{STATE_DIR})")
+    parser.add_argument(
+        "--state-dir", default=None, help=f"where sessions are stored (default: ./{STATE_DIR})"
+    )
     args = parser.parse_args(argv)
     cls = agent_class
     if args.no_status or args.in_memory:
-        cls = type(agent_class.__name__, (agent_class,), {
-            "advertise_status": agent_class.advertise_status and not args.no_status,
-            "persist": agent_class.persist and not args.in_memory,
-        })
+        cls = type(
+            agent_class.__name__,
+            (agent_class,),
+            {
+                "advertise_status": agent_class.advertise_status and not args.no_status,
+                "persist": agent_class.persist and not args.in_memory,
+            },
+        )
     agent = cls(Path(args.state_dir or Path.cwd() / STATE_DIR))
-    try:
+    with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(serve(agent, transform_out))
-    except KeyboardInterrupt:
-        pass
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 """Broken: after a restart, sessions found on disk are reported `active` though none is loaded."""
-import _base  # noqa: F401
+
+import _base
 
 from conformance.reference.agent import ReferenceAgent, main
 

@@ -1,5 +1,6 @@
 """Broken: advertises sessionCapabilities.status as `true` instead of an object."""
-import _base  # noqa: F401
+
+import _base
 
 from conformance.reference.agent import ReferenceAgent, main
 

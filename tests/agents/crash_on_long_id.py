@@ -1,5 +1,6 @@
 """Broken: the agent process dies on a sessionId longer than 4 kB."""
-import _base  # noqa: F401
+
+import _base
 
 import os
 

@@ -1,5 +1,6 @@
 """Broken: -32602 error responses go out without `"jsonrpc": "2.0"` (a broken JSON-RPC envelope)."""
-import _base  # noqa: F401
+
+import _base
 
 import json
 

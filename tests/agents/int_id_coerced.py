@@ -1,5 +1,6 @@
 """Broken: a numeric sessionId is coerced to a string and looked up (-32002), not rejected (-32602)."""
-import _base  # noqa: F401
+
+import _base
 
 from conformance.reference.agent import ReferenceAgent, main
 

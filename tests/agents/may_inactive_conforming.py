@@ -1,5 +1,6 @@
 """Conforming: takes the MAY path (`inactive` for any id not in memory); resume of unknown ids fails."""
-import _base  # noqa: F401
+
+import _base
 
 from conformance.reference.agent import ReferenceAgent, main
 

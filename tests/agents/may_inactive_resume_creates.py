@@ -1,5 +1,6 @@
 """Broken: answers `inactive` for unknown ids (the MAY path) but then resumes them as new sessions."""
-import _base  # noqa: F401
+
+import _base
 
 from conformance.reference.agent import ReferenceAgent, main, now_iso
 

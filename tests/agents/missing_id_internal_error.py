@@ -1,5 +1,6 @@
 """Broken: session/status without sessionId crashes the handler (-32603), not -32602."""
-import _base  # noqa: F401
+
+import _base
 
 from conformance.reference.agent import ReferenceAgent, main
 

@@ -1,5 +1,6 @@
 """Broken: a session that has had no prompt yet is reported `inactive` (lazy start)."""
-import _base  # noqa: F401
+
+import _base
 
 from conformance.reference.agent import ReferenceAgent, main
 

@@ -1,5 +1,6 @@
 """Broken: the -32002 error for an unknown session has no `data.sessionId`."""
-import _base  # noqa: F401
+
+import _base
 
 from acp import RequestError
 

@@ -1,5 +1,6 @@
 """Broken: an unknown session gets a result `{"status": "not_found"}` instead of error -32002."""
-import _base  # noqa: F401
+
+import _base
 
 from conformance.reference.agent import ReferenceAgent, main
 

@@ -1,5 +1,6 @@
 """Broken: sessionId null is treated as an unknown session (-32002), not rejected (-32602)."""
-import _base  # noqa: F401
+
+import _base
 
 from conformance.reference.agent import ReferenceAgent, main
 

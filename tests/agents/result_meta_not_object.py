@@ -1,5 +1,6 @@
 """Broken: the status result's `_meta` is a string, not an object."""
-import _base  # noqa: F401
+
+import _base
 
 from conformance.reference.agent import ReferenceAgent, main
 

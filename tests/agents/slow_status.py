@@ -1,5 +1,6 @@
 """Broken (SHOULD): every status call takes 60 ms (a slow storage round trip instead of a lookup)."""
-import _base  # noqa: F401
+
+import _base
 
 import asyncio
 

@@ -1,5 +1,6 @@
 """Broken: status writes the session back with a new `updatedAt`."""
-import _base  # noqa: F401
+
+import _base
 
 from conformance.reference.agent import ReferenceAgent, main, now_iso
 

@@ -1,5 +1,6 @@
 """Broken: status of an active session answers `active`, then evicts it from memory."""
-import _base  # noqa: F401
+
+import _base
 
 from conformance.reference.agent import ReferenceAgent, main
 

@@ -1,5 +1,6 @@
 """Broken: status of an inactive session loads it into memory (silently, without replay)."""
-import _base  # noqa: F401
+
+import _base
 
 from conformance.reference.agent import ReferenceAgent, main
 

@@ -1,5 +1,6 @@
 """Broken: status of an inactive session replays its history to the caller as session/update."""
-import _base  # noqa: F401
+
+import _base
 
 from conformance.reference.agent import ReferenceAgent, main
 
@@ -11,7 +12,9 @@ class Agent(ReferenceAgent):
             session_id = params["sessionId"]
             for role, text in self.read(session_id)["history"]:
                 kind = "user_message_chunk" if role == "user" else "agent_message_chunk"
-                await self.notify(session_id, {"sessionUpdate": kind, "content": {"type": "text", "text": text}})
+                await self.notify(
+                    session_id, {"sessionUpdate": kind, "content": {"type": "text", "text": text}}
+                )
         return result
 
 

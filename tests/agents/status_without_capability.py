@@ -1,5 +1,6 @@
 """Broken: does not advertise session/status but answers it anyway (instead of -32601)."""
-import _base  # noqa: F401
+
+import _base
 
 from conformance.reference.agent import ReferenceAgent, main
 

@@ -1,5 +1,6 @@
 """Broken: status still says `active` after session/close."""
-import _base  # noqa: F401
+
+import _base
 
 from conformance.reference.agent import ReferenceAgent, main
 

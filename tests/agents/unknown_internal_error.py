@@ -1,5 +1,6 @@
 """Broken: an unknown session gets -32603 (internal error) instead of -32002."""
-import _base  # noqa: F401
+
+import _base
 
 from acp import RequestError
 

@@ -1,5 +1,6 @@
 """Broken (SHOULD): closed sessions are reported with an unrecognised value `archived`."""
-import _base  # noqa: F401
+
+import _base
 
 from conformance.reference.agent import ReferenceAgent, main
 

@@ -1,5 +1,6 @@
 """Broken (SHOULD): the -32002 error's message is "Session not found", not "Resource not found"."""
-import _base  # noqa: F401
+
+import _base
 
 from acp import RequestError
 

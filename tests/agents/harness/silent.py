@@ -1,0 +1,6 @@
+"""Reads everything and never answers."""
+
+import sys
+
+for _ in sys.stdin:
+    pass

@@ -1,0 +1,60 @@
+"""Helpers for the project's own tests: run the suite against an agent and read its report."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+AGENTS = ROOT / "tests" / "agents"
+RUNNER = ROOT / "runner.py"
+
+pytest_plugins = ["pytester"]
+
+
+@dataclass
+class Run:
+    code: int
+    stdout: str
+    stderr: str
+    report: dict[str, Any] | None
+
+    @property
+    def outcomes(self) -> dict[str, str]:
+        assert self.report is not None, f"no report.json; stderr: {self.stderr[-2000:]}"
+        return {c["id"]: c["outcome"] for c in self.report["cases"]}
+
+    def case(self, case_id: str) -> dict[str, Any]:
+        assert self.report is not None
+        return next(c for c in self.report["cases"] if c["id"] == case_id)
+
+
+def agent_command(name: str, *args: str) -> str:
+    return " ".join([sys.executable, str(AGENTS / f"{name}.py"), *args])
+
+
+def run_suite(report_dir: Path, *args: str, timeout: float = 180) -> Run:
+    proc = subprocess.run(
+        [sys.executable, str(RUNNER), "--report-dir", str(report_dir), "-q", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=ROOT,
+    )
+    path = report_dir / "report.json"
+    report = json.loads(path.read_text()) if path.exists() else None
+    return Run(proc.returncode, proc.stdout, proc.stderr, report)
+
+
+@pytest.fixture
+def suite(tmp_path: Path):
+    def run(*args: str, timeout: float = 180) -> Run:
+        return run_suite(tmp_path / "report", *args, timeout=timeout)
+
+    return run

@@ -1,0 +1,142 @@
+"""Every check is shown to fail: each broken agent gets exactly the outcomes it was built for.
+
+The reference agent's outcomes are the baseline; a broken agent's expected outcomes are that
+baseline with the listed differences, and nothing else may differ. A case that no agent here
+makes fail or warn is a check nobody has seen work, and test_every_case_is_caught fails.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import cases
+from conformance.registry import CASES
+
+from .conftest import agent_command
+
+cases.load_all()
+
+# The reference agent: conformant, takes no MAY path, advertises session/status.
+BASELINE = {case_id: "pass" for case_id in CASES} | {
+    "capability.status.unadvertised-method-not-found": "n/a",
+    "status.unknown.may-inactive": "n/a",
+}
+UNKNOWN_IDS_ANSWERED_AS_RESULT = {
+    "status.error.unknown-session-message": "n/a",
+    "status.error.unknown-session-data": "n/a",
+}
+
+# agent file in tests/agents -> (exit code, outcomes that differ from the baseline)
+BROKEN: dict[str, tuple[int, dict[str, str]]] = {
+    "capability_true": (1, {"capability.status.object": "fail"}),
+    "result_meta_not_object": (1, {"status.result.shape": "fail"}),
+    "new_session_inactive": (1, {"status.active.after-new": "fail"}),
+    "still_active_after_close": (
+        1,
+        {
+            "status.inactive.after-close": "fail",
+            # its prerequisite, an inactive session made with session/close, cannot be had
+            "status.no-side-effects.inactive-stays-inactive": "fail",
+        },
+    ),
+    "active_after_restart": (1, {"status.inactive.after-restart": "fail"}),
+    "unknown_internal_error": (
+        1,
+        {"status.error.unknown-session-code": "fail", "status.error.long-session-id": "fail"},
+    ),
+    "not_found_as_status": (
+        1,
+        {
+            "status.error.unknown-session-code": "fail",
+            "status.error.long-session-id": "fail",
+            "status.enum.known-values": "warn",
+            **UNKNOWN_IDS_ANSWERED_AS_RESULT,
+        },
+    ),
+    "no_error_data": (1, {"status.error.unknown-session-data": "fail"}),
+    "wrong_error_message": (0, {"status.error.unknown-session-message": "warn"}),
+    "may_inactive_resume_creates": (
+        1,
+        {
+            "status.unknown.may-inactive": "fail",
+            "status.no-side-effects.unknown-stays-unknown": "fail",
+            "status.error.unknown-session-code": "info",
+            **UNKNOWN_IDS_ANSWERED_AS_RESULT,
+        },
+    ),
+    "missing_id_internal_error": (1, {"status.params.missing-session-id": "fail"}),
+    "int_id_coerced": (1, {"status.params.non-string-session-id": "fail"}),
+    "null_id_unknown": (1, {"status.params.null-session-id": "fail"}),
+    "envelope_missing_jsonrpc": (
+        1,
+        {
+            "status.params.missing-session-id": "fail",
+            "status.params.non-string-session-id": "fail",
+            "status.params.null-session-id": "fail",
+        },
+    ),
+    "status_loads_inactive": (1, {"status.no-side-effects.inactive-stays-inactive": "fail"}),
+    "status_creates_unknown": (1, {"status.no-side-effects.unknown-stays-unknown": "fail"}),
+    "status_replays_history": (1, {"status.no-side-effects.no-notifications": "fail"}),
+    "status_evicts_active": (1, {"status.no-side-effects.active-accepts-prompt": "fail"}),
+    "status_bumps_updated_at": (1, {"status.no-side-effects.list-unchanged": "fail"}),
+    "crash_on_long_id": (1, {"status.error.long-session-id": "fail"}),
+    "slow_status": (0, {"status.cheap.latency": "warn"}),
+    "unknown_status_value": (0, {"status.enum.known-values": "warn"}),
+    "status_without_capability": (
+        3,
+        {
+            **{case_id: "unimplemented" for case_id in CASES},
+            "capability.status.unadvertised-method-not-found": "warn",
+        },
+    ),
+}
+
+# Agents that take paths the spec allows: their outcomes differ from the baseline, all legally.
+CONFORMING_VARIANTS: dict[str, tuple[int, dict[str, str]]] = {
+    "may_inactive_conforming": (
+        0,
+        {
+            "status.error.unknown-session-code": "info",
+            "status.unknown.may-inactive": "info",
+            **UNKNOWN_IDS_ANSWERED_AS_RESULT,
+        },
+    ),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("agent", sorted(BROKEN | CONFORMING_VARIANTS))
+def test_agent_gets_exactly_its_outcomes(agent: str, suite) -> None:
+    code, delta = (BROKEN | CONFORMING_VARIANTS)[agent]
+    run = suite("--agent", agent_command(agent))
+    expected = BASELINE | delta
+    assert run.outcomes == expected, _diff(expected, run.outcomes)
+    assert run.code == code, run.stderr[-2000:]
+    for case_id, outcome in delta.items():
+        if outcome in ("fail", "warn"):
+            got = run.case(case_id)
+            assert got["message"], f"{case_id} failed without saying why"
+            assert got["transcript"], f"{case_id} failed without a transcript"
+
+
+def test_every_case_is_caught_by_a_broken_agent() -> None:
+    caught = {
+        case_id for _, delta in BROKEN.values() for case_id, o in delta.items() if o in ("fail", "warn")
+    }
+    assert set(CASES) - caught == set(), "cases no broken agent makes fail or warn"
+
+
+def test_every_broken_agent_is_listed() -> None:
+    from .conftest import AGENTS
+
+    files = {p.stem for p in AGENTS.glob("*.py") if not p.name.startswith("_")}
+    assert files == set(BROKEN) | set(CONFORMING_VARIANTS)
+
+
+def _diff(expected: dict[str, str], got: dict[str, str]) -> str:
+    keys = sorted(set(expected) | set(got))
+    rows = [
+        f"  {k}: expected {expected.get(k)}, got {got.get(k)}" for k in keys if expected.get(k) != got.get(k)
+    ]
+    return "outcomes differ:\n" + "\n".join(rows)

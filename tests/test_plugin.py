@@ -1,0 +1,60 @@
+"""The pytest plugin: cases are items named by id, selectable with -k and -m, verdicts as exit codes."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from .conftest import ROOT
+
+CASES_DIR = ROOT / "cases"
+
+
+def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    return pytester.runpytest_subprocess(
+        str(CASES_DIR), "-p", "no:cacheprovider", "--report-dir", str(pytester.path / "r"), *args
+    )
+
+
+def test_case_ids_are_node_ids(pytester: pytest.Pytester) -> None:
+    result = run(pytester, "--collect-only", "-q")
+    assert "cases/unknown_session.py::status.error.unknown-session-code" in result.stdout.str()
+    assert "cases/capability.py::capability.status.object" in result.stdout.str()
+
+
+def test_keyword_selects_cases(pytester: pytest.Pytester) -> None:
+    result = run(pytester, "-k", "unknown-session", "-v")
+    out = result.stdout.str()
+    assert "status.error.unknown-session-code PASS" in out
+    assert "status.active.after-new" not in out
+    assert result.ret == 0
+
+
+def test_level_markers_select_cases(pytester: pytest.Pytester) -> None:
+    result = run(pytester, "-m", "should", "-v")
+    out = result.stdout.str()
+    assert "status.cheap.latency PASS" in out
+    assert "status.error.unknown-session-message PASS" in out
+    assert "status.active.after-new" not in out
+
+
+def test_keyword_selecting_nothing_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    result = run(pytester, "-k", "no-such-case")
+    assert result.ret == 2
+    assert "no conformance case selected" in result.stdout.str() + result.stderr.str()
+
+
+def test_strict_turns_warnings_into_failures(pytester: pytest.Pytester) -> None:
+    agent = f"{sys.executable} {ROOT / 'tests' / 'agents' / 'wrong_error_message.py'}"
+    lenient = run(pytester, "--agent", agent, "-k", "unknown-session-message", "-v")
+    assert lenient.ret == 0 and "WARN" in lenient.stdout.str()
+    strict = run(pytester, "--agent", agent, "-k", "unknown-session-message", "-v", "--strict-should")
+    assert strict.ret == 1 and "FAIL" in strict.stdout.str()
+
+
+def test_project_tests_are_untouched_by_the_plugin(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_plain="def test_ok():\n    assert True\n")
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
+    assert "session/status conformance" not in result.stdout.str()

@@ -1,0 +1,68 @@
+"""The embedded reference agent is certified conformant, in every mode, serially and under xdist."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+from jsonschema import Draft202012Validator
+
+from conformance.registry import CASES
+
+from .conftest import ROOT
+from .test_broken_agents import BASELINE
+
+REPORT_SCHEMA = json.loads((ROOT / "schemas" / "report.schema.json").read_text())
+
+
+def test_reference_agent_is_conformant(suite) -> None:
+    run = suite()
+    assert run.code == 0, run.stderr
+    assert run.outcomes == BASELINE
+    assert run.report["verdict"]["label"] == "conformant"
+    assert "conformant" in run.stderr.splitlines()[-1]
+    Draft202012Validator(REPORT_SCHEMA).validate(run.report)
+    assert run.report["agent"]["agentInfo"]["name"] == "acp-reference-agent"
+    latency = run.case("status.cheap.latency")["details"]
+    assert latency["calls"] == 200 and latency["p99_ms"] >= latency["p50_ms"] > 0
+
+
+@pytest.mark.slow
+def test_xdist_gives_one_merged_report(suite) -> None:
+    run = suite("-n", "2")
+    assert run.code == 0, run.stderr
+    assert run.outcomes == BASELINE
+    assert len(run.report["cases"]) == len(CASES)
+    Draft202012Validator(REPORT_SCHEMA).validate(run.report)
+
+
+def test_in_memory_agent_is_conformant(suite) -> None:
+    """Without persistence, -32002 after a restart is accepted."""
+    run = suite("--agent", f"{sys.executable} -m conformance.reference.agent --in-memory")
+    assert run.code == 0, run.stderr
+    assert run.case("status.inactive.after-restart")["details"]["status_after_restart"] == "unknown"
+
+
+def test_agent_without_status_is_unimplemented(suite) -> None:
+    run = suite("--agent", f"{sys.executable} -m conformance.reference.agent --no-status")
+    assert run.code == 3, run.stderr
+    assert run.report["verdict"]["label"] == "unimplemented"
+    outcomes = run.outcomes
+    assert outcomes.pop("capability.status.unadvertised-method-not-found") == "pass"
+    assert set(outcomes.values()) == {"unimplemented"}
+
+
+def test_failure_report_names_sentence_transcript_and_reproduction(suite) -> None:
+    from .conftest import agent_command
+
+    run = suite("--agent", agent_command("no_error_data"), "-k", "unknown-session-data")
+    assert run.code == 1
+    case = run.case("status.error.unknown-session-data")
+    assert case["outcome"] == "fail"
+    assert "sessionId" in case["spec"]["sentence"]
+    assert any('"session/status"' in f["frame"] for f in case["transcript"] if f["dir"] == "send")
+    assert any('"code":-32002' in f["frame"] for f in case["transcript"] if f["dir"] == "recv")
+    assert json.loads(case["reproduction"][0])["method"] == "initialize"
+    assert json.loads(case["reproduction"][-1])["method"] == "session/status"
+    assert "status.error.unknown-session-data [MUST] -> FAIL" in run.stdout

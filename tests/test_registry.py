@@ -1,0 +1,63 @@
+"""The case registry: stable slug ids, duplicates rejected, every case quotes its sentence."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import cases.capability  # noqa: F401 - registers cases
+from conformance.registry import CASES, DuplicateCaseError, Level, SpecRef, case
+
+from .conftest import ROOT
+
+REF = SpecRef("test", "section", "A sentence.")
+
+
+def test_duplicate_id_is_rejected_with_a_fix() -> None:
+    with pytest.raises(DuplicateCaseError, match="give the newer case a new id"):
+
+        @case("capability.status.object", level=Level.MUST, spec=REF)
+        async def impostor(acp, details):  # pragma: no cover - never registered
+            pass
+
+
+@pytest.mark.parametrize("bad", ["Status.Foo", "status..foo", "1status", "status/foo", "status.foo-"])
+def test_ids_must_be_slugs(bad: str) -> None:
+    with pytest.raises(ValueError, match="slug"):
+        case(bad, level=Level.MUST, spec=REF)
+
+
+def test_unknown_capability_is_rejected() -> None:
+    with pytest.raises(ValueError, match="unknown capabilities"):
+        case("status.example", level=Level.MUST, spec=REF, needs=("telepathy",))
+
+
+def test_every_case_quotes_its_sentence_from_the_source() -> None:
+    import cases
+
+    cases.load_all()
+    spec_dir = ROOT.parent / "shared" / "spec"
+    rfd = next(spec_dir.glob("000_*.txt"), None) if spec_dir.is_dir() else None
+    for c in CASES.values():
+        assert c.spec.sentence.strip(), c.id
+        assert c.title and c.title != c.id, f"{c.id} has no one-line docstring"
+        if rfd is not None and c.spec.source.startswith("acp-rfd"):
+            text = " ".join(rfd.read_text(encoding="utf-8").split())
+            assert c.spec.sentence in text, (
+                f"{c.id}: sentence not found verbatim in the RFD: {c.spec.sentence!r}"
+            )
+        schema = spec_dir / "acp-sdk-2.4.0-schema" / "v1" / "schema.unstable.json"
+        if schema.is_file() and c.spec.source.startswith("acp-sdk-2.4.0/v1"):
+            descriptions = " ".join(_descriptions(json.loads(schema.read_text(encoding="utf-8"))).split())
+            assert c.spec.sentence in descriptions, (
+                f"{c.id}: sentence not found in the v1 schema: {c.spec.sentence!r}"
+            )
+
+
+def _descriptions(node: object) -> str:
+    if isinstance(node, dict):
+        return " ".join([str(node.get("description", ""))] + [_descriptions(v) for v in node.values()])
+    if isinstance(node, list):
+        return " ".join(_descriptions(v) for v in node)
+    return ""
