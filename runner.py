@@ -79,7 +79,7 @@ def check_agent_command(agent: str | None) -> str | None:
         words = shlex.split(agent)
     except ValueError as exc:
         return f"--agent {agent!r} cannot be split into words ({exc}); quote it as you would in a shell"
-    if not words:
+    if not words or not words[0].strip():
         return "--agent is empty: pass the command that starts your agent, e.g. --agent 'node agent.js'"
     exe = words[0]
     if os.sep in exe:

@@ -12,8 +12,8 @@ from . import spec
 CALLS = 200
 ABSOLUTE_P99 = 0.050  # seconds
 RELATIVE = 10.0
-# Below this, a p99 is scheduling noise on a shared CI machine, not an expensive lookup.
-NOISE_FLOOR = 0.002
+# Below this, a p99 is scheduling noise on a loaded CI machine, not an expensive lookup.
+NOISE_FLOOR = 0.005
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -22,40 +22,47 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[rank - 1]
 
 
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:.2f} ms"
+
+
 @case("status.cheap.latency", level=Level.SHOULD, spec=spec.CHEAP)
 async def status_is_cheap(acp: AcpTarget, details: dict) -> None:
     """Status p99 over 200 calls is under 50 ms and under 10x the agent's session/list round trip."""
     sid = await acp.new_session()
+    with_list = acp.advertises("list")
     await acp.status(sid)  # warm-up
-    times: list[float] = []
+    status_times: list[float] = []
+    list_times: list[float] = []
+    allowed_slow = CALLS - math.ceil(0.99 * CALLS)  # more slow calls than this fix the p99
     slow = 0
-    allowed_slow = CALLS - math.ceil(0.99 * CALLS)  # more than this many slow calls fixes p99
+    # Interleaved, so that machine noise falls on both methods alike.
     for _ in range(CALLS):
         reply = await acp.status(sid)
-        times.append(reply.elapsed)
+        status_times.append(reply.elapsed)
         slow += reply.elapsed > ABSOLUTE_P99
         if slow > allowed_slow:
             break
-    p50, p99 = statistics.median(times), percentile(times, 0.99)
-    details.update(calls=len(times), p50_ms=round(p50 * 1000, 3), p99_ms=round(p99 * 1000, 3))
+        if with_list:
+            list_times.append((await acp.call("session/list", {"cwd": acp.cwd})).elapsed)
+    p50, p99 = statistics.median(status_times), percentile(status_times, 0.99)
+    details.update(calls=len(status_times), p50_ms=round(p50 * 1000, 3), p99_ms=round(p99 * 1000, 3))
     if slow > allowed_slow:
         raise Violation(
-            f"session/status p99 is over {ABSOLUTE_P99 * 1000:.0f} ms: {slow} of {len(times)} calls were slower "
-            f"(p50 {p50 * 1000:.1f} ms), stopped early",
-            expected=f"p99 <= {ABSOLUTE_P99 * 1000:.0f} ms",
-            observed=f"p50 {p50 * 1000:.2f} ms, {slow} calls over",
+            f"session/status p99 is over {ms(ABSOLUTE_P99)}: {slow} of {len(status_times)} calls were slower "
+            f"(p50 {ms(p50)}); stopped early",
+            expected=f"p99 <= {ms(ABSOLUTE_P99)}",
+            observed=f"p50 {ms(p50)}, {slow} calls over {ms(ABSOLUTE_P99)}",
         )
-    if acp.advertises("list"):
-        list_times = []
-        for _ in range(20):
-            reply = await acp.call("session/list", {"cwd": acp.cwd})
-            list_times.append(reply.elapsed)
-        list_p50 = statistics.median(list_times)
-        details["list_p50_ms"] = round(list_p50 * 1000, 3)
-        if p99 > NOISE_FLOOR and p99 > RELATIVE * list_p50:
+    if list_times:
+        list_p99 = percentile(list_times, 0.99)
+        details.update(
+            list_p50_ms=round(statistics.median(list_times) * 1000, 3), list_p99_ms=round(list_p99 * 1000, 3)
+        )
+        if p99 > NOISE_FLOOR and p99 > RELATIVE * list_p99:
             raise Violation(
-                f"session/status p99 {p99 * 1000:.2f} ms is over {RELATIVE:g}x the agent's session/list "
-                f"round trip ({list_p50 * 1000:.2f} ms): status is not an in-memory lookup",
-                expected=f"p99 <= {RELATIVE:g} x {list_p50 * 1000:.2f} ms",
-                observed=f"p99 {p99 * 1000:.2f} ms",
+                f"session/status p99 {ms(p99)} is over {RELATIVE:g}x the agent's own session/list p99 "
+                f"({ms(list_p99)}): status is not an in-memory lookup",
+                expected=f"p99 <= {RELATIVE:g} x {ms(list_p99)}",
+                observed=f"p99 {ms(p99)}",
             )

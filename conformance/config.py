@@ -73,7 +73,7 @@ class AgentConfig:
                 command = shlex.split(agent)
             except ValueError as exc:
                 raise UsageError(f"--agent {agent!r} cannot be split into words: {exc}") from None
-            if not command:
+            if not command or not command[0].strip():
                 raise UsageError(
                     "--agent is empty: pass the command that starts your agent, e.g. --agent 'node agent.js'"
                 )

@@ -139,7 +139,9 @@ def _attach_to_allure(record: CaseRecord) -> None:
         body = "\n".join(json.dumps(f, ensure_ascii=False) for f in record.transcript)
         allure.attach(body, name="wire transcript (ndjson)", attachment_type=allure.attachment_type.TEXT)
     if record.reproduction:
-        allure.attach("\n".join(record.reproduction), name="reproduction", attachment_type=allure.attachment_type.TEXT)
+        allure.attach(
+            "\n".join(record.reproduction), name="reproduction", attachment_type=allure.attachment_type.TEXT
+        )
 
 
 def _short(value: Any) -> str:

@@ -82,6 +82,7 @@ BROKEN: dict[str, tuple[int, dict[str, str]]] = {
     "status_bumps_updated_at": (1, {"status.no-side-effects.list-unchanged": "fail"}),
     "crash_on_long_id": (1, {"status.error.long-session-id": "fail"}),
     "slow_status": (0, {"status.cheap.latency": "warn"}),
+    "status_slower_than_list": (0, {"status.cheap.latency": "warn"}),
     "unknown_status_value": (0, {"status.enum.known-values": "warn"}),
     "status_without_capability": (
         3,
@@ -90,6 +91,12 @@ BROKEN: dict[str, tuple[int, dict[str, str]]] = {
             "capability.status.unadvertised-method-not-found": "warn",
         },
     ),
+}
+
+# Where one case has several rules, the message says which one was broken.
+MESSAGES = {
+    "slow_status": "is over 50.00 ms",
+    "status_slower_than_list": "10x the agent's own session/list p99",
 }
 
 # Agents that take paths the spec allows: their outcomes differ from the baseline, all legally.
@@ -113,6 +120,8 @@ def test_agent_gets_exactly_its_outcomes(agent: str, suite) -> None:
     expected = BASELINE | delta
     assert run.outcomes == expected, _diff(expected, run.outcomes)
     assert run.code == code, run.stderr[-2000:]
+    if agent in MESSAGES:
+        assert MESSAGES[agent] in run.case(next(iter(delta)))["message"]
     for case_id, outcome in delta.items():
         if outcome in ("fail", "warn"):
             got = run.case(case_id)

@@ -1,0 +1,82 @@
+"""runner.py as a user meets it: exit codes, one-line messages, options passed through."""
+
+from __future__ import annotations
+
+import json
+import sys
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from .conftest import agent_command
+
+
+@pytest.mark.parametrize(
+    ("agent", "message"),
+    [
+        ("no-such-agent-binary --acp", "agent command not found: 'no-such-agent-binary' is not on PATH"),
+        ("./tests/agents/_base.py", "agent command is not executable"),
+        ("/nonexistent/agent", "does not exist"),
+        ("''", "--agent is empty"),
+        ("python 'unbalanced", "cannot be split into words"),
+    ],
+)
+def test_bad_agent_command_is_a_usage_error(suite, agent: str, message: str) -> None:
+    run = suite("--agent", agent)
+    assert run.code == 2
+    assert run.stderr.strip().splitlines() == [f"error: {run.stderr.strip().removeprefix('error: ')}"]
+    assert message in run.stderr
+    assert "Traceback" not in run.stderr + run.stdout
+
+
+def test_agent_that_dies_before_initialize_is_a_usage_error(suite) -> None:
+    run = suite("--agent", f"{sys.executable} -c 'import sys; sys.stderr.write(\"no api key\\n\"); sys.exit(4)'")
+    assert run.code == 2
+    last = run.stderr.strip().splitlines()[-1]
+    assert last.startswith("error: cannot certify: the agent exited with code 4 before answering initialize")
+    assert "no api key" in last
+    assert "Traceback" not in run.stderr + run.stdout
+
+
+def test_malformed_env_is_a_usage_error(suite) -> None:
+    run = suite("--env", "NOEQUALS")
+    assert run.code == 2
+    assert "is not KEY=VALUE" in run.stdout + run.stderr
+
+
+def test_missing_cwd_is_a_usage_error(suite, tmp_path) -> None:
+    run = suite("--cwd", str(tmp_path / "nope"))
+    assert run.code == 2
+    assert "is not a directory" in run.stdout + run.stderr
+
+
+def test_auth_env_and_timeout_reach_the_agent(suite) -> None:
+    run = suite(
+        "--agent",
+        agent_command("capability_true"),
+        "--auth-method",
+        "agent-login",
+        "--env",
+        "CONFORMANCE_TEST=1",
+        "--timeout",
+        "7",
+        "-k",
+        "capability.status.object",
+    )
+    frames = [json.loads(f["frame"]) for f in run.case("capability.status.object")["transcript"] if f["dir"] == "send"]
+    assert [f["method"] for f in frames] == ["initialize", "authenticate"]
+    assert frames[1]["params"] == {"methodId": "agent-login"}
+    assert run.report["options"]["timeout"] == 7.0
+
+
+def test_junit_carries_level_and_sentence(suite, tmp_path) -> None:
+    run = suite("--agent", agent_command("no_error_data"), "-k", "unknown-session")
+    assert run.code == 1
+    tree = ET.parse(tmp_path / "report" / "junit.xml")
+    cases = {tc.get("name"): tc for tc in tree.iter("testcase")}
+    failing = cases["status.error.unknown-session-data"]
+    props = {p.get("name"): p.get("value") for p in failing.iter("property")}
+    assert props["level"] == "MUST"
+    assert "sessionId" in props["spec"]
+    assert failing.find("failure") is not None
+    assert cases["status.error.unknown-session-code"].find("failure") is None
