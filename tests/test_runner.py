@@ -30,7 +30,9 @@ def test_bad_agent_command_is_a_usage_error(suite, agent: str, message: str) -> 
 
 
 def test_agent_that_dies_before_initialize_is_a_usage_error(suite) -> None:
-    run = suite("--agent", f"{sys.executable} -c 'import sys; sys.stderr.write(\"no api key\\n\"); sys.exit(4)'")
+    run = suite(
+        "--agent", f"{sys.executable} -c 'import sys; sys.stderr.write(\"no api key\\n\"); sys.exit(4)'"
+    )
     assert run.code == 2
     last = run.stderr.strip().splitlines()[-1]
     assert last.startswith("error: cannot certify: the agent exited with code 4 before answering initialize")
@@ -63,7 +65,11 @@ def test_auth_env_and_timeout_reach_the_agent(suite) -> None:
         "-k",
         "capability.status.object",
     )
-    frames = [json.loads(f["frame"]) for f in run.case("capability.status.object")["transcript"] if f["dir"] == "send"]
+    frames = [
+        json.loads(f["frame"])
+        for f in run.case("capability.status.object")["transcript"]
+        if f["dir"] == "send"
+    ]
     assert [f["method"] for f in frames] == ["initialize", "authenticate"]
     assert frames[1]["params"] == {"methodId": "agent-login"}
     assert run.report["options"]["timeout"] == 7.0
