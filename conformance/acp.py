@@ -109,8 +109,8 @@ class AcpTarget:
 
     # -- lifecycle: prerequisites --------------------------------------------------------------
 
-    async def new_session(self) -> str:
-        reply = await self.call("session/new", {"cwd": self.cwd, "mcpServers": []})
+    async def new_session(self, cwd: str | None = None) -> str:
+        reply = await self.call("session/new", {"cwd": cwd or self.cwd, "mcpServers": []})
         sid = reply.result.get("sessionId") if reply.ok and isinstance(reply.result, dict) else None
         if not isinstance(sid, str):
             raise NotTestable(f"session/new did not create a session: {reply.describe()}")
@@ -121,13 +121,10 @@ class AcpTarget:
         if not reply.ok:
             raise NotTestable(f"session/close of {session_id!r} failed: {reply.describe()}")
 
-    async def reopen(self, session_id: str) -> Reply:
+    async def reopen(self, session_id: str, cwd: str | None = None) -> Reply:
         """session/resume if advertised, else session/load: the way back into a session."""
-        if self.advertises("resume"):
-            return await self.call(
-                "session/resume", {"sessionId": session_id, "cwd": self.cwd, "mcpServers": []}
-            )
-        return await self.call("session/load", {"sessionId": session_id, "cwd": self.cwd, "mcpServers": []})
+        params = {"sessionId": session_id, "cwd": cwd or self.cwd, "mcpServers": []}
+        return await self.call("session/resume" if self.advertises("resume") else "session/load", params)
 
     async def prompt(self, session_id: str, text: str = "ping") -> Reply:
         return await self.call(

@@ -11,6 +11,9 @@ from pathlib import Path
 __all__ = ["AgentConfig", "UsageError", "parse_env", "reference_agent_command"]
 
 
+PROFILE_NAMES = ("ci", "dev", "thorough")
+
+
 class UsageError(Exception):
     """A bad option value: reported as one line, exit code 2."""
 
@@ -53,6 +56,9 @@ class AgentConfig:
     timeout: float = 10.0
     settle: float = 0.05
     embedded: bool = False
+    profile: str = "ci"  # Hypothesis profile for sequence and fuzz cases: ci | dev | thorough
+    seed: int | None = None
+    report_dir: str | None = None
 
     @classmethod
     def from_options(
@@ -65,6 +71,9 @@ class AgentConfig:
         timeout: float,
         settle: float,
         sandbox: Path,
+        profile: str = "ci",
+        seed: int | None = None,
+        report_dir: Path | None = None,
     ) -> AgentConfig:
         if agent is None:
             command, embedded = reference_agent_command(), True
@@ -86,6 +95,8 @@ class AgentConfig:
             workdir = Path(cwd)
             if not workdir.is_dir():
                 raise UsageError(f"--cwd {cwd!r} is not a directory: create it or pass an existing one")
+        if profile not in PROFILE_NAMES:
+            raise UsageError(f"--profile {profile!r} is not one of {', '.join(PROFILE_NAMES)}")
         if timeout <= 0:
             raise UsageError(f"--timeout {timeout} must be a positive number of seconds")
         return cls(
@@ -96,6 +107,9 @@ class AgentConfig:
             timeout=timeout,
             settle=settle,
             embedded=embedded,
+            profile=profile,
+            seed=seed,
+            report_dir=str(report_dir) if report_dir is not None else None,
         )
 
     def process_env(self) -> dict[str, str]:

@@ -8,6 +8,7 @@ When the agent exits, every pending request fails at once with the exit code and
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import json
 import time
@@ -22,7 +23,7 @@ from .outcomes import AgentExited
 from .stdio import OversizeLine, StdioProcess
 from .transcript import NOTE, RECV, SEND, Transcript
 
-__all__ = ["EnvelopeProblem", "JsonRpcPeer", "Reply", "default_client_answer"]
+__all__ = ["EnvelopeProblem", "JsonRpcPeer", "RawReply", "Reply", "default_client_answer", "id_key"]
 
 
 @dataclass
@@ -47,6 +48,20 @@ class Reply:
         if self.error is not None:
             return f"error {json.dumps(self.error, ensure_ascii=False)[:300]}"
         return f"result {json.dumps(self.result, ensure_ascii=False)[:300]}"
+
+
+@dataclass(frozen=True)
+class RawReply:
+    frame: dict[str, Any] | None  # None: no response within the time allowed
+    elapsed: float
+
+
+def id_key(value: Any) -> str:
+    """A dictionary key for any JSON-RPC id (1, 1.0, "1" and null stay distinct)."""
+    try:
+        return json.dumps(value, sort_keys=True)
+    except (TypeError, ValueError):
+        return repr(value)
 
 
 @dataclass(frozen=True)
@@ -93,7 +108,7 @@ class JsonRpcPeer:
         self.timeout = timeout
         self._answer = answer
         self._next_id = 1
-        self._pending: dict[int, _Pending] = {}
+        self._pending: dict[str, _Pending] = {}  # by id_key(id)
         self.notifications: list[Notification] = []
         self.agent_requests: list[Notification] = []
         self.problems: list[EnvelopeProblem] = []
@@ -125,7 +140,7 @@ class JsonRpcPeer:
         if params is not None:
             frame["params"] = params
         pending = _Pending(method, time.perf_counter())
-        self._pending[request_id] = pending
+        self._pending[id_key(request_id)] = pending
         try:
             await self._send(frame)
             limit = self.timeout if timeout is None else timeout
@@ -135,7 +150,7 @@ class JsonRpcPeer:
             self.transcript.add(NOTE, f"no response to id {request_id} ({method}) within {limit:g} s")
             raise TimeoutError(f"no response to {method} (id {request_id}) within {limit:g} s") from None
         finally:
-            self._pending.pop(request_id, None)
+            self._pending.pop(id_key(request_id), None)
         if pending.exited is not None:
             raise pending.exited
         elapsed = time.perf_counter() - pending.sent_at
@@ -144,6 +159,32 @@ class JsonRpcPeer:
         if error is not None and not isinstance(error, dict):
             error = {"code": None, "message": repr(error)}
         return Reply(request_id, method, got.get("result"), error, elapsed)
+
+    async def exchange_raw(
+        self, data: bytes, expect_id: Any = None, *, wait: bool, timeout: float
+    ) -> RawReply:
+        """Send one raw line; if ``wait``, wait for the response carrying ``expect_id``.
+
+        Used by fuzzing: the line may be anything, and the id may be any JSON value.
+        """
+        key = id_key(expect_id)
+        if wait and key in self._pending:
+            raise RuntimeError(f"a request with id {expect_id!r} is already in flight")
+        pending = _Pending("<raw>", time.perf_counter())
+        if wait:
+            self._pending[key] = pending
+        try:
+            await self.send_raw(data)
+            if not wait:
+                return RawReply(None, 0.0)
+            with anyio.move_on_after(timeout):
+                await pending.event.wait()
+        finally:
+            if wait:
+                self._pending.pop(key, None)
+        if pending.exited is not None:
+            raise pending.exited
+        return RawReply(pending.frame, time.perf_counter() - pending.sent_at)
 
     async def notify(self, method: str, params: Any = None) -> None:
         frame: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
@@ -179,7 +220,7 @@ class JsonRpcPeer:
             self._problem(index, p)
         if kind == "response":
             rid = frame.get("id")
-            pending = self._pending.get(rid) if isinstance(rid, int) and not isinstance(rid, bool) else None
+            pending = self._pending.get(id_key(rid))
             if pending is None:
                 self._problem(
                     index, f"response id {rid!r} matches no request in flight (unknown or answered twice)"
@@ -226,7 +267,8 @@ class JsonRpcPeer:
                 await anyio.sleep(0.01)
 
     def notifications_since(self, mark: int) -> list[Notification]:
-        return [n for n in self.notifications if n.index >= mark]
+        start = bisect.bisect_left(self.notifications, mark, key=lambda n: n.index)
+        return self.notifications[start:]
 
 
 def _reject_constant(name: str) -> float:

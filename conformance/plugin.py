@@ -79,6 +79,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="count broken SHOULDs (warn) as failures; pytest's own --strict implies it",
     )
     group.addoption(
+        "--profile",
+        dest="conformance_profile",
+        default="ci",
+        help="budget of the Hypothesis sequence and fuzz cases: ci (derandomized, bounded; default), dev, thorough",
+    )
+    group.addoption(
+        "--seed", dest="conformance_seed", type=int, default=None, help="seed of the sequence and fuzz cases"
+    )
+    group.addoption(
         "--report-dir",
         default=None,
         help="where report.json and junit.xml go (default reports/<agent>-<timestamp>/)",
@@ -161,6 +170,9 @@ def _agent_config(config: pytest.Config, report_dir: Path) -> AgentConfig:
         timeout=config.getoption("agent_timeout"),
         settle=config.getoption("settle"),
         sandbox=report_dir / "sandbox" / worker,
+        profile=config.getoption("conformance_profile"),
+        seed=config.getoption("conformance_seed"),
+        report_dir=report_dir,
     )
 
 

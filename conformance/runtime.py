@@ -26,7 +26,8 @@ from .transcript import NOTE, SEND, Entry, StderrTail, Transcript
 
 __all__ = ["CaseRecord", "Runtime"]
 
-CASE_BUDGET = 120.0  # seconds one case may take in all, whatever its requests' timeouts
+CASE_BUDGET = 600.0
+MAX_CASE_FRAMES = 2000  # seconds one case may take in all, whatever its requests' timeouts
 
 
 @dataclass
@@ -178,6 +179,15 @@ class Runtime:
         result = classify(exc, case.level, strict=self.strict)
         result = self._apply_envelope_problems(result, mark)
         entries = self.transcript.since(mark)
+        steps = details.get("steps")
+        if steps is not None:  # a sequence case: its transcript is the minimal sequence's frames
+            index = {e.index: e for e in entries}
+            entries = [
+                index[f["index"]] for s in steps for f in s.get("frames", []) if f.get("index") in index
+            ]
+        if len(entries) > MAX_CASE_FRAMES:
+            details["transcript_truncated"] = f"{len(entries) - MAX_CASE_FRAMES} earlier frames dropped"
+            entries = entries[-MAX_CASE_FRAMES:]
         if case.shows_handshake:
             entries = [e for e in self.handshake_entries if e.index < mark] + entries
         record = CaseRecord(

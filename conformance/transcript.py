@@ -7,7 +7,6 @@ included, and a reader can replay what the suite sent.
 
 from __future__ import annotations
 
-import collections
 import time
 from dataclasses import dataclass
 
@@ -27,7 +26,12 @@ class Entry:
     truncated: bool = False
 
     def to_json(self) -> dict[str, object]:
-        out: dict[str, object] = {"dir": self.direction, "t": round(self.t, 6), "frame": self.frame}
+        out: dict[str, object] = {
+            "index": self.index,
+            "dir": self.direction,
+            "t": round(self.t, 6),
+            "frame": self.frame,
+        }
         if self.truncated:
             out["truncated"] = True
         return out
@@ -38,8 +42,10 @@ class Transcript:
 
     def __init__(self, *, max_frame_chars: int = 4096, max_entries: int = 50_000) -> None:
         self._t0 = time.monotonic()
-        self._entries: collections.deque[Entry] = collections.deque(maxlen=max_entries)
+        self._entries: list[Entry] = []  # entries[i].index == self._first + i
+        self._first = 0
         self._count = 0
+        self.max_entries = max_entries
         self.max_frame_chars = max_frame_chars
 
     def add(self, direction: str, frame: str) -> Entry:
@@ -49,13 +55,17 @@ class Transcript:
         entry = Entry(self._count, direction, time.monotonic() - self._t0, frame, truncated)
         self._count += 1
         self._entries.append(entry)
+        if len(self._entries) > self.max_entries:  # drop the older half; memory stays bounded
+            drop = len(self._entries) // 2
+            del self._entries[:drop]
+            self._first += drop
         return entry
 
     def mark(self) -> int:
         return self._count
 
     def since(self, mark: int) -> list[Entry]:
-        return [e for e in self._entries if e.index >= mark]
+        return self._entries[max(0, mark - self._first) :]
 
     def __len__(self) -> int:
         return self._count

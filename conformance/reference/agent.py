@@ -31,6 +31,8 @@ from acp.agent.router import build_agent_router
 from acp.connection import Connection
 from acp.stdio import stdio_streams
 
+from .guard import guard_stdin
+
 __all__ = ["ReferenceAgent", "main", "not_found"]
 
 STATE_DIR = ".acp-reference-sessions"
@@ -55,10 +57,12 @@ class ReferenceAgent:
         self.state_dir = state_dir
         self.loaded: dict[str, dict[str, Any]] = {}  # sessions in memory
         self.known: set[str] = set()  # sessions on disk (index, so status needs no I/O)
+        self.listing: dict[str, dict[str, Any]] = {}  # session/list entries, kept in memory
         self.conn: Connection | None = None
         if self.persist:
             state_dir.mkdir(parents=True, exist_ok=True)
-            self.known = {p.stem for p in state_dir.glob("*.json")}
+            for path in state_dir.glob("*.json"):
+                self.index(json.loads(path.read_text(encoding="utf-8")))
 
     # -- the session/status method -------------------------------------------------------------
 
@@ -132,19 +136,13 @@ class ReferenceAgent:
             raise not_found(session_id)
         if not self.persist:
             self.known.discard(session_id)  # nothing to resume from: the session is gone
+            self.listing.pop(session_id, None)
         return {}
 
     async def list_sessions(
         self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
     ) -> dict[str, Any]:
-        entries = []
-        for session_id in sorted(self.known | set(self.loaded)):
-            session = self.loaded.get(session_id) or self.read(session_id)
-            if cwd is None or session["cwd"] == cwd:
-                entry = {k: session[k] for k in ("sessionId", "cwd", "updatedAt")}
-                if session["title"]:
-                    entry["title"] = session["title"]
-                entries.append(entry)
+        entries = [dict(e) for _, e in sorted(self.listing.items()) if cwd is None or e["cwd"] == cwd]
         return {"sessions": entries}
 
     async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> dict[str, Any]:
@@ -167,15 +165,21 @@ class ReferenceAgent:
 
     # -- storage and notifications -------------------------------------------------------------
 
+    def index(self, session: dict[str, Any]) -> None:
+        entry = {k: session[k] for k in ("sessionId", "cwd", "updatedAt")}
+        if session.get("title"):
+            entry["title"] = session["title"]
+        self.listing[session["sessionId"]] = entry
+        self.known.add(session["sessionId"])
+
     def save(self, session: dict[str, Any]) -> None:
+        self.index(session)
         if not self.persist:
-            self.known.add(session["sessionId"])
             return
         path = self.state_dir / f"{session['sessionId']}.json"
         tmp = path.with_suffix(".tmp")
         tmp.write_text(json.dumps(session), encoding="utf-8")
         os.replace(tmp, path)
-        self.known.add(session["sessionId"])
 
     def read(self, session_id: str) -> dict[str, Any]:
         if session_id in self.loaded:
@@ -198,6 +202,7 @@ async def serve(agent: ReferenceAgent, transform_out: Callable[[bytes], bytes] |
         return await router(method, params, is_notification)
 
     reader, writer = await stdio_streams(limit=64 * 1024 * 1024)
+    reader = await guard_stdin(reader, writer)  # the SDK crashes on some malformed frames
     if transform_out is not None:  # test hook: broken variants rewrite outgoing bytes
         write = writer.write
         writer.write = lambda data: write(transform_out(data))  # type: ignore[method-assign]

@@ -1,0 +1,52 @@
+"""Model-based sequences: Hypothesis-generated lifecycle and status calls against the session model."""
+
+from pathlib import Path
+
+import anyio.to_thread
+
+from conformance.acp import AcpTarget
+from conformance.machine import PROFILES, run_sequences
+from conformance.outcomes import Violation
+from conformance.registry import Level, case
+from conformance.replay import numbered_steps, write_replay
+from conformance.report import SPEC_REVISION
+
+from . import spec
+
+CASE_ID = "sequence.status.model-based"
+
+
+@case(CASE_ID, level=Level.MUST, spec=spec.NO_SIDE_EFFECTS)
+async def model_based_sequences(acp: AcpTarget, details: dict) -> None:
+    """Random sequences of lifecycle and status calls never contradict the session model."""
+    config = acp.runtime.config
+    report_dir = Path(config.report_dir) if config.report_dir else None
+    run = await anyio.to_thread.run_sync(
+        lambda: run_sequences(acp, PROFILES[config.profile], seed_value=config.seed, report_dir=report_dir)
+    )
+    details.update(profile=run.profile, seed=run.seed, examples=run.examples)
+    if run.failure is None:
+        return
+    steps = [s.to_json() for s in run.steps]
+    details["steps"] = steps
+    details["sequence"] = numbered_steps(run.steps)
+    if report_dir is not None:
+        path = write_replay(
+            report_dir / "replays",
+            case_id=CASE_ID,
+            command=config.command,
+            cwd=config.cwd,
+            agent_info=acp.agent_info,
+            spec_revision=SPEC_REVISION,
+            seed=run.seed,
+            profile=run.profile,
+            failure=run.failure,
+            steps=steps,
+        )
+        details["replay_file"] = str(path)
+    raise Violation(
+        f"{run.failure} (minimal sequence of {len(run.steps)} steps, seed {run.seed}"
+        + (f"; replay: python runner.py replay {details['replay_file']})" if "replay_file" in details else ")"),
+        expected="every answer allowed by the session model",
+        observed="\n".join(details["sequence"]),
+    )

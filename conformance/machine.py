@@ -1,0 +1,230 @@
+"""Hypothesis drives the sequence driver: a RuleBasedStateMachine over one agent.
+
+Each example gets a fresh model and fresh sessions on the shared agent process; only the
+methods the agent advertises are used. Hypothesis shrinks a failing sequence to a minimal one,
+and the last run (the shrunk sequence, replayed once more by Hypothesis) is what the report
+shows and the replay file holds.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import anyio.from_thread
+from hypothesis import HealthCheck, Phase, Verbosity, seed, settings
+from hypothesis import strategies as st
+from hypothesis.database import DirectoryBasedExampleDatabase
+from hypothesis.stateful import Bundle, RuleBasedStateMachine, precondition, rule, run_state_machine_as_test
+
+from .acp import AcpTarget
+from .sequences import Driver, SequenceFailure, Step
+
+__all__ = ["PROFILES", "Profile", "SequenceRun", "run_sequences"]
+
+
+MAX_SESSIONS = 3
+MAX_UNKNOWN = 2
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    max_examples: int
+    steps: int
+    restarts_per_example: int
+    restart_odds: int  # 1 in this many draws of the restart rule restarts (a restart costs seconds)
+    fixed_seed: int | None  # a fixed seed makes the run derandomized
+    database: bool
+
+
+PROFILES = {
+    "ci": Profile("ci", 100, steps=40, restarts_per_example=1, restart_odds=64, fixed_seed=0, database=False),
+    "dev": Profile(
+        "dev", 200, steps=20, restarts_per_example=1, restart_odds=32, fixed_seed=None, database=False
+    ),
+    "thorough": Profile(
+        "thorough", 1000, steps=40, restarts_per_example=2, restart_odds=8, fixed_seed=None, database=True
+    ),
+}
+
+
+@dataclass
+class SequenceRun:
+    profile: str
+    seed: int
+    examples: int
+    failure: str | None
+    steps: list[Step]
+
+
+def build_machine(
+    target: AcpTarget, new_driver: Callable[[], Driver], restarts: int, restart_odds: int
+) -> type[RuleBasedStateMachine]:
+    can = target.advertises
+    reopen = can("resume") or can("load")
+
+    class StatusMachine(RuleBasedStateMachine):
+        # Never-created ids share the bundle: every rule probes them too (status, resume, close…).
+        sessions = Bundle("sessions")
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.driver = new_driver()
+            self.restarts = 0
+
+        def _do(self, step: Step) -> None:
+            anyio.from_thread.run(self.driver.run, step)
+
+        # Few sessions per example, so steps pile up on each: the bugs worth finding need several
+        # lifecycle and status calls on the same session.
+        @precondition(lambda self: self.driver.count("s") < MAX_SESSIONS)
+        @rule(target=sessions)
+        def new(self) -> str:
+            ref = self.driver.next_ref("s")
+            self._do(Step("new", ref))
+            return ref
+
+        @precondition(lambda self: self.driver.count("u") < MAX_UNKNOWN)
+        @rule(target=sessions)
+        def unknown(self) -> str:
+            ref = self.driver.next_ref("u")
+            self._do(Step("unknown", ref))
+            return ref
+
+        @rule(ref=sessions, meta=st.booleans())
+        def status(self, ref: str, meta: bool) -> None:
+            self._do(Step("status", ref, meta=meta))
+
+        # Clients may call status often (a routing probe): a burst of calls on one session, each
+        # recorded as its own step, so shrinking finds the fewest calls that still fail.
+        @rule(ref=sessions, times=st.integers(2, 5))
+        def status_repeatedly(self, ref: str, times: int) -> None:
+            for _ in range(times):
+                self._do(Step("status", ref))
+
+        @rule(ref=sessions)
+        def prompt(self, ref: str) -> None:
+            self._do(Step("prompt", ref))
+
+        @rule(ref=sessions)
+        def cancel(self, ref: str) -> None:
+            self._do(Step("cancel", ref))
+
+        @precondition(lambda self: can("close"))
+        @rule(ref=sessions)
+        def close(self, ref: str) -> None:
+            self._do(Step("close", ref))
+
+        @precondition(lambda self: reopen)
+        @rule(ref=sessions)
+        def reopen(self, ref: str) -> None:
+            self._do(Step("reopen", ref))
+
+        # list and restart take a session they ignore: with none yet, only new and unknown can run,
+        # so examples do not spend their steps listing nothing.
+        @precondition(lambda self: can("list"))
+        @rule(_=sessions)
+        def list_sessions(self, _: str) -> None:
+            self._do(Step("list"))
+
+        # A restart costs a process start (0.1-1.6 s), so most draws of this rule do nothing:
+        # only the top ticket restarts. Shrinking lowers tickets (no restart) and deletes steps
+        # that do nothing, so it never adds restarts, and keeps one only where the failure needs it.
+        @precondition(lambda self: self.restarts < restarts)
+        @rule(_=sessions, ticket=st.integers(0, restart_odds - 1))
+        def restart(self, _: str, ticket: int) -> None:
+            if ticket == restart_odds - 1:
+                self.restarts += 1
+                self._do(Step("restart"))
+
+    return StatusMachine
+
+
+def run_sequences(
+    target: AcpTarget, profile: Profile, *, seed_value: int | None, report_dir: Path | None
+) -> SequenceRun:
+    """Run the state machine (call from a worker thread: steps run on the runtime's loop)."""
+    chosen = seed_value if seed_value is not None else profile.fixed_seed
+    if chosen is None:
+        chosen = random.SystemRandom().randrange(2**32)
+    last: dict[str, Any] = {}
+    examples = [0]
+
+    def new_driver() -> Driver:
+        examples[0] += 1
+        last["driver"] = Driver(target)
+        return last["driver"]
+
+    machine = build_machine(target, new_driver, profile.restarts_per_example, profile.restart_odds)
+
+    def factory() -> RuleBasedStateMachine:
+        return machine()
+
+    database = None
+    if profile.database and report_dir is not None:
+        database = DirectoryBasedExampleDatabase(str(report_dir.parent / ".hypothesis"))
+    config = settings(
+        max_examples=profile.max_examples,
+        stateful_step_count=profile.steps,
+        derandomize=profile.fixed_seed is not None and seed_value is None,
+        database=database,
+        deadline=None,
+        suppress_health_check=list(HealthCheck),
+        phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink],
+        report_multiple_bugs=False,
+        verbosity=Verbosity.quiet,
+        print_blob=False,
+    )
+    try:
+        run_state_machine_as_test(seed(chosen)(factory), settings=config)
+    except SequenceFailure:
+        driver: Driver = last["driver"]
+        failure, steps = minimize(target, driver.steps)
+        return SequenceRun(profile.name, chosen, examples[0], failure, steps)
+    return SequenceRun(profile.name, chosen, examples[0], None, [])
+
+
+def replay_steps(target: AcpTarget, steps: list[Step]) -> tuple[str | None, list[Step]]:
+    """Run steps on a fresh driver (from a worker thread): the failure, if any, and the steps run."""
+    driver = Driver(target)
+    fresh = [Step.from_json(s.to_json()) for s in steps]
+    try:
+        anyio.from_thread.run(driver.run_all, fresh)
+    except SequenceFailure as exc:
+        return str(exc), driver.steps
+    except ValueError:
+        return None, driver.steps  # a step lost the step that created its session
+    return None, driver.steps
+
+
+def minimize(target: AcpTarget, steps: list[Step]) -> tuple[str, list[Step]]:
+    """Remove steps one at a time while the failure stays: no step of the result can be removed.
+
+    Hypothesis shrinks well but not always to a 1-minimal sequence; this last pass replays the
+    candidates on the agent, and its final replay gives the frames the report shows.
+    """
+    current = [Step.from_json(s.to_json()) for s in steps]
+    failure, ran = replay_steps(target, current)
+    if failure is None:  # not reproducible on its own: report what Hypothesis saw
+        return (
+            "not reproducible when replayed alone (flaky or order-dependent); the steps Hypothesis ran:",
+            steps,
+        )
+    current = current[: len(ran)]
+    changed = True
+    while changed:
+        changed = False
+        for i in range(len(current)):
+            candidate = current[:i] + current[i + 1 :]
+            if not candidate:
+                continue
+            got, ran_candidate = replay_steps(target, candidate)
+            if got is not None:
+                current, changed = candidate[: len(ran_candidate)], True
+                break
+    failure, ran = replay_steps(target, current)
+    return failure or "the minimal sequence stopped failing on its last replay (flaky)", ran
