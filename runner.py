@@ -5,6 +5,7 @@
     python runner.py --agent "node my-agent.js"       # certify your agent (stdio)
     python runner.py --agent "my-agent" -k unknown    # only cases whose id matches
     python runner.py --agent "my-agent" -- -n auto    # anything after -- goes to pytest
+    python runner.py replay reports/<run>/replays/sequence.status.model-based.replay.json
 
 Exit codes: 0 conformant, 1 non-conformant, 2 usage or harness error, 3 not implemented.
 """
@@ -65,6 +66,13 @@ def build_parser() -> argparse.ArgumentParser:
         "-n", dest="numprocesses", metavar="N", help="run cases on N workers (pytest-xdist), e.g. auto"
     )
     p.add_argument("--alluredir", help="also write Allure results to this folder")
+    p.add_argument(
+        "--profile",
+        choices=["ci", "dev", "thorough"],
+        default="ci",
+        help="budget of the sequence and fuzz cases: ci (derandomized, bounded; default), dev, thorough",
+    )
+    p.add_argument("--seed", type=int, help="seed of the sequence and fuzz cases (printed by every run)")
     p.add_argument("-q", "--quiet", action="store_true", help="one character per case instead of one line")
     p.add_argument("--debug", action="store_true", help="show tracebacks of harness errors")
     p.add_argument("pytest_args", nargs="*", help="after --: arguments passed to pytest as-is")
@@ -131,10 +139,36 @@ def pytest_argv(args: argparse.Namespace) -> list[str]:
         argv += ["-n", args.numprocesses]
     if args.alluredir:
         argv += ["--alluredir", args.alluredir]
+    argv += ["--profile", args.profile]
+    if args.seed is not None:
+        argv += ["--seed", str(args.seed)]
     return argv + list(args.pytest_args)
 
 
+def replay_main(argv: list[str]) -> int:
+    p = argparse.ArgumentParser(
+        prog="python runner.py replay",
+        description="Re-send a recorded failing sequence to an agent; prints FIXED (exit 0) or STILL FAILING (exit 1).",
+    )
+    p.add_argument("file", help="a replay file (reports/<run>/replays/*.replay.json)")
+    p.add_argument("--agent", help="the agent to replay against (default: the command recorded in the file)")
+    p.add_argument("--cwd", help="working directory for the agent (default: a fresh temporary directory)")
+    p.add_argument("--env", action="append", default=[], metavar="K=V")
+    p.add_argument("--timeout", type=float, default=10.0)
+    args = p.parse_args(argv)
+    problem = check_agent_command(args.agent)
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return USAGE_ERROR
+    from conformance.replay_run import replay_file
+
+    return replay_file(Path(args.file), agent=args.agent, cwd=args.cwd, env=args.env, timeout=args.timeout)
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["replay"]:
+        return replay_main(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
     problem = check_agent_command(args.agent)

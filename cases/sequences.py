@@ -25,6 +25,8 @@ async def model_based_sequences(acp: AcpTarget, details: dict) -> None:
         lambda: run_sequences(acp, PROFILES[config.profile], seed_value=config.seed, report_dir=report_dir)
     )
     details.update(profile=run.profile, seed=run.seed, examples=run.examples)
+    if run.dry_examples:
+        details["budget_note"] = f"time budget spent: the last {run.dry_examples} examples ran no steps"
     if run.failure is None:
         return
     steps = [s.to_json() for s in run.steps]
@@ -46,7 +48,11 @@ async def model_based_sequences(acp: AcpTarget, details: dict) -> None:
         details["replay_file"] = str(path)
     raise Violation(
         f"{run.failure} (minimal sequence of {len(run.steps)} steps, seed {run.seed}"
-        + (f"; replay: python runner.py replay {details['replay_file']})" if "replay_file" in details else ")"),
+        + (
+            f"; replay: python runner.py replay {details['replay_file']})"
+            if "replay_file" in details
+            else ")"
+        ),
         expected="every answer allowed by the session model",
         observed="\n".join(details["sequence"]),
     )

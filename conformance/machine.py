@@ -9,6 +9,7 @@ shows and the replay file holds.
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,15 +40,25 @@ class Profile:
     restart_odds: int  # 1 in this many draws of the restart rule restarts (a restart costs seconds)
     fixed_seed: int | None  # a fixed seed makes the run derandomized
     database: bool
+    budget: float = 20.0  # seconds of generating before further examples run dry
 
 
 PROFILES = {
-    "ci": Profile("ci", 100, steps=40, restarts_per_example=1, restart_odds=64, fixed_seed=0, database=False),
+    "ci": Profile(
+        "ci", 100, steps=40, restarts_per_example=1, restart_odds=256, fixed_seed=0, database=False
+    ),
     "dev": Profile(
         "dev", 200, steps=20, restarts_per_example=1, restart_odds=32, fixed_seed=None, database=False
     ),
     "thorough": Profile(
-        "thorough", 1000, steps=40, restarts_per_example=2, restart_odds=8, fixed_seed=None, database=True
+        "thorough",
+        1000,
+        steps=40,
+        restarts_per_example=2,
+        restart_odds=8,
+        fixed_seed=None,
+        database=True,
+        budget=900,
     ),
 }
 
@@ -59,10 +70,20 @@ class SequenceRun:
     examples: int
     failure: str | None
     steps: list[Step]
+    dry_examples: int = 0  # examples that ran no steps because the time budget was spent
+
+
+def hypothesis_dir(report_dir: Path) -> Path:
+    """The example database of the thorough profile: beside the runs, in reports/.hypothesis."""
+    return report_dir.parent / ".hypothesis"
 
 
 def build_machine(
-    target: AcpTarget, new_driver: Callable[[], Driver], restarts: int, restart_odds: int
+    target: AcpTarget,
+    new_driver: Callable[[], Driver],
+    restarts: int,
+    restart_odds: int,
+    on_failure: Callable[[], None] = lambda: None,
 ) -> type[RuleBasedStateMachine]:
     can = target.advertises
     reopen = can("resume") or can("load")
@@ -77,7 +98,13 @@ def build_machine(
             self.restarts = 0
 
         def _do(self, step: Step) -> None:
-            anyio.from_thread.run(self.driver.run, step)
+            if self.driver.dry:
+                return
+            try:
+                anyio.from_thread.run(self.driver.run, step)
+            except SequenceFailure:
+                on_failure()
+                raise
 
         # Few sessions per example, so steps pile up on each: the bugs worth finding need several
         # lifecycle and status calls on the same session.
@@ -131,13 +158,14 @@ def build_machine(
         def list_sessions(self, _: str) -> None:
             self._do(Step("list"))
 
-        # A restart costs a process start (0.1-1.6 s), so most draws of this rule do nothing:
-        # only the top ticket restarts. Shrinking lowers tickets (no restart) and deletes steps
-        # that do nothing, so it never adds restarts, and keeps one only where the failure needs it.
+        # A restart costs a process start (0.1-1.6 s), so most draws of this rule do nothing: only
+        # one ticket in the middle of the range restarts (Hypothesis favours the ends of a range).
+        # Shrinking lowers tickets (no restart) and deletes steps that do nothing, so it never
+        # adds restarts, and keeps one only where the failure needs it.
         @precondition(lambda self: self.restarts < restarts)
         @rule(_=sessions, ticket=st.integers(0, restart_odds - 1))
         def restart(self, _: str, ticket: int) -> None:
-            if ticket == restart_odds - 1:
+            if ticket == restart_odds // 2 + 1:
                 self.restarts += 1
                 self._do(Step("restart"))
 
@@ -153,20 +181,33 @@ def run_sequences(
         chosen = random.SystemRandom().randrange(2**32)
     last: dict[str, Any] = {}
     examples = [0]
+    failed = [False]
+    dry = [0]
+
+    started = time.monotonic()
 
     def new_driver() -> Driver:
         examples[0] += 1
-        last["driver"] = Driver(target)
+        # Past the budget, and with nothing found yet, examples run no steps: a very slow agent
+        # ends the case in bounded time (the report says how many examples ran).
+        over = time.monotonic() - started > profile.budget and not failed[0]
+        dry[0] += over
+        last["driver"] = Driver(target, dry=over)
         return last["driver"]
 
-    machine = build_machine(target, new_driver, profile.restarts_per_example, profile.restart_odds)
+    def on_failure() -> None:
+        failed[0] = True
+
+    machine = build_machine(
+        target, new_driver, profile.restarts_per_example, profile.restart_odds, on_failure
+    )
 
     def factory() -> RuleBasedStateMachine:
         return machine()
 
     database = None
     if profile.database and report_dir is not None:
-        database = DirectoryBasedExampleDatabase(str(report_dir.parent / ".hypothesis"))
+        database = DirectoryBasedExampleDatabase(str(hypothesis_dir(report_dir)))
     config = settings(
         max_examples=profile.max_examples,
         stateful_step_count=profile.steps,
@@ -185,7 +226,7 @@ def run_sequences(
         driver: Driver = last["driver"]
         failure, steps = minimize(target, driver.steps)
         return SequenceRun(profile.name, chosen, examples[0], failure, steps)
-    return SequenceRun(profile.name, chosen, examples[0], None, [])
+    return SequenceRun(profile.name, chosen, examples[0], None, [], dry_examples=dry[0])
 
 
 def replay_steps(target: AcpTarget, steps: list[Step]) -> tuple[str | None, list[Step]]:

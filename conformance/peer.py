@@ -119,7 +119,11 @@ class JsonRpcPeer:
 
     async def _send(self, frame: dict[str, Any]) -> None:
         text = json.dumps(frame, ensure_ascii=False, separators=(",", ":"))
-        await self.send_raw(text.encode())
+        try:
+            data = text.encode()
+        except UnicodeEncodeError:  # a lone surrogate: only a \uXXXX escape can carry it
+            data = json.dumps(frame, ensure_ascii=True, separators=(",", ":")).encode()
+        await self.send_raw(data)
 
     async def send_raw(self, data: bytes) -> None:
         """Send one line as-is (used by fuzzing to send malformed frames)."""
@@ -185,6 +189,15 @@ class JsonRpcPeer:
         if pending.exited is not None:
             raise pending.exited
         return RawReply(pending.frame, time.perf_counter() - pending.sent_at)
+
+    def expect(self, frame_id: Any) -> _Pending:
+        """Register a response the suite may receive for a line it sends raw (fuzzing)."""
+        pending = _Pending("<raw>", time.perf_counter())
+        self._pending[id_key(frame_id)] = pending
+        return pending
+
+    def unexpect(self, frame_id: Any) -> None:
+        self._pending.pop(id_key(frame_id), None)
 
     async def notify(self, method: str, params: Any = None) -> None:
         frame: dict[str, Any] = {"jsonrpc": "2.0", "method": method}

@@ -55,8 +55,9 @@ class Step:
 
 
 class Driver:
-    def __init__(self, target: AcpTarget) -> None:
+    def __init__(self, target: AcpTarget, *, dry: bool = False) -> None:
         self.t = target
+        self.dry = dry
         self.model = SessionModel(persists=target.advertises("persist"))
         self.ids: dict[str, str] = {}
         self.steps: list[Step] = []
@@ -67,7 +68,8 @@ class Driver:
         # Each sequence works in a directory of its own, so session/list shows only its sessions
         # however many earlier sequences left behind on the same agent.
         self.cwd = os.path.join(target.cwd, ".sequences", uuid.uuid4().hex[:12])
-        os.makedirs(self.cwd, exist_ok=True)
+        if not dry:
+            os.makedirs(self.cwd, exist_ok=True)
 
     def count(self, kind: str) -> int:
         return self._counter[kind]

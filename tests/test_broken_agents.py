@@ -26,23 +26,36 @@ UNKNOWN_IDS_ANSWERED_AS_RESULT = {
     "status.error.unknown-session-data": "n/a",
 }
 
+SEQ = "sequence.status.model-based"
+FUZZ_PARAMS = "fuzz.status.params"
+
 # agent file in tests/agents -> (exit code, outcomes that differ from the baseline)
 BROKEN: dict[str, tuple[int, dict[str, str]]] = {
     "capability_true": (1, {"capability.status.object": "fail"}),
     "result_meta_not_object": (1, {"status.result.shape": "fail"}),
-    "new_session_inactive": (1, {"status.active.after-new": "fail"}),
+    # Its bug shows on every fresh session, so the fuzzers' live sessions see it too.
+    "new_session_inactive": (
+        1,
+        {"status.active.after-new": "fail", FUZZ_PARAMS: "fail", "fuzz.frames.survives": "fail"},
+    ),
     "still_active_after_close": (
         1,
         {
             "status.inactive.after-close": "fail",
             # its prerequisite, an inactive session made with session/close, cannot be had
             "status.no-side-effects.inactive-stays-inactive": "fail",
+            SEQ: "fail",
         },
     ),
     "active_after_restart": (1, {"status.inactive.after-restart": "fail"}),
     "unknown_internal_error": (
         1,
-        {"status.error.unknown-session-code": "fail", "status.error.long-session-id": "fail"},
+        {
+            "status.error.unknown-session-code": "fail",
+            "status.error.long-session-id": "fail",
+            FUZZ_PARAMS: "fail",
+            SEQ: "fail",
+        },
     ),
     "not_found_as_status": (
         1,
@@ -53,7 +66,7 @@ BROKEN: dict[str, tuple[int, dict[str, str]]] = {
             **UNKNOWN_IDS_ANSWERED_AS_RESULT,
         },
     ),
-    "no_error_data": (1, {"status.error.unknown-session-data": "fail"}),
+    "no_error_data": (1, {"status.error.unknown-session-data": "fail", SEQ: "fail"}),
     "wrong_error_message": (0, {"status.error.unknown-session-message": "warn"}),
     "may_inactive_resume_creates": (
         1,
@@ -61,25 +74,30 @@ BROKEN: dict[str, tuple[int, dict[str, str]]] = {
             "status.unknown.may-inactive": "fail",
             "status.no-side-effects.unknown-stays-unknown": "fail",
             "status.error.unknown-session-code": "info",
+            SEQ: "fail",
             **UNKNOWN_IDS_ANSWERED_AS_RESULT,
         },
     ),
-    "missing_id_internal_error": (1, {"status.params.missing-session-id": "fail"}),
-    "int_id_coerced": (1, {"status.params.non-string-session-id": "fail"}),
-    "null_id_unknown": (1, {"status.params.null-session-id": "fail"}),
+    "missing_id_internal_error": (1, {"status.params.missing-session-id": "fail", FUZZ_PARAMS: "fail"}),
+    "int_id_coerced": (1, {"status.params.non-string-session-id": "fail", FUZZ_PARAMS: "fail"}),
+    "null_id_unknown": (1, {"status.params.null-session-id": "fail", FUZZ_PARAMS: "fail"}),
     "envelope_missing_jsonrpc": (
         1,
         {
             "status.params.missing-session-id": "fail",
             "status.params.non-string-session-id": "fail",
             "status.params.null-session-id": "fail",
+            FUZZ_PARAMS: "fail",
         },
     ),
-    "status_loads_inactive": (1, {"status.no-side-effects.inactive-stays-inactive": "fail"}),
-    "status_creates_unknown": (1, {"status.no-side-effects.unknown-stays-unknown": "fail"}),
-    "status_replays_history": (1, {"status.no-side-effects.no-notifications": "fail"}),
-    "status_evicts_active": (1, {"status.no-side-effects.active-accepts-prompt": "fail"}),
-    "status_bumps_updated_at": (1, {"status.no-side-effects.list-unchanged": "fail"}),
+    "status_loads_inactive": (1, {"status.no-side-effects.inactive-stays-inactive": "fail", SEQ: "fail"}),
+    "status_creates_unknown": (1, {"status.no-side-effects.unknown-stays-unknown": "fail", SEQ: "fail"}),
+    "status_replays_history": (1, {"status.no-side-effects.no-notifications": "fail", SEQ: "fail"}),
+    "status_evicts_active": (
+        1,
+        {"status.no-side-effects.active-accepts-prompt": "fail", SEQ: "fail", FUZZ_PARAMS: "fail"},
+    ),
+    "status_bumps_updated_at": (1, {"status.no-side-effects.list-unchanged": "fail", SEQ: "fail"}),
     "crash_on_long_id": (1, {"status.error.long-session-id": "fail"}),
     "slow_status": (0, {"status.cheap.latency": "warn"}),
     "status_slower_than_list": (0, {"status.cheap.latency": "warn"}),
@@ -91,6 +109,25 @@ BROKEN: dict[str, tuple[int, dict[str, str]]] = {
             "capability.status.unadvertised-method-not-found": "warn",
         },
     ),
+    # Sequence-only bugs: no scripted case sees them (the 3rd-status one also trips the
+    # scripted 20-call case), the model-based sequences do.
+    "third_status_loads": (1, {SEQ: "fail", "status.no-side-effects.inactive-stays-inactive": "fail"}),
+    "status_duplicates_after_resume": (1, {SEQ: "fail"}),
+    "status_evicts_after_cancel": (1, {SEQ: "fail"}),
+    "status_meta_attaches": (1, {SEQ: "fail"}),
+    # Malformed-input bugs: only the fuzzers see them.
+    "sdk_without_guard": (1, {"fuzz.frames.survives": "fail", "fuzz.frames.error-codes": "warn"}),
+    "crash_on_control_chars": (1, {FUZZ_PARAMS: "fail"}),
+    "deep_meta_internal_error": (1, {FUZZ_PARAMS: "fail"}),
+    "string_id_answered_twice": (1, {"fuzz.frames.survives": "fail"}),
+}
+
+# The sequence-only agents, with the length of their minimal reproduction.
+SEQUENCE_ONLY = {
+    "third_status_loads": 6,
+    "status_duplicates_after_resume": 5,
+    "status_evicts_after_cancel": 4,
+    "status_meta_attaches": 4,
 }
 
 # Where one case has several rules, the message says which one was broken.

@@ -52,6 +52,7 @@ class ReferenceAgent:
 
     advertise_status = True
     persist = True
+    guard_input = True  # see guard.py: the SDK alone dies on a batch array
 
     def __init__(self, state_dir: Path) -> None:
         self.state_dir = state_dir
@@ -202,7 +203,8 @@ async def serve(agent: ReferenceAgent, transform_out: Callable[[bytes], bytes] |
         return await router(method, params, is_notification)
 
     reader, writer = await stdio_streams(limit=64 * 1024 * 1024)
-    reader = await guard_stdin(reader, writer)  # the SDK crashes on some malformed frames
+    if agent.guard_input:
+        reader = await guard_stdin(reader, writer)  # the SDK crashes on some malformed frames
     if transform_out is not None:  # test hook: broken variants rewrite outgoing bytes
         write = writer.write
         writer.write = lambda data: write(transform_out(data))  # type: ignore[method-assign]

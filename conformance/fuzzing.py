@@ -1,0 +1,97 @@
+"""Malformed-input fuzzing: Hypothesis draws inputs, the agent must answer as JSON-RPC says.
+
+A check runs on the runtime's loop; Hypothesis runs in a worker thread and shrinks a failing
+input to a small one, which the failure names. An agent that dies on an input is restarted
+before the next example, so shrinking can go on.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+import anyio.from_thread
+from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
+from hypothesis import strategies as st
+from hypothesis.database import DirectoryBasedExampleDatabase
+
+from .acp import AcpTarget
+from .machine import Profile
+
+__all__ = ["FuzzFailure", "LiveSession", "run_fuzz"]
+
+FUZZ_EXAMPLES = {"ci": 60, "dev": 150, "thorough": 1000}
+
+
+class FuzzFailure(AssertionError):
+    def __init__(self, message: str, *, should: bool = False) -> None:
+        super().__init__(message)
+        self.should = should
+
+
+class LiveSession:
+    """A fresh session for every input (so examples do not depend on each other), after
+    restarting the agent if an earlier input killed it."""
+
+    def __init__(self, target: AcpTarget) -> None:
+        self.t = target
+        self.sid: str | None = None
+        self.restarts = 0
+
+    async def ensure(self) -> str:
+        if not self.t.runtime.agent_alive:
+            self.restarts += 1
+            await self.t.runtime.restart_agent()
+        self.sid = await self.t.new_session()
+        return self.sid
+
+    def fill(self, value: Any) -> Any:
+        text = json.dumps(value).replace('"$live"', json.dumps(self.sid))
+        return json.loads(text)
+
+
+def run_fuzz(
+    strategy: st.SearchStrategy[Any],
+    check: Callable[[Any], Awaitable[None]],
+    profile: Profile,
+    seed_value: int | None,
+    database_dir: Path | None = None,
+) -> tuple[int, Any, FuzzFailure | None]:
+    """Run ``check`` on drawn inputs (from a worker thread): (seed, failing input, failure)."""
+    chosen = seed_value if seed_value is not None else profile.fixed_seed
+    if chosen is None:
+        chosen = random.SystemRandom().randrange(2**32)
+    last: dict[str, Any] = {}
+
+    @seed(chosen)
+    @settings(
+        max_examples=FUZZ_EXAMPLES[profile.name],
+        derandomize=False,
+        database=DirectoryBasedExampleDatabase(str(database_dir))
+        if profile.database and database_dir
+        else None,
+        deadline=None,
+        suppress_health_check=list(HealthCheck),
+        phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink],
+        report_multiple_bugs=False,
+        verbosity=Verbosity.quiet,
+        print_blob=False,
+    )
+    @given(strategy)
+    def test(value: Any) -> None:
+        last["input"] = value
+        anyio.from_thread.run(check, value)
+
+    try:
+        test()
+    except FuzzFailure as exc:
+        return chosen, last.get("input"), exc
+    return chosen, None, None
+
+
+async def settle() -> None:
+    await anyio.sleep(0.02)

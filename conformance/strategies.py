@@ -1,0 +1,205 @@
+"""Hypothesis strategies for session/status params and for malformed JSON-RPC frames.
+
+Written directly (hypothesis-jsonschema does not work with current Hypothesis). Each drawn
+input carries what the spec expects of the answer, so the fuzz cases stay small.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from hypothesis import strategies as st
+
+__all__ = ["FrameInput", "ParamsInput", "malformed_frames", "status_params"]
+
+LIVE = "$live"  # replaced by a live session id when the input is sent
+
+
+@dataclass(frozen=True)
+class ParamsInput:
+    params: Any
+    expect: str  # "status" (a result or -32002), "invalid" (-32602), "either" (-32602 or a status)
+
+    def describe(self) -> str:
+        text = json.dumps(self.params, ensure_ascii=True)
+        return text if len(text) <= 300 else f"{text[:300]}… ({len(text)} chars)"
+
+
+def _strings() -> st.SearchStrategy[str]:
+    return st.one_of(
+        st.text(max_size=40),
+        st.text(st.characters(max_codepoint=0x1F), min_size=1, max_size=20),  # control characters
+        st.text(st.characters(min_codepoint=0x80), min_size=1, max_size=20),  # non-ASCII, emoji, RTL
+        st.sampled_from(["", " ", "sess_", "../../etc/passwd", "%s%n", "null", "\u202e", "\ufeff"]),
+        st.integers(1, 1 << 20).map(lambda n: "s" * n),  # up to 1 MB
+    )
+
+
+def _nested(depth: int) -> Any:
+    value: Any = {"leaf": True}
+    for i in range(depth):
+        value = {f"k{i}": value}
+    return value
+
+
+_json_scalar = st.one_of(
+    st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), st.text(max_size=10)
+)
+_non_string = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.floats(allow_nan=False),
+    st.lists(_json_scalar, max_size=3),
+    st.dictionaries(st.text(max_size=5), _json_scalar, max_size=3),
+)
+_meta = st.one_of(
+    st.none(),
+    st.dictionaries(st.text(max_size=10), _json_scalar, max_size=4),
+    st.integers(1, 200).map(_nested),  # deep _meta
+)
+_extra = st.dictionaries(
+    st.text(min_size=1, max_size=8).filter(lambda k: k not in ("sessionId", "_meta")),
+    _json_scalar,
+    max_size=3,
+)
+
+
+@st.composite
+def status_params(draw: st.DrawFn) -> ParamsInput:
+    kind = draw(
+        st.sampled_from(["valid-live", "valid-unknown", "missing", "non-string", "not-object", "bad-meta"])
+    )
+    if kind == "not-object":
+        return ParamsInput(
+            draw(st.one_of(st.lists(_json_scalar, max_size=3), st.text(max_size=10), st.integers())),
+            "invalid",
+        )
+    params: dict[str, Any] = draw(_extra)
+    if kind == "valid-live":
+        params["sessionId"] = LIVE
+    elif kind == "valid-unknown":
+        params["sessionId"] = draw(_strings())
+    elif kind == "non-string":
+        params["sessionId"] = draw(_non_string)
+    elif kind == "bad-meta":
+        params["sessionId"] = LIVE
+        params["_meta"] = draw(
+            st.one_of(st.integers(), st.text(max_size=5), st.lists(st.integers(), max_size=2))
+        )
+        return ParamsInput(params, "either")  # _meta is deserialized with default-on-error
+    if kind in ("valid-live", "valid-unknown") and draw(st.booleans()):
+        params["_meta"] = draw(_meta)
+    return ParamsInput(params, {"missing": "invalid", "non-string": "invalid"}.get(kind, "status"))
+
+
+@dataclass(frozen=True)
+class FrameInput:
+    kind: str
+    line: bytes
+    response_id: Any  # the id a response must carry
+    response: str  # "required" (a request), "error" (SHOULD answer with code), "none" (must not answer)
+    code: int | None = None  # the JSON-RPC error code that applies
+
+    def describe(self) -> str:
+        text = repr(self.line[:200])
+        return f"{self.kind}: {text}{'…' if len(self.line) > 200 else ''} ({len(self.line)} bytes)"
+
+
+def _request(frame_id: Any, **extra: Any) -> bytes:
+    body = {
+        "jsonrpc": "2.0",
+        "id": frame_id,
+        "method": "session/status",
+        "params": {"sessionId": LIVE},
+        **extra,
+    }
+    return json.dumps(body).encode()
+
+
+@st.composite
+def malformed_frames(draw: st.DrawFn) -> FrameInput:
+    kind = draw(
+        st.sampled_from(
+            [
+                "not-json",
+                "bad-utf8",
+                "wrong-jsonrpc",
+                "odd-id",
+                "invalid-id",
+                "batch",
+                "empty",
+                "notification",
+                "long-line",
+            ]
+        )
+    )
+    if kind == "not-json":
+        one_line = st.text(st.characters(blacklist_characters="\n\r"), min_size=1, max_size=50)
+        text = draw(one_line.filter(lambda t: t.strip() and not _is_json(t)))
+        return FrameInput(kind, text.encode(), None, "error", -32700)
+    if kind == "bad-utf8":
+        return FrameInput(kind, b'{"jsonrpc":"2.0","id":1,"method":"\xff\xfe"}', None, "error", -32700)
+    if kind == "wrong-jsonrpc":
+        version = draw(st.sampled_from(["1.0", "2", 2.0, None]))
+        frame_id = draw(st.integers(10**6, 10**7))
+        return FrameInput(kind, _request(frame_id, jsonrpc=version), frame_id, "error", -32600)
+    if kind == "odd-id":
+        frame_id = draw(
+            st.one_of(
+                st.none(),
+                st.floats(0.5, 1e6).filter(lambda f: not f.is_integer()),
+                st.integers(2**53, 2**70),
+                st.text(min_size=1, max_size=20),
+                st.integers(-(10**6), -1),
+            )
+        )
+        return FrameInput(kind, _request(frame_id), frame_id, "required")
+    if kind == "invalid-id":
+        frame_id = draw(
+            st.one_of(
+                st.booleans(),
+                st.lists(st.integers(), max_size=2),
+                st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
+            )
+        )
+        return FrameInput(kind, _request(frame_id), None, "error", -32600)
+    if kind == "batch":
+        items = draw(st.integers(0, 2))
+        return FrameInput(
+            kind,
+            json.dumps([json.loads(_request(9_000_000 + i)) for i in range(items)]).encode(),
+            None,
+            "error",
+            -32600,
+        )
+    if kind == "empty":
+        return FrameInput(kind, draw(st.sampled_from([b"", b" ", b"\t", b"\r"])), None, "none")
+    if kind == "notification":
+        method = draw(
+            st.sampled_from(["session/cancel", "session/status", "_unknown/notification", "no/such"])
+        )
+        return FrameInput(
+            kind,
+            json.dumps({"jsonrpc": "2.0", "method": method, "params": {"sessionId": LIVE}}).encode(),
+            None,
+            "none",
+        )
+    size = draw(st.sampled_from([100_000, 1_000_000, 3_000_000]))
+    return FrameInput(
+        kind,
+        b'{"jsonrpc":"2.0","id":5,"method":"session/status","params":{"sessionId":"' + b"x" * size,
+        None,
+        "error",
+        -32700,
+    )
+
+
+def _is_json(text: str) -> bool:
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True

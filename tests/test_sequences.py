@@ -1,0 +1,72 @@
+"""Sequence-only bugs are caught with a minimal, replayable reproduction."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from jsonschema import Draft202012Validator
+
+from .conftest import ROOT, RUNNER, agent_command
+from .test_broken_agents import SEQ, SEQUENCE_ONLY
+
+REPLAY_SCHEMA = json.loads((ROOT / "schemas" / "replay.schema.json").read_text())
+REFERENCE = f"{sys.executable} -m conformance.reference.agent"
+
+
+def replay(path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, str(RUNNER), "replay", str(path), *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+    )
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("agent", sorted(SEQUENCE_ONLY))
+def test_sequence_bug_is_caught_minimal_and_replayable(agent: str, suite, tmp_path: Path) -> None:
+    run = suite("--agent", agent_command(agent), "-k", "sequence")
+    case = run.case(SEQ)
+    assert case["outcome"] == "fail", case["message"]
+    assert case["details"]["seed"] == 0 and case["details"]["profile"] == "ci"
+    sequence = [line for line in case["details"]["sequence"] if not line.startswith(" ")]
+    assert len(sequence) == SEQUENCE_ONLY[agent], "\n".join(sequence)
+    assert sequence[0].startswith("1. ") and "-->" in "\n".join(case["details"]["sequence"])
+    assert f"seed {case['details']['seed']}" in case["message"]
+
+    path = Path(case["details"]["replay_file"])
+    data = json.loads(path.read_text())
+    Draft202012Validator(REPLAY_SCHEMA).validate(data)
+    assert len(data["steps"]) == SEQUENCE_ONLY[agent]
+
+    still = replay(path)
+    assert still.returncode == 1 and "STILL FAILING" in still.stdout, still.stdout + still.stderr
+    fixed = replay(path, "--agent", REFERENCE)
+    assert fixed.returncode == 0 and "FIXED" in fixed.stdout, fixed.stdout + fixed.stderr
+
+    # Minimal: without any one of its steps, the sequence no longer fails.
+    for i in range(len(data["steps"])):
+        shorter = dict(data, steps=data["steps"][:i] + data["steps"][i + 1 :])
+        candidate = tmp_path / f"without-{i}.json"
+        candidate.write_text(json.dumps(shorter))
+        result = replay(candidate)
+        assert result.returncode == 0, f"step {i + 1} can be removed:\n{result.stdout}"
+
+
+def test_replay_of_a_bad_file_is_a_usage_error(tmp_path: Path) -> None:
+    bad = tmp_path / "x.json"
+    bad.write_text("{}")
+    result = replay(bad)
+    assert result.returncode == 2 and "not a replay file" in result.stderr
+
+
+def test_dev_profile_prints_and_honours_its_seed(suite) -> None:
+    run = suite("-k", "sequence or fuzz.status", "--profile", "dev", "--seed", "7")
+    assert run.code == 0, run.stderr
+    assert {run.case(SEQ)["details"]["seed"], run.case("fuzz.status.params")["details"]["seed"]} == {7}
+    assert run.case(SEQ)["details"]["profile"] == "dev"
