@@ -9,6 +9,7 @@ with pytest's reports, so ``-n auto`` gives one report.
 
 from __future__ import annotations
 
+import random
 import sys
 from pathlib import Path
 from typing import Any
@@ -120,6 +121,12 @@ def pytest_configure(config: pytest.Config) -> None:
         if config.option.xmlpath is None:
             config.option.xmlpath = str(report_dir / "junit.xml")
     config._conformance_report_dir = report_dir  # type: ignore[attr-defined]
+    if worker is not None:
+        config.option.conformance_seed = worker["conformance_seed"]
+    elif config.getoption("conformance_seed") is None:
+        # One seed per run, shared by every worker and case, and printed in the summary.
+        fixed = config.getoption("conformance_profile") == "ci"
+        config.option.conformance_seed = 0 if fixed else random.SystemRandom().randrange(2**32)
     try:
         agent_config = _agent_config(config, report_dir)
     except UsageError as exc:
@@ -131,6 +138,8 @@ def pytest_configure(config: pytest.Config) -> None:
             cwd=agent_config.cwd,
             strict=_strict(config),
             timeout=agent_config.timeout,
+            profile=agent_config.profile,
+            seed=agent_config.seed,
         )
         _CONTROLLER_REPORT[0] = config.stash[REPORT]
 
@@ -182,6 +191,7 @@ def pytest_configure_node(node: Any) -> None:
     report_dir = getattr(node.config, "_conformance_report_dir", None)
     if report_dir is not None:
         node.workerinput["conformance_report_dir"] = str(report_dir)
+        node.workerinput["conformance_seed"] = node.config.getoption("conformance_seed")
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:

@@ -43,6 +43,8 @@ class RunReport:
     cwd: str
     strict: bool
     timeout: float
+    profile: str = "ci"
+    seed: int | None = None
     started: float = field(default_factory=time.time)
     agent: dict[str, Any] = field(default_factory=dict)
     cases: list[dict[str, Any]] = field(default_factory=list)
@@ -85,7 +87,12 @@ class RunReport:
             },
             "started": datetime.fromtimestamp(self.started, UTC).isoformat(),
             "duration": round(time.time() - self.started, 3),
-            "options": {"strict": self.strict, "timeout": self.timeout},
+            "options": {
+                "strict": self.strict,
+                "timeout": self.timeout,
+                "profile": self.profile,
+                "seed": self.seed,
+            },
             "verdict": {"label": v.label, "exitCode": v.exit_code, "explanation": v.explanation},
             "counts": self.counts(),
             "notes": self.notes,
@@ -109,7 +116,7 @@ class RunReport:
         cols = [o for o in OUTCOME_ORDER]
         lines = [
             clean(f"session/status conformance: {label} — {' '.join(self.command)[:120]}"),
-            f"spec revision: {SPEC_REVISION}",
+            f"spec revision: {SPEC_REVISION}    profile: {self.profile}    seed: {self.seed} (rerun with --seed {self.seed})",
             "level   " + " ".join(f"{c:>13}" for c in cols),
         ]
         for lv, row in counts["by_level"].items():
