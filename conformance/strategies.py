@@ -139,7 +139,7 @@ def malformed_frames(draw: st.DrawFn) -> FrameInput:
     if kind == "not-json":
         one_line = st.text(st.characters(blacklist_characters="\n\r"), min_size=1, max_size=50)
         text = draw(one_line.filter(lambda t: t.strip() and not _is_json(t)))
-        return FrameInput(kind, text.encode(), None, "error", -32700)
+        return FrameInput(kind, text.encode("utf-8", "surrogatepass"), None, "error", -32700)
     if kind == "bad-utf8":
         return FrameInput(kind, b'{"jsonrpc":"2.0","id":1,"method":"\xff\xfe"}', None, "error", -32700)
     if kind == "wrong-jsonrpc":
