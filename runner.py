@@ -44,6 +44,19 @@ def build_parser() -> argparse.ArgumentParser:
         help="extra environment variable for the agent (repeatable)",
     )
     p.add_argument(
+        "--secret-env",
+        action="append",
+        default=[],
+        metavar="K=V",
+        help="like --env, and the value is redacted from reports (names with KEY/TOKEN/SECRET are anyway)",
+    )
+    p.add_argument(
+        "--run-budget",
+        type=float,
+        default=1800.0,
+        help="seconds for the whole run; later cases are reported as not run",
+    )
+    p.add_argument(
         "--auth-method",
         metavar="ID",
         help="call authenticate with this method id after initialize (e.g. openai-api-key)",
@@ -124,6 +137,9 @@ def pytest_argv(args: argparse.Namespace) -> list[str]:
         argv += ["--cwd", args.cwd]
     for pair in args.env:
         argv += ["--env", pair]
+    for pair in args.secret_env:
+        argv += ["--secret-env", pair]
+    argv += ["--run-budget", str(args.run_budget)]
     if args.auth_method:
         argv += ["--auth-method", args.auth_method]
     argv += ["--timeout", str(args.timeout)]

@@ -31,7 +31,7 @@ async def _fuzz(acp: AcpTarget, details: dict, strategy, check) -> None:
     profile = PROFILES[config.profile]
     database = hypothesis_dir(Path(config.report_dir)) if config.report_dir else None
     used_seed, failing, failure = await anyio.to_thread.run_sync(
-        lambda: run_fuzz(strategy, check, profile, config.seed, database)
+        lambda: run_fuzz(acp, strategy, check, profile, config.seed, database)
     )
     details.update(profile=profile.name, seed=used_seed)
     if failure is not None:

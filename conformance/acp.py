@@ -59,6 +59,12 @@ class AcpTarget:
             raise HarnessError(f"the agent answered initialize with {reply.describe()}")
         if not isinstance(reply.result, dict):
             raise HarnessError(f"the agent answered initialize with a non-object result: {reply.describe()}")
+        version = reply.result.get("protocolVersion")
+        if version != PROTOCOL_VERSION:
+            raise HarnessError(
+                f"the agent answered initialize with protocolVersion {version!r}; this suite checks ACP v1 "
+                f"(protocolVersion {PROTOCOL_VERSION})"
+            )
         self.init_result = reply.result
         method = self.runtime.config.auth_method
         if method:

@@ -56,6 +56,8 @@ class AgentConfig:
     timeout: float = 10.0
     settle: float = 0.05
     embedded: bool = False
+    run_budget: float = 1800.0  # seconds for the whole run; later cases are reported as not run
+    secrets: list[str] = field(default_factory=list)  # values to redact from reports
     profile: str = "ci"  # Hypothesis profile for sequence and fuzz cases: ci | dev | thorough
     seed: int | None = None
     report_dir: str | None = None

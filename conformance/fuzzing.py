@@ -21,6 +21,7 @@ from hypothesis.database import DirectoryBasedExampleDatabase
 
 from .acp import AcpTarget
 from .machine import Profile
+from .runtime import RunInterrupted
 
 __all__ = ["FuzzFailure", "LiveSession", "run_fuzz"]
 
@@ -55,6 +56,7 @@ class LiveSession:
 
 
 def run_fuzz(
+    target: AcpTarget,
     strategy: st.SearchStrategy[Any],
     check: Callable[[Any], Awaitable[None]],
     profile: Profile,
@@ -83,6 +85,8 @@ def run_fuzz(
     )
     @given(strategy)
     def test(value: Any) -> None:
+        if target.runtime.closing:
+            raise RunInterrupted
         last["input"] = value
         anyio.from_thread.run(check, value)
 

@@ -22,6 +22,7 @@ from hypothesis.database import DirectoryBasedExampleDatabase
 from hypothesis.stateful import Bundle, RuleBasedStateMachine, precondition, rule, run_state_machine_as_test
 
 from .acp import AcpTarget
+from .runtime import RunInterrupted
 from .sequences import Driver, SequenceFailure, Step
 
 __all__ = ["PROFILES", "Profile", "SequenceRun", "run_sequences"]
@@ -98,6 +99,8 @@ def build_machine(
             self.restarts = 0
 
         def _do(self, step: Step) -> None:
+            if target.runtime.closing:
+                raise RunInterrupted
             if self.driver.dry:
                 return
             try:

@@ -149,6 +149,7 @@ class Verdict(enum.Enum):
     NON_CONFORMANT = ("non-conformant", 1, "the agent breaks at least one MUST requirement")
     ERROR = ("error", 2, "the suite could not finish: a case errored (harness or agent crash)")
     UNIMPLEMENTED = ("unimplemented", 3, "the agent does not advertise session/status")
+    INCOMPLETE = ("incomplete", 2, "the run was interrupted before every selected case ran")
 
     @property
     def label(self) -> str:

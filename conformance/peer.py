@@ -274,6 +274,15 @@ class JsonRpcPeer:
                 pending.exited = self.exited
                 pending.event.set()
 
+    def abort(self, code: int | None) -> None:
+        """The suite stopped the agent: fail whatever still waits for it, at once."""
+        if self.exited is None:
+            self.exited = AgentExited(code, "(stopped by the suite)")
+        for pending in list(self._pending.values()):
+            if pending.frame is None and pending.exited is None:
+                pending.exited = self.exited
+                pending.event.set()
+
     async def _wait_exit_briefly(self) -> None:
         with anyio.move_on_after(1.0):
             while self.exited is None:

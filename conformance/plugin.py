@@ -19,6 +19,7 @@ import pytest
 from .config import AgentConfig, UsageError
 from .items import CaseItem, CaseModule, is_case_file
 from .outcomes import TERMINAL, AgentExited, CaseSignal, Outcome
+from .redact import redact, secret_env_values
 from .registry import Level
 from .report import RunReport, clean, default_report_dir
 from .runtime import Runtime
@@ -53,6 +54,20 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=[],
         metavar="K=V",
         help="extra environment variable for the agent (repeatable)",
+    )
+    group.addoption(
+        "--secret-env",
+        dest="agent_secret_env",
+        action="append",
+        default=[],
+        metavar="K=V",
+        help="like --env, and the value is redacted from every report (names with KEY/TOKEN/SECRET are anyway)",
+    )
+    group.addoption(
+        "--run-budget",
+        type=float,
+        default=1800.0,
+        help="seconds for the whole run; cases after it are reported as not run (default 1800)",
     )
     group.addoption(
         "--auth-method",
@@ -140,6 +155,7 @@ def pytest_configure(config: pytest.Config) -> None:
             timeout=agent_config.timeout,
             profile=agent_config.profile,
             seed=agent_config.seed,
+            secrets=agent_config.secrets,
         )
         _CONTROLLER_REPORT[0] = config.stash[REPORT]
 
@@ -171,10 +187,10 @@ def _agent_label(config: pytest.Config) -> str:
 
 def _agent_config(config: pytest.Config, report_dir: Path) -> AgentConfig:
     worker = getattr(config, "workerinput", {}).get("workerid", "main")
-    return AgentConfig.from_options(
+    agent_config = AgentConfig.from_options(
         config.getoption("agent"),
         cwd=config.getoption("agent_cwd"),
-        env=config.getoption("agent_env"),
+        env=config.getoption("agent_env") + config.getoption("agent_secret_env"),
         auth_method=config.getoption("auth_method"),
         timeout=config.getoption("agent_timeout"),
         settle=config.getoption("settle"),
@@ -183,6 +199,10 @@ def _agent_config(config: pytest.Config, report_dir: Path) -> AgentConfig:
         seed=config.getoption("conformance_seed"),
         report_dir=report_dir,
     )
+    agent_config.run_budget = config.getoption("run_budget")
+    marked = [pair.partition("=")[2] for pair in config.getoption("agent_secret_env")]
+    agent_config.secrets = secret_env_values(agent_config.env, marked)
+    return agent_config
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -275,18 +295,28 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
             "reproduction": record.reproduction,
             "details": record.details,
         }
-    report.conformance = {  # type: ignore[attr-defined]
-        "id": case.id,
-        "title": case.title,
-        "level": case.level.value,
-        "area": case.area,
-        "needs": list(case.needs),
-        "spec": {"source": case.spec.source, "section": case.spec.section, "sentence": case.spec.sentence},
-        "nodeid": item.nodeid,
-        **result,
-        **body,
-    }
+    secrets = item.config._conformance_agent.secrets  # type: ignore[attr-defined]
+    report.conformance = redact(  # type: ignore[attr-defined]
+        {
+            "id": case.id,
+            "title": case.title,
+            "level": case.level.value,
+            "area": case.area,
+            "needs": list(case.needs),
+            "spec": {
+                "source": case.spec.source,
+                "section": case.spec.section,
+                "sentence": case.spec.sentence,
+            },
+            "nodeid": item.nodeid,
+            **result,
+            **body,
+        },
+        secrets,
+    )
     report.user_properties.append(("outcome", result["outcome"]))
+    if isinstance(report.longrepr, str):
+        report.longrepr = redact(report.longrepr, secrets)
 
 
 def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -> tuple[str, str, str] | None:
@@ -308,11 +338,17 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if runtime is not None:
         runtime.close()
     report = config.stash.get(REPORT, None)
-    if report is None or hasattr(config, "workerinput") or not report.cases:
+    if report is None or hasattr(config, "workerinput"):
+        return
+    if exitstatus == pytest.ExitCode.INTERRUPTED:
+        report.incomplete = True
+    elif not report.cases:
         return
     path = report.write(config._conformance_report_dir)  # type: ignore[attr-defined]
     config._conformance_report_path = path  # type: ignore[attr-defined]
-    if exitstatus in (0, 1):  # keep pytest's own codes for interrupts and usage errors
+    if report.incomplete:
+        LAST_RUN["message"] = f"interrupted: partial report (marked incomplete) in {path}"
+    elif exitstatus in (0, 1):  # keep pytest's own codes for usage errors
         session.exitstatus = report.verdict().exit_code
         LAST_RUN.update(verdict=report.verdict(), report=str(path))
 

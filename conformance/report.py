@@ -13,6 +13,7 @@ from typing import Any
 
 from . import __version__
 from .outcomes import Outcome, Verdict, verdict
+from .redact import redact
 from .registry import Level
 
 __all__ = ["RunReport", "default_report_dir"]
@@ -49,6 +50,8 @@ class RunReport:
     agent: dict[str, Any] = field(default_factory=dict)
     cases: list[dict[str, Any]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    incomplete: bool = False  # interrupted: not every selected case ran
+    secrets: list[str] = field(default_factory=list)
 
     def add(self, record: dict[str, Any]) -> None:
         self.cases.append(record)
@@ -60,6 +63,8 @@ class RunReport:
         return isinstance(session, dict) and session.get("status") is not None
 
     def verdict(self) -> Verdict:
+        if self.incomplete:
+            return Verdict.INCOMPLETE
         return verdict((Outcome(c["outcome"]) for c in self.cases), status_advertised=self.status_advertised)
 
     def counts(self) -> dict[str, Any]:
@@ -96,6 +101,7 @@ class RunReport:
             "verdict": {"label": v.label, "exitCode": v.exit_code, "explanation": v.explanation},
             "counts": self.counts(),
             "notes": self.notes,
+            "incomplete": self.incomplete,
             "cases": cases,
         }
 
@@ -103,7 +109,8 @@ class RunReport:
         directory.mkdir(parents=True, exist_ok=True)
         path = directory / "report.json"
         tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(self.to_json(), indent=2, ensure_ascii=False), encoding="utf-8")
+        body = redact(self.to_json(), self.secrets)
+        tmp.write_text(json.dumps(body, indent=2, ensure_ascii=False), encoding="utf-8")
         os.replace(tmp, path)
         return path
 

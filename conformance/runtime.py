@@ -24,9 +24,10 @@ from .registry import Case
 from .stdio import StdioProcess
 from .transcript import NOTE, SEND, Entry, StderrTail, Transcript
 
-__all__ = ["CaseRecord", "Runtime"]
+__all__ = ["CaseRecord", "RunInterrupted", "Runtime"]
 
 CASE_BUDGET = 600.0
+SILENT_CASES_LIMIT = 3
 MAX_CASE_FRAMES = 2000  # seconds one case may take in all, whatever its requests' timeouts
 
 
@@ -38,6 +39,10 @@ class CaseRecord:
     stderr: str = ""
     reproduction: list[str] = field(default_factory=list)
     details: dict[str, Any] = field(default_factory=dict)
+
+
+class RunInterrupted(KeyboardInterrupt):
+    """Raised in worker threads when the run is closing; Hypothesis re-raises it at once."""
 
 
 class _AgentProcess:
@@ -63,6 +68,7 @@ class _AgentProcess:
         finally:
             with anyio.CancelScope(shield=True):
                 await self.process.terminate()
+            self.peer.abort(self.process.returncode)
 
     def stop(self) -> None:
         self._stop.set()
@@ -82,6 +88,11 @@ class Runtime:
         self._root_future, _ = self._portal.start_task(self._root)
         self.handshake_entries: list[Entry] = []
         self.starts = 0
+        self.pgids: list[int] = []
+        self.closing = False
+        self.started_at = time.monotonic()
+        self.silent_cases = 0  # consecutive cases in which the agent answered nothing in time
+        self._reported_problems: dict[int, int] = {}  # id(peer) -> problems already reported
 
     async def _root(self, *, task_status: anyio.abc.TaskStatus[None]) -> None:
         async with anyio.create_task_group() as tg:
@@ -106,6 +117,8 @@ class Runtime:
         self.starts += 1
         mark = self.transcript.mark()
         self._agent = await self._tg.start(_AgentProcess(self.config, self.transcript, self.stderr).run)
+        if self._agent.process.pgid is not None:
+            self.pgids.append(self._agent.process.pgid)
         try:
             return await self.target.handshake()
         finally:
@@ -133,6 +146,7 @@ class Runtime:
         return self._portal.call(self.start_agent)
 
     def close(self) -> None:
+        self.closing = True  # worker threads (Hypothesis) stop at their next step
         with contextlib.suppress(Exception):
             self._portal.call(self.stop_agent)
         with contextlib.suppress(Exception):
@@ -151,6 +165,16 @@ class Runtime:
 
     async def _run_case(self, case: Case) -> CaseRecord:
         started = time.perf_counter()
+        spent = time.monotonic() - self.started_at
+        if spent > self.config.run_budget:
+            message = f"not run: the run budget of {self.config.run_budget:g} s was spent (--run-budget)"
+            return CaseRecord(CaseResult(Outcome.ERROR, message), 0.0)
+        if self.silent_cases >= SILENT_CASES_LIMIT:
+            message = (
+                f"not run: the agent answered nothing in time in {self.silent_cases} cases in a row "
+                "(it hangs, or sends frames the suite cannot read)"
+            )
+            return CaseRecord(CaseResult(Outcome.ERROR, message), 0.0)
         if not self.agent_alive:
             try:
                 if self._agent is not None:
@@ -174,10 +198,13 @@ class Runtime:
                 await case.func(self.target, details)
         except TimeoutError as e:
             exc = e
-        except Exception as e:
+        except RunInterrupted:
+            exc = HarnessError("not finished: the run was interrupted")
+        except Exception as e:  # every exception is an outcome
             exc = e
         result = classify(exc, case.level, strict=self.strict)
-        result = self._apply_envelope_problems(result, mark)
+        result = self._apply_envelope_problems(result)
+        self.silent_cases = self.silent_cases + 1 if isinstance(exc, TimeoutError) else 0
         entries = self.transcript.since(mark)
         steps = details.get("steps")
         if steps is not None:  # a sequence case: its transcript is the minimal sequence's frames
@@ -200,12 +227,18 @@ class Runtime:
         )
         if isinstance(exc, AgentExited) or not self.agent_alive:
             record.details.setdefault("agent_exited", True)
+        if self._agent is not None and self._agent.process.pgid is not None:
+            record.details["agent_pgid"] = self._agent.process.pgid
         return record
 
-    def _apply_envelope_problems(self, result: CaseResult, mark: int) -> CaseResult:
+    def _apply_envelope_problems(self, result: CaseResult) -> CaseResult:
+        """Problems not yet reported (including the handshake's) fail the case they arrived by."""
         if self._agent is None:
             return result
-        problems = [p for p in self._agent.peer.problems if p.index >= mark]
+        peer = self._agent.peer
+        done = self._reported_problems.get(id(peer), 0)
+        problems = peer.problems[done:]
+        self._reported_problems[id(peer)] = len(peer.problems)
         if not problems or result.outcome in (Outcome.FAIL, Outcome.ERROR):
             return result
         text = "; ".join(f"frame #{p.index}: {p.problem}" for p in problems[:5])

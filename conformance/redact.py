@@ -1,0 +1,46 @@
+"""Secrets never reach a report: values marked secret and strings that look like credentials."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+__all__ = ["REDACTED", "redact", "secret_env_values"]
+
+REDACTED = "[REDACTED]"
+PATTERNS = [
+    re.compile(r"\bsk-[A-Za-z0-9_\-]{12,}"),  # OpenAI / Anthropic style keys
+    re.compile(r"(?i)\bbearer\s+[A-Za-z0-9._\-~+/]{8,}=*"),
+    re.compile(r"\bgh[pousr]_[A-Za-z0-9]{20,}"),
+    re.compile(r"\bAKIA[0-9A-Z]{16}\b"),
+    re.compile(r"\bxox[abprs]-[A-Za-z0-9-]{10,}"),
+]
+KEYED = re.compile(
+    r'(?i)("?\b(?:api[_-]?key|access[_-]?token|auth[_-]?token|secret|password)"?\s*[:=]\s*"?)([^"\s,}]{6,})'
+)
+SECRET_NAME = re.compile(r"(?i)(key|token|secret|password|credential)")
+
+
+def secret_env_values(env: dict[str, str], marked: list[str]) -> list[str]:
+    """Values of --env variables whose names look secret, plus those passed with --secret-env."""
+    values = [v for k, v in env.items() if SECRET_NAME.search(k)] + list(marked)
+    return sorted({v for v in values if len(v) >= 4}, key=len, reverse=True)
+
+
+def redact_text(text: str, secrets: list[str]) -> str:
+    for value in secrets:
+        text = text.replace(value, REDACTED)
+    for pattern in PATTERNS:
+        text = pattern.sub(REDACTED, text)
+    return KEYED.sub(lambda m: m.group(1) + REDACTED, text)
+
+
+def redact(value: Any, secrets: list[str]) -> Any:
+    """A copy of ``value`` (JSON-like) with every string redacted."""
+    if isinstance(value, str):
+        return redact_text(value, secrets)
+    if isinstance(value, dict):
+        return {k: redact(v, secrets) for k, v in value.items()}
+    if isinstance(value, list):
+        return [redact(v, secrets) for v in value]
+    return value

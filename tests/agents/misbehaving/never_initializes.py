@@ -1,0 +1,6 @@
+"""Reads stdin forever and never answers initialize."""
+
+import sys
+
+for _ in sys.stdin:
+    pass

@@ -1,0 +1,175 @@
+"""The suite survives any agent: bounded time, a clear outcome, a report, no process left."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conformance.stdio import live_group_members
+
+from .conftest import ROOT, Run
+
+AGENTS = ROOT / "tests" / "agents" / "misbehaving"
+QUICK = ("--timeout", "2", "-k", "not sequence and not fuzz and not cheap")
+
+
+def command(name: str) -> str:
+    return f"{sys.executable} {AGENTS / name}.py"
+
+
+def no_agent_process_left(run: Run) -> None:
+    pgids = {c["details"].get("agent_pgid") for c in run.report["cases"]} - {None}
+    deadline = time.monotonic() + 5
+    while any(live_group_members(p) for p in pgids) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert all(live_group_members(p) == [] for p in pgids), "agent processes outlived the run"
+
+
+@pytest.mark.parametrize(
+    ("agent", "message"),
+    [
+        ("never_initializes", "did not answer initialize"),
+        ("answers_after_10s", "did not answer initialize"),
+        ("exits_at_start", "OPENAI_API_KEY is not set"),
+    ],
+)
+def test_agent_that_cannot_start_is_a_usage_error(suite, agent: str, message: str) -> None:
+    started = time.monotonic()
+    run = suite("--agent", command(agent), *QUICK)
+    assert run.code == 2
+    assert message in run.stderr.strip().splitlines()[-1]
+    assert time.monotonic() - started < 30
+
+
+@pytest.mark.slow
+def test_agent_dying_mid_case_errors_that_case_and_the_rest_run(suite) -> None:
+    run = suite("--agent", command("exits_mid_case"), *QUICK)
+    died = [c for c in run.report["cases"] if "agent exited with code 9" in c["message"]]
+    assert died, [c["message"] for c in run.report["cases"]]
+    assert sum(c["outcome"] == "pass" for c in run.report["cases"]) >= 10  # restarted, went on
+    assert run.code in (1, 2)
+    no_agent_process_left(run)
+
+
+@pytest.mark.slow
+def test_banner_on_stdout_fails_the_first_case_and_is_escaped(suite) -> None:
+    run = suite("--agent", command("stdout_banner"), *QUICK)
+    assert run.code == 1
+    first = run.report["cases"][0]
+    assert first["outcome"] == "fail" and "not JSON" in first["message"]
+    assert "\x1b" not in run.stdout, "terminal control sequences reached the console"
+    assert "Welcome to BannerAgent" in run.stdout
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("agent", ["half_line", "wrong_id", "huge_line"])
+def test_agent_that_stops_answering_is_bounded(suite, agent: str) -> None:
+    started = time.monotonic()
+    run = suite("--agent", command(agent), *QUICK)
+    assert run.code == 2, run.stderr
+    assert time.monotonic() - started < 60
+    messages = [c["message"] for c in run.report["cases"]]
+    assert any("timed out" in m for m in messages), messages
+    assert any(m.startswith("not run: the agent answered nothing in time") for m in messages), messages
+    no_agent_process_left(run)
+
+
+@pytest.mark.slow
+def test_answering_twice_is_an_envelope_failure(suite) -> None:
+    run = suite("--agent", command("answers_twice"), *QUICK)
+    assert run.code == 1
+    assert any("second response" in c["message"] for c in run.report["cases"])
+
+
+@pytest.mark.slow
+def test_stderr_flood_keeps_memory_bounded(suite) -> None:
+    run = suite("--agent", command("stderr_flood"), *QUICK)
+    assert run.code == 0, run.stderr
+    assert all(len(c["stderr"]) <= 4000 for c in run.report["cases"])
+
+
+@pytest.mark.slow
+def test_notification_burst_is_survived_and_truncated(suite) -> None:
+    run = suite("--agent", command("notification_burst"), "-k", "after-new")
+    case = run.case("status.active.after-new")
+    assert case["outcome"] == "pass"
+    assert "earlier frames dropped" in case["details"]["transcript_truncated"]
+    assert len(case["transcript"]) <= 2000
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("agent", ["leaves_child", "ignores_sigterm"])
+def test_no_process_outlives_the_run(suite, agent: str) -> None:
+    run = suite("--agent", command(agent), "--timeout", "5", "-k", "after-new or after-restart")
+    assert run.code == 0, run.stderr
+    no_agent_process_left(run)
+
+
+def test_agent_file_and_terminal_requests_are_refused(suite) -> None:
+    probe = Path("/tmp/conformance-must-not-exist.txt")
+    probe.unlink(missing_ok=True)
+    run = suite("--agent", command("asks_for_files"), "-k", "active-accepts-prompt")
+    assert run.code == 0, run.stderr
+    frames = [f["frame"] for f in run.case("status.no-side-effects.active-accepts-prompt")["transcript"]]
+    for method in ("fs/read_text_file", "fs/write_text_file", "terminal/create"):
+        assert any(f'"method":"{method}"' in f.replace(" ", "") for f in frames), method
+    assert any('"code":-32601' in f for f in frames)
+    assert not probe.exists()
+    assert "root:" not in "".join(frames)
+
+
+def test_secrets_are_redacted(suite) -> None:
+    run = suite(
+        "--agent",
+        command("leaks_env"),
+        "--secret-env",
+        "MY_MARKED=hunter2-very-secret",
+        "--env",
+        "OPENAI_API_KEY=sk-abcdefghijklmnopqrstuvwx",
+        "-k",
+        "capability.status.object",
+    )
+    assert run.code == 0, run.stderr
+    text = json.dumps(run.report) + run.stdout
+    assert "hunter2-very-secret" not in text and "sk-abcdefghijklmnop" not in text
+    assert "[REDACTED]" in run.report["agent"]["agentInfo"]["title"]
+
+
+def test_redaction_patterns() -> None:
+    from conformance.redact import REDACTED, redact
+
+    data = {"a": "Authorization: Bearer abc.def.ghi123", "b": ['{"api_key": "zzzzzzzz"}'], "c": "plain text"}
+    out = redact(data, ["plain"])
+    assert out["a"].endswith(REDACTED) and "abc.def" not in out["a"]
+    assert "zzzzzzzz" not in out["b"][0]
+    assert out["c"] == f"{REDACTED} text"
+
+
+@pytest.mark.slow
+def test_ctrl_c_writes_a_partial_report_and_stops_the_agent(tmp_path: Path) -> None:
+    import signal
+    import subprocess
+
+    report_dir = tmp_path / "r"
+    proc = subprocess.Popen(
+        [sys.executable, str(ROOT / "runner.py"), "--report-dir", str(report_dir), "-q", "--profile", "dev"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(10)  # into the cases
+    proc.send_signal(signal.SIGINT)
+    sent = time.monotonic()
+    _, err = proc.communicate(timeout=30)
+    assert time.monotonic() - sent < 5, "Ctrl-C must stop the run within 5 seconds"
+    assert proc.returncode != 0
+    report = json.loads((report_dir / "report.json").read_text())
+    assert report["incomplete"] is True and report["verdict"]["label"] == "incomplete"
+    assert "interrupted" in err.strip().splitlines()[-1]
+    pgids = {c["details"].get("agent_pgid") for c in report["cases"]} - {None}
+    assert pgids and all(live_group_members(p) == [] for p in pgids)
