@@ -80,6 +80,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--alluredir", help="also write Allure results to this folder")
     p.add_argument(
+        "--spec",
+        choices=["auto", "rfd-2026-10-26"],
+        default="auto",
+        help="spec revision to check (auto: the revision the agent speaks; today the RFD of 2026-10-26)",
+    )
+    p.add_argument(
         "--profile",
         choices=["ci", "dev", "thorough"],
         default="ci",
@@ -111,6 +117,33 @@ def check_agent_command(agent: str | None) -> str | None:
             return f"agent command is not executable: {exe!r} (chmod +x it, or prefix the interpreter, e.g. 'python {exe}')"
     elif shutil.which(exe) is None:
         return f"agent command not found: {exe!r} is not on PATH (install it, or pass its full path)"
+    return None
+
+
+def check_cwd(path: str | None) -> str | None:
+    if path is not None and not Path(path).is_dir():
+        return f"--cwd {path!r} is not a directory: create it or pass an existing one"
+    return None
+
+
+def check_env(pairs: list[str]) -> str | None:
+    for pair in pairs:
+        key, sep, _ = pair.partition("=")
+        if not sep or not key or any(c.isspace() for c in key):
+            return f"--env {pair!r} is not KEY=VALUE: write it as --env NAME=value"
+    return None
+
+
+def check_report_dir(path: str | None) -> str | None:
+    if path is None:
+        return None
+    try:
+        Path(path).mkdir(parents=True, exist_ok=True)
+        probe = Path(path) / ".write-test"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as exc:
+        return f"--report-dir {path!r} is not writable ({exc.strerror}): pass a folder you can write to"
     return None
 
 
@@ -155,7 +188,7 @@ def pytest_argv(args: argparse.Namespace) -> list[str]:
         argv += ["-n", args.numprocesses]
     if args.alluredir:
         argv += ["--alluredir", args.alluredir]
-    argv += ["--profile", args.profile]
+    argv += ["--profile", args.profile, "--spec", args.spec]
     if args.seed is not None:
         argv += ["--seed", str(args.seed)]
     return argv + list(args.pytest_args)
@@ -187,7 +220,12 @@ def main(argv: list[str] | None = None) -> int:
         return replay_main(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
-    problem = check_agent_command(args.agent)
+    problem = (
+        check_agent_command(args.agent)
+        or check_report_dir(args.report_dir)
+        or check_cwd(args.cwd)
+        or check_env(args.env + args.secret_env)
+    )
     if problem:
         print(f"error: {problem}", file=sys.stderr)
         return USAGE_ERROR

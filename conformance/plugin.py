@@ -26,6 +26,7 @@ from .runtime import Runtime
 from .stdio import LaunchError
 
 RUNTIME = pytest.StashKey[Runtime]()
+SPEC_CHOICES = ("auto", "rfd-2026-10-26")
 # What the last run decided, for runner.py (which runs pytest in-process).
 LAST_RUN: dict[str, Any] = {}
 # pytest_runtest_logreport gets no config; the controller's report of the current run lives here.
@@ -95,6 +96,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="count broken SHOULDs (warn) as failures; pytest's own --strict implies it",
     )
     group.addoption(
+        "--spec",
+        dest="conformance_spec",
+        default="auto",
+        help="spec revision to check: auto (default: the revision the agent speaks) or rfd-2026-10-26",
+    )
+    group.addoption(
         "--profile",
         dest="conformance_profile",
         default="ci",
@@ -142,6 +149,10 @@ def pytest_configure(config: pytest.Config) -> None:
         # One seed per run, shared by every worker and case, and printed in the summary.
         fixed = config.getoption("conformance_profile") == "ci"
         config.option.conformance_seed = 0 if fixed else random.SystemRandom().randrange(2**32)
+    if config.getoption("conformance_spec") not in SPEC_CHOICES:
+        raise pytest.UsageError(
+            f"--spec {config.getoption('conformance_spec')!r} is not a known revision: use one of {', '.join(SPEC_CHOICES)}"
+        )
     try:
         agent_config = _agent_config(config, report_dir)
     except UsageError as exc:
@@ -242,6 +253,9 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         runtime.close()
         message = _preflight_message(exc)
         LAST_RUN["message"] = clean(f"cannot certify: {message}")
+        report = config.stash[REPORT]
+        report.fatal = LAST_RUN["message"]
+        LAST_RUN["report"] = str(report.write(config._conformance_report_dir))  # type: ignore[attr-defined]
         pytest.exit(clean(f"cannot certify: {message}"), returncode=2)
     config.stash[REPORT].agent = dict(init)
     if config.pluginmanager.has_plugin("dsession"):
@@ -340,7 +354,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     report = config.stash.get(REPORT, None)
     if report is None or hasattr(config, "workerinput"):
         return
-    if exitstatus == pytest.ExitCode.INTERRUPTED:
+    if exitstatus == pytest.ExitCode.INTERRUPTED and "message" not in LAST_RUN:  # not our own exit
         report.incomplete = True
     elif not report.cases:
         return

@@ -51,6 +51,7 @@ class RunReport:
     cases: list[dict[str, Any]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     incomplete: bool = False  # interrupted: not every selected case ran
+    fatal: str | None = None  # why no case could run (the agent could not be started)
     secrets: list[str] = field(default_factory=list)
 
     def add(self, record: dict[str, Any]) -> None:
@@ -65,6 +66,8 @@ class RunReport:
     def verdict(self) -> Verdict:
         if self.incomplete:
             return Verdict.INCOMPLETE
+        if self.fatal:
+            return Verdict.ERROR
         return verdict((Outcome(c["outcome"]) for c in self.cases), status_advertised=self.status_advertised)
 
     def counts(self) -> dict[str, Any]:
@@ -102,6 +105,7 @@ class RunReport:
             "counts": self.counts(),
             "notes": self.notes,
             "incomplete": self.incomplete,
+            "fatal": self.fatal,
             "cases": cases,
         }
 

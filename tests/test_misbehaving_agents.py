@@ -173,3 +173,48 @@ def test_ctrl_c_writes_a_partial_report_and_stops_the_agent(tmp_path: Path) -> N
     assert "interrupted" in err.strip().splitlines()[-1]
     pgids = {c["details"].get("agent_pgid") for c in report["cases"]} - {None}
     assert pgids and all(live_group_members(p) == [] for p in pgids)
+
+
+@pytest.mark.parametrize(
+    ("agent", "message"),
+    [
+        ("init_error", "answered initialize with error"),
+        ("protocol_v9", "protocolVersion 9; this suite checks ACP v1"),
+    ],
+)
+def test_bad_initialize_is_a_usage_error_with_a_report(suite, agent: str, message: str) -> None:
+    run = suite("--agent", command(agent))
+    assert run.code == 2
+    last = run.stderr.strip().splitlines()[-1]
+    assert last.startswith("error: cannot certify:") and message in last
+    assert run.report["verdict"]["label"] == "error" and message in run.report["fatal"]
+    assert "Traceback" not in run.stdout + run.stderr
+
+
+def test_unwritable_report_dir_and_unknown_spec_are_usage_errors(tmp_path: Path) -> None:
+    import subprocess
+
+    blocked = tmp_path / "file"
+    blocked.write_text("")
+    for args, message in (
+        (["--report-dir", str(blocked / "sub")], "is not writable"),
+        (["--spec", "acp-v7"], "invalid choice: 'acp-v7'"),
+    ):
+        proc = subprocess.run(
+            [sys.executable, str(ROOT / "runner.py"), *args], capture_output=True, text=True, cwd=ROOT
+        )
+        assert proc.returncode == 2 and message in proc.stderr, proc.stderr
+        assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.slow
+def test_junit_escapes_agent_strings(suite, tmp_path: Path) -> None:
+    import xml.etree.ElementTree as ET
+
+    run = suite("--agent", command("stdout_banner"), *QUICK)
+    tree = ET.parse(tmp_path / "report" / "junit.xml")  # parses: nothing the agent sent broke the XML
+    assert not list(tree.iter("script"))
+    texts = "".join(f.text or "" for f in tree.iter("failure"))
+    assert "<script>alert(1)</script>" in texts  # kept as text, escaped in the file
+    assert "\x1b" not in texts
+    assert run.code == 1
