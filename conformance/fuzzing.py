@@ -15,12 +15,11 @@ from typing import Any
 
 import anyio
 import anyio.from_thread
-from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
+from hypothesis import given, seed
 from hypothesis import strategies as st
-from hypothesis.database import DirectoryBasedExampleDatabase
 
 from .acp import AcpTarget
-from .machine import Profile
+from .machine import Profile, hypothesis_settings
 from .runtime import RunInterrupted
 
 __all__ = ["FuzzFailure", "LiveSession", "run_fuzz"]
@@ -70,19 +69,7 @@ def run_fuzz(
     last: dict[str, Any] = {}
 
     @seed(chosen)
-    @settings(
-        max_examples=FUZZ_EXAMPLES[profile.name],
-        derandomize=False,
-        database=DirectoryBasedExampleDatabase(str(database_dir))
-        if profile.database and database_dir
-        else None,
-        deadline=None,
-        suppress_health_check=list(HealthCheck),
-        phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink],
-        report_multiple_bugs=False,
-        verbosity=Verbosity.quiet,
-        print_blob=False,
-    )
+    @hypothesis_settings(profile, FUZZ_EXAMPLES[profile.name], database_dir)
     @given(strategy)
     def test(value: Any) -> None:
         if target.runtime.closing:

@@ -74,6 +74,23 @@ class SequenceRun:
     dry_examples: int = 0  # examples that ran no steps because the time budget was spent
 
 
+def hypothesis_settings(profile: Profile, examples: int, database_dir: Path | None, **extra: Any) -> settings:
+    """Settings shared by the sequence and fuzz runs: quiet, no deadline, no explain phase (the
+    last run must be the shrunk failure), and the example database only in the thorough profile."""
+    database = DirectoryBasedExampleDatabase(str(database_dir)) if profile.database and database_dir else None
+    return settings(
+        max_examples=examples,
+        database=database,
+        deadline=None,
+        suppress_health_check=list(HealthCheck),
+        phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink],
+        report_multiple_bugs=False,
+        verbosity=Verbosity.quiet,
+        print_blob=False,
+        **extra,
+    )
+
+
 def hypothesis_dir(report_dir: Path) -> Path:
     """The example database of the thorough profile: beside the runs, in reports/.hypothesis."""
     return report_dir.parent / ".hypothesis"
@@ -208,20 +225,9 @@ def run_sequences(
     def factory() -> RuleBasedStateMachine:
         return machine()
 
-    database = None
-    if profile.database and report_dir is not None:
-        database = DirectoryBasedExampleDatabase(str(hypothesis_dir(report_dir)))
-    config = settings(
-        max_examples=profile.max_examples,
-        stateful_step_count=profile.steps,
-        derandomize=profile.fixed_seed is not None and seed_value is None,
-        database=database,
-        deadline=None,
-        suppress_health_check=list(HealthCheck),
-        phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink],
-        report_multiple_bugs=False,
-        verbosity=Verbosity.quiet,
-        print_blob=False,
+    database_dir = hypothesis_dir(report_dir) if report_dir is not None else None
+    config = hypothesis_settings(
+        profile, profile.max_examples, database_dir, stateful_step_count=profile.steps
     )
     try:
         run_state_machine_as_test(seed(chosen)(factory), settings=config)
