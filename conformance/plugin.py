@@ -255,6 +255,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         LAST_RUN["message"] = clean(f"cannot certify: {message}")
         report = config.stash[REPORT]
         report.fatal = LAST_RUN["message"]
+        report.process_groups = list(runtime.pgids)
         LAST_RUN["report"] = str(report.write(config._conformance_report_dir))  # type: ignore[attr-defined]
         pytest.exit(clean(f"cannot certify: {message}"), returncode=2)
     config.stash[REPORT].agent = dict(init)

@@ -52,6 +52,7 @@ class RunReport:
     notes: list[str] = field(default_factory=list)
     incomplete: bool = False  # interrupted: not every selected case ran
     fatal: str | None = None  # why no case could run (the agent could not be started)
+    process_groups: list[int] = field(default_factory=list)  # of the agent processes the pre-flight started
     secrets: list[str] = field(default_factory=list)
 
     def add(self, record: dict[str, Any]) -> None:
@@ -106,6 +107,7 @@ class RunReport:
             "notes": self.notes,
             "incomplete": self.incomplete,
             "fatal": self.fatal,
+            "processGroups": self.process_groups,
             "cases": cases,
         }
 

@@ -23,6 +23,8 @@ def command(name: str) -> str:
 
 def no_agent_process_left(run: Run) -> None:
     pgids = {c["details"].get("agent_pgid") for c in run.report["cases"]} - {None}
+    pgids |= set(run.report.get("processGroups") or [])
+    assert pgids, "the report names no agent process group"
     deadline = time.monotonic() + 5
     while any(live_group_members(p) for p in pgids) and time.monotonic() < deadline:
         time.sleep(0.1)
@@ -43,6 +45,7 @@ def test_agent_that_cannot_start_is_a_usage_error(suite, agent: str, message: st
     assert run.code == 2
     assert message in run.stderr.strip().splitlines()[-1]
     assert time.monotonic() - started < 30
+    no_agent_process_left(run)
 
 
 @pytest.mark.slow
