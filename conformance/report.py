@@ -118,6 +118,11 @@ class RunReport:
         body = redact(self.to_json(), self.secrets)
         tmp.write_text(json.dumps(body, indent=2, ensure_ascii=False), encoding="utf-8")
         os.replace(tmp, path)
+        from .render import badge_svg, html_report, markdown_summary
+
+        (directory / "report.html").write_text(html_report(body), encoding="utf-8")
+        (directory / "summary.md").write_text(markdown_summary(body), encoding="utf-8")
+        (directory / "badge.svg").write_text(badge_svg(body), encoding="utf-8")
         return path
 
     def summary_lines(self) -> list[str]:

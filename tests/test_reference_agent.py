@@ -16,8 +16,11 @@ from .test_broken_agents import BASELINE
 REPORT_SCHEMA = json.loads((ROOT / "schemas" / "report.schema.json").read_text())
 
 
-def test_reference_agent_is_conformant(suite) -> None:
+def test_reference_agent_is_conformant(suite, tmp_path) -> None:
     run = suite()
+    for name in ("report.json", "junit.xml", "report.html", "summary.md", "badge.svg"):
+        assert (tmp_path / "report" / name).is_file(), name
+    assert "CONFORMANT" in (tmp_path / "report" / "report.html").read_text()
     assert run.code == 0, run.stderr
     assert run.outcomes == BASELINE
     assert run.report["verdict"]["label"] == "conformant"

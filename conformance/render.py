@@ -1,0 +1,166 @@
+"""Human formats of a run report: a self-contained report.html, a Markdown summary, an SVG badge.
+
+Everything the agent sent is hostile: every string goes through :func:`html_text` (HTML and
+SVG) or :func:`md_text` (Markdown), which strip control characters and escape markup. No
+format loads anything from the network: no scripts, no fonts, no images.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from typing import Any
+
+__all__ = ["badge_svg", "html_report", "markdown_summary"]
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|>~])")
+COLORS = {"pass": "#2e7d32", "fail": "#c62828", "warn": "#ef6c00", "info": "#1565c0", "error": "#6a1b9a"}
+VERDICT_COLORS = {"conformant": "#2e7d32", "non-conformant": "#c62828", "unimplemented": "#757575"}
+
+
+def _visible(text: str) -> str:
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
+def html_text(value: Any) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, indent=1, default=str)
+    return html.escape(_visible(text), quote=True)
+
+
+def md_text(value: Any, limit: int = 300) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    text = _visible(text).replace("\n", " ")[:limit]
+    return _MD_SPECIAL.sub(r"\\\1", html.escape(text, quote=False))
+
+
+def _agent_label(report: dict[str, Any]) -> str:
+    info = report["agent"].get("agentInfo")
+    if isinstance(info, dict) and info.get("name"):
+        return f"{info.get('name')} {info.get('version') or ''}".strip()
+    return " ".join(report["agent"]["command"])[:80]
+
+
+STYLE = """
+body{font:14px/1.45 system-ui,sans-serif;margin:2em;color:#222;max-width:1200px}
+h1{font-size:1.5em;margin:0 0 .3em}
+.verdict{display:inline-block;padding:.3em .8em;border-radius:4px;color:#fff;font-weight:bold}
+table.counts{border-collapse:collapse;margin:1em 0}
+table.counts td,table.counts th{border:1px solid #ccc;padding:.2em .6em;text-align:right}
+.case{border:1px solid #ddd;border-left:6px solid #999;border-radius:4px;margin:.6em 0;padding:.5em .8em}
+.case h3{margin:.1em 0;font-size:1em;font-family:ui-monospace,monospace}
+.outcome{font-weight:bold;text-transform:uppercase}
+.sentence{color:#444;font-style:italic}
+pre{background:#f6f6f6;padding:.5em;overflow-x:auto;white-space:pre-wrap;word-break:break-all;font-size:12px}
+.send{color:#0d47a1}.recv{color:#1b5e20}.note{color:#b71c1c}
+"""
+
+
+def html_report(report: dict[str, Any]) -> str:
+    verdict = report["verdict"]
+    color = VERDICT_COLORS.get(verdict["label"], "#6a1b9a")
+    counts = report["counts"]
+    outcomes = list(counts["by_outcome"])
+    head = "".join(f"<th>{html_text(o)}</th>" for o in outcomes)
+    rows = "".join(
+        f"<tr><th>{html_text(level)}</th>" + "".join(f"<td>{row[o]}</td>" for o in outcomes) + "</tr>"
+        for level, row in counts["by_level"].items()
+    )
+    parts = [
+        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
+        "<meta http-equiv='Content-Security-Policy' content=\"default-src 'none'; style-src 'unsafe-inline'\">",
+        f"<title>session/status conformance: {html_text(_agent_label(report))}</title>",
+        f"<style>{STYLE}</style></head><body>",
+        f"<h1>session/status conformance: {html_text(_agent_label(report))}</h1>",
+        f"<p><span class='verdict' id='verdict' style='background:{color}'>{html_text(verdict['label'].upper())}</span> ",
+        f"{html_text(verdict['explanation'])}</p>",
+        f"<p>spec revision <b id='revision'>{html_text(report['spec']['revision'])}</b> · command "
+        f"<code>{html_text(' '.join(report['agent']['command']))}</code> · suite "
+        f"{html_text(report['suite']['version'])} · {html_text(report['started'])} · "
+        f"seed {html_text(str(report['options'].get('seed')))}</p>",
+    ]
+    if report.get("fatal"):
+        parts.append(f"<p class='note'>{html_text(report['fatal'])}</p>")
+    if report.get("incomplete"):
+        parts.append("<p class='note'>The run was interrupted: this report is incomplete.</p>")
+    parts.append(f"<table class='counts'><tr><th></th>{head}</tr>{rows}</table>")
+    for case in report["cases"]:  # report.json already lists failures first
+        parts.append(_case_html(case))
+    parts.append("</body></html>")
+    return "\n".join(parts)
+
+
+def _case_html(case: dict[str, Any]) -> str:
+    color = COLORS.get(case["outcome"], "#999")
+    lines = [
+        f"<div class='case' id='{html_text(case['id'])}' style='border-left-color:{color}'>",
+        f"<h3>{html_text(case['id'])} <small>[{html_text(case['level'])}]</small> ",
+        f"<span class='outcome' style='color:{color}'>{html_text(case['outcome'])}</span></h3>",
+        f"<div class='sentence'>{html_text(case['spec']['sentence'])} ",
+        f"<small>({html_text(case['spec']['source'])}, {html_text(case['spec']['section'])})</small></div>",
+    ]
+    if case.get("message"):
+        lines.append(f"<p>{html_text(case['message'])}</p>")
+    for key in ("expected", "observed"):
+        if case.get(key) is not None:
+            lines.append(f"<p><b>{key}</b></p><pre>{html_text(case[key])}</pre>")
+    sequence = (case.get("details") or {}).get("sequence")
+    if sequence:
+        lines.append(f"<p><b>minimal sequence</b></p><pre>{html_text(chr(10).join(sequence))}</pre>")
+    if case.get("transcript"):
+        frames = "\n".join(
+            f"<span class='{html_text(f['dir'])}'>{f['t']:9.4f} {html_text(f['dir'])} {html_text(f['frame'])}</span>"
+            for f in case["transcript"]
+        )
+        is_open = " open" if case["outcome"] in ("fail", "error") else ""
+        summary = f"<summary>wire transcript ({len(case['transcript'])} frames)</summary>"
+        lines.append(f"<details class='transcript'{is_open}>{summary}<pre>{frames}</pre></details>")
+    if case.get("stderr"):
+        lines.append(
+            f"<details><summary>agent stderr</summary><pre>{html_text(case['stderr'])}</pre></details>"
+        )
+    lines.append("</div>")
+    return "".join(lines)
+
+
+def markdown_summary(report: dict[str, Any]) -> str:
+    """For $GITHUB_STEP_SUMMARY or a PR comment."""
+    verdict = report["verdict"]
+    counts = report["counts"]
+    outcomes = [o for o in counts["by_outcome"]]
+    lines = [
+        f"### session/status conformance: {md_text(_agent_label(report))}",
+        "",
+        f"**{md_text(verdict['label'].upper())}**: {md_text(verdict['explanation'])} "
+        f"(spec {md_text(report['spec']['revision'])}, seed {report['options'].get('seed')})",
+        "",
+        "| level | " + " | ".join(outcomes) + " |",
+        "| --- |" + " ---: |" * len(outcomes),
+    ]
+    for level, row in counts["by_level"].items():
+        lines.append(f"| {level} | " + " | ".join(str(row[o]) for o in outcomes) + " |")
+    bad = [c for c in report["cases"] if c["outcome"] in ("fail", "error", "warn")]
+    if bad:
+        lines += ["", "| case | level | outcome | why |", "| --- | --- | --- | --- |"]
+        for c in bad:
+            lines.append(f"| `{c['id']}` | {c['level']} | {c['outcome']} | {md_text(c['message'])} |")
+    if report.get("fatal"):
+        lines += ["", md_text(report["fatal"])]
+    return "\n".join(lines) + "\n"
+
+
+def badge_svg(report: dict[str, Any]) -> str:
+    counts = report["counts"]["by_outcome"]
+    checked = sum(v for k, v in counts.items() if k not in ("unimplemented", "n/a", "not-testable"))
+    right = f"{report['verdict']['label']} · {report['spec']['revision']} · {counts['pass']}/{checked}"
+    left = "session/status"
+    lw, rw = 6 * len(left) + 12, int(6.2 * len(right)) + 12
+    color = VERDICT_COLORS.get(report["verdict"]["label"], "#6a1b9a")
+    return (
+        f"<svg xmlns='http://www.w3.org/2000/svg' width='{lw + rw}' height='20' role='img' "
+        f"aria-label='{html_text(left)}: {html_text(right)}'><title>{html_text(left)}: {html_text(right)}</title>"
+        f"<rect width='{lw}' height='20' fill='#555'/><rect x='{lw}' width='{rw}' height='20' fill='{color}'/>"
+        f"<g fill='#fff' font-family='Verdana,DejaVu Sans,sans-serif' font-size='11'>"
+        f"<text x='6' y='14'>{html_text(left)}</text><text x='{lw + 6}' y='14'>{html_text(right)}</text></g></svg>"
+    )

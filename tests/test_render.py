@@ -1,0 +1,81 @@
+"""The human formats escape everything the agent sent and load nothing from outside."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from html.parser import HTMLParser
+
+from conformance.render import badge_svg, html_report, markdown_summary
+
+HOSTILE = "\x1b[31m<script>alert(1)</script> | `x` ** [l](http://evil) </pre><img src=x onerror=alert(2)>"
+
+
+def report() -> dict:
+    case = {
+        "id": "status.error.unknown-session-data",
+        "title": "t",
+        "level": "MUST",
+        "area": "status.error",
+        "needs": [],
+        "spec": {"source": "s", "section": "x", "sentence": "A session the Agent does not know gets -32002."},
+        "outcome": "fail",
+        "message": HOSTILE,
+        "expected": {"sessionId": "a"},
+        "observed": HOSTILE,
+        "duration": 0.1,
+        "transcript": [{"index": 0, "dir": "recv", "t": 0.1, "frame": HOSTILE}],
+        "stderr": HOSTILE,
+        "reproduction": [],
+        "details": {},
+    }
+    outcomes = ["pass", "fail", "warn", "info", "unimplemented", "n/a", "not-testable", "error"]
+    row = dict.fromkeys(outcomes, 0) | {"fail": 1}
+    return {
+        "suite": {"version": "0.1.0"},
+        "spec": {"revision": "rfd-2026-10-26"},
+        "agent": {"command": ["agent", HOSTILE], "agentInfo": {"name": HOSTILE, "version": "1"}},
+        "started": "2026-11-30T00:00:00",
+        "options": {"seed": 0},
+        "verdict": {"label": "non-conformant", "exitCode": 1, "explanation": "x"},
+        "counts": {
+            "total": 1,
+            "by_outcome": row,
+            "by_level": {"MUST": row, "SHOULD": dict.fromkeys(outcomes, 0)},
+        },
+        "cases": [case],
+    }
+
+
+class Tags(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[str] = []
+        self.attrs: list[tuple[str, str | None]] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append(tag)
+        self.attrs.extend(attrs)
+
+
+def test_html_escapes_agent_strings_and_is_self_contained() -> None:
+    page = html_report(report())
+    parser = Tags()
+    parser.feed(page)
+    assert "script" not in parser.tags and "img" not in parser.tags
+    assert not any(name in ("src", "href") for name, _ in parser.attrs)
+    assert "&lt;script&gt;" in page and "\x1b" not in page and "\\x1b" in page
+    assert "default-src 'none'" in page
+    assert "id='verdict'" in page and "NON-CONFORMANT" in page
+
+
+def test_markdown_escapes_agent_strings() -> None:
+    text = markdown_summary(report())
+    assert "<script>" not in text and "](http" not in text and "\x1b" not in text
+    failing_row = next(line for line in text.splitlines() if "unknown-session-data" in line)
+    assert failing_row.count(" | ") == 3  # the agent's '|' did not add a column
+
+
+def test_badge_is_valid_svg() -> None:
+    root = ET.fromstring(badge_svg(report()))
+    assert root.tag.endswith("svg")
+    assert "session/status: non-conformant · rfd-2026-10-26 · 0/1" in "".join(root.itertext())
