@@ -66,6 +66,7 @@ def test_banner_on_stdout_fails_the_first_case_and_is_escaped(suite) -> None:
     assert first["outcome"] == "fail" and "not JSON" in first["message"]
     assert "\x1b" not in run.stdout, "terminal control sequences reached the console"
     assert "Welcome to BannerAgent" in run.stdout
+    no_agent_process_left(run)
 
 
 @pytest.mark.slow
@@ -86,6 +87,7 @@ def test_answering_twice_is_an_envelope_failure(suite) -> None:
     run = suite("--agent", command("answers_twice"), *QUICK)
     assert run.code == 1
     assert any("second response" in c["message"] for c in run.report["cases"])
+    no_agent_process_left(run)
 
 
 @pytest.mark.slow
@@ -93,6 +95,7 @@ def test_stderr_flood_keeps_memory_bounded(suite) -> None:
     run = suite("--agent", command("stderr_flood"), *QUICK)
     assert run.code == 0, run.stderr
     assert all(len(c["stderr"]) <= 4000 for c in run.report["cases"])
+    no_agent_process_left(run)
 
 
 @pytest.mark.slow
@@ -102,6 +105,7 @@ def test_notification_burst_is_survived_and_truncated(suite) -> None:
     assert case["outcome"] == "pass"
     assert "earlier frames dropped" in case["details"]["transcript_truncated"]
     assert len(case["transcript"]) <= 2000
+    no_agent_process_left(run)
 
 
 @pytest.mark.slow
@@ -123,6 +127,7 @@ def test_agent_file_and_terminal_requests_are_refused(suite) -> None:
     assert any('"code":-32601' in f for f in frames)
     assert not probe.exists()
     assert "root:" not in "".join(frames)
+    no_agent_process_left(run)
 
 
 def test_secrets_are_redacted(suite) -> None:
