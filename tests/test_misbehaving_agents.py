@@ -164,20 +164,26 @@ def test_ctrl_c_writes_a_partial_report_and_stops_the_agent(tmp_path: Path) -> N
 
     report_dir = tmp_path / "r"
     proc = subprocess.Popen(
-        [sys.executable, str(ROOT / "runner.py"), "--report-dir", str(report_dir), "-q", "--profile", "dev"],
+        [sys.executable, str(ROOT / "runner.py"), "--report-dir", str(report_dir), "--profile", "dev"],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
-    time.sleep(10)  # into the cases
+    seen = []
+    assert proc.stdout is not None
+    for line in proc.stdout:  # wait until cases are running: the third one has finished
+        seen.append(line)
+        if "status.cheap.latency" in line:
+            break
     proc.send_signal(signal.SIGINT)
     sent = time.monotonic()
-    _, err = proc.communicate(timeout=30)
+    rest, err = proc.communicate(timeout=30)
     assert time.monotonic() - sent < 5, "Ctrl-C must stop the run within 5 seconds"
     assert proc.returncode != 0
     report = json.loads((report_dir / "report.json").read_text())
-    assert report["incomplete"] is True and report["verdict"]["label"] == "incomplete"
+    assert report["incomplete"] is True, "".join(seen) + rest + err
+    assert report["verdict"]["label"] == "incomplete"
     assert "interrupted" in err.strip().splitlines()[-1]
     pgids = {c["details"].get("agent_pgid") for c in report["cases"]} - {None}
     assert pgids and all(live_group_members(p) == [] for p in pgids)
