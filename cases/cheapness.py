@@ -12,8 +12,8 @@ from . import spec
 CALLS = 200
 ABSOLUTE_P99 = 0.050  # seconds
 RELATIVE = 10.0
-# Below this, a p99 is scheduling noise on a loaded CI machine, not an expensive lookup.
-NOISE_FLOOR = 0.005
+# Below this, a round trip is scheduling noise on a loaded CI machine, not an expensive lookup.
+NOISE_FLOOR = 0.002
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -28,7 +28,7 @@ def ms(seconds: float) -> str:
 
 @case("status.cheap.latency", level=Level.SHOULD, spec=spec.CHEAP)
 async def status_is_cheap(acp: AcpTarget, details: dict) -> None:
-    """Status p99 over 200 calls is under 50 ms and under 10x the agent's session/list round trip."""
+    """Status p99 over 200 calls is under 50 ms, and status is not 10x slower than session/list."""
     sid = await acp.new_session()
     with_list = acp.advertises("list")
     await acp.status(sid)  # warm-up
@@ -55,14 +55,16 @@ async def status_is_cheap(acp: AcpTarget, details: dict) -> None:
             observed=f"p50 {ms(p50)}, {slow} calls over {ms(ABSOLUTE_P99)}",
         )
     if list_times:
-        list_p99 = percentile(list_times, 0.99)
+        # Medians on both sides: one scheduling hiccup on a loaded machine moves a p99 by
+        # milliseconds, while a status that does real work is slow on every call.
+        list_p50 = statistics.median(list_times)
         details.update(
-            list_p50_ms=round(statistics.median(list_times) * 1000, 3), list_p99_ms=round(list_p99 * 1000, 3)
+            list_p50_ms=round(list_p50 * 1000, 3), list_p99_ms=round(percentile(list_times, 0.99) * 1000, 3)
         )
-        if p99 > NOISE_FLOOR and p99 > RELATIVE * list_p99:
+        if p50 > NOISE_FLOOR and p50 > RELATIVE * list_p50:
             raise Violation(
-                f"session/status p99 {ms(p99)} is over {RELATIVE:g}x the agent's own session/list p99 "
-                f"({ms(list_p99)}): status is not an in-memory lookup",
-                expected=f"p99 <= {RELATIVE:g} x {ms(list_p99)}",
-                observed=f"p99 {ms(p99)}",
+                f"session/status takes {ms(p50)} (p50), over {RELATIVE:g}x the agent's own session/list round trip "
+                f"({ms(list_p50)} p50): status is not an in-memory lookup",
+                expected=f"status p50 <= {RELATIVE:g} x {ms(list_p50)}",
+                observed=f"status p50 {ms(p50)}, p99 {ms(p99)}",
             )

@@ -133,7 +133,7 @@ SEQUENCE_ONLY = {
 # Where one case has several rules, the message says which one was broken.
 MESSAGES = {
     "slow_status": "is over 50.00 ms",
-    "status_slower_than_list": "10x the agent's own session/list p99",
+    "status_slower_than_list": "10x the agent's own session/list round trip",
 }
 
 # Agents that take paths the spec allows: their outcomes differ from the baseline, all legally.
