@@ -110,7 +110,6 @@ class JsonRpcPeer:
         self._next_id = 1
         self._pending: dict[str, _Pending] = {}  # by id_key(id)
         self.notifications: list[Notification] = []
-        self.agent_requests: list[Notification] = []
         self.problems: list[EnvelopeProblem] = []
         self.exited: AgentExited | None = None
         self._send_lock = anyio.Lock()
@@ -247,7 +246,6 @@ class JsonRpcPeer:
         elif kind == "notification":
             self.notifications.append(Notification(index, frame.get("method"), frame.get("params")))
         elif kind == "request":
-            self.agent_requests.append(Notification(index, frame.get("method"), frame.get("params")))
             result, error = self._answer(frame.get("method"), frame.get("params"))
             reply: dict[str, Any] = {"jsonrpc": "2.0", "id": frame.get("id")}
             if error is not None:

@@ -1,15 +1,11 @@
-"""Answers initialize, then sends one 20 MB line in answer to session/new."""
+"""Answers initialize, then sends one 20 MB line in answer to each later request."""
 
-import json
 import sys
 
-for line in sys.stdin:
-    frame = json.loads(line)
-    if frame.get("method") == "initialize":
-        result = {"protocolVersion": 1, "agentCapabilities": {"sessionCapabilities": {"status": {}}}}
-        print(json.dumps({"jsonrpc": "2.0", "id": frame["id"], "result": result}), flush=True)
-    else:
-        sys.stdout.write(
-            f'{{"jsonrpc":"2.0","id":{frame["id"]},"result":{{"sessionId":"' + "x" * (20 << 20) + '"}}\n'
-        )
-        sys.stdout.flush()
+from _stub import requests_after_initialize
+
+for frame in requests_after_initialize():
+    sys.stdout.write(
+        '{"jsonrpc":"2.0","id":' + str(frame["id"]) + ',"result":{"sessionId":"' + "x" * (20 << 20) + '"}}\n'
+    )
+    sys.stdout.flush()
