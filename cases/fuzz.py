@@ -8,22 +8,10 @@ from conformance.acp import AcpTarget
 from conformance.fuzzing import FuzzFailure, LiveSession, run_fuzz, settle
 from conformance.machine import PROFILES, hypothesis_dir
 from conformance.outcomes import AgentExited, Violation
-from conformance.registry import Level, SpecRef, case
+from conformance.registry import Level, case
 from conformance.strategies import FrameInput, ParamsInput, malformed_frames, status_params
 
 from . import spec
-
-ONE_RESPONSE = SpecRef(
-    spec.JSONRPC,
-    "4 Request object / 4.1 Notification",
-    "When a rpc call is made, the Server MUST reply with a Response, except for in the case of Notifications.",
-)
-ERROR_CODES = SpecRef(
-    spec.JSONRPC,
-    "5.1 Error object",
-    "-32700 Parse error: Invalid JSON was received by the server. -32600 Invalid Request: The JSON sent is not "
-    "a valid Request object.",
-)
 
 
 async def _fuzz(acp: AcpTarget, details: dict, strategy, check) -> None:
@@ -99,7 +87,7 @@ async def _send_frame(acp: AcpTarget, live: LiveSession, inp: FrameInput):
     return (pending.frame if pending else None), peer.problems[problems_before:], alive
 
 
-@case("fuzz.frames.survives", level=Level.MUST, spec=ONE_RESPONSE)
+@case("fuzz.frames.survives", level=Level.MUST, spec=spec.ONE_RESPONSE)
 async def fuzz_frames_survive(acp: AcpTarget, details: dict) -> None:
     """After malformed frames the agent answers each request once, by its id, and keeps its sessions."""
     live = LiveSession(acp)
@@ -121,7 +109,7 @@ async def fuzz_frames_survive(acp: AcpTarget, details: dict) -> None:
     await _fuzz(acp, details, malformed_frames(), check)
 
 
-@case("fuzz.frames.error-codes", level=Level.SHOULD, spec=ERROR_CODES)
+@case("fuzz.frames.error-codes", level=Level.SHOULD, spec=spec.ERROR_CODES)
 async def fuzz_frames_error_codes(acp: AcpTarget, details: dict) -> None:
     """Malformed frames get -32700 (not JSON) or -32600 (not a valid request), with id null if unreadable."""
     live = LiveSession(acp)

@@ -34,3 +34,16 @@ async def active_after_new(acp: AcpTarget, details: dict) -> None:
     """A session just created with session/new is `active`."""
     sid = await acp.new_session()
     expect_status(await acp.status(sid), {"active"}, "status right after session/new")
+
+
+@case("status.v1.no-state-field", level=Level.SHOULD, spec=spec.V1_NO_STATE)
+async def v1_response_has_no_state(acp: AcpTarget, details: dict) -> None:
+    """A v1 response carries no foreground `state` (that model is v2-only)."""
+    sid = await acp.new_session()
+    reply = await acp.status(sid)
+    if reply.ok and isinstance(reply.result, dict) and "state" in reply.result:
+        raise Violation(
+            "a v1 session/status result carries a `state` field; v1 has no foreground state model",
+            expected='{"status": ...} without "state"',
+            observed=show(reply.result),
+        )

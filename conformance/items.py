@@ -17,9 +17,8 @@ from .registry import CASES, Case
 from .report import SPEC_REVISION
 from .runtime import CaseRecord
 
-__all__ = ["CaseFailed", "CaseItem", "CaseModule", "is_case_file"]
+__all__ = ["CaseBroken", "CaseFailed", "CaseItem", "CaseModule", "is_case_file"]
 
-FAILING = (Outcome.FAIL, Outcome.ERROR)
 SEVERITY = {"MUST": "critical", "SHOULD": "normal", "MAY": "minor"}
 SKIPPING = (Outcome.UNIMPLEMENTED, Outcome.NOT_APPLICABLE, Outcome.NOT_TESTABLE)
 
@@ -61,7 +60,17 @@ class CaseModule(pytest.File):
             yield CaseItem.from_parent(self, name=case.id, case=case)
 
 
-class CaseFailed(Exception):
+class CaseFailed(AssertionError):
+    """The agent broke the spec. An AssertionError, so Allure files it as *failed*."""
+
+    def __init__(self, record: CaseRecord) -> None:
+        super().__init__(record.result.message)
+        self.record = record
+
+
+class CaseBroken(Exception):
+    """The harness or the agent crashed: not a verdict on the spec. Allure files it as *broken*."""
+
     def __init__(self, record: CaseRecord) -> None:
         super().__init__(record.result.message)
         self.record = record
@@ -78,6 +87,10 @@ class CaseItem(pytest.Item):
         self.add_marker(pytest.mark.allure_label(SEVERITY[case.level.value], label_type="severity"))
         self.add_marker(pytest.mark.allure_label(case.area, label_type="epic"))
         self.add_marker(pytest.mark.allure_label(SPEC_REVISION, label_type="tag"))
+        self.add_marker(pytest.mark.allure_label(case.level.value, label_type="tag"))
+        if case.spec.url:
+            name = f"{case.spec.source} · {case.spec.section}"
+            self.add_marker(pytest.mark.allure_link(case.spec.url, link_type="link", name=name))
         self.user_properties.extend(
             [("case_id", case.id), ("level", case.level.value), ("spec", case.spec.sentence)]
         )
@@ -88,8 +101,10 @@ class CaseItem(pytest.Item):
         self.record = runtime_for(self.config).run_case(self.case)
         _attach_to_allure(self.record)
         outcome = self.record.result.outcome
-        if outcome in FAILING:
+        if outcome is Outcome.FAIL:
             raise CaseFailed(self.record)
+        if outcome is Outcome.ERROR:
+            raise CaseBroken(self.record)
         if outcome in SKIPPING:
             pytest.skip(f"{outcome.value}: {self.record.result.message}")
 
@@ -97,7 +112,7 @@ class CaseItem(pytest.Item):
         return self.path, None, f"{self.case.id} [{self.case.level.value}]"
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
-        if isinstance(excinfo.value, CaseFailed):
+        if isinstance(excinfo.value, CaseFailed | CaseBroken):
             return render_failure(self.case, excinfo.value.record)
         return super().repr_failure(excinfo)
 

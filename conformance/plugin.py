@@ -16,8 +16,10 @@ from typing import Any
 
 import pytest
 
+from .baseline import Baseline, BaselineResult, load_baseline, write_baseline
 from .config import AgentConfig, UsageError
 from .items import CaseItem, CaseModule, is_case_file
+from .junit import enrich_junit
 from .outcomes import TERMINAL, AgentExited, CaseSignal, Outcome
 from .redact import redact, secret_env_values
 from .registry import Level
@@ -32,6 +34,8 @@ LAST_RUN: dict[str, Any] = {}
 # pytest_runtest_logreport gets no config; the controller's report of the current run lives here.
 _CONTROLLER_REPORT: list[RunReport | None] = [None]
 REPORT = pytest.StashKey[RunReport]()
+BASELINE = pytest.StashKey[Baseline | None]()
+COLLECTED = pytest.StashKey[set[str]]()
 ACTIVE = pytest.StashKey[bool]()
 
 
@@ -111,6 +115,20 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--seed", dest="conformance_seed", type=int, default=None, help="seed of the sequence and fuzz cases"
     )
     group.addoption(
+        "--expected-failures",
+        dest="expected_failures",
+        default=None,
+        metavar="FILE",
+        help="baseline of known failures (TOML or YAML, entries by case id with a reason): only new failures "
+        "and stale entries fail the run",
+    )
+    group.addoption(
+        "--update-expected-failures",
+        dest="update_expected_failures",
+        action="store_true",
+        help="write this run's failures to the --expected-failures file (keeping existing reasons)",
+    )
+    group.addoption(
         "--report-dir",
         default=None,
         help="where report.json and junit.xml go (default reports/<agent>-<timestamp>/)",
@@ -158,6 +176,7 @@ def pytest_configure(config: pytest.Config) -> None:
     except UsageError as exc:
         raise pytest.UsageError(str(exc)) from None
     config._conformance_agent = agent_config  # type: ignore[attr-defined]
+    config.stash[BASELINE] = _baseline(config)
     if worker is None:
         config.stash[REPORT] = RunReport(
             command=agent_config.command,
@@ -173,6 +192,24 @@ def pytest_configure(config: pytest.Config) -> None:
 
 # pytest_configure above must run before junitxml reads xmlpath.
 pytest_configure = pytest.hookimpl(tryfirst=True)(pytest_configure)
+
+
+def _baseline(config: pytest.Config) -> Baseline | None:
+    option = config.getoption("expected_failures")
+    update = config.getoption("update_expected_failures")
+    if option is None:
+        if update:
+            raise pytest.UsageError(
+                "--update-expected-failures needs --expected-failures FILE (the file to write)"
+            )
+        return None
+    path = Path(option)
+    if update and not path.exists():
+        return Baseline(path)
+    try:
+        return load_baseline(path)
+    except UsageError as exc:
+        raise pytest.UsageError(str(exc)) from None
 
 
 def _strict(config: pytest.Config) -> bool:
@@ -231,10 +268,28 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
     return None
 
 
+def pytest_itemcollected(item: pytest.Item) -> None:
+    if isinstance(item, CaseItem):  # every case, before -k / -m deselect any
+        item.config.stash.setdefault(COLLECTED, set()).add(item.case.id)
+
+
+def _check_baseline_ids(config: pytest.Config) -> None:
+    baseline = config.stash.get(BASELINE, None)
+    if baseline is None:
+        return
+    unknown = sorted(set(baseline.entries) - config.stash.get(COLLECTED, set()))
+    if unknown:
+        LAST_RUN["message"] = (
+            f"{baseline.path} lists case ids this suite does not have (renamed or mistyped?): {', '.join(unknown)}"
+        )
+        pytest.exit(LAST_RUN["message"], returncode=2)
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(
     session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
 ) -> None:
+    _check_baseline_ids(config)
     if config.stash.get(ACTIVE, False) and not any(isinstance(i, CaseItem) for i in items):
         LAST_RUN["message"] = (
             "no conformance case selected: check the -k / -m expression (ids look like status.error.unknown-session-code)"
@@ -322,6 +377,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
                 "source": case.spec.source,
                 "section": case.spec.section,
                 "sentence": case.spec.sentence,
+                "url": case.spec.url,
             },
             "nodeid": item.nodeid,
             **result,
@@ -332,12 +388,29 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
     report.user_properties.append(("outcome", result["outcome"]))
     if isinstance(report.longrepr, str):
         report.longrepr = redact(report.longrepr, secrets)
+    baseline = item.config.stash.get(BASELINE, None)
+    mark = baseline.classify(case.id, result["outcome"], _strict(item.config)) if baseline else None
+    if mark is not None:
+        report.conformance["baseline"] = mark  # type: ignore[attr-defined]
+    if mark == "known":  # shown and counted by pytest (terminal, junit, allure) as xfailed
+        report.outcome = "skipped"
+        report.wasxfail = f"known failure in {baseline.path}: {baseline.entries[case.id]}"  # type: ignore[union-attr]
+    elif mark == "stale":
+        report.outcome = "failed"
+        report.longrepr = (
+            f"{case.id}: stale entry in {baseline.path}: the case now {result['outcome']}es, so the baseline "  # type: ignore[union-attr]
+            "no longer describes this agent; remove the entry (or rerun with --update-expected-failures)"
+        )
 
 
 def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -> tuple[str, str, str] | None:
     data = getattr(report, "conformance", None)
     if data is None or report.when != "call":
         return None
+    if data.get("baseline") == "known":
+        return "xfailed", "x", f"KNOWN {data['outcome'].upper()}"
+    if data.get("baseline") == "stale":
+        return "failed", "S", "STALE BASELINE"
     return TERMINAL[Outcome(data["outcome"])]
 
 
@@ -347,6 +420,7 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
         _CONTROLLER_REPORT[0].add(data)
 
 
+@pytest.hookimpl(trylast=True)  # after junitxml has written its file, which this rewrites
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     config = session.config
     runtime = config.stash.get(RUNTIME, None)
@@ -359,13 +433,42 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         report.incomplete = True
     elif not report.cases:
         return
+    _apply_baseline(config, report)
     path = report.write(config._conformance_report_dir)  # type: ignore[attr-defined]
     config._conformance_report_path = path  # type: ignore[attr-defined]
+    if config.option.xmlpath and report.written is not None:
+        enrich_junit(Path(config.option.xmlpath), report.written)
     if report.incomplete:
         LAST_RUN["message"] = f"interrupted: partial report (marked incomplete) in {path}"
     elif exitstatus in (0, 1):  # keep pytest's own codes for usage errors
-        session.exitstatus = report.verdict().exit_code
-        LAST_RUN.update(verdict=report.verdict(), report=str(path))
+        gated, explanation = report.gate()
+        session.exitstatus = gated.exit_code
+        LAST_RUN.update(
+            verdict=report.verdict(), exit_code=gated.exit_code, line=explanation, report=str(path)
+        )
+
+
+def _apply_baseline(config: pytest.Config, report: RunReport) -> None:
+    baseline = config.stash.get(BASELINE, None)
+    if baseline is None or report.incomplete:
+        return
+    strict = _strict(config)
+    if config.getoption("update_expected_failures"):
+        added, removed = write_baseline(baseline.path, report.cases, strict, baseline)
+        report.notes.append(f"wrote {baseline.path}: {added} entr(ies) added, {removed} removed")
+        baseline = load_baseline(baseline.path)
+        for c in report.cases:
+            c.pop("baseline", None)
+            mark = baseline.classify(c["id"], c["outcome"], strict)
+            if mark is not None:
+                c["baseline"] = mark
+    marks: dict[str, list[str]] = {"known": [], "new": [], "stale": []}
+    for c in report.cases:
+        if c.get("baseline") in marks:
+            marks[c["baseline"]].append(c["id"])
+    report.baseline = BaselineResult(
+        str(baseline.path), sorted(marks["known"]), sorted(marks["new"]), sorted(marks["stale"])
+    )
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:

@@ -35,6 +35,7 @@ class SpecRef:
     source: str
     section: str
     sentence: str
+    url: str = ""  # where a reader finds the section (report links, Allure link)
 
 
 # Capabilities a case can need. "status" is sessionCapabilities.status; the others are the

@@ -15,7 +15,7 @@ from typing import Any
 __all__ = ["badge_svg", "html_report", "markdown_summary"]
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|>~])")
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]|~])")  # what can start markup inside a line
 COLORS = {"pass": "#2e7d32", "fail": "#c62828", "warn": "#ef6c00", "info": "#1565c0", "error": "#6a1b9a"}
 VERDICT_COLORS = {"conformant": "#2e7d32", "non-conformant": "#c62828", "unimplemented": "#757575"}
 
@@ -54,6 +54,9 @@ table.counts td,table.counts th{border:1px solid #ccc;padding:.2em .6em;text-ali
 .sentence{color:#444;font-style:italic}
 pre{background:#f6f6f6;padding:.5em;overflow-x:auto;white-space:pre-wrap;word-break:break-all;font-size:12px}
 .send{color:#0d47a1}.recv{color:#1b5e20}.note{color:#b71c1c}
+table.trace{border-collapse:collapse;font-size:12px}
+table.trace td,table.trace th{border:1px solid #ddd;padding:.2em .4em;vertical-align:top;text-align:left}
+tr.excluded{color:#777}tr.not-run{background:#fff8e1}
 """
 
 
@@ -84,9 +87,24 @@ def html_report(report: dict[str, Any]) -> str:
         parts.append(f"<p class='note'>{html_text(report['fatal'])}</p>")
     if report.get("incomplete"):
         parts.append("<p class='note'>The run was interrupted: this report is incomplete.</p>")
+    baseline = report.get("baseline")
+    if baseline:
+        parts.append(
+            f"<p id='baseline'><b>baseline gate (exit {baseline['exitCode']})</b>: {html_text(baseline['explanation'])}</p>"
+        )
     parts.append(f"<table class='counts'><tr><th></th>{head}</tr>{rows}</table>")
+    trace = report.get("traceability")
+    if trace:
+        parts.append(
+            f"<p>traceability ({html_text(trace['revision'])}): <b>{trace['tested']}</b> of {trace['total']} "
+            f"spec sentences tested in this run, {trace['excluded']} excluded, {trace['not-run']} not run "
+            "(<a href='#traceability'>table</a>)</p>"
+        )
+    parts.append("<h2>Cases</h2>")
     for case in report["cases"]:  # report.json already lists failures first
         parts.append(_case_html(case))
+    if trace:
+        parts.append(_traceability_html(trace))
     parts.append("</body></html>")
     return "\n".join(parts)
 
@@ -98,8 +116,10 @@ def _case_html(case: dict[str, Any]) -> str:
         f"<h3>{html_text(case['id'])} <small>[{html_text(case['level'])}]</small> ",
         f"<span class='outcome' style='color:{color}'>{html_text(case['outcome'])}</span></h3>",
         f"<div class='sentence'>{html_text(case['spec']['sentence'])} ",
-        f"<small>({html_text(case['spec']['source'])}, {html_text(case['spec']['section'])})</small></div>",
+        f"<small>({_spec_link(case['spec'])})</small></div>",
     ]
+    if case.get("baseline"):
+        lines.append(f"<p class='note'>baseline: {html_text(case['baseline'])}</p>")
     if case.get("message"):
         lines.append(f"<p>{html_text(case['message'])}</p>")
     for key in ("expected", "observed"):
@@ -124,6 +144,33 @@ def _case_html(case: dict[str, Any]) -> str:
     return "".join(lines)
 
 
+def _spec_link(spec: dict[str, Any]) -> str:
+    label = f"{html_text(spec['source'])}, {html_text(spec['section'])}"
+    url = spec.get("url") or ""
+    if url.startswith("https://"):  # the suite's own data, but checked anyway
+        return f"<a href='{html_text(url)}'>{label}</a>"
+    return label
+
+
+def _traceability_html(trace: dict[str, Any]) -> str:
+    rows = []
+    for r in trace["sentences"]:
+        cases = ", ".join(
+            f"<a href='#{html_text(cid)}'>{html_text(cid)}</a>&nbsp;<small>{html_text(out)}</small>"
+            for cid, out in r["cases"].items()
+        )
+        rows.append(
+            f"<tr class='{html_text(r['status'])}'><td>{html_text(r['section'])}</td><td>{html_text(r['sentence'])}</td>"
+            f"<td>{html_text(r['level'])}</td><td>{html_text(r['status'])}</td><td>{cases}</td>"
+            f"<td>{html_text(r['reason'])}</td></tr>"
+        )
+    return (
+        f"<h2 id='traceability'>Traceability: {html_text(trace['revision'])}</h2>"
+        "<table class='trace'><tr><th>section</th><th>sentence</th><th>level</th><th>status</th>"
+        f"<th>cases (outcome)</th><th>reason / note</th></tr>{''.join(rows)}</table>"
+    )
+
+
 def markdown_summary(report: dict[str, Any]) -> str:
     """For $GITHUB_STEP_SUMMARY or a PR comment."""
     verdict = report["verdict"]
@@ -140,11 +187,22 @@ def markdown_summary(report: dict[str, Any]) -> str:
     ]
     for level, row in counts["by_level"].items():
         lines.append(f"| {level} | " + " | ".join(str(row[o]) for o in outcomes) + " |")
+    baseline = report.get("baseline")
+    if baseline:
+        lines += ["", f"Baseline gate (exit {baseline['exitCode']}): {md_text(baseline['explanation'])}"]
+    trace = report.get("traceability")
+    if trace:
+        lines += [
+            "",
+            f"Traceability ({md_text(trace['revision'])}): {trace['tested']} of {trace['total']} spec sentences "
+            f"tested, {trace['excluded']} excluded, {trace['not-run']} not run.",
+        ]
     bad = [c for c in report["cases"] if c["outcome"] in ("fail", "error", "warn")]
     if bad:
         lines += ["", "| case | level | outcome | why |", "| --- | --- | --- | --- |"]
         for c in bad:
-            lines.append(f"| `{c['id']}` | {c['level']} | {c['outcome']} | {md_text(c['message'])} |")
+            known = " (known)" if c.get("baseline") == "known" else ""
+            lines.append(f"| `{c['id']}` | {c['level']} | {c['outcome']}{known} | {md_text(c['message'])} |")
     if report.get("fatal"):
         lines += ["", md_text(report["fatal"])]
     return "\n".join(lines) + "\n"

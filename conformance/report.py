@@ -12,9 +12,11 @@ from pathlib import Path
 from typing import Any
 
 from . import __version__
+from .baseline import BaselineResult
 from .outcomes import Outcome, Verdict, verdict
 from .redact import redact
 from .registry import Level
+from .traceability import coverage, load_revision
 
 __all__ = ["RunReport", "default_report_dir"]
 
@@ -54,6 +56,8 @@ class RunReport:
     fatal: str | None = None  # why no case could run (the agent could not be started)
     process_groups: list[int] = field(default_factory=list)  # of the agent processes the pre-flight started
     secrets: list[str] = field(default_factory=list)
+    written: dict[str, Any] | None = None  # the body of the last report.json written
+    baseline: BaselineResult | None = None
 
     def add(self, record: dict[str, Any]) -> None:
         self.cases.append(record)
@@ -70,6 +74,40 @@ class RunReport:
         if self.fatal:
             return Verdict.ERROR
         return verdict((Outcome(c["outcome"]) for c in self.cases), status_advertised=self.status_advertised)
+
+    def gate(self) -> tuple[Verdict, str]:
+        """What the run's exit code follows: the verdict, or with a baseline, only what is new.
+
+        Known failures count as passes and stale entries as failures; the report's own
+        verdict (``verdict()``) stays the honest one.
+        """
+        v = self.verdict()
+        if self.baseline is None or self.incomplete or self.fatal:
+            return v, f"{v.label}: {v.explanation}"
+        effective = []
+        for c in self.cases:
+            mark = c.get("baseline")
+            effective.append(
+                Outcome.PASS
+                if mark == "known"
+                else Outcome.FAIL
+                if mark == "stale"
+                else Outcome(c["outcome"])
+            )
+        gated = verdict(effective, status_advertised=self.status_advertised)
+        b = self.baseline
+        if b.new or b.stale:
+            why = []
+            if b.new:
+                why.append(f"new failure(s) not in the baseline: {', '.join(b.new)}")
+            if b.stale:
+                why.append(
+                    f"stale baseline entries (these cases now pass; remove them): {', '.join(b.stale)}"
+                )
+            return gated, f"{v.label}, and the baseline gate fails: " + "; ".join(why)
+        if v is gated:
+            return gated, f"{v.label}: {v.explanation} ({b.explanation()})"
+        return gated, f"{v.label}, but every failure is a known one: {b.explanation()}"
 
     def counts(self) -> dict[str, Any]:
         by_outcome = dict.fromkeys(OUTCOME_ORDER, 0)
@@ -103,19 +141,35 @@ class RunReport:
                 "seed": self.seed,
             },
             "verdict": {"label": v.label, "exitCode": v.exit_code, "explanation": v.explanation},
+            "baseline": self._baseline_json(),
             "counts": self.counts(),
             "notes": self.notes,
             "incomplete": self.incomplete,
             "fatal": self.fatal,
             "processGroups": self.process_groups,
+            "traceability": self._traceability(),
             "cases": cases,
         }
+
+    def _traceability(self) -> dict[str, Any] | None:
+        try:
+            revision = load_revision(SPEC_REVISION)
+        except (FileNotFoundError, ModuleNotFoundError):  # a suite without the revision files
+            return None
+        return coverage(revision, self.cases)
+
+    def _baseline_json(self) -> dict[str, Any] | None:
+        if self.baseline is None:
+            return None
+        gated, explanation = self.gate()
+        return {**self.baseline.to_json(), "exitCode": gated.exit_code, "explanation": explanation}
 
     def write(self, directory: Path) -> Path:
         directory.mkdir(parents=True, exist_ok=True)
         path = directory / "report.json"
         tmp = path.with_suffix(".tmp")
         body = redact(self.to_json(), self.secrets)
+        self.written = body
         tmp.write_text(json.dumps(body, indent=2, ensure_ascii=False), encoding="utf-8")
         os.replace(tmp, path)
         from .render import badge_svg, html_report, markdown_summary
@@ -142,4 +196,7 @@ class RunReport:
         lines.append("total   " + " ".join(f"{counts['by_outcome'][c]:>13}" for c in cols))
         v = self.verdict()
         lines.append(f"verdict: {v.label.upper()} — {v.explanation} (exit {v.exit_code})")
+        if self.baseline is not None:
+            gated, explanation = self.gate()
+            lines.append(f"baseline gate: exit {gated.exit_code} — {explanation}")
         return lines

@@ -102,6 +102,7 @@ BROKEN: dict[str, tuple[int, dict[str, str]]] = {
     "slow_status": (0, {"status.cheap.latency": "warn"}),
     "status_slower_than_list": (0, {"status.cheap.latency": "warn"}),
     "unknown_status_value": (0, {"status.enum.known-values": "warn"}),
+    "v1_state_field": (0, {"status.v1.no-state-field": "warn"}),
     "status_without_capability": (
         3,
         {

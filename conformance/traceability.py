@@ -1,0 +1,158 @@
+"""Traceability: which spec sentence each case checks, and which sentences no case can check.
+
+A revision's requirements file (``cases/revisions/<name>.toml``) maps every normative
+sentence of the spec to case ids, or to an exclusion with its reason. This module reads it,
+splits a spec text into sentences (so the project's tests can prove nothing is missing),
+and computes a run's coverage for the report: sentences tested, excluded, not run.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "Requirement",
+    "Revision",
+    "coverage",
+    "keyword_level",
+    "load_revision",
+    "normalize",
+    "spec_sentences",
+]
+
+KEYWORD = re.compile(r"\b(MUST|SHOULD|SHALL|REQUIRED|RECOMMENDED|MAY|OPTIONAL)\b|\bmust\b")
+DECISIVE = ("pass", "fail", "warn", "info")  # outcomes where the case did check its sentence
+
+
+def normalize(text: str) -> str:
+    return " ".join(text.split())
+
+
+def keyword_level(sentence: str) -> str:
+    """The strongest RFC 2119 keyword in a sentence ("MUST" for a lowercase "must"), or "-"."""
+    words = {m.group() for m in KEYWORD.finditer(sentence)}
+    for level, keys in (
+        ("MUST", {"MUST", "SHALL", "REQUIRED", "must"}),
+        ("SHOULD", {"SHOULD", "RECOMMENDED"}),
+    ):
+        if words & keys:
+            return level
+    return "MAY" if words & {"MAY", "OPTIONAL"} else "-"
+
+
+@dataclass(frozen=True)
+class Requirement:
+    source: str
+    section: str
+    sentence: str
+    cases: tuple[str, ...] = ()
+    excluded: str = ""
+    note: str = ""
+
+    @property
+    def level(self) -> str:
+        return keyword_level(self.sentence)
+
+
+@dataclass
+class Revision:
+    name: str
+    title: str
+    vocabulary: tuple[str, ...]
+    normative_sections: tuple[str, ...]
+    sources: dict[str, dict[str, str]]
+    requirements: list[Requirement] = field(default_factory=list)
+    folder: Path = Path()
+
+    def source_text(self, source: str) -> str | None:
+        file = self.sources.get(source, {}).get("file")
+        return (self.folder / file).read_text(encoding="utf-8") if file else None
+
+
+def revisions_dir() -> Path:
+    return Path(str(resources.files("cases") / "revisions"))
+
+
+def load_revision(name: str, folder: Path | None = None) -> Revision:
+    folder = folder or revisions_dir()
+    data = tomllib.loads((folder / f"{name}.toml").read_text(encoding="utf-8"))
+    meta = data["revision"]
+    return Revision(
+        name=meta["name"],
+        title=meta["title"],
+        vocabulary=tuple(meta.get("vocabulary", ())),
+        normative_sections=tuple(meta.get("normative_sections", ())),
+        sources=data.get("sources", {}),
+        requirements=[
+            Requirement(
+                source=r["source"],
+                section=r["section"],
+                sentence=r["sentence"],
+                cases=tuple(r.get("cases", ())),
+                excluded=r.get("excluded", ""),
+                note=r.get("note", ""),
+            )
+            for r in data.get("requirement", [])
+        ],
+        folder=folder,
+    )
+
+
+def _sections(text: str) -> list[tuple[str, str]]:
+    """(section, bullet text) for every bullet or numbered item of a spec text."""
+    items: list[tuple[str, str]] = []
+    section, blanks = "", 0
+    for line in text.splitlines():
+        stripped = line.strip()
+        if not stripped:
+            blanks += 1
+            continue
+        bullet = re.match(r"^(?:•|\d+\.)\s+(.*)$", stripped)
+        if bullet:
+            items.append((section, bullet.group(1)))
+        elif blanks >= 2 and not line.startswith((" ", "{", "}", '"')):
+            section = stripped
+        blanks = 0
+    return items
+
+
+def spec_sentences(text: str, normative_sections: tuple[str, ...]) -> list[tuple[str, str]]:
+    """Every sentence that needs an entry: all of the normative sections, and keyword ones anywhere."""
+    found = []
+    for section, item in _sections(text):
+        for sentence in re.split(r"(?<=\.)\s+(?=[A-Z])", normalize(item)):
+            if section in normative_sections or KEYWORD.search(sentence):
+                found.append((section, sentence))
+    return found
+
+
+def coverage(revision: Revision, cases: list[dict[str, Any]]) -> dict[str, Any]:
+    """The run's coverage of the revision's sentences, for report.json."""
+    outcomes = {c["id"]: c["outcome"] for c in cases}
+    rows = []
+    for req in revision.requirements:
+        ran = {cid: outcomes[cid] for cid in req.cases if cid in outcomes}
+        if req.excluded:
+            status = "excluded"
+        elif any(o in DECISIVE for o in ran.values()):
+            status = "tested"
+        else:
+            status = "not-run"
+        rows.append(
+            {
+                "source": req.source,
+                "section": req.section,
+                "sentence": req.sentence,
+                "level": req.level,
+                "status": status,
+                "cases": {cid: ran.get(cid, "not run") for cid in req.cases},
+                "reason": req.excluded or req.note,
+            }
+        )
+    counts = {k: sum(r["status"] == k for r in rows) for k in ("tested", "excluded", "not-run")}
+    return {"revision": revision.name, "total": len(rows), **counts, "sentences": rows}

@@ -1,0 +1,134 @@
+"""Traceability: every normative sentence has an entry, every case a sentence, every quote is verbatim."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import cases
+from conformance.registry import CASES
+from conformance.traceability import coverage, keyword_level, load_revision, normalize, spec_sentences
+
+from .conftest import ROOT
+
+REVISION = "rfd-2026-10-26"
+RFD = "acp-rfd-session-status@2026-10-26"
+SDK_V1 = "acp-sdk-2.4.0/v1/schema.unstable.json"
+SHARED = ROOT.parent / "shared" / "spec"
+
+
+@pytest.fixture(scope="module")
+def revision():
+    cases.load_all()
+    return load_revision(REVISION)
+
+
+def unmapped(revision, text: str) -> list[str]:
+    quotes = [normalize(r.sentence) for r in revision.requirements if r.source == RFD]
+    return [
+        s for _, s in spec_sentences(text, revision.normative_sections) if not any(s in q for q in quotes)
+    ]
+
+
+def test_every_normative_sentence_of_the_rfd_has_an_entry(revision) -> None:
+    text = revision.source_text(RFD)
+    assert text is not None
+    sentences = spec_sentences(text, revision.normative_sections)
+    assert len(sentences) >= 20, "the sentence splitter found too little: is the spec file the RFD?"
+    assert unmapped(revision, text) == []
+
+
+def test_a_new_spec_sentence_without_an_entry_is_caught(revision) -> None:
+    text = revision.source_text(RFD)
+    assert text is not None
+    added = text.replace(
+        "• The result is a snapshot.", "• The result is a snapshot. Agents MUST answer within 1 ms."
+    )
+    elsewhere = text.replace("Shiny future\n", "Shiny future\n\n• Routers SHOULD cache the answer.\n")
+    assert unmapped(revision, added) == ["Agents MUST answer within 1 ms."]
+    assert unmapped(revision, elsewhere) == ["Routers SHOULD cache the answer."]
+
+
+def test_every_rfd_quote_is_verbatim_in_the_vendored_rfd(revision) -> None:
+    text = normalize(revision.source_text(RFD) or "")
+    wrong = [
+        r.sentence for r in revision.requirements if r.source == RFD and normalize(r.sentence) not in text
+    ]
+    assert wrong == []
+
+
+def test_vendored_rfd_is_the_mission_spec(revision) -> None:
+    shared = next(SHARED.glob("000_*.txt"), None) if SHARED.is_dir() else None
+    if shared is None:
+        pytest.skip(f"{SHARED} is not on this machine; the vendored copy is checked where it is")
+    vendored = revision.folder / revision.sources[RFD]["file"]
+    assert vendored.read_bytes() == shared.read_bytes()
+
+
+def test_every_sdk_quote_is_in_the_official_schema(revision) -> None:
+    schema = SHARED / "acp-sdk-2.4.0-schema" / "v1" / "schema.unstable.json"
+    if not schema.is_file():
+        pytest.skip(f"{schema} is not on this machine")
+    descriptions = normalize(_descriptions(json.loads(schema.read_text(encoding="utf-8"))))
+    quotes = [r.sentence for r in revision.requirements if r.source == SDK_V1]
+    assert quotes and [q for q in quotes if normalize(q) not in descriptions] == []
+
+
+def test_each_entry_maps_to_cases_or_an_exclusion(revision) -> None:
+    for req in revision.requirements:
+        assert req.source in revision.sources, f"unknown source {req.source!r}"
+        assert bool(req.cases) != bool(req.excluded), (
+            f"needs cases or an exclusion, not both: {req.sentence!r}"
+        )
+        assert len(req.excluded) > 20 or req.cases, f"an exclusion needs a real reason: {req.sentence!r}"
+        unknown = [c for c in req.cases if c not in CASES]
+        assert unknown == [], f"{req.sentence!r} names unknown cases"
+
+
+def test_every_case_quotes_exactly_the_sentence_it_is_mapped_to(revision) -> None:
+    for case in CASES.values():
+        entries = [r for r in revision.requirements if case.id in r.cases]
+        assert entries, f"{case.id} is not mapped to any sentence in {REVISION}.toml"
+        assert any(r.sentence == case.spec.sentence and r.source == case.spec.source for r in entries), (
+            f"{case.id} quotes {case.spec.sentence!r}, which is not the sentence its entry maps it to"
+        )
+
+
+def test_keyword_levels() -> None:
+    assert keyword_level("session/status MUST NOT have side effects.") == "MUST"
+    assert keyword_level("It must not load the session.") == "MUST"
+    assert keyword_level("It SHOULD be cheap, and Clients may call it often.") == "SHOULD"
+    assert keyword_level("it MAY return inactive") == "MAY"
+    assert keyword_level("state is optional.") == "-"
+
+
+def test_coverage_counts_what_ran(revision) -> None:
+    ran = [
+        {"id": "status.result.shape", "outcome": "pass"},
+        {"id": "capability.status.object", "outcome": "n/a"},
+    ]
+    result = coverage(revision, ran)
+    rows = {r["sentence"]: r for r in result["sentences"]}
+    assert rows["SessionStatusResponse: status (required), _meta (optional)."]["status"] == "tested"
+    assert (
+        rows[
+            "SessionStatusCapabilities: empty object with optional _meta, added as status on the v1 "
+            "SessionCapabilities and the v2 session capabilities."
+        ]["status"]
+        == "not-run"
+    )
+    assert rows["The result is a snapshot."]["status"] == "excluded"
+    assert (
+        result["tested"] + result["excluded"] + result["not-run"]
+        == result["total"]
+        == len(revision.requirements)
+    )
+
+
+def _descriptions(node: object) -> str:
+    if isinstance(node, dict):
+        return " ".join([str(node.get("description", ""))] + [_descriptions(v) for v in node.values()])
+    if isinstance(node, list):
+        return " ".join(_descriptions(v) for v in node)
+    return ""
