@@ -6,6 +6,7 @@
     python runner.py --agent "my-agent" -k unknown    # only cases whose id matches
     python runner.py --agent "my-agent" -- -n auto    # anything after -- goes to pytest
     python runner.py replay reports/<run>/replays/sequence.status.model-based.replay.json
+    python runner.py matrix reports/*/report.json -o matrix.html   # agents side by side
 
 Exit codes: 0 conformant, 1 non-conformant, 2 usage or harness error, 3 not implemented.
 """
@@ -233,6 +234,10 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["replay"]:
         return replay_main(argv[1:])
+    if argv[:1] == ["matrix"]:
+        from conformance.matrix import main as matrix_main
+
+        return matrix_main(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
     problem = (

@@ -87,7 +87,7 @@ class CaseItem(pytest.Item):
         self.add_marker(pytest.mark.allure_label(SEVERITY[case.level.value], label_type="severity"))
         self.add_marker(pytest.mark.allure_label(case.area, label_type="epic"))
         self.add_marker(pytest.mark.allure_label(SPEC_REVISION, label_type="tag"))
-        self.add_marker(pytest.mark.allure_label(case.level.value, label_type="tag"))
+        self.add_marker(pytest.mark.allure_label(case.spec.section, label_type="feature"))
         if case.spec.url:
             name = f"{case.spec.source} · {case.spec.section}"
             self.add_marker(pytest.mark.allure_link(case.spec.url, link_type="link", name=name))

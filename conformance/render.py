@@ -119,7 +119,14 @@ def _case_html(case: dict[str, Any]) -> str:
         f"<small>({_spec_link(case['spec'])})</small></div>",
     ]
     if case.get("baseline"):
-        lines.append(f"<p class='note'>baseline: {html_text(case['baseline'])}</p>")
+        meaning = {
+            "known": "a known failure, listed in the baseline: it does not fail the run",
+            "new": "a new failure: not in the baseline, it fails the run",
+            "stale": "a stale baseline entry: the case passes now, remove it from the baseline",
+        }
+        lines.append(
+            f"<p class='note'>baseline: {html_text(meaning.get(case['baseline'], case['baseline']))}</p>"
+        )
     if case.get("message"):
         lines.append(f"<p>{html_text(case['message'])}</p>")
     for key in ("expected", "observed"):

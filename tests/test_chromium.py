@@ -1,0 +1,103 @@
+"""The HTML report and the matrix, rendered by a real headless Chromium (Debian's `chromium`).
+
+Screenshots land in reports/screenshots/ so a person can look at them after a CI run.
+`.ci/run` installs Chromium; elsewhere, a machine without it skips these tests with the reason.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from .conftest import ROOT, RUNNER, agent_command, run_suite
+
+pytestmark = pytest.mark.slow
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+SHOTS = ROOT / "reports" / "screenshots"
+# A closed network: without these, Chromium keeps trying to reach Google's services.
+FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+SUBSET = "unknown-session or result.shape or active.after-new"
+
+
+@pytest.fixture(scope="module")
+def browser():
+    playwright_api = pytest.importorskip("playwright.sync_api", reason="playwright is in the [test] extra")
+    if not Path(CHROMIUM).exists():
+        if os.environ.get("CI"):
+            pytest.fail(f"{CHROMIUM} is missing; .ci/run installs Debian's chromium package")
+        pytest.skip(f"{CHROMIUM} is missing (apt-get install chromium); .ci/run installs it")
+    with playwright_api.sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        yield chromium
+        chromium.close()
+
+
+def open_page(browser, path: Path):
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    requests: list[str] = []
+    page.on("request", lambda r: requests.append(r.url))
+    page.goto(path.resolve().as_uri())
+    return page, requests
+
+
+def test_report_html_shows_verdict_and_a_failing_transcript(browser, tmp_path: Path) -> None:
+    run = run_suite(tmp_path / "run", "--agent", agent_command("unknown_internal_error"), "-k", SUBSET)
+    assert run.code == 1, run.stderr
+    page, requests = open_page(browser, tmp_path / "run" / "report.html")
+    verdict = page.locator("#verdict")
+    assert verdict.is_visible() and verdict.inner_text() == "NON-CONFORMANT"
+    failing = page.locator("[id='status.error.unknown-session-code']")
+    assert failing.is_visible()
+    transcript = failing.locator("details.transcript pre")
+    assert transcript.is_visible(), "a failing case's transcript is open by default"
+    assert '"method":"session/status"' in transcript.inner_text()
+    assert "-32603" in transcript.inner_text()
+    passing = page.locator("[id='status.result.shape'] details.transcript pre")
+    assert not passing.is_visible(), "a passing case's transcript is folded"
+    assert [u for u in requests if not u.startswith("file://")] == [], (
+        "the report loads nothing from the network"
+    )
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "report.png"), full_page=True)
+    page.close()
+
+
+def test_matrix_of_reference_and_three_broken_agents(browser, tmp_path: Path) -> None:
+    agents = {"reference": None, "no_error_data": 1, "unknown_internal_error": 1, "wrong_error_message": 0}
+    reports = []
+    for name, code in agents.items():
+        args = ["-k", SUBSET] + ([] if code is None else ["--agent", agent_command(name)])
+        run = run_suite(tmp_path / name, *args)
+        assert run.code == (code or 0), run.stderr
+        reports.append(str(tmp_path / name / "report.json"))
+    out = tmp_path / "matrix.html"
+    subprocess.run([sys.executable, str(RUNNER), "matrix", *reports, "-o", str(out)], check=True, cwd=ROOT)
+    page, requests = open_page(browser, out)
+    headers = page.locator("#matrix tr").first.locator("th")
+    assert headers.count() == 2 + len(agents)
+    assert page.locator("#matrix tr").count() == 3 + len(run.report["cases"])
+    cell = page.locator("#matrix td a", has_text="FAIL").first
+    assert cell.is_visible()
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "matrix.png"), full_page=True)
+    cell.click()  # a cell opens that case in that agent's report
+    page.wait_for_load_state()
+    assert page.url.endswith("/report.html#status.error.unknown-session-code") or "#status.error." in page.url
+    case_id = page.url.rsplit("#", 1)[1]
+    assert page.locator(f"[id='{case_id}'] details.transcript pre").is_visible()
+    assert [u for u in requests if not u.startswith("file://")] == []
+    page.close()

@@ -1,0 +1,161 @@
+"""What CI systems read: junit.xml, Allure results, and baselines of known failures."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+import yaml
+
+from .conftest import agent_command
+
+CRASHES = agent_command("harness/exits_mid_run")  # dies on its first request after initialize
+SUBSET = "survives or result.shape"  # one spec failure, one crash (error) on that agent
+
+
+def test_junit_keeps_error_apart_from_failure_and_carries_the_transcript(suite, tmp_path: Path) -> None:
+    run = suite("--agent", CRASHES, "-k", SUBSET)
+    assert run.outcomes == {"fuzz.frames.survives": "fail", "status.result.shape": "error"}
+    tree = ET.parse(tmp_path / "report" / "junit.xml")
+    suite_el = tree.find("testsuite")
+    assert suite_el is not None and (suite_el.get("failures"), suite_el.get("errors")) == ("1", "1")
+    cases = {tc.get("name"): tc for tc in tree.iter("testcase")}
+    failed, broken = cases["fuzz.frames.survives"], cases["status.result.shape"]
+    assert failed.find("failure") is not None and failed.find("error") is None
+    assert broken.find("error") is not None and broken.find("failure") is None
+    props = {p.get("name"): p.get("value") for p in broken.iter("property")}
+    assert props["outcome"] == "error" and props["level"] == "MUST" and props["revision"] == "rfd-2026-10-26"
+    assert props["spec"] == "SessionStatusResponse: status (required), _meta (optional)."
+    assert props["spec_url"] == "https://agentclientprotocol.com/rfds/session-status#schema"
+    out = broken.findtext("system-out") or ""
+    assert '--> {"jsonrpc":"2.0"' in out and '"method":"session/new"' in out
+    assert "out of cheese" in out  # the agent's stderr tail
+
+
+def test_allure_results_say_failed_or_broken_with_labels_link_and_transcript(suite, tmp_path: Path) -> None:
+    allure_dir = tmp_path / "allure"
+    suite("--agent", CRASHES, "-k", SUBSET, "--alluredir", str(allure_dir))
+    results = {}
+    for path in allure_dir.glob("*-result.json"):
+        data = json.loads(path.read_text())
+        results[data["name"]] = data
+    assert results["fuzz.frames.survives"]["status"] == "failed"
+    assert results["status.result.shape"]["status"] == "broken"
+    shape = results["status.result.shape"]
+    labels = {(label["name"], label["value"]) for label in shape["labels"]}
+    assert {("severity", "critical"), ("epic", "status.result"), ("tag", "rfd-2026-10-26")} <= labels
+    assert ("feature", "Schema") in labels
+    assert shape["links"][0]["url"] == "https://agentclientprotocol.com/rfds/session-status#schema"
+    attachments = {a["name"]: a["source"] for a in shape["attachments"]}
+    transcript = (allure_dir / attachments["wire transcript (ndjson)"]).read_text()
+    assert '"dir": "send"' in transcript and "session/new" in transcript
+
+
+# -- baselines ----------------------------------------------------------------------------------
+
+KNOWN = "status.error.unknown-session-data"
+BROKEN = agent_command("no_error_data")  # fails KNOWN and nothing else in this subset
+ONLY = "unknown-session"
+
+
+def write_toml(path: Path, entries: dict[str, str]) -> Path:
+    path.write_text(
+        "".join(f'[[expected-failures]]\nid = "{k}"\nreason = "{v}"\n\n' for k, v in entries.items())
+    )
+    return path
+
+
+def test_known_failure_does_not_fail_the_run(suite, tmp_path: Path) -> None:
+    baseline = write_toml(tmp_path / "baseline.toml", {KNOWN: "no data until SDK 0.4 (#12)"})
+    run = suite("--agent", BROKEN, "-k", ONLY, "--expected-failures", str(baseline))
+    assert run.code == 0, run.stderr
+    assert "every failure is a known one" in run.stderr
+    assert run.report["verdict"]["label"] == "non-conformant"  # the certificate stays honest
+    assert run.report["baseline"] == {
+        "file": str(baseline),
+        "known": [KNOWN],
+        "new": [],
+        "stale": [],
+        "ok": True,
+        "exitCode": 0,
+        "explanation": run.report["baseline"]["explanation"],
+    }
+    assert run.case(KNOWN)["baseline"] == "known" and "xfailed" in run.stdout
+
+
+def test_new_failure_fails_the_run(suite, tmp_path: Path) -> None:
+    baseline = write_toml(tmp_path / "baseline.toml", {"status.error.unknown-session-code": "flaky, see #3"})
+    run = suite("--agent", BROKEN, "-k", ONLY, "--expected-failures", str(baseline))
+    assert run.code == 1
+    assert f"new failure(s) not in the baseline: {KNOWN}" in run.stderr
+    assert run.report["baseline"]["new"] == [KNOWN]
+
+
+def test_entry_that_now_passes_is_stale_and_fails_the_run(suite, tmp_path: Path) -> None:
+    baseline = write_toml(tmp_path / "baseline.toml", {KNOWN: "no data until SDK 0.4 (#12)"})
+    run = suite("-k", ONLY, "--expected-failures", str(baseline))  # the reference agent passes it
+    assert run.code == 1
+    assert "stale baseline entries" in run.stderr and run.report["baseline"]["stale"] == [KNOWN]
+    assert "STALE BASELINE" in run.stdout
+
+
+def test_warnings_count_only_under_strict(suite, tmp_path: Path) -> None:
+    warn_agent = agent_command("wrong_error_message")  # breaks a SHOULD only
+    empty = write_toml(tmp_path / "empty.toml", {})
+    assert suite("--agent", warn_agent, "-k", ONLY, "--expected-failures", str(empty)).code == 0
+    assert suite("--agent", warn_agent, "-k", ONLY, "--expected-failures", str(empty), "--strict").code == 1
+    listed = write_toml(tmp_path / "listed.toml", {"status.error.unknown-session-message": "wording, #7"})
+    assert suite("--agent", warn_agent, "-k", ONLY, "--expected-failures", str(listed), "--strict").code == 0
+    # Not strict: the warning is no failure, and the entry is not stale either (the case did not pass).
+    run = suite("--agent", warn_agent, "-k", ONLY, "--expected-failures", str(listed))
+    assert run.code == 0 and run.report["baseline"]["stale"] == []
+
+
+@pytest.mark.parametrize("name", ["baseline.toml", "baseline.yaml"])
+def test_update_writes_the_baseline_and_keeps_reasons(suite, tmp_path: Path, name: str) -> None:
+    path = tmp_path / name
+    agent = agent_command("unknown_internal_error")  # fails unknown-session-code and long-session-id
+    both = "unknown-session or long-session"
+    run = suite("--agent", agent, "-k", both, "--expected-failures", str(path), "--update-expected-failures")
+    assert run.code == 0, run.stderr
+    text = path.read_text()
+    data = yaml.safe_load(text) if name.endswith(".yaml") else __import__("tomllib").loads(text)
+    entries = {e["id"]: e["reason"] for e in data["expected-failures"]}
+    assert set(entries) == {"status.error.unknown-session-code", "status.error.long-session-id"}
+    assert all(reason.startswith("TODO: say why") for reason in entries.values())
+    # A human edits one reason; the next update keeps it and drops what now passes.
+    edited = text.replace(entries["status.error.long-session-id"], "crashes on 10 kB ids (#9)", 1)
+    path.write_text(edited)
+    again = suite(
+        "--agent", agent, "-k", "long-session", "--expected-failures", str(path), "--update-expected-failures"
+    )
+    assert again.code == 0
+    text = path.read_text()
+    assert "crashes on 10 kB ids (#9)" in text and "unknown-session-code" in text  # deselected: kept
+    assert suite("--agent", agent, "-k", both, "--expected-failures", str(path)).code == 0
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (
+            '[[expected-failures]]\nid = "status.no-such-case"\nreason = "x"\n',
+            "does not have (renamed or mistyped?)",
+        ),
+        ('[[expected-failures]]\nid = "status.result.shape"\n', "has no reason"),
+        ("expected-failures = 3\n", "expected a list"),
+        ("[[expected-failures]\n", "is not valid TOML"),
+    ],
+)
+def test_bad_baseline_is_a_usage_error(suite, tmp_path: Path, body: str, message: str) -> None:
+    path = tmp_path / "baseline.toml"
+    path.write_text(body)
+    run = suite("-k", ONLY, "--expected-failures", str(path))
+    assert run.code == 2 and message in run.stderr, run.stderr
+
+
+def test_update_needs_a_file(suite) -> None:
+    run = suite("-k", ONLY, "--update-expected-failures")
+    assert run.code == 2 and "needs --expected-failures FILE" in run.stderr
