@@ -23,6 +23,12 @@ from pathlib import Path
 USAGE_ERROR = 2
 
 
+def spec_revisions() -> list[str]:
+    from conformance.revisions import available
+
+    return available()
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python runner.py",
@@ -93,9 +99,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--alluredir", help="also write Allure results to this folder")
     p.add_argument(
         "--spec",
-        choices=["auto", "rfd-2026-10-26"],
+        choices=["auto", *spec_revisions()],
         default="auto",
-        help="spec revision to check (auto: the revision the agent speaks; today the RFD of 2026-10-26)",
+        help="spec revision to check (auto, the default: the revision whose words the agent answers for a new "
+        "session; rfd-2026-10-26: active / inactive; acp-unstable-2026-11: open / saved)",
     )
     p.add_argument(
         "--profile",

@@ -4,6 +4,7 @@ from pathlib import Path
 
 import anyio.to_thread
 
+from conformance import revisions
 from conformance.acp import AcpTarget
 from conformance.fuzzing import FuzzFailure, LiveSession, run_fuzz, settle
 from conformance.machine import PROFILES, hypothesis_dir
@@ -50,16 +51,17 @@ async def fuzz_status_params(acp: AcpTarget, details: dict) -> None:
                     raise FuzzFailure(
                         f"params {inp.describe()} got a result without a string status: {reply.describe()}"
                     )
-                if params.get("sessionId") == sid and status != "active":
+                if params.get("sessionId") == sid and revisions.canonical(status) != "active":
                     raise FuzzFailure(
-                        f"params {inp.describe()} (a live session) got {status!r}, expected 'active'"
+                        f"params {inp.describe()} (a live session) got {status!r}, "
+                        f"expected {revisions.word('active')!r}"
                     )
             elif reply.code != -32002 or params.get("sessionId") == sid:
                 raise FuzzFailure(f"valid params {inp.describe()} got {reply.describe()}")
         if inp.expect == "either" and not reply.ok and reply.code != -32602:
             raise FuzzFailure(f"params {inp.describe()} got {reply.describe()}, expected a status or -32602")
         after = await acp.status(sid)
-        if not after.ok or (after.result or {}).get("status") != "active":
+        if not after.ok or revisions.canonical((after.result or {}).get("status")) != "active":
             raise FuzzFailure(
                 f"after params {inp.describe()}, the live session is no longer active: {after.describe()}"
             )
@@ -74,8 +76,14 @@ async def _send_frame(acp: AcpTarget, live: LiveSession, inp: FrameInput):
     problems_before = len(peer.problems)
     if inp.response == "required":
         raw = await peer.exchange_raw(line, inp.response_id, wait=True, timeout=acp.runtime.config.timeout)
+        if raw.frame is None and raw.stray is not None:
+            raise FuzzFailure(
+                f"the response to {inp.describe()} carries id {raw.stray.get('id')!r}, not the request's "
+                f"{inp.response_id!r} (JSON-RPC: the id MUST be the same as the request's)"
+            )
         return raw.frame, peer.problems[problems_before:], True
     pending = peer.expect(inp.response_id) if inp.response == "error" else None
+    alternatives = [peer.expect(alt) for alt in inp.alt_ids]
     try:
         await peer.send_raw(line)
         sentinel = await acp.status(sid)
@@ -83,7 +91,11 @@ async def _send_frame(acp: AcpTarget, live: LiveSession, inp: FrameInput):
     finally:
         if pending is not None:
             peer.unexpect(inp.response_id)
-    alive = sentinel.ok and (sentinel.result or {}).get("status") == "active"
+        for alt in inp.alt_ids:
+            peer.unexpect(alt)
+    if pending is None or pending.frame is None:
+        pending = next((a for a in alternatives if a.frame is not None), pending)
+    alive = sentinel.ok and revisions.canonical((sentinel.result or {}).get("status")) == "active"
     return (pending.frame if pending else None), peer.problems[problems_before:], alive
 
 
@@ -128,6 +140,8 @@ async def fuzz_frames_error_codes(acp: AcpTarget, details: dict) -> None:
         )
         if frame is None or code != inp.code:
             got = "no response" if frame is None else f"code {code}"
+            if frame is not None and inp.kind == "bad-utf8" and frame.get("id") is not None:
+                got += f" by id {frame.get('id')!r} (the agent decoded the invalid UTF-8 leniently and read a request)"
             raise FuzzFailure(
                 f"{inp.describe()} got {got}, expected error {inp.code} with id {inp.response_id!r}"
             )

@@ -4,12 +4,12 @@ from pathlib import Path
 
 import anyio.to_thread
 
+from conformance import revisions
 from conformance.acp import AcpTarget
 from conformance.machine import PROFILES, run_sequences
 from conformance.outcomes import Violation
 from conformance.registry import Level, case
 from conformance.replay import numbered_steps, write_replay
-from conformance.report import SPEC_REVISION
 
 from . import spec
 
@@ -39,7 +39,7 @@ async def model_based_sequences(acp: AcpTarget, details: dict) -> None:
             command=config.command,
             cwd=config.cwd,
             agent_info=acp.agent_info,
-            spec_revision=SPEC_REVISION,
+            spec_revision=revisions.current().name,
             seed=run.seed,
             profile=run.profile,
             failure=run.failure,

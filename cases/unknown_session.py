@@ -1,5 +1,6 @@
 """Unknown sessions: the -32002 error, its message and data, and the MAY path of `inactive`."""
 
+from conformance import revisions
 from conformance.acp import AcpTarget
 from conformance.expect import SESSION_NOT_FOUND, expect_error, show
 from conformance.outcomes import Info, NotApplicable, Violation
@@ -12,7 +13,13 @@ NOT_FOUND_MESSAGE = "Resource not found"
 
 
 def _took_may_path(reply: Reply) -> bool:
-    return reply.ok and isinstance(reply.result, dict) and reply.result.get("status") == "inactive"
+    """The agent answered the not-in-memory word for an unknown id, and the revision allows it."""
+    said_inactive = (
+        reply.ok
+        and isinstance(reply.result, dict)
+        and revisions.canonical(reply.result.get("status")) == "inactive"
+    )
+    return said_inactive and revisions.current().may_inactive_for_unknown
 
 
 @case("status.error.unknown-session-code", level=Level.MUST, spec=spec.UNKNOWN)
@@ -21,7 +28,8 @@ async def unknown_session_code(acp: AcpTarget, details: dict) -> None:
     reply = await acp.status(acp.unknown_id())
     if _took_may_path(reply):
         raise Info(
-            "the agent answers `inactive` for an unknown id (allowed by MAY; see status.unknown.may-inactive)"
+            f"the agent answers {revisions.word('inactive')!r} for an unknown id "
+            "(allowed by MAY; see status.unknown.may-inactive)"
         )
     expect_error(reply, SESSION_NOT_FOUND, "status of a never-created session id")
 
@@ -64,15 +72,18 @@ async def may_answer_inactive_for_unknown(acp: AcpTarget, details: dict) -> None
     asked = acp.unknown_id()
     reply = await acp.status(asked)
     if not _took_may_path(reply):
-        raise NotApplicable("the agent does not answer `inactive` for unknown ids")
+        raise NotApplicable(f"the agent does not answer {revisions.word('inactive')!r} for unknown ids")
     back = await acp.reopen(asked)
     if back.ok or back.code != SESSION_NOT_FOUND:
         raise Violation(
-            "the agent said `inactive` for a never-created id, but resuming it did not fail with -32002",
+            f"the agent said {revisions.word('inactive')!r} for a never-created id, but resuming it did not "
+            "fail with -32002",
             expected="error -32002 from session/resume (or session/load)",
             observed=back.describe(),
         )
-    raise Info("MAY path taken: `inactive` for unknown ids, and resume then fails with -32002")
+    raise Info(
+        f"MAY path taken: {revisions.word('inactive')!r} for unknown ids, and resume then fails with -32002"
+    )
 
 
 @case("status.error.long-session-id", level=Level.MUST, spec=spec.UNKNOWN)

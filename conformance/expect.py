@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from . import revisions
 from .outcomes import NotTestable, Violation
 from .peer import Reply
 
 __all__ = [
-    "KNOWN_STATUS",
     "SESSION_NOT_FOUND",
     "expect_error",
     "expect_status",
@@ -20,7 +20,6 @@ __all__ = [
 SESSION_NOT_FOUND = -32002
 INVALID_PARAMS = -32602
 METHOD_NOT_FOUND = -32601
-KNOWN_STATUS = frozenset({"active", "inactive"})
 
 
 def is_extension(value: str) -> bool:
@@ -49,22 +48,34 @@ def status_value(reply: Reply, context: str) -> str:
             expected='{"status": "<string>"}',
             observed=show(result),
         )
-    return result["status"]
+    value = result["status"]
+    other = revisions.foreign(value)
+    if other is not None:
+        current = revisions.current()
+        raise Violation(
+            f"{context}: status is {value!r}, a value of revision {other}, while this agent speaks "
+            f"{current.name} ({' / '.join(current.vocabulary.values())}): it mixes two revisions' vocabularies",
+            expected=sorted(current.vocabulary.values()),
+            observed=value,
+        )
+    return value
 
 
 def expect_status(reply: Reply, allowed: set[str], context: str, *, unknown_ok: bool = False) -> str:
-    """Check the reply's status is one of ``allowed``; unrecognised values pass if ``unknown_ok``.
+    """Check the reply's status is one of ``allowed`` (canonical names, ``active`` / ``inactive``,
+    compared as the checked revision's words); unrecognised values pass if ``unknown_ok``.
 
     ``unknown_ok`` applies the open-enum rule: a value a client does not recognise is read as
     not active, so where only "not active" is required, it is not this case's failure (the
-    enum-openness case reports it).
+    enum-openness case reports it). Returns the value as the agent sent it.
     """
     value = status_value(reply, context)
-    if value in allowed or (unknown_ok and value not in KNOWN_STATUS):
+    words = {revisions.word(a) for a in allowed}
+    if value in words or (unknown_ok and value not in revisions.known_words()):
         return value
     raise Violation(
-        f"{context}: status is {value!r}, expected {' or '.join(repr(a) for a in sorted(allowed))}",
-        expected=sorted(allowed),
+        f"{context}: status is {value!r}, expected {' or '.join(repr(w) for w in sorted(words))}",
+        expected=sorted(words),
         observed=value,
     )
 

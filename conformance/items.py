@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
+from . import revisions
 from .outcomes import Outcome
 from .registry import CASES, Case
-from .report import SPEC_REVISION
 from .runtime import CaseRecord
 
 __all__ = ["CaseBroken", "CaseFailed", "CaseItem", "CaseModule", "is_case_file"]
@@ -86,7 +86,7 @@ class CaseItem(pytest.Item):
         # Allure labels (read by allure-pytest from these marks when --alluredir is given).
         self.add_marker(pytest.mark.allure_label(SEVERITY[case.level.value], label_type="severity"))
         self.add_marker(pytest.mark.allure_label(case.area, label_type="epic"))
-        self.add_marker(pytest.mark.allure_label(SPEC_REVISION, label_type="tag"))
+        self.add_marker(pytest.mark.allure_label(revisions.current().name, label_type="tag"))
         self.add_marker(pytest.mark.allure_label(case.spec.section, label_type="feature"))
         if case.spec.url:
             name = f"{case.spec.source} · {case.spec.section}"

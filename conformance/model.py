@@ -27,8 +27,9 @@ class ModelSession:
 
 
 class SessionModel:
-    def __init__(self, *, persists: bool) -> None:
+    def __init__(self, *, persists: bool, may_inactive_for_unknown: bool = True) -> None:
         self.persists = persists
+        self.may_inactive_for_unknown = may_inactive_for_unknown  # the revision has the MAY path
         self.sessions: dict[str, ModelSession] = {}
         self.may_path_seen = False
 
@@ -41,7 +42,7 @@ class SessionModel:
         """Status answers the spec allows for this session now ('unknown' stands for -32002)."""
         s = self.sessions[ref]
         if not s.created:
-            return {UNKNOWN, INACTIVE}  # INACTIVE: the MAY path
+            return {UNKNOWN, INACTIVE} if self.may_inactive_for_unknown else {UNKNOWN}
         if s.held:
             return {ACTIVE, INACTIVE}  # INACTIVE: evicted
         if self.persists and s.prompted:

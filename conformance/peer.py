@@ -54,6 +54,7 @@ class Reply:
 class RawReply:
     frame: dict[str, Any] | None  # None: no response within the time allowed
     elapsed: float
+    stray: dict[str, Any] | None = None  # a response by another id, which ended the wait early
 
 
 def id_key(value: Any) -> str:
@@ -84,6 +85,7 @@ class _Pending:
     event: anyio.Event = field(default_factory=anyio.Event)
     frame: dict[str, Any] | None = None
     exited: AgentExited | None = None
+    stray: dict[str, Any] | None = None  # raw exchanges: a response by an id nobody waits for
 
 
 def default_client_answer(method: str, params: Any) -> tuple[Any, dict[str, Any] | None]:
@@ -109,6 +111,7 @@ class JsonRpcPeer:
         self._answer = answer
         self._next_id = 1
         self._pending: dict[str, _Pending] = {}  # by id_key(id)
+        self._raw_waiting: list[_Pending] = []  # raw exchanges in flight (fuzzing)
         self.notifications: list[Notification] = []
         self.problems: list[EnvelopeProblem] = []
         self.exited: AgentExited | None = None
@@ -176,6 +179,7 @@ class JsonRpcPeer:
         pending = _Pending("<raw>", time.perf_counter())
         if wait:
             self._pending[key] = pending
+            self._raw_waiting.append(pending)
         try:
             await self.send_raw(data)
             if not wait:
@@ -185,9 +189,10 @@ class JsonRpcPeer:
         finally:
             if wait:
                 self._pending.pop(key, None)
+                self._raw_waiting.remove(pending)
         if pending.exited is not None:
             raise pending.exited
-        return RawReply(pending.frame, time.perf_counter() - pending.sent_at)
+        return RawReply(pending.frame, time.perf_counter() - pending.sent_at, pending.stray)
 
     def expect(self, frame_id: Any) -> _Pending:
         """Register a response the suite may receive for a line it sends raw (fuzzing)."""
@@ -237,6 +242,9 @@ class JsonRpcPeer:
                 self._problem(
                     index, f"response id {rid!r} matches no request in flight (unknown or answered twice)"
                 )
+                for raw in self._raw_waiting:  # the answer to a raw line came back under another id
+                    raw.stray = frame
+                    raw.event.set()
                 return
             if pending.frame is not None:
                 self._problem(index, f"second response to id {rid!r}")

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from . import revisions
 from .baseline import Baseline, BaselineResult, load_baseline, write_baseline
 from .config import AgentConfig, UsageError
 from .items import CaseItem, CaseModule, is_case_file
@@ -28,7 +29,7 @@ from .runtime import Runtime
 from .stdio import LaunchError
 
 RUNTIME = pytest.StashKey[Runtime]()
-SPEC_CHOICES = ("auto", "rfd-2026-10-26")
+SPEC_CHOICES = ("auto", *revisions.available())
 # What the last run decided, for runner.py (which runs pytest in-process).
 LAST_RUN: dict[str, Any] = {}
 # pytest_runtest_logreport gets no config; the controller's report of the current run lives here.
@@ -103,7 +104,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--spec",
         dest="conformance_spec",
         default="auto",
-        help="spec revision to check: auto (default: the revision the agent speaks) or rfd-2026-10-26",
+        help="spec revision to check: auto (default: the revision the agent speaks), "
+        + ", ".join(revisions.available()),
     )
     group.addoption(
         "--profile",
@@ -163,6 +165,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config._conformance_report_dir = report_dir  # type: ignore[attr-defined]
     if worker is not None:
         config.option.conformance_seed = worker["conformance_seed"]
+        revisions.use(worker["conformance_revision"])
     elif config.getoption("conformance_seed") is None:
         # One seed per run, shared by every worker and case, and printed in the summary.
         fixed = config.getoption("conformance_profile") == "ci"
@@ -260,6 +263,7 @@ def pytest_configure_node(node: Any) -> None:
     if report_dir is not None:
         node.workerinput["conformance_report_dir"] = str(report_dir)
         node.workerinput["conformance_seed"] = node.config.getoption("conformance_seed")
+        node.workerinput["conformance_revision"] = revisions.current().name
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
@@ -297,6 +301,7 @@ def pytest_collection_modifyitems(
         pytest.exit(LAST_RUN["message"], returncode=2)
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist starts workers: they need the revision
 def pytest_sessionstart(session: pytest.Session) -> None:
     config = session.config
     if not config.stash.get(ACTIVE, False) or hasattr(config, "workerinput") or config.option.collectonly:
@@ -314,6 +319,8 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         LAST_RUN["report"] = str(report.write(config._conformance_report_dir))  # type: ignore[attr-defined]
         pytest.exit(clean(f"cannot certify: {message}"), returncode=2)
     config.stash[REPORT].agent = dict(init)
+    name, why = runtime.resolve_revision(config.getoption("conformance_spec"))
+    config.stash[REPORT].revision, config.stash[REPORT].revision_why = name, why
     if config.pluginmanager.has_plugin("dsession"):
         runtime.close()  # workers start their own agents
     else:
@@ -373,12 +380,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
             "level": case.level.value,
             "area": case.area,
             "needs": list(case.needs),
-            "spec": {
-                "source": case.spec.source,
-                "section": case.spec.section,
-                "sentence": case.spec.sentence,
-                "url": case.spec.url,
-            },
+            "spec": _spec_of(case),
             "nodeid": item.nodeid,
             **result,
             **body,
@@ -401,6 +403,21 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
             f"{case.id}: stale entry in {baseline.path}: the case now {result['outcome']}es, so the baseline "  # type: ignore[union-attr]
             "no longer describes this agent; remove the entry (or rerun with --update-expected-failures)"
         )
+
+
+def _spec_of(case: Any) -> dict[str, str]:
+    """The sentence the checked revision has this case check (the case's own quote by default)."""
+    revision = revisions.current()
+    req = revision.spec_for(case.id)
+    if req is None or (req.source, req.sentence) == (case.spec.source, case.spec.sentence):
+        spec = case.spec
+        return {"source": spec.source, "section": spec.section, "sentence": spec.sentence, "url": spec.url}
+    return {
+        "source": req.source,
+        "section": req.section,
+        "sentence": req.sentence,
+        "url": revision.url_for(req),
+    }
 
 
 def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -> tuple[str, str, str] | None:

@@ -78,7 +78,8 @@ def html_report(report: dict[str, Any]) -> str:
         f"<h1>session/status conformance: {html_text(_agent_label(report))}</h1>",
         f"<p><span class='verdict' id='verdict' style='background:{color}'>{html_text(verdict['label'].upper())}</span> ",
         f"{html_text(verdict['explanation'])}</p>",
-        f"<p>spec revision <b id='revision'>{html_text(report['spec']['revision'])}</b> · command "
+        f"<p>spec revision <b id='revision'>{html_text(report['spec']['revision'])}</b> "
+        f"<small>({html_text(report['spec'].get('why', ''))})</small> · command "
         f"<code>{html_text(' '.join(report['agent']['command']))}</code> · suite "
         f"{html_text(report['suite']['version'])} · {html_text(report['started'])} · "
         f"seed {html_text(str(report['options'].get('seed')))}</p>",
@@ -187,7 +188,8 @@ def markdown_summary(report: dict[str, Any]) -> str:
         f"### session/status conformance: {md_text(_agent_label(report))}",
         "",
         f"**{md_text(verdict['label'].upper())}**: {md_text(verdict['explanation'])} "
-        f"(spec {md_text(report['spec']['revision'])}, seed {report['options'].get('seed')})",
+        f"(spec {md_text(report['spec']['revision'])}: {md_text(report['spec'].get('why', ''))}; "
+        f"seed {report['options'].get('seed')})",
         "",
         "| level | " + " | ".join(outcomes) + " |",
         "| --- |" + " ---: |" * len(outcomes),

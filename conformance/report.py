@@ -11,16 +11,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from . import __version__
+from . import __version__, revisions
 from .baseline import BaselineResult
 from .outcomes import Outcome, Verdict, verdict
 from .redact import redact
 from .registry import Level
-from .traceability import coverage, load_revision
+from .traceability import coverage
 
 __all__ = ["RunReport", "default_report_dir"]
 
-SPEC_REVISION = "rfd-2026-10-26"
 SPEC_SOURCES = {
     "acp-rfd-session-status@2026-10-26": "ACP RFD 'Session status', revision of 2026-10-26",
     "acp-sdk-2.4.0/v1/schema.unstable.json": "official ACP schema shipped in @agentclientprotocol/sdk 2.4.0",
@@ -58,6 +57,8 @@ class RunReport:
     secrets: list[str] = field(default_factory=list)
     written: dict[str, Any] | None = None  # the body of the last report.json written
     baseline: BaselineResult | None = None
+    revision: str = revisions.DEFAULT  # the spec revision checked
+    revision_why: str = "the default revision"
 
     def add(self, record: dict[str, Any]) -> None:
         self.cases.append(record)
@@ -124,7 +125,12 @@ class RunReport:
         return {
             "format": "session-status-conformance/report@1",
             "suite": {"name": "session-status-conformance", "version": __version__},
-            "spec": {"revision": SPEC_REVISION, "sources": SPEC_SOURCES},
+            "spec": {
+                "revision": self.revision,
+                "title": revisions.get(self.revision).title,
+                "why": self.revision_why,
+                "sources": SPEC_SOURCES,
+            },
             "agent": {
                 "command": self.command,
                 "cwd": self.cwd,
@@ -153,8 +159,8 @@ class RunReport:
 
     def _traceability(self) -> dict[str, Any] | None:
         try:
-            revision = load_revision(SPEC_REVISION)
-        except (FileNotFoundError, ModuleNotFoundError):  # a suite without the revision files
+            revision = revisions.get(self.revision)
+        except (KeyError, FileNotFoundError, ModuleNotFoundError):  # a suite without the revision files
             return None
         return coverage(revision, self.cases)
 
@@ -188,7 +194,8 @@ class RunReport:
         cols = [o for o in OUTCOME_ORDER]
         lines = [
             clean(f"session/status conformance: {label} — {' '.join(self.command)[:120]}"),
-            f"spec revision: {SPEC_REVISION}    profile: {self.profile}    seed: {self.seed} (rerun with --seed {self.seed})",
+            f"spec revision: {self.revision} ({self.revision_why})",
+            f"profile: {self.profile}    seed: {self.seed} (rerun with --seed {self.seed})",
             "level   " + " ".join(f"{c:>13}" for c in cols),
         ]
         for lv, row in counts["by_level"].items():

@@ -16,6 +16,7 @@ from typing import Any
 import anyio
 from anyio.from_thread import start_blocking_portal
 
+from . import revisions
 from .acp import AcpTarget
 from .config import AgentConfig
 from .outcomes import AgentExited, CaseResult, HarnessError, NotApplicable, Outcome, Unimplemented, classify
@@ -87,6 +88,7 @@ class Runtime:
         self._tg: anyio.abc.TaskGroup | None = None
         self._root_future, _ = self._portal.start_task(self._root)
         self.handshake_entries: list[Entry] = []
+        self.revision_entries: list[Entry] = []  # the exchange that picked the revision (--spec auto)
         self.starts = 0
         self.pgids: list[int] = []
         self.closing = False
@@ -145,6 +147,37 @@ class Runtime:
         """Start the agent and initialize it (blocking); raises on a launch or handshake failure."""
         return self._portal.call(self.start_agent)
 
+    def resolve_revision(self, spec: str) -> tuple[str, str]:
+        """The revision this run checks and why (blocking; after start())."""
+        return self._portal.call(self._resolve_revision, spec)
+
+    async def _resolve_revision(self, spec: str) -> tuple[str, str]:
+        if spec != "auto":
+            revisions.use(spec)
+            return spec, f"chosen with --spec {spec}"
+        if not self.target.advertises("status"):
+            revisions.use(revisions.DEFAULT)
+            return revisions.DEFAULT, "the agent does not advertise session/status; the default revision"
+        mark = self.transcript.mark()
+        try:
+            sid = await self.target.new_session()
+            reply = await self.target.status(sid)
+        except Exception as exc:  # the cases will say what is wrong; detection only picks a revision
+            revisions.use(revisions.DEFAULT)
+            return revisions.DEFAULT, f"could not ask the agent ({exc}); the default revision"
+        finally:
+            self.revision_entries = self.transcript.since(mark)
+        value = reply.result.get("status") if reply.ok and isinstance(reply.result, dict) else None
+        if value is None:
+            revisions.use(revisions.DEFAULT)
+            return (
+                revisions.DEFAULT,
+                f"status of a new session answered {reply.describe()[:80]}; the default revision",
+            )
+        name, why = revisions.detect(value)
+        revisions.use(name)
+        return name, why
+
     def close(self) -> None:
         self.closing = True  # worker threads (Hypothesis) stop at their next step
         with contextlib.suppress(Exception):
@@ -194,6 +227,10 @@ class Runtime:
                 )
             if missing:
                 raise Unimplemented(_unimplemented_message(missing))
+            revision = revisions.current()
+            if revision.spec_for(case.id) is None:
+                why = revision.not_part.get(case.id, revision.title)
+                raise NotApplicable(f"not part of spec revision {revision.name}: {why}")
             with anyio.fail_after(CASE_BUDGET):
                 await case.func(self.target, details)
         except TimeoutError as e:

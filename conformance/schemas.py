@@ -30,8 +30,13 @@ def _validator(name: str, definition: str | None) -> Draft202012Validator:
     return Draft202012Validator(schema)
 
 
-def schema_errors(definition: str | None, instance: Any, *, name: str = REVISION_SCHEMA) -> list[str]:
-    """Validation errors of ``instance`` against ``definition`` of schema file ``name``."""
+def schema_errors(definition: str | None, instance: Any, *, name: str | None = None) -> list[str]:
+    """Validation errors of ``instance`` against ``definition`` of schema file ``name`` (default:
+    the schema of the revision being checked)."""
+    if name is None:
+        from . import revisions
+
+        name = revisions.current().schema or REVISION_SCHEMA
     errors = sorted(_validator(name, definition).iter_errors(instance), key=lambda e: list(e.absolute_path))
     out = []
     for e in errors[:10]:

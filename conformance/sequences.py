@@ -19,8 +19,9 @@ from typing import Any
 
 import anyio
 
+from . import revisions
 from .acp import AcpTarget
-from .model import ACTIVE, INACTIVE, UNKNOWN, SessionModel
+from .model import INACTIVE, UNKNOWN, SessionModel
 from .peer import Reply
 
 __all__ = ["Driver", "SequenceFailure", "Step"]
@@ -58,7 +59,10 @@ class Driver:
     def __init__(self, target: AcpTarget, *, dry: bool = False) -> None:
         self.t = target
         self.dry = dry
-        self.model = SessionModel(persists=target.advertises("persist"))
+        self.model = SessionModel(
+            persists=target.advertises("persist"),
+            may_inactive_for_unknown=revisions.current().may_inactive_for_unknown,
+        )
         self.ids: dict[str, str] = {}
         self.steps: list[Step] = []
         self.list_snapshot: dict[str, Any] = {}
@@ -140,7 +144,7 @@ class Driver:
                 f"a {notes[0].method} notification arrived during session/status: status attached or replayed",
             )
         answer = self._status_answer(step, reply)
-        step.answer = answer
+        step.answer = revisions.word(answer)
         session = self.model.sessions[ref]
         if answer not in allowed:
             why = (
@@ -148,7 +152,8 @@ class Driver:
                 if not session.created
                 else "the client let it go and did not resume it"
             )
-            self.fail(step, f"status answered {answer!r}, but {why}: allowed {sorted(allowed)}")
+            words = sorted(revisions.word(a) if a != UNKNOWN else "-32002" for a in allowed)
+            self.fail(step, f"status answered {revisions.word(answer)!r}, but {why}: allowed {words}")
         if session.created and session.held:
             self._statused_while_held.add(ref)
             self._last_status_meta[ref] = step.meta
@@ -174,8 +179,14 @@ class Driver:
         if not isinstance(result, dict) or not isinstance(result.get("status"), str):
             self.fail(step, f"status result has no string status: {reply.describe()}")
         value = result["status"]
+        other = revisions.foreign(value)
+        if other is not None:
+            self.fail(
+                step,
+                f"status answered {value!r}, a word of revision {other}, not of {revisions.current().name}",
+            )
         # Open enum: a value a client does not recognise reads as not active.
-        return value if value in (ACTIVE, INACTIVE) else INACTIVE
+        return revisions.canonical(value) or INACTIVE
 
     async def _op_prompt(self, step: Step) -> None:
         ref = step.ref

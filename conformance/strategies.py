@@ -102,6 +102,11 @@ class FrameInput:
     response_id: Any  # the id a response must carry
     response: str  # "required" (a request), "error" (SHOULD answer with code), "none" (must not answer)
     code: int | None = None  # the JSON-RPC error code that applies
+    # Other ids a response may carry without breaking the envelope: null for an Invalid Request
+    # whose id the agent chose not to read (JSON-RPC's own example answers so), or the frame's
+    # id when a decoder replaces invalid UTF-8 and reads a request. Codes are judged by
+    # fuzz.frames.error-codes, not by survival.
+    alt_ids: tuple[Any, ...] = ()
 
     def describe(self) -> str:
         text = repr(self.line[:200])
@@ -141,11 +146,15 @@ def malformed_frames(draw: st.DrawFn) -> FrameInput:
         text = draw(one_line.filter(lambda t: t.strip() and not _is_json(t)))
         return FrameInput(kind, text.encode("utf-8", "surrogatepass"), None, "error", -32700)
     if kind == "bad-utf8":
-        return FrameInput(kind, b'{"jsonrpc":"2.0","id":1,"method":"\xff\xfe"}', None, "error", -32700)
+        return FrameInput(
+            kind, b'{"jsonrpc":"2.0","id":1,"method":"\xff\xfe"}', None, "error", -32700, alt_ids=(1,)
+        )
     if kind == "wrong-jsonrpc":
         version = draw(st.sampled_from(["1.0", "2", 2.0, None]))
         frame_id = draw(st.integers(10**6, 10**7))
-        return FrameInput(kind, _request(frame_id, jsonrpc=version), frame_id, "error", -32600)
+        return FrameInput(
+            kind, _request(frame_id, jsonrpc=version), frame_id, "error", -32600, alt_ids=(None,)
+        )
     if kind == "odd-id":
         frame_id = draw(
             st.one_of(

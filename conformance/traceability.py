@@ -22,6 +22,7 @@ __all__ = [
     "keyword_level",
     "load_revision",
     "normalize",
+    "schema_sentences",
     "spec_sentences",
 ]
 
@@ -53,6 +54,7 @@ class Requirement:
     cases: tuple[str, ...] = ()
     excluded: str = ""
     note: str = ""
+    anchor: str = ""
 
     @property
     def level(self) -> str:
@@ -63,11 +65,28 @@ class Requirement:
 class Revision:
     name: str
     title: str
-    vocabulary: tuple[str, ...]
+    vocabulary: dict[str, str]  # canonical ("active" / "inactive") -> the revision's wire word
     normative_sections: tuple[str, ...]
     sources: dict[str, dict[str, str]]
     requirements: list[Requirement] = field(default_factory=list)
     folder: Path = Path()
+    may_inactive_for_unknown: bool = False
+    schema: str = ""
+    schema_definitions: tuple[str, ...] = ()
+    not_part: dict[str, str] = field(default_factory=dict)  # case id -> why it is not part of it
+
+    def spec_for(self, case_id: str) -> Requirement | None:
+        """The sentence this revision has a case check, or None: the case is not part of it."""
+        return next((r for r in self.requirements if case_id in r.cases), None)
+
+    def url_for(self, req: Requirement) -> str:
+        source = self.sources.get(req.source, {})
+        base = source.get("url", "")
+        if base and req.anchor:
+            return f"{base}#{req.anchor}"
+        if base and source.get("anchors"):
+            return f"{base}#{'-'.join(re.findall(r'[a-z0-9]+', req.section.lower()))}"
+        return base
 
     def source_text(self, source: str) -> str | None:
         file = self.sources.get(source, {}).get("file")
@@ -85,7 +104,7 @@ def load_revision(name: str, folder: Path | None = None) -> Revision:
     return Revision(
         name=meta["name"],
         title=meta["title"],
-        vocabulary=tuple(meta.get("vocabulary", ())),
+        vocabulary=dict(meta["vocabulary"]),
         normative_sections=tuple(meta.get("normative_sections", ())),
         sources=data.get("sources", {}),
         requirements=[
@@ -96,10 +115,15 @@ def load_revision(name: str, folder: Path | None = None) -> Revision:
                 cases=tuple(r.get("cases", ())),
                 excluded=r.get("excluded", ""),
                 note=r.get("note", ""),
+                anchor=r.get("anchor", ""),
             )
             for r in data.get("requirement", [])
         ],
         folder=folder,
+        may_inactive_for_unknown=bool(meta.get("may_inactive_for_unknown", False)),
+        schema=meta.get("schema", ""),
+        schema_definitions=tuple(meta.get("schema_definitions", ())),
+        not_part=dict(meta.get("not_part", {})),
     )
 
 
@@ -128,6 +152,34 @@ def spec_sentences(text: str, normative_sections: tuple[str, ...]) -> list[tuple
         for sentence in re.split(r"(?<=\.)\s+(?=[A-Z])", normalize(item)):
             if section in normative_sections or KEYWORD.search(sentence):
                 found.append((section, sentence))
+    return found
+
+
+def _descriptions(node: Any, path: str):
+    if not isinstance(node, dict):
+        return
+    if isinstance(node.get("description"), str):
+        yield path, node["description"]
+    for name, sub in (node.get("properties") or {}).items():
+        yield from _descriptions(sub, f"{path}.{name}")
+    for key in ("anyOf", "oneOf", "allOf"):
+        for i, sub in enumerate(node.get(key) or []):
+            if isinstance(sub, dict):
+                yield from _descriptions(sub, f"{path}.{sub.get('const') or sub.get('title') or i}")
+
+
+def schema_sentences(definitions: dict[str, Any], names: tuple[str, ...]) -> list[tuple[str, str]]:
+    """Every sentence of the descriptions of these schema definitions (and their properties and
+    variants), skipping the UNSTABLE banner and documentation links."""
+    found = []
+    for name in names:
+        for path, text in _descriptions(definitions[name], name):
+            for paragraph in re.split(r"\n\s*\n", text):
+                if paragraph.startswith(("**UNSTABLE**", "This capability is not part of the spec yet")):
+                    continue
+                for sentence in re.split(r"(?<=\.)\s+(?=[A-Z`])", normalize(paragraph)):
+                    if sentence and not sentence.startswith("See protocol docs:"):
+                        found.append((path, sentence))
     return found
 
 

@@ -28,6 +28,19 @@ UNKNOWN_IDS_ANSWERED_AS_RESULT = {
 
 SEQ = "sequence.status.model-based"
 FUZZ_PARAMS = "fuzz.status.params"
+MIXED = {
+    "status.vocabulary.one-revision": "fail",
+    "status.inactive.after-close": "fail",
+    "status.inactive.after-restart": "fail",
+    "status.no-side-effects.inactive-stays-inactive": "fail",
+    SEQ: "fail",
+}
+# The revision --spec auto must pick, where it is not the default rfd-2026-10-26.
+REVISIONS = {
+    "open_saved_conforming": "acp-unstable-2026-11",
+    "mixed_open_inactive": "acp-unstable-2026-11",
+    "saved_for_unknown": "acp-unstable-2026-11",
+}
 
 # agent file in tests/agents -> (exit code, outcomes that differ from the baseline)
 BROKEN: dict[str, tuple[int, dict[str, str]]] = {
@@ -103,6 +116,19 @@ BROKEN: dict[str, tuple[int, dict[str, str]]] = {
     "status_slower_than_list": (0, {"status.cheap.latency": "warn"}),
     "unknown_status_value": (0, {"status.enum.known-values": "warn"}),
     "v1_state_field": (0, {"status.v1.no-state-field": "warn"}),
+    # Two revisions' words in one agent: whichever revision --spec auto picks, the other's word fails.
+    "mixed_open_inactive": (1, MIXED),
+    "mixed_active_saved": (1, MIXED),
+    # The RFD's MAY path, taken by an agent of the revision that has no such MAY.
+    "saved_for_unknown": (
+        1,
+        {
+            "status.error.unknown-session-code": "fail",
+            "status.error.long-session-id": "fail",
+            SEQ: "fail",
+            **UNKNOWN_IDS_ANSWERED_AS_RESULT,
+        },
+    ),
     "status_without_capability": (
         3,
         {
@@ -139,6 +165,7 @@ MESSAGES = {
 
 # Agents that take paths the spec allows: their outcomes differ from the baseline, all legally.
 CONFORMING_VARIANTS: dict[str, tuple[int, dict[str, str]]] = {
+    "open_saved_conforming": (0, {}),
     "may_inactive_conforming": (
         0,
         {
@@ -158,6 +185,7 @@ def test_agent_gets_exactly_its_outcomes(agent: str, suite) -> None:
     expected = BASELINE | delta
     assert run.outcomes == expected, _diff(expected, run.outcomes)
     assert run.code == code, run.stderr[-2000:]
+    assert run.report["spec"]["revision"] == REVISIONS.get(agent, "rfd-2026-10-26")
     if agent in MESSAGES:
         assert MESSAGES[agent] in run.case(next(iter(delta)))["message"]
     for case_id, outcome in delta.items():

@@ -7,8 +7,16 @@ import json
 import pytest
 
 import cases
+from conformance import revisions
 from conformance.registry import CASES
-from conformance.traceability import coverage, keyword_level, load_revision, normalize, spec_sentences
+from conformance.traceability import (
+    coverage,
+    keyword_level,
+    load_revision,
+    normalize,
+    schema_sentences,
+    spec_sentences,
+)
 
 from .conftest import ROOT
 
@@ -132,3 +140,50 @@ def _descriptions(node: object) -> str:
     if isinstance(node, list):
         return " ".join(_descriptions(v) for v in node)
     return ""
+
+
+# -- every revision -------------------------------------------------------------------------------
+
+UNSTABLE = "acp-unstable-2026-11"
+
+
+@pytest.mark.parametrize("name", revisions.available())
+def test_every_case_is_mapped_or_said_not_part_of_each_revision(name: str) -> None:
+    cases.load_all()
+    rev = load_revision(name)
+    for case in CASES.values():
+        mapped = rev.spec_for(case.id) is not None
+        assert mapped != (case.id in rev.not_part), f"{name}: {case.id} needs an entry or a not_part reason"
+    for req in rev.requirements:
+        assert req.source in rev.sources, f"{name}: unknown source {req.source!r}"
+        assert bool(req.cases) != bool(req.excluded), f"{name}: cases or an exclusion: {req.sentence!r}"
+        assert [c for c in req.cases if c not in CASES] == []
+
+
+@pytest.mark.parametrize("name", revisions.available())
+def test_every_quote_of_each_revision_is_verbatim(name: str) -> None:
+    rev = load_revision(name)
+    for req in rev.requirements:
+        text = rev.source_text(req.source)
+        if text is None:
+            continue  # JSON-RPC 2.0: quoted by hand, no copy here
+        if req.source == SDK_V1:
+            text = _descriptions(json.loads(text)["v1"])
+        assert normalize(req.sentence) in normalize(text), f"{name}: not verbatim: {req.sentence!r}"
+
+
+def test_every_sentence_of_the_sdk_status_definitions_has_an_entry() -> None:
+    rev = load_revision(UNSTABLE)
+    definitions = json.loads(rev.source_text(SDK_V1) or "{}")["v1"]
+    sentences = schema_sentences(definitions, rev.schema_definitions)
+    assert len(sentences) >= 25
+    quotes = [normalize(r.sentence) for r in rev.requirements if r.source == SDK_V1]
+    assert [s for _, s in sentences if not any(s in q for q in quotes)] == []
+
+
+def test_revisions_differ_where_the_texts_do() -> None:
+    rfd, unstable = load_revision(REVISION), load_revision(UNSTABLE)
+    assert rfd.vocabulary == {"active": "active", "inactive": "inactive"}
+    assert unstable.vocabulary == {"active": "open", "inactive": "saved"}
+    assert rfd.may_inactive_for_unknown and not unstable.may_inactive_for_unknown
+    assert unstable.spec_for("status.unknown.may-inactive") is None

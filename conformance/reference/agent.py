@@ -10,7 +10,7 @@ Sessions are persisted as JSON files under `<cwd>/.acp-reference-sessions/`, so 
 restart with the same working directory they are `inactive` (known, resumable, not in memory).
 Status is an in-memory lookup: known ids are indexed at start and on create.
 
-Run: python -m conformance.reference.agent [--no-status] [--in-memory]
+Run: python -m conformance.reference.agent [--no-status] [--in-memory] [--revision acp-unstable-2026-11]
 """
 
 from __future__ import annotations
@@ -51,6 +51,9 @@ class ReferenceAgent:
     """The agent's methods, called by the SDK router with snake_case keyword arguments."""
 
     advertise_status = True
+    # The wire words for "in memory" and "known, not in memory": the RFD's by default,
+    # `open` / `saved` with --revision acp-unstable-2026-11 (the SDK 2.4.0 schema).
+    words: dict[str, str] = {"active": "active", "inactive": "inactive"}  # noqa: RUF012
     persist = True
     guard_input = True  # see guard.py: the SDK alone dies on a batch array
 
@@ -78,9 +81,9 @@ class ReferenceAgent:
 
     def status_of(self, session_id: str) -> str:
         if session_id in self.loaded:
-            return "active"
+            return self.words["active"]
         if session_id in self.known:
-            return "inactive"
+            return self.words["inactive"]
         raise not_found(session_id)
 
     # -- ACP methods ---------------------------------------------------------------------------
@@ -223,17 +226,24 @@ def main(
     parser.add_argument(
         "--state-dir", default=None, help=f"where sessions are stored (default: ./{STATE_DIR})"
     )
+    parser.add_argument(
+        "--revision",
+        default=None,
+        help="answer in this spec revision's status words (rfd-2026-10-26: active/inactive, the default; "
+        "acp-unstable-2026-11: open/saved)",
+    )
     args = parser.parse_args(argv)
     cls = agent_class
-    if args.no_status or args.in_memory:
-        cls = type(
-            agent_class.__name__,
-            (agent_class,),
-            {
-                "advertise_status": agent_class.advertise_status and not args.no_status,
-                "persist": agent_class.persist and not args.in_memory,
-            },
-        )
+    if args.no_status or args.in_memory or args.revision:
+        overrides: dict[str, Any] = {
+            "advertise_status": agent_class.advertise_status and not args.no_status,
+            "persist": agent_class.persist and not args.in_memory,
+        }
+        if args.revision:
+            from conformance.revisions import get
+
+            overrides["words"] = dict(get(args.revision).vocabulary)
+        cls = type(agent_class.__name__, (agent_class,), overrides)
     agent = cls(Path(args.state_dir or Path.cwd() / STATE_DIR))
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(serve(agent, transform_out))

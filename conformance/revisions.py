@@ -1,0 +1,92 @@
+"""Spec revisions the suite knows, which one a run checks, and each one's status vocabulary.
+
+Agents in the wild speak two revisions of session/status: the RFD of 2026-10-26 (`active` /
+`inactive`) and the official schema of @agentclientprotocol/sdk 2.4.0 (`open` / `saved`).
+A revision is data (``cases/revisions/<name>.toml``). Cases think in canonical names,
+``active`` (in memory) and ``inactive`` (known, not in memory); :func:`word` and
+:func:`canonical` translate to and from the checked revision's wire words, so messages
+show what the agent actually sent.
+
+One runtime per process checks one revision, so the checked revision is process state.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from .traceability import Revision, load_revision, revisions_dir
+
+__all__ = [
+    "DEFAULT",
+    "available",
+    "canonical",
+    "current",
+    "detect",
+    "foreign",
+    "get",
+    "known_words",
+    "use",
+    "word",
+]
+
+DEFAULT = "rfd-2026-10-26"
+_current: list[Revision] = []
+
+
+def available() -> list[str]:
+    return sorted(p.stem for p in revisions_dir().glob("*.toml"))
+
+
+@functools.cache
+def get(name: str) -> Revision:
+    if name not in available():
+        raise KeyError(f"unknown spec revision {name!r}: use one of {', '.join(available())}")
+    return load_revision(name)
+
+
+def use(name: str) -> Revision:
+    revision = get(name)
+    _current[:] = [revision]
+    return revision
+
+
+def current() -> Revision:
+    return _current[0] if _current else get(DEFAULT)
+
+
+def word(name: str) -> str:
+    """The checked revision's wire word for a canonical status name."""
+    return current().vocabulary.get(name, name)
+
+
+def canonical(value: object) -> str | None:
+    """``active`` / ``inactive`` for a wire word of the checked revision, else None."""
+    for name, wire in current().vocabulary.items():
+        if value == wire:
+            return name
+    return None
+
+
+def known_words() -> frozenset[str]:
+    return frozenset(current().vocabulary.values())
+
+
+def foreign(value: object) -> str | None:
+    """The other revision whose vocabulary has this word, when the checked one does not."""
+    if value in known_words():
+        return None
+    for name in available():
+        if name != current().name and value in get(name).vocabulary.values():
+            return name
+    return None
+
+
+def detect(value: object) -> tuple[str, str]:
+    """The revision an agent speaks, from its status word for a session it has just created."""
+    for name in available():
+        if get(name).vocabulary.get("active") == value:
+            return name, f"the agent answered {value!r} for a session it had just created"
+    return (
+        DEFAULT,
+        f"the agent answered {str(value)[:60]!r} for a new session, which no known revision names; checked against the default",
+    )

@@ -1,0 +1,83 @@
+"""The suite's status schemas agree with the official ACP schema (a new upstream release is a diff)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conformance import revisions
+from conformance.schemas import load
+from conformance.traceability import load_revision, revisions_dir
+
+from .conftest import ROOT
+
+OFFICIAL = ROOT.parent / "shared" / "spec" / "acp-sdk-2.4.0-schema"
+EXTRACT = revisions_dir() / "sources" / "acp-sdk-2.4.0-session-status.json"
+STATUS_DEFS = ["SessionStatusRequest", "SessionStatusResponse", "SessionStatus", "SessionStatusCapabilities"]
+
+
+def extract() -> dict[str, Any]:
+    return json.loads(EXTRACT.read_text(encoding="utf-8"))
+
+
+def required(definition: dict[str, Any]) -> set[str]:
+    return set(definition.get("required", []))
+
+
+def properties(definition: dict[str, Any]) -> set[str]:
+    return set(definition.get("properties", {}))
+
+
+def known_values(definition: dict[str, Any]) -> set[str]:
+    return {v["const"] for v in definition.get("anyOf", []) if "const" in v}
+
+
+def open_to_other_strings(definition: dict[str, Any]) -> bool:
+    return any(v.get("type") == "string" and "const" not in v for v in definition.get("anyOf", []))
+
+
+@pytest.mark.parametrize("version", ["v1", "v2"])
+def test_vendored_extract_is_the_official_schema(version: str) -> None:
+    path = OFFICIAL / version / "schema.unstable.json"
+    if not path.is_file():
+        pytest.skip(f"{path} is not on this machine; the vendored extract is checked where it is")
+    official = json.loads(path.read_text(encoding="utf-8"))["$defs"]
+    for name, definition in extract()[version].items():
+        assert official[name] == definition, f"{version} {name} differs from the official schema"
+
+
+@pytest.mark.parametrize("name", revisions.available())
+def test_suite_schema_agrees_with_the_official_v1_definitions(name: str) -> None:
+    revision = load_revision(name)
+    ours = load(revision.schema)["$defs"]
+    official = extract()["v1"]
+    for definition in STATUS_DEFS:
+        assert required(ours[definition]) == required(official[definition]), definition
+        assert properties(ours[definition]) == properties(official[definition]), definition
+    assert open_to_other_strings(ours["SessionStatus"]) and open_to_other_strings(official["SessionStatus"])
+    # The RFD names the values differently, on purpose; each revision's vocabulary is its schema's.
+    assert known_values(ours["SessionStatus"]) == set(revision.vocabulary.values())
+    if name == "acp-unstable-2026-11":
+        assert (
+            known_values(ours["SessionStatus"])
+            == known_values(official["SessionStatus"])
+            == {"open", "saved"}
+        )
+
+
+def test_v2_adds_only_the_optional_state() -> None:
+    v1, v2 = extract()["v1"], extract()["v2"]
+    assert properties(v2["SessionStatusResponse"]) - properties(v1["SessionStatusResponse"]) == {"state"}
+    assert required(v2["SessionStatusResponse"]) == required(v1["SessionStatusResponse"]) == {"status"}
+    assert known_values(v2["SessionStatus"]) == known_values(v1["SessionStatus"])
+    states = {v["properties"]["state"].get("const") for v in v2["StateUpdate"]["anyOf"]}
+    assert {"running", "idle", "requires_action"} <= states
+
+
+def test_a_changed_upstream_definition_is_caught(tmp_path: Path) -> None:
+    changed = extract()["v1"]["SessionStatusResponse"] | {"required": ["status", "state"]}
+    ours = load(load_revision("acp-unstable-2026-11").schema)["$defs"]["SessionStatusResponse"]
+    assert required(ours) != required(changed)

@@ -1,0 +1,60 @@
+"""Certify an agent written with the TypeScript SDK @agentclientprotocol/sdk 2.4.0 (a real SDK in
+another language): tests/agents/ts_sdk/agent.mjs, installed from its own package.json."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import pytest
+
+from .conftest import AGENTS
+from .test_broken_agents import BASELINE, _diff
+
+pytestmark = pytest.mark.slow
+
+AGENT_DIR = AGENTS / "ts_sdk"
+# What the suite finds in an SDK 2.4.0 agent that does everything the SDK way. Both are the
+# SDK's (Node's JSON.parse), not the agent's: ids past 2**53 come back rounded, and invalid
+# UTF-8 is decoded with U+FFFD and answered as a request rather than as a parse error.
+FINDINGS = {"fuzz.frames.survives": "fail", "fuzz.frames.error-codes": "warn"}
+
+
+@pytest.fixture(scope="module")
+def ts_agent() -> str:
+    node, npm = shutil.which("node"), shutil.which("npm")
+    if node is None or npm is None:
+        pytest.skip("node and npm are not on PATH: the TypeScript SDK agent cannot run here")
+    installed = AGENT_DIR / "node_modules" / "@agentclientprotocol" / "sdk" / "package.json"
+    lock = AGENT_DIR / "package-lock.json"
+    marker = AGENT_DIR / "node_modules" / ".package-lock.json"  # npm's copy of what it installed
+    if not installed.is_file() or not marker.is_file() or marker.stat().st_mtime < lock.stat().st_mtime:
+        subprocess.run(
+            [npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"],
+            cwd=AGENT_DIR,
+            check=True,
+            timeout=300,
+        )
+    return f"{node} {AGENT_DIR / 'agent.mjs'}"
+
+
+def test_ts_sdk_agent_is_certified_against_the_sdk_revision(ts_agent: str, suite) -> None:
+    run = suite("--agent", ts_agent)
+    assert run.report is not None, run.stderr
+    assert run.report["agent"]["agentInfo"]["name"] == "ts-sdk-status-agent"
+    assert run.report["spec"]["revision"] == "acp-unstable-2026-11"
+    assert "'open'" in run.report["spec"]["why"]
+    expected = BASELINE | FINDINGS
+    assert run.outcomes == expected, _diff(expected, run.outcomes)
+    assert run.code == 1
+    survives = run.case("fuzz.frames.survives")["message"]
+    assert "9007199254740993" in survives and "9007199254740992" in survives
+    assert "decoded the invalid UTF-8 leniently" in run.case("fuzz.frames.error-codes")["message"]
+
+
+def test_ts_sdk_agent_status_words_in_the_transcript(ts_agent: str, suite) -> None:
+    run = suite("--agent", ts_agent, "-k", "unknown-session or inactive.after-close or active.after-new")
+    assert run.code == 0, run.stderr
+    frames = " ".join(f["frame"] for c in run.report["cases"] for f in c["transcript"])
+    assert '"status":"open"' in frames and '"status":"saved"' in frames
+    assert '"code":-32002,"message":"Resource not found","data":{"sessionId":' in frames
