@@ -24,9 +24,13 @@ USAGE_ERROR = 2
 
 
 def spec_revisions() -> list[str]:
-    from conformance.revisions import available
+    """The revision files, found without importing the suite (pytest must import it first)."""
+    import importlib.util
 
-    return available()
+    spec = importlib.util.find_spec("cases")
+    if spec is None or spec.origin is None:
+        return []
+    return sorted(p.stem for p in (Path(spec.origin).parent / "revisions").glob("*.toml"))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -39,6 +43,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--agent",
         help="command that starts your agent on stdio, e.g. 'node agent.js' (default: the embedded reference agent)",
     )
+    p.add_argument(
+        "--transport",
+        choices=["stdio", "websocket"],
+        default="stdio",
+        help="stdio (default), or websocket: --agent starts a server that prints its ws:// URL on stdout "
+        "(two connections to one agent: the connection cases need it)",
+    )
+    p.add_argument("--agent-url", metavar="URL", help="an agent already listening on WebSocket (ws://…)")
     p.add_argument(
         "--cwd",
         help="working directory for the agent and its sessions (default: a sandbox in the report dir)",
@@ -185,6 +197,9 @@ def pytest_argv(args: argparse.Namespace) -> list[str]:
     ]
     if args.agent is not None:
         argv += ["--agent", args.agent]
+    if args.agent_url is not None:
+        argv += ["--agent-url", args.agent_url]
+    argv += ["--transport", args.transport]
     if args.cwd:
         argv += ["--cwd", args.cwd]
     for pair in args.env:

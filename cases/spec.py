@@ -101,3 +101,13 @@ V1_NO_STATE = rfd(
     "Foreground state (v2)",
     "v1 has no foreground state model, so the v1 response has no state field.",
 )
+NOT_ATTACHED = rfd(
+    "Status values",
+    "This does not mean the requesting connection is attached to it.",
+)
+CLIENT_MUST_RESUME = rfd(
+    "Status values",
+    "A Client that did not create or resume the session on its own connection MUST still call "
+    "session/resume (or session/load in v1) before sending session/prompt or expecting session/update "
+    "notifications.",
+)

@@ -9,8 +9,8 @@ from __future__ import annotations
 import uuid
 from typing import TYPE_CHECKING, Any
 
-from .outcomes import HarnessError, NotTestable
-from .peer import Reply
+from .outcomes import HarnessError, MissingInput, NotTestable
+from .peer import JsonRpcPeer, Reply
 
 if TYPE_CHECKING:
     from .runtime import Runtime
@@ -25,13 +25,18 @@ CLIENT_INFO = {"name": "session-status-conformance", "version": "0.1.0"}
 class AcpTarget:
     """One agent under test, spoken to as an ACP v1 client."""
 
-    def __init__(self, runtime: Runtime) -> None:
+    def __init__(self, runtime: Runtime, peer: JsonRpcPeer | None = None) -> None:
         self.runtime = runtime
         self.init_result: dict[str, Any] = {}
+        self._peer = peer  # a second connection's own peer; None: the runtime's main one
 
     @property
-    def peer(self):
-        return self.runtime.peer
+    def peer(self) -> JsonRpcPeer:
+        return self._peer if self._peer is not None else self.runtime.peer
+
+    async def connect_again(self) -> AcpTarget:
+        """A second client connection to the same agent (needs a WebSocket agent)."""
+        return await self.runtime.open_connection("B")
 
     @property
     def cwd(self) -> str:
@@ -167,6 +172,11 @@ class AcpTarget:
         return sid
 
     async def restart(self) -> None:
+        if not self.runtime.config.restartable:
+            raise MissingInput(
+                "needs to restart the agent: start it with --agent CMD (and --transport websocket) "
+                "instead of --agent-url"
+            )
         await self.runtime.restart_agent()
 
     @staticmethod

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import sys
 from dataclasses import dataclass, field
@@ -47,6 +48,9 @@ def absolutize_paths(command: list[str]) -> list[str]:
     return out
 
 
+TRANSPORTS = ("stdio", "websocket")
+
+
 @dataclass
 class AgentConfig:
     command: list[str]
@@ -61,6 +65,14 @@ class AgentConfig:
     profile: str = "ci"  # Hypothesis profile for sequence and fuzz cases: ci | dev | thorough
     seed: int | None = None
     report_dir: str | None = None
+    # "stdio", or "websocket": the command is a server that prints its ws:// URL on stdout,
+    # or, with no command, an agent already listening at ``url``.
+    transport: str = "stdio"
+    url: str | None = None
+
+    @property
+    def restartable(self) -> bool:
+        return bool(self.command)
 
     @classmethod
     def from_options(
@@ -76,9 +88,23 @@ class AgentConfig:
         profile: str = "ci",
         seed: int | None = None,
         report_dir: Path | None = None,
+        transport: str = "stdio",
+        url: str | None = None,
     ) -> AgentConfig:
-        if agent is None:
+        if transport not in TRANSPORTS:
+            raise UsageError(f"--transport {transport!r} is not one of {', '.join(TRANSPORTS)}")
+        if url is not None:
+            if agent is not None:
+                raise UsageError("pass --agent CMD or --agent-url URL, not both")
+            if not re.match(r"^wss?://[^\s]+$", url):
+                raise UsageError(f"--agent-url {url!r} is not a ws:// or wss:// URL")
+            transport = "websocket"
+        if url is not None:
+            command, embedded = [], False
+        elif agent is None:
             command, embedded = reference_agent_command(), True
+            if transport == "websocket":
+                command += ["--listen", "127.0.0.1:0"]
         else:
             try:
                 command = shlex.split(agent)
@@ -112,6 +138,8 @@ class AgentConfig:
             profile=profile,
             seed=seed,
             report_dir=str(report_dir) if report_dir is not None else None,
+            transport=transport,
+            url=url,
         )
 
     def process_env(self) -> dict[str, str]:
@@ -120,4 +148,4 @@ class AgentConfig:
         return env
 
     def display_command(self) -> str:
-        return shlex.join(self.command)
+        return shlex.join(self.command) if self.command else str(self.url)

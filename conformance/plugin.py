@@ -48,6 +48,20 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="command that starts the agent on stdio (split like a shell, never run by one); default: the embedded reference agent",
     )
     group.addoption(
+        "--transport",
+        dest="agent_transport",
+        default="stdio",
+        choices=["stdio", "websocket"],
+        help="stdio (default), or websocket: --agent is a server command that prints its ws:// URL on stdout",
+    )
+    group.addoption(
+        "--agent-url",
+        dest="agent_url",
+        default=None,
+        metavar="URL",
+        help="an agent already listening on WebSocket (ws://…); cases that restart it are not testable",
+    )
+    group.addoption(
         "--cwd",
         dest="agent_cwd",
         default=None,
@@ -182,7 +196,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[BASELINE] = _baseline(config)
     if worker is None:
         config.stash[REPORT] = RunReport(
-            command=agent_config.command,
+            command=agent_config.command or [str(agent_config.url)],
+            transport=agent_config.transport,
             cwd=agent_config.cwd,
             strict=_strict(config),
             timeout=agent_config.timeout,
@@ -220,7 +235,7 @@ def _strict(config: pytest.Config) -> bool:
 
 
 def _is_conformance_run(config: pytest.Config) -> bool:
-    if config.getoption("agent") is not None:
+    if config.getoption("agent") is not None or config.getoption("agent_url") is not None:
         return True
     for arg in config.args:
         path = Path(arg.split("::")[0])
@@ -249,6 +264,8 @@ def _agent_config(config: pytest.Config, report_dir: Path) -> AgentConfig:
         profile=config.getoption("conformance_profile"),
         seed=config.getoption("conformance_seed"),
         report_dir=report_dir,
+        transport=config.getoption("agent_transport"),
+        url=config.getoption("agent_url"),
     )
     agent_config.run_budget = config.getoption("run_budget")
     marked = [pair.partition("=")[2] for pair in config.getoption("agent_secret_env")]

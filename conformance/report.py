@@ -47,6 +47,7 @@ class RunReport:
     timeout: float
     profile: str = "ci"
     seed: int | None = None
+    transport: str = "stdio"
     started: float = field(default_factory=time.time)
     agent: dict[str, Any] = field(default_factory=dict)
     cases: list[dict[str, Any]] = field(default_factory=list)
@@ -133,6 +134,7 @@ class RunReport:
             },
             "agent": {
                 "command": self.command,
+                "transport": self.transport,
                 "cwd": self.cwd,
                 "agentInfo": self.agent.get("agentInfo"),
                 "protocolVersion": self.agent.get("protocolVersion"),

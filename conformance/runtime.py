@@ -19,11 +19,21 @@ from anyio.from_thread import start_blocking_portal
 from . import revisions
 from .acp import AcpTarget
 from .config import AgentConfig
-from .outcomes import AgentExited, CaseResult, HarnessError, NotApplicable, Outcome, Unimplemented, classify
+from .outcomes import (
+    AgentExited,
+    CaseResult,
+    HarnessError,
+    MissingInput,
+    NotApplicable,
+    Outcome,
+    Unimplemented,
+    classify,
+)
 from .peer import JsonRpcPeer
 from .registry import Case
 from .stdio import StdioProcess
 from .transcript import NOTE, SEND, Entry, StderrTail, Transcript
+from .websocket import WebSocketChannel, read_url
 
 __all__ = ["CaseRecord", "RunInterrupted", "Runtime"]
 
@@ -47,32 +57,99 @@ class RunInterrupted(KeyboardInterrupt):
 
 
 class _AgentProcess:
-    """A running agent: process, peer and the tasks that read it, until stopped."""
+    """A running agent: process and/or socket, peer and the tasks that read it, until stopped.
+
+    stdio: the process's stdin/stdout carry the frames. websocket: the process (if the suite
+    started one) prints its ws:// URL, and the frames go over a socket to it; with --agent-url
+    there is no process, only the socket.
+    """
 
     def __init__(self, config: AgentConfig, transcript: Transcript, stderr: StderrTail) -> None:
-        self.process = StdioProcess(
-            config.command, cwd=config.cwd, env=config.process_env(), stderr_tail=stderr
-        )
-        self.peer = JsonRpcPeer(self.process, transcript, timeout=config.timeout)
+        self.config = config
+        self.transcript = transcript
+        self.process: StdioProcess | None = None
+        if config.command:
+            self.process = StdioProcess(
+                config.command, cwd=config.cwd, env=config.process_env(), stderr_tail=stderr
+            )
+        self.channel: WebSocketChannel | None = None
+        self.url: str | None = config.url
+        self.peer = JsonRpcPeer(self.process, transcript, timeout=config.timeout)  # type: ignore[arg-type]
         self._stop = anyio.Event()
+        self._stderr = stderr
+        self.extra: list[WebSocketChannel] = []  # more connections opened by the current case
 
     async def run(self, *, task_status: anyio.abc.TaskStatus[_AgentProcess]) -> None:
-        await self.process.start()
+        if self.process is not None:
+            await self.process.start()
         try:
+            stdout = None
+            if self.config.transport == "websocket":  # before the task group: errors stay plain
+                stdout = await self._connect()
             async with anyio.create_task_group() as tg:
+                if self.process is not None:
+                    tg.start_soon(self.process.pump_stderr)
+                if stdout is not None:
+                    tg.start_soon(_drain, stdout)  # a server that keeps printing must not block
+                if self.channel is not None and self.process is not None:
+                    tg.start_soon(self._close_on_exit, self.process)
                 tg.start_soon(self.peer.read_loop)
-                tg.start_soon(self.process.pump_stderr)
                 tg.start_soon(self.peer.watch_exit)
                 task_status.started(self)
                 await self._stop.wait()
                 tg.cancel_scope.cancel()
         finally:
             with anyio.CancelScope(shield=True):
-                await self.process.terminate()
-            self.peer.abort(self.process.returncode)
+                if self.channel is not None:
+                    await self.channel.close()
+                if self.process is not None:
+                    await self.process.terminate()
+            code = self.process.returncode if self.process is not None else None
+            self.peer.abort(code)
+
+    async def _connect(self) -> Any:
+        """Find the server's URL (if the suite started it) and open the main connection."""
+        lines = None
+        if self.process is not None:
+            lines = self.process.lines()
+            self.url = await read_url(lines, self.config.timeout)
+        assert self.url is not None
+        self.channel = WebSocketChannel(self.url, self._stderr)
+        await self.channel.open(self.config.timeout)
+        self.peer.process = self.channel  # type: ignore[assignment]
+        return lines
+
+    async def _close_on_exit(self, process: StdioProcess) -> None:
+        await process.wait()
+        if self.channel is not None:
+            await self.channel.close()
+
+    async def open_connection(self, label: str, tg: anyio.abc.TaskGroup) -> JsonRpcPeer:
+        """One more connection to the same agent (websocket only), with its own peer."""
+        if self.url is None:
+            raise MissingInput(
+                "needs two connections to one agent: serve it over WebSocket (--transport websocket with a "
+                "server command that prints its ws:// URL, or --agent-url ws://…); stdio has one connection"
+            )
+        channel = WebSocketChannel(self.url, self._stderr)
+        await channel.open(self.config.timeout)
+        peer = JsonRpcPeer(channel, self.transcript.for_connection(label), timeout=self.config.timeout)  # type: ignore[arg-type]
+        tg.start_soon(peer.read_loop)
+        tg.start_soon(peer.watch_exit)
+        self.extra.append(channel)
+        return peer
+
+    async def close_extra(self) -> None:
+        while self.extra:
+            await self.extra.pop().close()
 
     def stop(self) -> None:
         self._stop.set()
+
+
+async def _drain(lines: Any) -> None:
+    async for _ in lines:
+        pass
 
 
 class Runtime:
@@ -119,7 +196,7 @@ class Runtime:
         self.starts += 1
         mark = self.transcript.mark()
         self._agent = await self._tg.start(_AgentProcess(self.config, self.transcript, self.stderr).run)
-        if self._agent.process.pgid is not None:
+        if self._agent.process is not None and self._agent.process.pgid is not None:
             self.pgids.append(self._agent.process.pgid)
         try:
             return await self.target.handshake()
@@ -131,13 +208,24 @@ class Runtime:
         if agent is not None:
             agent.stop()
             with anyio.move_on_after(15):
-                while agent.process.returncode is None or agent.process._group_alive():
+                while agent.process is not None and (
+                    agent.process.returncode is None or agent.process._group_alive()
+                ):
                     await anyio.sleep(0.01)
 
     async def restart_agent(self) -> None:
         self.transcript.add(NOTE, "restarting the agent (same command and working directory)")
         await self.stop_agent()
         await self.start_agent()
+
+    async def open_connection(self, label: str = "B") -> AcpTarget:
+        """Another client connection to the same agent, initialized; closed when the case ends."""
+        if self._agent is None or self._tg is None:
+            raise HarnessError("the agent is not running")
+        peer = await self._agent.open_connection(label, self._tg)
+        other = AcpTarget(self, peer=peer)
+        await other.handshake()
+        return other
 
     def call(self, func: Any, *args: Any) -> Any:
         """Run an async function on the runtime's loop and wait for it (for tools and tests)."""
@@ -167,6 +255,9 @@ class Runtime:
             return revisions.DEFAULT, f"could not ask the agent ({exc}); the default revision"
         finally:
             self.revision_entries = self.transcript.since(mark)
+            # Envelope problems of this exchange are the cases' to find (they send the same
+            # requests); charged to whichever case came first, they would blame the wrong one.
+            self._reported_problems[id(self.peer)] = len(self.peer.problems)
         value = reply.result.get("status") if reply.ok and isinstance(reply.result, dict) else None
         if value is None:
             revisions.use(revisions.DEFAULT)
@@ -239,6 +330,9 @@ class Runtime:
             exc = HarnessError("not finished: the run was interrupted")
         except Exception as e:  # every exception is an outcome
             exc = e
+        if self._agent is not None:
+            with anyio.CancelScope(shield=True):
+                await self._agent.close_extra()
         result = classify(exc, case.level, strict=self.strict)
         result = self._apply_envelope_problems(result)
         self.silent_cases = self.silent_cases + 1 if isinstance(exc, TimeoutError) else 0
@@ -264,7 +358,11 @@ class Runtime:
         )
         if isinstance(exc, AgentExited) or not self.agent_alive:
             record.details.setdefault("agent_exited", True)
-        if self._agent is not None and self._agent.process.pgid is not None:
+        if (
+            self._agent is not None
+            and self._agent.process is not None
+            and self._agent.process.pgid is not None
+        ):
             record.details["agent_pgid"] = self._agent.process.pgid
         return record
 

@@ -8,10 +8,10 @@ and computes a run's coverage for the report: sentences tested, excluded, not ru
 
 from __future__ import annotations
 
+import importlib.util
 import re
 import tomllib
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -94,7 +94,11 @@ class Revision:
 
 
 def revisions_dir() -> Path:
-    return Path(str(resources.files("cases") / "revisions"))
+    # Found, not imported: pytest must import the cases package itself (assertion rewriting).
+    spec = importlib.util.find_spec("cases")
+    if spec is None or spec.origin is None:
+        raise FileNotFoundError("the 'cases' package is not installed")
+    return Path(spec.origin).parent / "revisions"
 
 
 def load_revision(name: str, folder: Path | None = None) -> Revision:

@@ -24,6 +24,7 @@ class Entry:
     t: float  # seconds since the transcript started (monotonic)
     frame: str
     truncated: bool = False
+    conn: str = ""  # a second connection to the same agent ("B"); "" is the main one
 
     def to_json(self) -> dict[str, object]:
         out: dict[str, object] = {
@@ -34,6 +35,8 @@ class Entry:
         }
         if self.truncated:
             out["truncated"] = True
+        if self.conn:
+            out["conn"] = self.conn
         return out
 
 
@@ -48,11 +51,11 @@ class Transcript:
         self.max_entries = max_entries
         self.max_frame_chars = max_frame_chars
 
-    def add(self, direction: str, frame: str) -> Entry:
+    def add(self, direction: str, frame: str, conn: str = "") -> Entry:
         truncated = len(frame) > self.max_frame_chars
         if truncated:
             frame = frame[: self.max_frame_chars] + f"…[{len(frame) - self.max_frame_chars} more chars]"
-        entry = Entry(self._count, direction, time.monotonic() - self._t0, frame, truncated)
+        entry = Entry(self._count, direction, time.monotonic() - self._t0, frame, truncated, conn)
         self._count += 1
         self._entries.append(entry)
         if len(self._entries) > self.max_entries:  # drop the older half; memory stays bounded
@@ -60,6 +63,9 @@ class Transcript:
             del self._entries[:drop]
             self._first += drop
         return entry
+
+    def for_connection(self, conn: str) -> ConnectionLog:
+        return ConnectionLog(self, conn)
 
     def mark(self) -> int:
         return self._count
@@ -88,6 +94,9 @@ class StderrTail:
     def text(self) -> str:
         return self._buf.decode("utf-8", errors="replace")
 
+    def for_connection(self, conn: str) -> ConnectionLog:
+        return ConnectionLog(self, conn)
+
     def mark(self) -> int:
         return self.total
 
@@ -96,3 +105,14 @@ class StderrTail:
         if new <= 0:
             return ""
         return bytes(self._buf[-min(new, len(self._buf)) :]).decode("utf-8", errors="replace")
+
+
+class ConnectionLog:
+    """The transcript as one more connection to the agent writes it: every entry labelled."""
+
+    def __init__(self, transcript: Transcript, conn: str) -> None:
+        self.transcript = transcript
+        self.conn = conn
+
+    def add(self, direction: str, frame: str) -> Entry:
+        return self.transcript.add(direction, frame, self.conn)

@@ -17,10 +17,14 @@ from .conftest import agent_command
 cases.load_all()
 
 # The reference agent: conformant, takes no MAY path, advertises session/status.
-BASELINE = {case_id: "pass" for case_id in CASES} | {
+CONNECTION_CASES = [case_id for case_id in CASES if case_id.startswith("status.connections.")]
+# Over WebSocket (two connections to one agent): every case runs.
+WS_BASELINE = {case_id: "pass" for case_id in CASES} | {
     "capability.status.unadvertised-method-not-found": "n/a",
     "status.unknown.may-inactive": "n/a",
 }
+# Over stdio there is one connection: the connection cases say what to pass instead.
+BASELINE = WS_BASELINE | dict.fromkeys(CONNECTION_CASES, "not-testable")
 UNKNOWN_IDS_ANSWERED_AS_RESULT = {
     "status.error.unknown-session-message": "n/a",
     "status.error.unknown-session-data": "n/a",
@@ -149,6 +153,22 @@ BROKEN: dict[str, tuple[int, dict[str, str]]] = {
     "string_id_answered_twice": (1, {"fuzz.frames.survives": "fail"}),
 }
 
+# Served over WebSocket (--transport websocket, agent run with --listen): bugs between connections.
+WS_BROKEN: dict[str, tuple[int, dict[str, str]]] = {
+    "ws_status_attaches": (
+        1,
+        {"status.connections.no-attach": "fail", "status.connections.prompt-needs-resume": "warn"},
+    ),
+    "ws_status_per_connection": (
+        1,
+        {
+            "status.connections.active-for-any-connection": "fail",
+            "status.connections.close-seen-by-other": "fail",
+        },
+    ),
+    "ws_status_cached": (1, {"status.connections.close-seen-by-other": "fail", SEQ: "fail"}),
+}
+
 # The sequence-only agents, with the length of their minimal reproduction.
 SEQUENCE_ONLY = {
     "third_status_loads": 6,
@@ -195,9 +215,28 @@ def test_agent_gets_exactly_its_outcomes(agent: str, suite) -> None:
             assert got["transcript"], f"{case_id} failed without a transcript"
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("agent", sorted(WS_BROKEN))
+def test_websocket_agent_gets_exactly_its_outcomes(agent: str, suite) -> None:
+    code, delta = WS_BROKEN[agent]
+    run = suite("--transport", "websocket", "--agent", agent_command(agent, "--listen", "127.0.0.1:0"))
+    expected = WS_BASELINE | delta
+    assert run.outcomes == expected, _diff(expected, run.outcomes)
+    assert run.code == code, run.stderr[-2000:]
+    assert run.report["agent"]["transport"] == "websocket"
+    for case_id, outcome in delta.items():
+        got = run.case(case_id)
+        assert got["message"] and got["transcript"], case_id
+        if case_id.startswith("status.connections.") and outcome == "fail":
+            assert any(f.get("conn") == "B" for f in got["transcript"]), "connection B's frames are labelled"
+
+
 def test_every_case_is_caught_by_a_broken_agent() -> None:
     caught = {
-        case_id for _, delta in BROKEN.values() for case_id, o in delta.items() if o in ("fail", "warn")
+        case_id
+        for _, delta in (BROKEN | WS_BROKEN).values()
+        for case_id, o in delta.items()
+        if o in ("fail", "warn")
     }
     assert set(CASES) - caught == set(), "cases no broken agent makes fail or warn"
 
@@ -206,7 +245,7 @@ def test_every_broken_agent_is_listed() -> None:
     from .conftest import AGENTS
 
     files = {p.stem for p in AGENTS.glob("*.py") if not p.name.startswith("_")}
-    assert files == set(BROKEN) | set(CONFORMING_VARIANTS)
+    assert files == set(BROKEN) | set(CONFORMING_VARIANTS) | set(WS_BROKEN)
 
 
 def _diff(expected: dict[str, str], got: dict[str, str]) -> str:

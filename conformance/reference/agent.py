@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import copy
 import json
 import os
 import uuid
@@ -63,10 +64,23 @@ class ReferenceAgent:
         self.known: set[str] = set()  # sessions on disk (index, so status needs no I/O)
         self.listing: dict[str, dict[str, Any]] = {}  # session/list entries, kept in memory
         self.conn: Connection | None = None
+        # Over WebSocket, the sessions this connection created, loaded or resumed (only these
+        # may be prompted from it); None on stdio, where there is one connection.
+        self.attached: set[str] | None = None
         if self.persist:
             state_dir.mkdir(parents=True, exist_ok=True)
             for path in state_dir.glob("*.json"):
                 self.index(json.loads(path.read_text(encoding="utf-8")))
+
+    def view(self) -> ReferenceAgent:
+        """This agent as a new connection sees it: the same sessions, nothing attached."""
+        other = copy.copy(self)
+        other.attached, other.conn = set(), None
+        return other
+
+    def attach(self, session_id: str) -> None:
+        if self.attached is not None:
+            self.attached.add(session_id)
 
     # -- the session/status method -------------------------------------------------------------
 
@@ -120,11 +134,13 @@ class ReferenceAgent:
         session = {"sessionId": session_id, "cwd": cwd, "title": None, "updatedAt": now_iso(), "history": []}
         self.loaded[session_id] = session
         self.save(session)
+        self.attach(session_id)
         return {"sessionId": session_id}
 
     async def load_session(self, cwd: str, session_id: str, **kwargs: Any) -> dict[str, Any]:
         session = self.read(session_id)
         self.loaded[session_id] = session
+        self.attach(session_id)
         for role, text in session["history"]:
             kind = "user_message_chunk" if role == "user" else "agent_message_chunk"
             await self.notify(session_id, {"sessionUpdate": kind, "content": {"type": "text", "text": text}})
@@ -132,6 +148,7 @@ class ReferenceAgent:
 
     async def resume_session(self, session_id: str, cwd: str, **kwargs: Any) -> dict[str, Any]:
         self.loaded[session_id] = self.read(session_id)
+        self.attach(session_id)
         return {}
 
     async def close_session(self, session_id: str, **kwargs: Any) -> dict[str, Any]:
@@ -151,8 +168,8 @@ class ReferenceAgent:
 
     async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> dict[str, Any]:
         session = self.loaded.get(session_id)
-        if session is None:
-            raise not_found(session_id)
+        if session is None or (self.attached is not None and session_id not in self.attached):
+            raise not_found(session_id)  # not in memory, or not attached to this connection
         text = " ".join(getattr(block, "text", "") or "" for block in prompt).strip()
         reply = f"echo: {text}"
         await self.notify(
@@ -227,6 +244,12 @@ def main(
         "--state-dir", default=None, help=f"where sessions are stored (default: ./{STATE_DIR})"
     )
     parser.add_argument(
+        "--listen",
+        default=None,
+        metavar="HOST:PORT",
+        help="serve over WebSocket instead of stdio (port 0: any free port); prints 'ACP_URL ws://…' when ready",
+    )
+    parser.add_argument(
         "--revision",
         default=None,
         help="answer in this spec revision's status words (rfd-2026-10-26: active/inactive, the default; "
@@ -246,7 +269,12 @@ def main(
         cls = type(agent_class.__name__, (agent_class,), overrides)
     agent = cls(Path(args.state_dir or Path.cwd() / STATE_DIR))
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(serve(agent, transform_out))
+        if args.listen:
+            from .ws import parse_listen, serve_websocket
+
+            asyncio.run(serve_websocket(agent.view, *parse_listen(args.listen)))
+        else:
+            asyncio.run(serve(agent, transform_out))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,66 @@
+"""The WebSocket transport: the reference agent served over it, and --agent-url."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from .conftest import ROOT
+from .test_broken_agents import WS_BASELINE, _diff
+
+pytestmark = pytest.mark.slow
+
+
+def test_reference_agent_over_websocket_passes_every_case(suite) -> None:
+    run = suite("--transport", "websocket")
+    assert run.outcomes == WS_BASELINE, _diff(WS_BASELINE, run.outcomes)
+    assert run.code == 0
+    no_attach = run.case("status.connections.no-attach")
+    assert no_attach["details"] == {"updates_to_a": 1, "updates_to_b": 0} | {
+        k: v for k, v in no_attach["details"].items() if k == "agent_pgid"
+    }
+
+
+@pytest.fixture
+def listening_agent(tmp_path: Path):
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "conformance.reference.agent", "--listen", "127.0.0.1:0"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        line = proc.stdout.readline() if proc.stdout else ""
+        found = re.search(r"ws://\S+", line)
+        assert found, f"the reference agent printed {line!r}"
+        yield found.group(0), tmp_path
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def test_agent_url_runs_everything_but_restarts(suite, listening_agent) -> None:
+    url, cwd = listening_agent
+    run = suite("--agent-url", url, "--cwd", str(cwd))
+    restarts = {"status.inactive.after-restart"}
+    expected = WS_BASELINE | dict.fromkeys(restarts, "not-testable")
+    assert run.outcomes == expected, _diff(expected, run.outcomes)
+    assert "needs to restart the agent" in run.case("status.inactive.after-restart")["message"]
+    assert run.report["agent"]["command"] == [url]
+    assert run.code == 0
+
+
+def test_bad_agent_url_is_a_usage_error(suite) -> None:
+    run = suite("--agent-url", "http://127.0.0.1:1/")
+    assert run.code == 2 and "is not a ws:// or wss:// URL" in run.stderr
+
+
+def test_nothing_listening_is_a_usage_error(suite) -> None:
+    run = suite("--agent-url", "ws://127.0.0.1:9/")
+    assert run.code == 2 and "cannot open a WebSocket to ws://127.0.0.1:9/" in run.stderr, run.stderr
+    assert ROOT.exists()
