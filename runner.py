@@ -15,10 +15,12 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import shlex
 import shutil
 import sys
 from pathlib import Path
+from typing import Any
 
 USAGE_ERROR = 2
 
@@ -37,7 +39,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python runner.py",
         description="Certify an ACP agent's session/status against the spec.",
-        epilog="Exit codes: 0 conformant, 1 non-conformant, 2 usage or harness error, 3 not implemented.",
+        epilog="Exit codes: 0 conformant, 1 non-conformant, 2 usage or harness error, 3 not implemented. "
+        "Subcommands: 'python runner.py matrix REPORT.json… -o matrix.html' compares runs side by side; "
+        "'python runner.py replay FILE.replay.json [--agent CMD]' re-sends a recorded failing sequence.",
     )
     p.add_argument(
         "--agent",
@@ -165,6 +169,45 @@ def check_env(pairs: list[str]) -> str | None:
     return None
 
 
+def check_target(args: argparse.Namespace) -> str | None:
+    if args.agent_url is not None:
+        if args.agent is not None:
+            return "pass --agent CMD or --agent-url URL, not both"
+        if not re.match(r"^wss?://\S+$", args.agent_url):
+            return f"--agent-url {args.agent_url!r} is not a ws:// or wss:// URL"
+    return None
+
+
+def check_baseline(args: argparse.Namespace) -> str | None:
+    if args.update_expected_failures and not args.expected_failures:
+        return "--update-expected-failures needs --expected-failures FILE (the file to write)"
+    path = Path(args.expected_failures) if args.expected_failures else None
+    if path is None or (args.update_expected_failures and not path.exists()):
+        return None
+    from conformance.baseline import load_baseline
+    from conformance.config import UsageError
+
+    try:
+        load_baseline(path)
+    except UsageError as exc:
+        return str(exc)
+    return None
+
+
+class _WithoutPytestExitLine:
+    """stderr while pytest runs: pytest repeats an exit's message as 'Exit: …'; the runner
+    prints it once, as 'error: …'."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+
+    def write(self, text: str) -> int:
+        return len(text) if text.startswith("Exit: ") else self._inner.write(text)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
 def check_report_dir(path: str | None) -> str | None:
     if path is None:
         return None
@@ -193,6 +236,10 @@ def pytest_argv(args: argparse.Namespace) -> list[str]:
         f"--rootdir={cases_dir.parent}",
         "-p",
         "no:cacheprovider",
+        # The runner may import the suite before pytest does (to check a baseline file); the
+        # plugin's own modules need no assertion rewriting.
+        "-W",
+        "ignore::pytest.PytestAssertRewriteWarning",
         "-q" if args.quiet else "-v",
     ]
     if args.agent is not None:
@@ -267,13 +314,21 @@ def main(argv: list[str] | None = None) -> int:
         or check_report_dir(args.report_dir)
         or check_cwd(args.cwd)
         or check_env(args.env + args.secret_env)
+        or check_target(args)
     )
+    if not problem:
+        problem = check_baseline(args)
     if problem:
         print(f"error: {problem}", file=sys.stderr)
         return USAGE_ERROR
     import pytest
 
-    code = pytest.main(pytest_argv(args))
+    stderr = sys.stderr
+    sys.stderr = _WithoutPytestExitLine(stderr)  # type: ignore[assignment]
+    try:
+        code = pytest.main(pytest_argv(args))
+    finally:
+        sys.stderr = stderr
     from conformance import plugin
 
     last = plugin.LAST_RUN

@@ -53,8 +53,9 @@ def status_value(reply: Reply, context: str) -> str:
     if other is not None:
         current = revisions.current()
         raise Violation(
-            f"{context}: status is {value!r}, a value of revision {other}, while this agent speaks "
-            f"{current.name} ({' / '.join(current.vocabulary.values())}): it mixes two revisions' vocabularies",
+            f"{context}: status is {value!r}, a word of revision {other}, not of the revision checked, "
+            f"{current.name} ({' / '.join(current.vocabulary.values())}); an agent answers in one "
+            "revision's words throughout (see the report's spec revision and why it was chosen)",
             expected=sorted(current.vocabulary.values()),
             observed=value,
         )

@@ -87,12 +87,13 @@ class CaseItem(pytest.Item):
         self.add_marker(pytest.mark.allure_label(SEVERITY[case.level.value], label_type="severity"))
         self.add_marker(pytest.mark.allure_label(case.area, label_type="epic"))
         self.add_marker(pytest.mark.allure_label(revisions.current().name, label_type="tag"))
-        self.add_marker(pytest.mark.allure_label(case.spec.section, label_type="feature"))
-        if case.spec.url:
-            name = f"{case.spec.source} · {case.spec.section}"
-            self.add_marker(pytest.mark.allure_link(case.spec.url, link_type="link", name=name))
+        spec = revisions.spec_of(case)
+        self.add_marker(pytest.mark.allure_label(spec.section, label_type="feature"))
+        if spec.url:
+            name = f"{spec.source} · {spec.section}"
+            self.add_marker(pytest.mark.allure_link(spec.url, link_type="link", name=name))
         self.user_properties.extend(
-            [("case_id", case.id), ("level", case.level.value), ("spec", case.spec.sentence)]
+            [("case_id", case.id), ("level", case.level.value), ("spec", spec.sentence)]
         )
 
     def runtest(self) -> None:
@@ -106,7 +107,12 @@ class CaseItem(pytest.Item):
         if outcome is Outcome.ERROR:
             raise CaseBroken(self.record)
         if outcome in SKIPPING:
-            pytest.skip(f"{outcome.value}: {self.record.result.message}")
+            message = self.record.result.message
+            pytest.skip(
+                message
+                if message.startswith(outcome.value.replace("-", " "))
+                else f"{outcome.value}: {message}"
+            )
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
         return self.path, None, f"{self.case.id} [{self.case.level.value}]"
@@ -121,10 +127,11 @@ def render_failure(case: Case, record: CaseRecord, max_frames: int = 40) -> str:
     from .report import clean
 
     r = record.result
+    spec = revisions.spec_of(case)
     lines = [
         f"{case.id} [{case.level.value}] -> {r.outcome.value.upper()}",
         f"  {r.message}",
-        f"  spec ({case.spec.source}, {case.spec.section}): {case.spec.sentence}",
+        f"  spec ({spec.source}, {spec.section}): {spec.sentence}",
     ]
     if r.expected is not None:
         lines.append(f"  expected: {_short(r.expected)}")
@@ -161,4 +168,4 @@ def _attach_to_allure(record: CaseRecord) -> None:
 
 def _short(value: Any) -> str:
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
-    return text[:500]
+    return text if len(text) <= 500 else text[:500] + f"…[{len(text) - 500} more chars]"

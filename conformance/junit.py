@@ -15,7 +15,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
-__all__ = ["enrich_junit", "xml_safe"]
+__all__ = ["enrich_junit", "write_fatal_junit", "xml_safe"]
 
 # Characters XML 1.0 cannot carry at all, even escaped; agents can send them.
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
@@ -91,3 +91,15 @@ def enrich_junit(path: Path, report: dict[str, Any]) -> None:
     tmp = path.with_suffix(".tmp")
     tree.write(tmp, encoding="utf-8", xml_declaration=True)
     os.replace(tmp, path)
+
+
+def write_fatal_junit(path: Path, message: str) -> None:
+    """No case could run (the agent did not start): one testcase that errored, saying why."""
+    suites = ET.Element("testsuites", name="session-status-conformance")
+    suite = ET.SubElement(
+        suites, "testsuite", name="session-status-conformance", tests="1", errors="1", failures="0"
+    )
+    case = ET.SubElement(suite, "testcase", classname="conformance", name="preflight")
+    ET.SubElement(case, "error", message=xml_safe(message)[:1000]).text = xml_safe(message)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    ET.ElementTree(suites).write(path, encoding="utf-8", xml_declaration=True)

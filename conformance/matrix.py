@@ -110,7 +110,7 @@ def matrix_html(columns: list[Column], out_dir: Path) -> str:
                 cells.append("<td class='none'>—</td>")
                 continue
             outcome = case["outcome"]
-            color = COLORS.get(outcome, "#9e9e9e")
+            color = COLORS.get(outcome, "#9e9e9e") if case.get("baseline") != "stale" else COLORS["warn"]
             text = html_text(SYMBOLS.get(outcome, outcome))
             if case.get("baseline") in ("known", "stale"):
                 text += f" ({case['baseline']})"

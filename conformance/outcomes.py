@@ -141,6 +141,13 @@ def classify(exc: BaseException | None, level: Level, *, strict: bool = False) -
         return CaseResult(Outcome.ERROR, str(exc))
     if isinstance(exc, TimeoutError):
         return CaseResult(Outcome.ERROR, f"timed out: {exc}")
+    if type(exc).__name__.startswith("Flaky"):  # Hypothesis: a failure that did not replay
+        first = str(exc).strip().splitlines()[0][:300] if str(exc).strip() else ""
+        return CaseResult(
+            Outcome.ERROR,
+            "the agent's behaviour was not reproducible: an input failed once and behaved differently when "
+            f"replayed (it died, restarted, or answered differently); Hypothesis: {type(exc).__name__}: {first}",
+        )
     return CaseResult(Outcome.ERROR, f"harness error: {type(exc).__name__}: {exc}")
 
 

@@ -20,7 +20,7 @@ from . import revisions
 from .baseline import Baseline, BaselineResult, load_baseline, write_baseline
 from .config import AgentConfig, UsageError
 from .items import CaseItem, CaseModule, is_case_file
-from .junit import enrich_junit
+from .junit import enrich_junit, write_fatal_junit
 from .outcomes import TERMINAL, AgentExited, CaseSignal, Outcome
 from .redact import redact, secret_env_values
 from .registry import Level
@@ -332,8 +332,11 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         LAST_RUN["message"] = clean(f"cannot certify: {message}")
         report = config.stash[REPORT]
         report.fatal = LAST_RUN["message"]
+        report.revision_why = "not determined: the agent could not be started and initialized"
         report.process_groups = list(runtime.pgids)
         LAST_RUN["report"] = str(report.write(config._conformance_report_dir))  # type: ignore[attr-defined]
+        if config.option.xmlpath:  # CI test views still get a file, with the reason as one error
+            write_fatal_junit(Path(config.option.xmlpath), LAST_RUN["message"])
         pytest.exit(clean(f"cannot certify: {message}"), returncode=2)
     config.stash[REPORT].agent = dict(init)
     name, why = runtime.resolve_revision(config.getoption("conformance_spec"))
@@ -417,24 +420,14 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
     elif mark == "stale":
         report.outcome = "failed"
         report.longrepr = (
-            f"{case.id}: stale entry in {baseline.path}: the case now {result['outcome']}es, so the baseline "  # type: ignore[union-attr]
-            "no longer describes this agent; remove the entry (or rerun with --update-expected-failures)"
+            f"{case.id}: stale entry in {baseline.path}: the case no longer fails ({result['outcome']}), so the "  # type: ignore[union-attr]
+            "baseline no longer describes this agent; remove the entry (or rerun with --update-expected-failures)"
         )
 
 
 def _spec_of(case: Any) -> dict[str, str]:
-    """The sentence the checked revision has this case check (the case's own quote by default)."""
-    revision = revisions.current()
-    req = revision.spec_for(case.id)
-    if req is None or (req.source, req.sentence) == (case.spec.source, case.spec.sentence):
-        spec = case.spec
-        return {"source": spec.source, "section": spec.section, "sentence": spec.sentence, "url": spec.url}
-    return {
-        "source": req.source,
-        "section": req.section,
-        "sentence": req.sentence,
-        "url": revision.url_for(req),
-    }
+    spec = revisions.spec_of(case)
+    return {"source": spec.source, "section": spec.section, "sentence": spec.sentence, "url": spec.url}
 
 
 def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -> tuple[str, str, str] | None:
@@ -489,7 +482,10 @@ def _apply_baseline(config: pytest.Config, report: RunReport) -> None:
     strict = _strict(config)
     if config.getoption("update_expected_failures"):
         added, removed = write_baseline(baseline.path, report.cases, strict, baseline)
-        report.notes.append(f"wrote {baseline.path}: {added} entr(ies) added, {removed} removed")
+        report.notes.append(
+            f"wrote baseline {baseline.path}: {added} entr(ies) added, {removed} removed; this run's failures "
+            "are its known failures now (give each entry a real reason)"
+        )
         baseline = load_baseline(baseline.path)
         for c in report.cases:
             c.pop("baseline", None)

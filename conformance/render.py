@@ -164,7 +164,8 @@ def _traceability_html(trace: dict[str, Any]) -> str:
     rows = []
     for r in trace["sentences"]:
         cases = ", ".join(
-            f"<a href='#{html_text(cid)}'>{html_text(cid)}</a>&nbsp;<small>{html_text(out)}</small>"
+            (f"<a href='#{html_text(cid)}'>{html_text(cid)}</a>" if out != "not run" else html_text(cid))
+            + f"&nbsp;<small>{html_text(out)}</small>"
             for cid, out in r["cases"].items()
         )
         rows.append(

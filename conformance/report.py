@@ -77,6 +77,21 @@ class RunReport:
             return Verdict.ERROR
         return verdict((Outcome(c["outcome"]) for c in self.cases), status_advertised=self.status_advertised)
 
+    def explanation(self) -> str:
+        """The verdict in one sentence, as it applies to this run."""
+        v = self.verdict()
+        if v is Verdict.ERROR and self.fatal:
+            return f"no case could run: {self.fatal}"
+        if v is Verdict.NON_CONFORMANT:
+            failed_levels = {c["level"] for c in self.cases if c["outcome"] == "fail"}
+            if failed_levels == {"SHOULD"}:
+                return "the agent breaks a SHOULD requirement, which counts as a failure under --strict"
+        if v is Verdict.CONFORMANT:
+            skipped = sum(c["outcome"] in ("not-testable", "unimplemented") for c in self.cases)
+            if skipped:
+                return f"{v.explanation}; {skipped} case(s) not testable or unimplemented (see the coverage)"
+        return v.explanation
+
     def gate(self) -> tuple[Verdict, str]:
         """What the run's exit code follows: the verdict, or with a baseline, only what is new.
 
@@ -85,7 +100,7 @@ class RunReport:
         """
         v = self.verdict()
         if self.baseline is None or self.incomplete or self.fatal:
-            return v, f"{v.label}: {v.explanation}"
+            return v, f"{v.label}: {self.explanation()}"
         effective = []
         for c in self.cases:
             mark = c.get("baseline")
@@ -108,7 +123,7 @@ class RunReport:
                 )
             return gated, f"{v.label}, and the baseline gate fails: " + "; ".join(why)
         if v is gated:
-            return gated, f"{v.label}: {v.explanation} ({b.explanation()})"
+            return gated, f"{v.label}: {self.explanation()} ({b.explanation()})"
         return gated, f"{v.label}, but every failure is a known one: {b.explanation()}"
 
     def counts(self) -> dict[str, Any]:
@@ -148,7 +163,7 @@ class RunReport:
                 "profile": self.profile,
                 "seed": self.seed,
             },
-            "verdict": {"label": v.label, "exitCode": v.exit_code, "explanation": v.explanation},
+            "verdict": {"label": v.label, "exitCode": v.exit_code, "explanation": self.explanation()},
             "baseline": self._baseline_json(),
             "counts": self.counts(),
             "notes": self.notes,
@@ -204,8 +219,9 @@ class RunReport:
             lines.append(f"{lv:<7} " + " ".join(f"{row[c]:>13}" for c in cols))
         lines.append("total   " + " ".join(f"{counts['by_outcome'][c]:>13}" for c in cols))
         v = self.verdict()
-        lines.append(f"verdict: {v.label.upper()} — {v.explanation} (exit {v.exit_code})")
+        lines.append(f"verdict: {v.label.upper()} — {self.explanation()} (exit {v.exit_code})")
         if self.baseline is not None:
             gated, explanation = self.gate()
             lines.append(f"baseline gate: exit {gated.exit_code} — {explanation}")
+        lines.extend(clean(note) for note in self.notes)
         return lines

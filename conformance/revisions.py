@@ -13,7 +13,9 @@ One runtime per process checks one revision, so the checked revision is process 
 from __future__ import annotations
 
 import functools
+from typing import Any
 
+from .registry import SpecRef
 from .traceability import Revision, load_revision, revisions_dir
 
 __all__ = [
@@ -25,6 +27,7 @@ __all__ = [
     "foreign",
     "get",
     "known_words",
+    "spec_of",
     "use",
     "word",
 ]
@@ -52,6 +55,15 @@ def use(name: str) -> Revision:
 
 def current() -> Revision:
     return _current[0] if _current else get(DEFAULT)
+
+
+def spec_of(case: Any) -> SpecRef:
+    """The sentence the checked revision has this case check (the case's own quote by default)."""
+    revision = current()
+    req = revision.spec_for(case.id)
+    if req is None or (req.source, req.sentence) == (case.spec.source, case.spec.sentence):
+        return case.spec
+    return SpecRef(req.source, req.section, req.sentence, revision.url_for(req))
 
 
 def word(name: str) -> str:
@@ -86,6 +98,12 @@ def detect(value: object) -> tuple[str, str]:
     for name in available():
         if get(name).vocabulary.get("active") == value:
             return name, f"the agent answered {value!r} for a session it had just created"
+    for name in available():  # the right revision's other word: its cases will say what is wrong
+        if get(name).vocabulary.get("inactive") == value:
+            return name, (
+                f"the agent answered {value!r} (this revision's word for not in memory) for a session it "
+                "had just created"
+            )
     return (
         DEFAULT,
         f"the agent answered {str(value)[:60]!r} for a new session, which no known revision names; checked against the default",

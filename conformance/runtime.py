@@ -334,6 +334,13 @@ class Runtime:
             with anyio.CancelScope(shield=True):
                 await self._agent.close_extra()
         result = classify(exc, case.level, strict=self.strict)
+        exited = self._agent.peer.exited if self._agent is not None else None
+        if result.outcome is Outcome.ERROR and exited is not None and "exited" not in result.message:
+            # e.g. Hypothesis calls a run "flaky" when the agent died under it: say what happened.
+            result = CaseResult(
+                Outcome.ERROR,
+                f"agent exited with code {exited.code} (the case was at: {result.message[:200]})",
+            )
         result = self._apply_envelope_problems(result)
         self.silent_cases = self.silent_cases + 1 if isinstance(exc, TimeoutError) else 0
         entries = self.transcript.since(mark)
