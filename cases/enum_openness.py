@@ -9,21 +9,33 @@ from conformance.registry import Level, case
 from . import spec
 
 
-@case("status.enum.known-values", level=Level.SHOULD, spec=spec.OPEN_ENUM)
-async def known_status_values(acp: AcpTarget, details: dict) -> None:
-    """Status values are the revision's two words; others are named (`_`-prefixed ones are extensions)."""
+async def _status_words(acp: AcpTarget, *, unknown: bool, restart: bool) -> dict[str, str]:
+    """The status word for a new session, a closed one (or, if asked, one kept over a restart),
+    and, if asked, a never-created id: {"new": "active", ...}, results only."""
     probes = {"new": await acp.new_session()}
     if acp.advertises("close"):
         closed = await acp.new_session()
         await acp.close(closed)
         probes["closed"] = closed
-    probes["unknown"] = acp.unknown_id()
+    elif restart and acp.advertises("persist"):
+        kept = await acp.new_session()
+        await acp.prompt(kept, "hello")
+        await acp.restart()
+        probes["after restart"] = kept
+    if unknown:
+        probes["unknown"] = acp.unknown_id()
     seen: dict[str, str] = {}
     for label, sid in probes.items():
         reply = await acp.status(sid)
         if reply.ok and isinstance(reply.result, dict) and isinstance(reply.result.get("status"), str):
             seen[label] = reply.result["status"]
-    details["values"] = seen
+    return seen
+
+
+@case("status.enum.known-values", level=Level.SHOULD, spec=spec.OPEN_ENUM)
+async def known_status_values(acp: AcpTarget, details: dict) -> None:
+    """Status values are the revision's two words; others are named (`_`-prefixed ones are extensions)."""
+    seen = details["values"] = await _status_words(acp, unknown=True, restart=False)
     known = revisions.known_words()
     unknown = {
         k: v for k, v in seen.items() if v not in known and not is_extension(v) and not revisions.foreign(v)
@@ -44,22 +56,7 @@ async def known_status_values(acp: AcpTarget, details: dict) -> None:
 @case("status.vocabulary.one-revision", level=Level.MUST, spec=spec.OPEN_ENUM)
 async def one_revision_vocabulary(acp: AcpTarget, details: dict) -> None:
     """The agent uses one revision's words for every state (never `open` beside `inactive`)."""
-    probes = {"new": await acp.new_session()}
-    if acp.advertises("close"):
-        closed = await acp.new_session()
-        await acp.close(closed)
-        probes["closed"] = closed
-    elif acp.advertises("persist"):
-        kept = await acp.new_session()
-        await acp.prompt(kept, "hello")
-        await acp.restart()
-        probes["after restart"] = kept
-    seen: dict[str, str] = {}
-    for label, sid in probes.items():
-        reply = await acp.status(sid)
-        if reply.ok and isinstance(reply.result, dict) and isinstance(reply.result.get("status"), str):
-            seen[label] = reply.result["status"]
-    details["values"] = seen
+    seen = details["values"] = await _status_words(acp, unknown=False, restart=True)
     current = revisions.current()
     mixed = {k: (v, revisions.foreign(v)) for k, v in seen.items() if revisions.foreign(v)}
     if mixed:

@@ -19,6 +19,7 @@ from conformance.traceability import (
 )
 
 from .conftest import ROOT
+from .test_registry import _descriptions
 
 REVISION = "rfd-2026-10-26"
 RFD = "acp-rfd-session-status@2026-10-26"
@@ -132,14 +133,6 @@ def test_coverage_counts_what_ran(revision) -> None:
         == result["total"]
         == len(revision.requirements)
     )
-
-
-def _descriptions(node: object) -> str:
-    if isinstance(node, dict):
-        return " ".join([str(node.get("description", ""))] + [_descriptions(v) for v in node.values()])
-    if isinstance(node, list):
-        return " ".join(_descriptions(v) for v in node)
-    return ""
 
 
 # -- every revision -------------------------------------------------------------------------------
