@@ -56,6 +56,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--agent-url", metavar="URL", help="an agent already listening on WebSocket (ws://…)")
     p.add_argument(
+        "--protocol",
+        type=int,
+        choices=[1, 2],
+        default=1,
+        help="ACP protocol version: 1 (default) or 2 (initialize with v2; adds the foreground-state cases)",
+    )
+    p.add_argument(
         "--cwd",
         help="working directory for the agent and its sessions (default: a sandbox in the report dir)",
     )
@@ -246,7 +253,7 @@ def pytest_argv(args: argparse.Namespace) -> list[str]:
         argv += ["--agent", args.agent]
     if args.agent_url is not None:
         argv += ["--agent-url", args.agent_url]
-    argv += ["--transport", args.transport]
+    argv += ["--transport", args.transport, "--protocol", str(args.protocol)]
     if args.cwd:
         argv += ["--cwd", args.cwd]
     for pair in args.env:

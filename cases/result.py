@@ -36,7 +36,7 @@ async def active_after_new(acp: AcpTarget, details: dict) -> None:
     expect_status(await acp.status(sid), {"active"}, "status right after session/new")
 
 
-@case("status.v1.no-state-field", level=Level.SHOULD, spec=spec.V1_NO_STATE)
+@case("status.v1.no-state-field", level=Level.SHOULD, spec=spec.V1_NO_STATE, needs=("status", "v1"))
 async def v1_response_has_no_state(acp: AcpTarget, details: dict) -> None:
     """A v1 response carries no foreground `state` (that model is v2-only)."""
     sid = await acp.new_session()

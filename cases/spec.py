@@ -111,3 +111,16 @@ CLIENT_MUST_RESUME = rfd(
     "session/resume (or session/load in v1) before sending session/prompt or expecting session/update "
     "notifications.",
 )
+STATE_NOT_REPORTED = rfd(
+    "Foreground state (v2)",
+    "If it is omitted, null, or malformed, the Agent is not reporting foreground state.",
+)
+STATE_SNAPSHOT = rfd(
+    "Foreground state (v2)",
+    "Like the snapshot session/resume sends, this is a snapshot.",
+)
+STATE_NOT_A_TRANSITION = rfd(
+    "Foreground state (v2)",
+    "It is not a new transition, completion, or usage report.",
+)
+STATE_OPTIONAL = rfd("Foreground state (v2)", "state is optional.")

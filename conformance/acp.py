@@ -9,17 +9,27 @@ from __future__ import annotations
 import uuid
 from typing import TYPE_CHECKING, Any
 
+import anyio
+
 from .outcomes import HarnessError, MissingInput, NotTestable
 from .peer import JsonRpcPeer, Reply
 
 if TYPE_CHECKING:
     from .runtime import Runtime
 
-__all__ = ["MISSING", "AcpTarget"]
+__all__ = ["MISSING", "AcpTarget", "state_update"]
 
 PROTOCOL_VERSION = 1
 MISSING: Any = object()
 CLIENT_INFO = {"name": "session-status-conformance", "version": "0.1.0"}
+
+
+def state_update(params: Any) -> dict[str, Any] | None:
+    """The update of a v2 `state_update` session/update notification's params, else None."""
+    update = params.get("update") if isinstance(params, dict) else None
+    if isinstance(update, dict) and update.get("sessionUpdate") == "state_update":
+        return update
+    return None
 
 
 class AcpTarget:
@@ -48,27 +58,32 @@ class AcpTarget:
 
     # -- handshake -----------------------------------------------------------------------------
 
+    @property
+    def protocol(self) -> int:
+        return self.runtime.config.protocol
+
     async def handshake(self) -> dict[str, Any]:
-        reply = await self.peer.request(
-            "initialize",
-            {
+        if self.protocol == 2:  # v2 renamed the fields: info and capabilities
+            params: dict[str, Any] = {"protocolVersion": 2, "info": CLIENT_INFO, "capabilities": {}}
+        else:
+            params = {
                 "protocolVersion": PROTOCOL_VERSION,
                 "clientCapabilities": {
                     "fs": {"readTextFile": False, "writeTextFile": False},
                     "terminal": False,
                 },
                 "clientInfo": CLIENT_INFO,
-            },
-        )
+            }
+        reply = await self.peer.request("initialize", params)
         if not reply.ok:
             raise HarnessError(f"the agent answered initialize with {reply.describe()}")
         if not isinstance(reply.result, dict):
             raise HarnessError(f"the agent answered initialize with a non-object result: {reply.describe()}")
         version = reply.result.get("protocolVersion")
-        if version != PROTOCOL_VERSION:
+        if version != self.protocol:
             raise HarnessError(
-                f"the agent answered initialize with protocolVersion {version!r}; this suite checks ACP v1 "
-                f"(protocolVersion {PROTOCOL_VERSION})"
+                f"the agent answered initialize with protocolVersion {version!r}; this run checks ACP "
+                f"v{self.protocol} (protocolVersion {self.protocol}; --protocol chooses 1 or 2)"
             )
         self.init_result = reply.result
         method = self.runtime.config.auth_method
@@ -82,12 +97,12 @@ class AcpTarget:
 
     @property
     def agent_capabilities(self) -> dict[str, Any]:
-        caps = self.init_result.get("agentCapabilities")
+        caps = self.init_result.get("capabilities" if self.protocol == 2 else "agentCapabilities")
         return caps if isinstance(caps, dict) else {}
 
     @property
     def session_capabilities(self) -> dict[str, Any]:
-        caps = self.agent_capabilities.get("sessionCapabilities")
+        caps = self.agent_capabilities.get("session" if self.protocol == 2 else "sessionCapabilities")
         return caps if isinstance(caps, dict) else {}
 
     @property
@@ -95,6 +110,13 @@ class AcpTarget:
         return self.session_capabilities.get("status", MISSING)
 
     def advertises(self, name: str) -> bool:
+        if name in ("v1", "v2"):
+            return name == f"v{self.protocol}"
+        if self.protocol == 2 and name in ("close", "list", "resume", "persist", "resume-or-load"):
+            # v2: a `session` capability object means the baseline session methods, resume included.
+            return "session" in self.agent_capabilities and isinstance(
+                self.agent_capabilities["session"], dict
+            )
         if name == "status":
             return self.status_capability not in (MISSING, None)
         if name == "no-status":
@@ -108,7 +130,7 @@ class AcpTarget:
 
     @property
     def agent_info(self) -> Any:
-        return self.init_result.get("agentInfo")
+        return self.init_result.get("agentInfo") or self.init_result.get("info")
 
     # -- raw calls -----------------------------------------------------------------------------
 
@@ -133,14 +155,31 @@ class AcpTarget:
             raise NotTestable(f"session/close of {session_id!r} failed: {reply.describe()}")
 
     async def reopen(self, session_id: str, cwd: str | None = None) -> Reply:
-        """session/resume if advertised, else session/load: the way back into a session."""
+        """session/resume if advertised (always in v2), else session/load: the way back into a session."""
         params = {"sessionId": session_id, "cwd": cwd or self.cwd, "mcpServers": []}
         return await self.call("session/resume" if self.advertises("resume") else "session/load", params)
 
-    async def prompt(self, session_id: str, text: str = "ping") -> Reply:
-        return await self.call(
+    async def prompt(self, session_id: str, text: str = "ping", *, wait: bool = True) -> Reply:
+        """session/prompt. In v2 the response only acknowledges the prompt: with ``wait``, this
+        also waits (up to --timeout) for the `state_update` that reports the turn `idle`."""
+        mark = len(self.peer.notifications)
+        reply = await self.call(
             "session/prompt", {"sessionId": session_id, "prompt": [{"type": "text", "text": text}]}
         )
+        if self.protocol == 2 and wait and reply.ok:
+            await self.wait_state(session_id, "idle", since=mark)
+        return reply
+
+    async def wait_state(self, session_id: str, state: str, *, since: int) -> dict[str, Any] | None:
+        """The first `state_update` to ``state`` for the session after notification ``since``."""
+        with anyio.move_on_after(self.runtime.config.timeout):
+            while True:
+                for note in self.peer.notifications[since:]:
+                    update = state_update(note.params)
+                    if update and note.params.get("sessionId") == session_id and update.get("state") == state:
+                        return update
+                await anyio.sleep(0.005)
+        return None
 
     async def list_sessions(self) -> dict[str, dict[str, Any]]:
         """All listed sessions by id (following cursors, bounded)."""

@@ -69,6 +69,7 @@ class AgentConfig:
     # or, with no command, an agent already listening at ``url``.
     transport: str = "stdio"
     url: str | None = None
+    protocol: int = 1  # the ACP protocol version the suite initializes with
 
     @property
     def restartable(self) -> bool:
@@ -90,7 +91,10 @@ class AgentConfig:
         report_dir: Path | None = None,
         transport: str = "stdio",
         url: str | None = None,
+        protocol: int = 1,
     ) -> AgentConfig:
+        if protocol not in (1, 2):
+            raise UsageError(f"--protocol {protocol} is not 1 or 2")
         if transport not in TRANSPORTS:
             raise UsageError(f"--transport {transport!r} is not one of {', '.join(TRANSPORTS)}")
         if url is not None:
@@ -103,6 +107,13 @@ class AgentConfig:
             command, embedded = [], False
         elif agent is None:
             command, embedded = reference_agent_command(), True
+            if protocol == 2:
+                if transport == "websocket":
+                    raise UsageError(
+                        "the embedded reference agent serves ACP v2 over stdio only: drop --transport websocket, "
+                        "or pass --agent"
+                    )
+                command += ["--protocol", "2"]
             if transport == "websocket":
                 command += ["--listen", "127.0.0.1:0"]
         else:
@@ -140,6 +151,7 @@ class AgentConfig:
             report_dir=str(report_dir) if report_dir is not None else None,
             transport=transport,
             url=url,
+            protocol=protocol,
         )
 
     def process_env(self) -> dict[str, str]:

@@ -112,6 +112,9 @@ class JsonRpcPeer:
         self._next_id = 1
         self._pending: dict[str, _Pending] = {}  # by id_key(id)
         self._raw_waiting: list[_Pending] = []  # raw exchanges in flight (fuzzing)
+        # Agent-to-client requests the suite holds unanswered (a v2 case watching requires_action).
+        self.hold_methods: set[str] = set()
+        self.held: list[dict[str, Any]] = []
         self.notifications: list[Notification] = []
         self.problems: list[EnvelopeProblem] = []
         self.exited: AgentExited | None = None
@@ -254,14 +257,26 @@ class JsonRpcPeer:
         elif kind == "notification":
             self.notifications.append(Notification(index, frame.get("method"), frame.get("params")))
         elif kind == "request":
-            result, error = self._answer(frame.get("method"), frame.get("params"))
-            reply: dict[str, Any] = {"jsonrpc": "2.0", "id": frame.get("id")}
-            if error is not None:
-                reply["error"] = error
-            else:
-                reply["result"] = result
-            with contextlib.suppress(AgentExited):
-                await self._send(reply)
+            if frame.get("method") in self.hold_methods:  # a case answers it later (release)
+                self.held.append(frame)
+                return
+            await self._answer_request(frame)
+
+    async def _answer_request(self, frame: dict[str, Any]) -> None:
+        result, error = self._answer(frame.get("method"), frame.get("params"))
+        reply: dict[str, Any] = {"jsonrpc": "2.0", "id": frame.get("id")}
+        if error is not None:
+            reply["error"] = error
+        else:
+            reply["result"] = result
+        with contextlib.suppress(AgentExited):
+            await self._send(reply)
+
+    async def release(self) -> None:
+        """Answer the held agent-to-client requests, as the suite always answers them."""
+        self.hold_methods = set()
+        while self.held:
+            await self._answer_request(self.held.pop(0))
 
     def _problem(self, index: int, problem: str) -> None:
         self.problems.append(EnvelopeProblem(index, problem))

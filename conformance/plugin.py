@@ -55,6 +55,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="stdio (default), or websocket: --agent is a server command that prints its ws:// URL on stdout",
     )
     group.addoption(
+        "--protocol",
+        dest="agent_protocol",
+        type=int,
+        default=1,
+        choices=[1, 2],
+        help="ACP protocol version to initialize with: 1 (default) or 2 (adds the foreground-state cases)",
+    )
+    group.addoption(
         "--agent-url",
         dest="agent_url",
         default=None,
@@ -266,6 +274,7 @@ def _agent_config(config: pytest.Config, report_dir: Path) -> AgentConfig:
         report_dir=report_dir,
         transport=config.getoption("agent_transport"),
         url=config.getoption("agent_url"),
+        protocol=config.getoption("agent_protocol"),
     )
     agent_config.run_budget = config.getoption("run_budget")
     marked = [pair.partition("=")[2] for pair in config.getoption("agent_secret_env")]

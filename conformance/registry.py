@@ -40,7 +40,10 @@ class SpecRef:
 
 # Capabilities a case can need. "status" is sessionCapabilities.status; the others are the
 # lifecycle methods a case uses to put a session in the state it probes.
-KNOWN_CAPABILITIES = frozenset({"status", "no-status", "close", "list", "persist", "resume-or-load"})
+# "v1" / "v2": the case belongs to that protocol version (--protocol).
+KNOWN_CAPABILITIES = frozenset(
+    {"status", "no-status", "close", "list", "persist", "resume-or-load", "v1", "v2"}
+)
 
 
 @dataclass(frozen=True)

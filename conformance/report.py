@@ -66,8 +66,9 @@ class RunReport:
 
     @property
     def status_advertised(self) -> bool:
-        caps = self.agent.get("agentCapabilities") or {}
-        session = caps.get("sessionCapabilities") if isinstance(caps, dict) else None
+        v2 = self.agent.get("protocolVersion") == 2
+        caps = self.agent.get("capabilities" if v2 else "agentCapabilities") or {}
+        session = caps.get("session" if v2 else "sessionCapabilities") if isinstance(caps, dict) else None
         return isinstance(session, dict) and session.get("status") is not None
 
     def verdict(self) -> Verdict:
@@ -151,9 +152,9 @@ class RunReport:
                 "command": self.command,
                 "transport": self.transport,
                 "cwd": self.cwd,
-                "agentInfo": self.agent.get("agentInfo"),
+                "agentInfo": self.agent.get("agentInfo") or self.agent.get("info"),
                 "protocolVersion": self.agent.get("protocolVersion"),
-                "agentCapabilities": self.agent.get("agentCapabilities"),
+                "agentCapabilities": self.agent.get("agentCapabilities") or self.agent.get("capabilities"),
             },
             "started": datetime.fromtimestamp(self.started, UTC).isoformat(),
             "duration": round(time.time() - self.started, 3),
@@ -203,7 +204,7 @@ class RunReport:
         return path
 
     def summary_lines(self) -> list[str]:
-        info = self.agent.get("agentInfo") or {}
+        info = self.agent.get("agentInfo") or self.agent.get("info") or {}
         name = info.get("name") if isinstance(info, dict) else None
         version = info.get("version") if isinstance(info, dict) else None
         label = " ".join(str(x) for x in (name, version) if x) or "agent"

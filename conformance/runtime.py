@@ -316,6 +316,11 @@ class Runtime:
                 raise NotApplicable(
                     "the agent advertises session/status; this case checks agents that do not"
                 )
+            versions = [n for n in missing if n in ("v1", "v2")]
+            if versions:
+                raise NotApplicable(
+                    f"an ACP {versions[0]} case; this run speaks ACP v{self.config.protocol} (--protocol)"
+                )
             if missing:
                 raise Unimplemented(_unimplemented_message(missing))
             revision = revisions.current()

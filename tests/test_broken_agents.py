@@ -18,13 +18,17 @@ cases.load_all()
 
 # The reference agent: conformant, takes no MAY path, advertises session/status.
 CONNECTION_CASES = [case_id for case_id in CASES if case_id.startswith("status.connections.")]
-# Over WebSocket (two connections to one agent): every case runs.
-WS_BASELINE = {case_id: "pass" for case_id in CASES} | {
-    "capability.status.unadvertised-method-not-found": "n/a",
-    "status.unknown.may-inactive": "n/a",
-}
+V2_CASES = [case_id for case_id in CASES if "v2" in CASES[case_id].needs]
+# Over WebSocket (two connections to one agent): every v1 case runs.
+WS_BASELINE = (
+    {case_id: "pass" for case_id in CASES}
+    | {"capability.status.unadvertised-method-not-found": "n/a", "status.unknown.may-inactive": "n/a"}
+    | dict.fromkeys(V2_CASES, "n/a")
+)
 # Over stdio there is one connection: the connection cases say what to pass instead.
 BASELINE = WS_BASELINE | dict.fromkeys(CONNECTION_CASES, "not-testable")
+# The v2 reference agent (--protocol 2), over stdio: the foreground-state cases run, v1's do not.
+V2_BASELINE = BASELINE | dict.fromkeys(V2_CASES, "pass") | {"status.v1.no-state-field": "n/a"}
 UNKNOWN_IDS_ANSWERED_AS_RESULT = {
     "status.error.unknown-session-message": "n/a",
     "status.error.unknown-session-data": "n/a",
@@ -169,6 +173,29 @@ WS_BROKEN: dict[str, tuple[int, dict[str, str]]] = {
     "ws_status_cached": (1, {"status.connections.close-seen-by-other": "fail", SEQ: "fail"}),
 }
 
+# ACP v2 agents (--protocol 2): the foreground-state snapshot.
+NOT_REPORTING = {
+    "status.state.idle-after-turn": "n/a",
+    "status.state.known-values": "n/a",
+    "status.state.requires-action": "n/a",
+    "status.state.running-during-turn": "n/a",
+}
+V2_BROKEN: dict[str, tuple[int, dict[str, str]]] = {
+    "v2_no_state": (0, {"status.state.reported": "warn", **NOT_REPORTING}),
+    "v2_idle_while_asking": (1, {"status.state.requires-action": "fail"}),
+    "v2_idle_too_early": (1, {"status.state.running-during-turn": "fail"}),
+    "v2_stuck_running": (1, {"status.state.idle-after-turn": "fail"}),
+    "v2_status_sends_state_update": (
+        1,
+        {
+            "status.state.no-state-update": "fail",
+            "status.no-side-effects.no-notifications": "fail",
+            SEQ: "fail",
+        },
+    ),
+    "v2_unknown_state": (1, {"status.state.idle-after-turn": "fail", "status.state.known-values": "warn"}),
+}
+
 # The sequence-only agents, with the length of their minimal reproduction.
 SEQUENCE_ONLY = {
     "third_status_loads": 6,
@@ -231,10 +258,36 @@ def test_websocket_agent_gets_exactly_its_outcomes(agent: str, suite) -> None:
             assert any(f.get("conn") == "B" for f in got["transcript"]), "connection B's frames are labelled"
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("agent", sorted(V2_BROKEN))
+def test_v2_agent_gets_exactly_its_outcomes(agent: str, suite) -> None:
+    code, delta = V2_BROKEN[agent]
+    run = suite("--protocol", "2", "--agent", agent_command(agent))
+    expected = V2_BASELINE | delta
+    assert run.outcomes == expected, _diff(expected, run.outcomes)
+    assert run.code == code, run.stderr[-2000:]
+    assert run.report["agent"]["protocolVersion"] == 2
+    for case_id, outcome in delta.items():
+        if outcome in ("fail", "warn"):
+            got = run.case(case_id)
+            assert got["message"] and got["transcript"], case_id
+
+
+@pytest.mark.slow
+def test_v2_reference_agent_passes_every_v2_case(suite) -> None:
+    run = suite("--protocol", "2")
+    assert run.outcomes == V2_BASELINE, _diff(V2_BASELINE, run.outcomes)
+    assert run.code == 0
+    held = run.case("status.state.requires-action")
+    assert held["details"]["snapshot"]["state"] == {"state": "requires_action"}
+    frames = " ".join(f["frame"] for f in held["transcript"])
+    assert "session/request_permission" in frames  # held, then answered
+
+
 def test_every_case_is_caught_by_a_broken_agent() -> None:
     caught = {
         case_id
-        for _, delta in (BROKEN | WS_BROKEN).values()
+        for _, delta in (BROKEN | WS_BROKEN | V2_BROKEN).values()
         for case_id, o in delta.items()
         if o in ("fail", "warn")
     }
@@ -245,7 +298,7 @@ def test_every_broken_agent_is_listed() -> None:
     from .conftest import AGENTS
 
     files = {p.stem for p in AGENTS.glob("*.py") if not p.name.startswith("_")}
-    assert files == set(BROKEN) | set(CONFORMING_VARIANTS) | set(WS_BROKEN)
+    assert files == set(BROKEN) | set(CONFORMING_VARIANTS) | set(WS_BROKEN) | set(V2_BROKEN)
 
 
 def _diff(expected: dict[str, str], got: dict[str, str]) -> str:

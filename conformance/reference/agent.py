@@ -250,12 +250,32 @@ def main(
         help="serve over WebSocket instead of stdio (port 0: any free port); prints 'ACP_URL ws://…' when ready",
     )
     parser.add_argument(
+        "--protocol",
+        type=int,
+        choices=[1, 2],
+        default=1,
+        help="ACP protocol version: 1 (default) or 2 (agent_v2.py: foreground state in session/status)",
+    )
+    parser.add_argument(
         "--revision",
         default=None,
         help="answer in this spec revision's status words (rfd-2026-10-26: active/inactive, the default; "
         "acp-unstable-2026-11: open/saved)",
     )
     args = parser.parse_args(argv)
+    if args.protocol == 2:
+        from .agent_v2 import ReferenceAgentV2, main_v2
+
+        if args.listen:
+            parser.error("--listen serves ACP v1 only; the v2 reference agent speaks stdio")
+        v2_class = (
+            agent_class
+            if isinstance(agent_class, type) and issubclass(agent_class, ReferenceAgentV2)
+            else None
+        )
+        with contextlib.suppress(KeyboardInterrupt):
+            main_v2(Path(args.state_dir) if args.state_dir else None, args.revision, v2_class)
+        return
     cls = agent_class
     if args.no_status or args.in_memory or args.revision:
         overrides: dict[str, Any] = {
