@@ -193,7 +193,7 @@ def test_ctrl_c_writes_a_partial_report_and_stops_the_agent(tmp_path: Path) -> N
     ("agent", "message"),
     [
         ("init_error", "answered initialize with error"),
-        ("protocol_v9", "protocolVersion 9; this suite checks ACP v1"),
+        ("protocol_v9", "protocolVersion 9; this run checks ACP v1"),
     ],
 )
 def test_bad_initialize_is_a_usage_error_with_a_report(suite, agent: str, message: str) -> None:
