@@ -49,12 +49,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--transport",
-        choices=["stdio", "websocket"],
+        choices=["stdio", "websocket", "http"],
         default="stdio",
-        help="stdio (default), or websocket: --agent starts a server that prints its ws:// URL on stdout "
-        "(two connections to one agent: the connection cases need it)",
+        help="stdio (default), websocket, or http (ACP Streamable HTTP): --agent starts a server that prints "
+        "its URL on stdout (two connections to one agent: the connection cases need it)",
     )
-    p.add_argument("--agent-url", metavar="URL", help="an agent already listening on WebSocket (ws://…)")
+    p.add_argument(
+        "--agent-url",
+        metavar="URL",
+        help="an agent already listening: ws://… (WebSocket) or http://… (Streamable HTTP)",
+    )
     p.add_argument(
         "--protocol",
         type=int,
@@ -180,8 +184,8 @@ def check_target(args: argparse.Namespace) -> str | None:
     if args.agent_url is not None:
         if args.agent is not None:
             return "pass --agent CMD or --agent-url URL, not both"
-        if not re.match(r"^wss?://\S+$", args.agent_url):
-            return f"--agent-url {args.agent_url!r} is not a ws:// or wss:// URL"
+        if not re.match(r"^(wss?|https?)://\S+$", args.agent_url):
+            return f"--agent-url {args.agent_url!r} is not a ws://, wss://, http:// or https:// URL"
     return None
 
 

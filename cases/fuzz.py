@@ -99,7 +99,7 @@ async def _send_frame(acp: AcpTarget, live: LiveSession, inp: FrameInput):
     return (pending.frame if pending else None), peer.problems[problems_before:], alive
 
 
-@case("fuzz.frames.survives", level=Level.MUST, spec=spec.ONE_RESPONSE)
+@case("fuzz.frames.survives", level=Level.MUST, spec=spec.ONE_RESPONSE, needs=("status", "frames"))
 async def fuzz_frames_survive(acp: AcpTarget, details: dict) -> None:
     """After malformed frames the agent answers each request once, by its id, and keeps its sessions."""
     live = LiveSession(acp)
@@ -121,7 +121,7 @@ async def fuzz_frames_survive(acp: AcpTarget, details: dict) -> None:
     await _fuzz(acp, details, malformed_frames(), check)
 
 
-@case("fuzz.frames.error-codes", level=Level.SHOULD, spec=spec.ERROR_CODES)
+@case("fuzz.frames.error-codes", level=Level.SHOULD, spec=spec.ERROR_CODES, needs=("status", "frames"))
 async def fuzz_frames_error_codes(acp: AcpTarget, details: dict) -> None:
     """Malformed frames get -32700 (not JSON) or -32600 (not a valid request), with id null if unreadable."""
     live = LiveSession(acp)

@@ -112,6 +112,8 @@ class AcpTarget:
     def advertises(self, name: str) -> bool:
         if name in ("v1", "v2"):
             return name == f"v{self.protocol}"
+        if name == "frames":  # any bytes as a frame: stdio lines and WebSocket text frames carry them
+            return self.runtime.config.transport != "http"
         if self.protocol == 2 and name in ("close", "list", "resume", "persist", "resume-or-load"):
             # v2: a `session` capability object means the baseline session methods, resume included.
             return "session" in self.agent_capabilities and isinstance(

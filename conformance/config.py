@@ -48,7 +48,7 @@ def absolutize_paths(command: list[str]) -> list[str]:
     return out
 
 
-TRANSPORTS = ("stdio", "websocket")
+TRANSPORTS = ("stdio", "websocket", "http")
 
 
 @dataclass
@@ -65,8 +65,8 @@ class AgentConfig:
     profile: str = "ci"  # Hypothesis profile for sequence and fuzz cases: ci | dev | thorough
     seed: int | None = None
     report_dir: str | None = None
-    # "stdio", or "websocket": the command is a server that prints its ws:// URL on stdout,
-    # or, with no command, an agent already listening at ``url``.
+    # "stdio", or "websocket" / "http" (Streamable HTTP): the command is a server that prints
+    # its URL on stdout, or, with no command, an agent already listening at ``url``.
     transport: str = "stdio"
     url: str | None = None
     protocol: int = 1  # the ACP protocol version the suite initializes with
@@ -100,22 +100,26 @@ class AgentConfig:
         if url is not None:
             if agent is not None:
                 raise UsageError("pass --agent CMD or --agent-url URL, not both")
-            if not re.match(r"^wss?://[^\s]+$", url):
-                raise UsageError(f"--agent-url {url!r} is not a ws:// or wss:// URL")
-            transport = "websocket"
+            if re.match(r"^wss?://[^\s]+$", url):
+                transport = "websocket"
+            elif re.match(r"^https?://[^\s]+$", url):
+                transport = "http"
+            else:
+                raise UsageError(f"--agent-url {url!r} is not a ws://, wss://, http:// or https:// URL")
         if url is not None:
             command, embedded = [], False
         elif agent is None:
             command, embedded = reference_agent_command(), True
             if protocol == 2:
-                if transport == "websocket":
+                if transport != "stdio":
                     raise UsageError(
-                        "the embedded reference agent serves ACP v2 over stdio only: drop --transport websocket, "
-                        "or pass --agent"
+                        "the embedded reference agent serves ACP v2 over stdio only: drop --transport, or pass --agent"
                     )
                 command += ["--protocol", "2"]
             if transport == "websocket":
                 command += ["--listen", "127.0.0.1:0"]
+            elif transport == "http":
+                command += ["--listen-http", "127.0.0.1:0"]
         else:
             try:
                 command = shlex.split(agent)

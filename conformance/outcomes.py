@@ -142,11 +142,13 @@ def classify(exc: BaseException | None, level: Level, *, strict: bool = False) -
     if isinstance(exc, TimeoutError):
         return CaseResult(Outcome.ERROR, f"timed out: {exc}")
     if type(exc).__name__.startswith("Flaky"):  # Hypothesis: a failure that did not replay
-        first = str(exc).strip().splitlines()[0][:300] if str(exc).strip() else ""
+        inner = getattr(exc, "exceptions", None)  # FlakyFailure groups the failure it first saw
+        source = inner[0] if inner else exc
+        first = str(source).strip().splitlines()[0][:300] if str(source).strip() else ""
         return CaseResult(
             Outcome.ERROR,
             "the agent's behaviour was not reproducible: an input failed once and behaved differently when "
-            f"replayed (it died, restarted, or answered differently); Hypothesis: {type(exc).__name__}: {first}",
+            f"replayed (it died, restarted, or answered differently); first failure: {type(source).__name__}: {first}",
         )
     return CaseResult(Outcome.ERROR, f"harness error: {type(exc).__name__}: {exc}")
 

@@ -21,6 +21,7 @@ import anyio
 from .envelope import classify_frame
 from .outcomes import AgentExited
 from .stdio import OversizeLine, StdioProcess
+from .streamable_http import TransportRefused
 from .transcript import NOTE, RECV, SEND, Transcript
 
 __all__ = ["EnvelopeProblem", "JsonRpcPeer", "RawReply", "Reply", "default_client_answer", "id_key"]
@@ -158,6 +159,10 @@ class JsonRpcPeer:
         except TimeoutError:
             self.transcript.add(NOTE, f"no response to id {request_id} ({method}) within {limit:g} s")
             raise TimeoutError(f"no response to {method} (id {request_id}) within {limit:g} s") from None
+        except TransportRefused as refused:  # Streamable HTTP: an HTTP error instead of an answer
+            self.transcript.add(NOTE, f"the transport refused id {request_id} ({method}): {refused}")
+            error = {"code": None, "message": f"refused by the transport: {refused}"}
+            return Reply(request_id, method, None, error, time.perf_counter() - pending.sent_at)
         finally:
             self._pending.pop(id_key(request_id), None)
         if pending.exited is not None:
@@ -210,7 +215,10 @@ class JsonRpcPeer:
         frame: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
         if params is not None:
             frame["params"] = params
-        await self._send(frame)
+        try:
+            await self._send(frame)
+        except TransportRefused as refused:  # a notification has no answer to fail: note it
+            self.transcript.add(NOTE, f"the transport refused the {method} notification: {refused}")
 
     # -- receiving -----------------------------------------------------------------------------
 
@@ -269,7 +277,7 @@ class JsonRpcPeer:
             reply["error"] = error
         else:
             reply["result"] = result
-        with contextlib.suppress(AgentExited):
+        with contextlib.suppress(AgentExited, TransportRefused):
             await self._send(reply)
 
     async def release(self) -> None:

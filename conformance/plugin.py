@@ -51,8 +51,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--transport",
         dest="agent_transport",
         default="stdio",
-        choices=["stdio", "websocket"],
-        help="stdio (default), or websocket: --agent is a server command that prints its ws:// URL on stdout",
+        choices=["stdio", "websocket", "http"],
+        help="stdio (default), websocket or http (Streamable HTTP): --agent is a server command that prints "
+        "its URL on stdout",
     )
     group.addoption(
         "--protocol",
@@ -67,7 +68,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         dest="agent_url",
         default=None,
         metavar="URL",
-        help="an agent already listening on WebSocket (ws://…); cases that restart it are not testable",
+        help="an agent already listening: ws://… (WebSocket) or http://… (Streamable HTTP); cases that "
+        "restart it are not testable",
     )
     group.addoption(
         "--cwd",

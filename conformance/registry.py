@@ -40,9 +40,10 @@ class SpecRef:
 
 # Capabilities a case can need. "status" is sessionCapabilities.status; the others are the
 # lifecycle methods a case uses to put a session in the state it probes.
-# "v1" / "v2": the case belongs to that protocol version (--protocol).
+# "v1" / "v2": the case belongs to that protocol version (--protocol). "frames": the transport
+# can carry malformed frames (stdio, WebSocket; not Streamable HTTP, one JSON object per POST).
 KNOWN_CAPABILITIES = frozenset(
-    {"status", "no-status", "close", "list", "persist", "resume-or-load", "v1", "v2"}
+    {"status", "no-status", "close", "list", "persist", "resume-or-load", "v1", "v2", "frames"}
 )
 
 

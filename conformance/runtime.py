@@ -32,6 +32,7 @@ from .outcomes import (
 from .peer import JsonRpcPeer
 from .registry import Case
 from .stdio import StdioProcess
+from .streamable_http import HttpChannel
 from .transcript import NOTE, SEND, Entry, StderrTail, Transcript
 from .websocket import WebSocketChannel, read_url
 
@@ -72,19 +73,19 @@ class _AgentProcess:
             self.process = StdioProcess(
                 config.command, cwd=config.cwd, env=config.process_env(), stderr_tail=stderr
             )
-        self.channel: WebSocketChannel | None = None
+        self.channel: WebSocketChannel | HttpChannel | None = None
         self.url: str | None = config.url
         self.peer = JsonRpcPeer(self.process, transcript, timeout=config.timeout)  # type: ignore[arg-type]
         self._stop = anyio.Event()
         self._stderr = stderr
-        self.extra: list[WebSocketChannel] = []  # more connections opened by the current case
+        self.extra: list[WebSocketChannel | HttpChannel] = []  # more connections opened by the current case
 
     async def run(self, *, task_status: anyio.abc.TaskStatus[_AgentProcess]) -> None:
         if self.process is not None:
             await self.process.start()
         try:
             stdout = None
-            if self.config.transport == "websocket":  # before the task group: errors stay plain
+            if self.config.transport != "stdio":  # before the task group: errors stay plain
                 stdout = await self._connect()
             async with anyio.create_task_group() as tg:
                 if self.process is not None:
@@ -114,7 +115,7 @@ class _AgentProcess:
             lines = self.process.lines()
             self.url = await read_url(lines, self.config.timeout)
         assert self.url is not None
-        self.channel = WebSocketChannel(self.url, self._stderr)
+        self.channel = self._channel(self.url)
         await self.channel.open(self.config.timeout)
         self.peer.process = self.channel  # type: ignore[assignment]
         return lines
@@ -128,16 +129,21 @@ class _AgentProcess:
         """One more connection to the same agent (websocket only), with its own peer."""
         if self.url is None:
             raise MissingInput(
-                "needs two connections to one agent: serve it over WebSocket (--transport websocket with a "
-                "server command that prints its ws:// URL, or --agent-url ws://…); stdio has one connection"
+                "needs two connections to one agent: serve it over WebSocket or Streamable HTTP (--transport "
+                "websocket|http with a server command that prints its URL, or --agent-url); stdio has one connection"
             )
-        channel = WebSocketChannel(self.url, self._stderr)
+        channel = self._channel(self.url)
         await channel.open(self.config.timeout)
         peer = JsonRpcPeer(channel, self.transcript.for_connection(label), timeout=self.config.timeout)  # type: ignore[arg-type]
         tg.start_soon(peer.read_loop)
         tg.start_soon(peer.watch_exit)
         self.extra.append(channel)
         return peer
+
+    def _channel(self, url: str) -> Any:
+        if self.config.transport == "http":
+            return HttpChannel(url, self._stderr)
+        return WebSocketChannel(url, self._stderr)
 
     async def close_extra(self) -> None:
         while self.extra:
@@ -315,6 +321,11 @@ class Runtime:
             if "no-status" in missing:
                 raise NotApplicable(
                     "the agent advertises session/status; this case checks agents that do not"
+                )
+            if "frames" in missing:
+                raise NotApplicable(
+                    "over Streamable HTTP each POST carries one JSON message, so malformed frames cannot be "
+                    "sent; they are checked over stdio and WebSocket"
                 )
             versions = [n for n in missing if n in ("v1", "v2")]
             if versions:

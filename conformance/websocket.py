@@ -20,7 +20,7 @@ from .transcript import StderrTail
 
 __all__ = ["URL", "WebSocketChannel", "read_url"]
 
-URL = re.compile(rb"\b(wss?://[^\s\"'<>]+)")
+URL = re.compile(rb"\b((?:wss?|https?)://[^\s\"'<>]+)")
 MAX_FRAME = 16 * 1024 * 1024  # as the stdio transport's line cap
 
 
@@ -80,11 +80,11 @@ class WebSocketChannel:
 
 
 async def read_url(lines: AsyncIterator[Any], timeout: float) -> str:
-    """The first ws:// URL a server command prints on stdout (it may print other lines first)."""
+    """The first ws:// or http:// URL a server command prints on stdout (it may print other lines first)."""
     with anyio.move_on_after(timeout):
         async for line in lines:
             found = URL.search(line if isinstance(line, bytes) else b"")
             if found:
                 return found.group(1).decode("utf-8", "replace")
-        raise HarnessError("the agent command ended without printing a ws:// URL on stdout")
-    raise HarnessError(f"the agent command printed no ws:// URL on stdout within {timeout:g} s")
+        raise HarnessError("the agent command ended without printing its URL on stdout")
+    raise HarnessError(f"the agent command printed no ws:// or http:// URL on stdout within {timeout:g} s")

@@ -1,4 +1,5 @@
-"""The WebSocket transport: the reference agent served over it, and --agent-url."""
+"""The network transports (WebSocket, Streamable HTTP): the reference agent served over them,
+broken agents seen across two connections, and --agent-url."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import ROOT
-from .test_broken_agents import WS_BASELINE, _diff
+from .conftest import ROOT, agent_command
+from .test_broken_agents import WS_BASELINE, WS_BROKEN, _diff
 
 pytestmark = pytest.mark.slow
 
@@ -23,6 +24,30 @@ def test_reference_agent_over_websocket_passes_every_case(suite) -> None:
     assert no_attach["details"] == {"updates_to_a": 1, "updates_to_b": 0} | {
         k: v for k, v in no_attach["details"].items() if k == "agent_pgid"
     }
+
+
+# Streamable HTTP carries one JSON object per POST: the malformed-frame fuzzers cannot run.
+HTTP_BASELINE = WS_BASELINE | {"fuzz.frames.survives": "n/a", "fuzz.frames.error-codes": "n/a"}
+
+
+def test_reference_agent_over_streamable_http_passes_every_case(suite) -> None:
+    run = suite("--transport", "http")
+    assert run.outcomes == HTTP_BASELINE, _diff(HTTP_BASELINE, run.outcomes)
+    assert run.code == 0
+    assert run.report["agent"]["transport"] == "http"
+    assert run.case("status.cheap.latency")["details"]["absolute_rule"] is False
+
+
+@pytest.mark.parametrize("agent", ["ws_status_attaches", "ws_status_per_connection"])
+def test_connection_bugs_are_caught_over_streamable_http(suite, agent: str) -> None:
+    code, delta = WS_BROKEN[agent]
+    # Over HTTP the SDK's server itself refuses B's prompt for a session B never resumed.
+    delta = {k: v for k, v in delta.items() if k != "status.connections.prompt-needs-resume"}
+    command = agent_command(agent, "--listen-http", "127.0.0.1:0")
+    run = suite("--transport", "http", "--agent", command, "-k", "connections")
+    expected = {k: v for k, v in (HTTP_BASELINE | delta).items() if k.startswith("status.connections.")}
+    assert run.outcomes == expected, _diff(expected, run.outcomes)
+    assert run.code == code
 
 
 @pytest.fixture
@@ -56,8 +81,8 @@ def test_agent_url_runs_everything_but_restarts(suite, listening_agent) -> None:
 
 
 def test_bad_agent_url_is_a_usage_error(suite) -> None:
-    run = suite("--agent-url", "http://127.0.0.1:1/")
-    assert run.code == 2 and "is not a ws:// or wss:// URL" in run.stderr
+    run = suite("--agent-url", "ftp://127.0.0.1:1/")
+    assert run.code == 2 and "is not a ws://, wss://, http:// or https:// URL" in run.stderr
 
 
 def test_nothing_listening_is_a_usage_error(suite) -> None:

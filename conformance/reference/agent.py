@@ -250,6 +250,12 @@ def main(
         help="serve over WebSocket instead of stdio (port 0: any free port); prints 'ACP_URL ws://…' when ready",
     )
     parser.add_argument(
+        "--listen-http",
+        default=None,
+        metavar="HOST:PORT",
+        help="serve over ACP Streamable HTTP instead of stdio; prints 'ACP_URL http://…/acp' when ready",
+    )
+    parser.add_argument(
         "--protocol",
         type=int,
         choices=[1, 2],
@@ -266,8 +272,8 @@ def main(
     if args.protocol == 2:
         from .agent_v2 import ReferenceAgentV2, main_v2
 
-        if args.listen:
-            parser.error("--listen serves ACP v1 only; the v2 reference agent speaks stdio")
+        if args.listen or args.listen_http:
+            parser.error("--listen / --listen-http serve ACP v1 only; the v2 reference agent speaks stdio")
         v2_class = (
             agent_class
             if isinstance(agent_class, type) and issubclass(agent_class, ReferenceAgentV2)
@@ -293,6 +299,11 @@ def main(
             from .ws import parse_listen, serve_websocket
 
             asyncio.run(serve_websocket(agent.view, *parse_listen(args.listen)))
+        elif args.listen_http:
+            from .http import serve_http
+            from .ws import parse_listen
+
+            asyncio.run(serve_http(agent.view, *parse_listen(args.listen_http)))
         else:
             asyncio.run(serve(agent, transform_out))
 

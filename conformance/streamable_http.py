@@ -1,0 +1,93 @@
+"""ACP's Streamable HTTP transport, through the official SDK's client (`acp.http`).
+
+Each JSON-RPC message is one POST (the `initialize` answer comes back in its body, the rest on
+SSE streams the SDK client opens). A :class:`HttpChannel` looks to the peer like the other
+transports. Two things differ, and the report says so: frames in the transcript are the
+messages as the SDK client decoded them (re-serialized), and a POST the server refuses (an
+HTTP 4xx/5xx instead of a JSON-RPC answer) is :class:`TransportRefused`, which the peer turns
+into a failed reply naming the HTTP status.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import anyio
+import httpx
+from acp.http import create_http_stream
+from acp.http.client import AcpHttpStatusError
+
+from .outcomes import HarnessError
+from .transcript import StderrTail
+
+__all__ = ["HttpChannel", "TransportRefused"]
+
+
+class TransportRefused(Exception):
+    """The server answered a message with an HTTP error status instead of a JSON-RPC response."""
+
+    def __init__(self, status: int, detail: str) -> None:
+        super().__init__(f"HTTP {status}: {detail}")
+        self.status = status
+
+
+class HttpChannel:
+    def __init__(self, url: str, stderr: StderrTail | None = None) -> None:
+        self.url = url
+        self.stderr = stderr or StderrTail()
+        self.transport: Any = None
+        self.returncode: int | None = None
+        self._closed = anyio.Event()
+
+    async def open(self, timeout: float) -> None:
+        try:  # any HTTP answer means something listens; the SDK client itself connects lazily
+            async with httpx.AsyncClient(timeout=timeout) as client:
+                await client.get(self.url)
+        except httpx.HTTPError as exc:
+            raise HarnessError(f"cannot reach {self.url}: {exc or type(exc).__name__}") from None
+        self.transport = create_http_stream(self.url)
+
+    async def send_line(self, data: bytes) -> None:
+        try:
+            message = json.loads(data)
+        except ValueError:
+            raise TransportRefused(
+                0, "not a JSON message: Streamable HTTP carries one JSON object per POST"
+            ) from None
+        if not isinstance(message, dict):
+            raise TransportRefused(0, "not a JSON object: the SDK's HTTP client sends objects only")
+        try:
+            await self.transport.send(message)
+        except AcpHttpStatusError as exc:
+            detail = str(exc).removeprefix(f"HTTP {exc.status_code}: ")
+            raise TransportRefused(exc.status_code, detail) from None
+        except (httpx.HTTPError, ConnectionError) as exc:
+            self._mark_closed()
+            raise anyio.BrokenResourceError from exc
+
+    async def lines(self) -> AsyncIterator[bytes]:
+        try:
+            while self.transport is not None:
+                message = await self.transport.receive()
+                if message is None:
+                    break
+                yield json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode()
+        finally:
+            self._mark_closed()
+
+    def _mark_closed(self) -> None:
+        if self.returncode is None:
+            self.returncode = 0
+        self._closed.set()
+
+    async def wait(self) -> int:
+        await self._closed.wait()
+        return self.returncode or 0
+
+    async def close(self) -> None:
+        if self.transport is not None:
+            with anyio.move_on_after(2, shield=True):
+                await self.transport.close()
+        self._mark_closed()
