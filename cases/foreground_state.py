@@ -10,7 +10,7 @@ import anyio
 
 from conformance.acp import AcpTarget, state_update
 from conformance.expect import is_extension, show
-from conformance.outcomes import Info, NotApplicable, NotTestable, Violation
+from conformance.outcomes import NotApplicable, NotTestable, Violation
 from conformance.peer import Reply
 from conformance.registry import Level, case
 
@@ -61,7 +61,7 @@ async def state_reported_when_in_memory(acp: AcpTarget, details: dict) -> None:
 
 @case("status.state.known-values", level=Level.SHOULD, spec=spec.STATE_OPTIONAL, needs=V2)
 async def state_values_are_known(acp: AcpTarget, details: dict) -> None:
-    """The snapshot's state is running, idle, requires_action or unknown (`_`-prefixed: an extension)."""
+    """The snapshot's state is running, idle, requires_action or unknown (others are named, `_` ones too)."""
     sid = await acp.new_session()
     seen = {"new": (await _state_or_skip(acp, sid, "status of a new session"))[0]}
     await acp.prompt(sid, "hello")
@@ -70,13 +70,20 @@ async def state_values_are_known(acp: AcpTarget, details: dict) -> None:
     unknown = {k: v for k, v in seen.items() if v not in KNOWN_STATES and not is_extension(v)}
     if unknown:
         raise Violation(
-            f"unrecognised foreground state {unknown}: only `_`-prefixed values are free for extensions",
+            f"unrecognised foreground state {unknown}: values that do not begin with `_` are reserved for "
+            "ACP, and clients cannot tell what they mean",
             expected=sorted(KNOWN_STATES),
             observed=unknown,
         )
     extensions = {k: v for k, v in seen.items() if is_extension(v)}
     if extensions:
-        raise Info(f"extension foreground states in use: {extensions}")
+        # Allowed for implementation-specific extensions, but no client knows them: worth a warning.
+        raise Violation(
+            f"extension foreground state {extensions}: allowed (`_`-prefixed), but a client that does not "
+            "know it sees a state it cannot show",
+            expected=sorted(KNOWN_STATES),
+            observed=extensions,
+        )
 
 
 @case("status.state.idle-after-turn", level=Level.MUST, spec=spec.STATE_SNAPSHOT, needs=V2)
