@@ -194,6 +194,13 @@ V2_BROKEN: dict[str, tuple[int, dict[str, str]]] = {
         },
     ),
     "v2_unknown_state": (1, {"status.state.idle-after-turn": "fail", "status.state.known-values": "warn"}),
+    "v2_extension_state": (1, {"status.state.idle-after-turn": "fail", "status.state.known-values": "warn"}),
+}
+
+# The two kinds of unrecognised state say which they are.
+V2_MESSAGES = {
+    "v2_extension_state": ("status.state.known-values", "extension foreground state {'new': '_resting'"),
+    "v2_unknown_state": ("status.state.known-values", "unrecognised foreground state"),
 }
 
 # The sequence-only agents, with the length of their minimal reproduction.
@@ -267,6 +274,9 @@ def test_v2_agent_gets_exactly_its_outcomes(agent: str, suite) -> None:
     assert run.outcomes == expected, _diff(expected, run.outcomes)
     assert run.code == code, run.stderr[-2000:]
     assert run.report["agent"]["protocolVersion"] == 2
+    if agent in V2_MESSAGES:
+        case_id, text = V2_MESSAGES[agent]
+        assert text in run.case(case_id)["message"]
     for case_id, outcome in delta.items():
         if outcome in ("fail", "warn"):
             got = run.case(case_id)
