@@ -21,6 +21,7 @@ from .baseline import Baseline, BaselineResult, load_baseline, write_baseline
 from .config import AgentConfig, UsageError
 from .items import CaseItem, CaseModule, is_case_file
 from .junit import enrich_junit, write_fatal_junit
+from .options import pytest_addoption  # noqa: F401 - the hook, registered with this plugin
 from .outcomes import TERMINAL, AgentExited, CaseSignal, Outcome
 from .redact import redact, secret_env_values
 from .registry import Level
@@ -38,127 +39,6 @@ REPORT = pytest.StashKey[RunReport]()
 BASELINE = pytest.StashKey[Baseline | None]()
 COLLECTED = pytest.StashKey[set[str]]()
 ACTIVE = pytest.StashKey[bool]()
-
-
-def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("session-status-conformance", "session/status conformance (ACP)")
-    group.addoption(
-        "--agent",
-        default=None,
-        help="command that starts the agent on stdio (split like a shell, never run by one); default: the embedded reference agent",
-    )
-    group.addoption(
-        "--transport",
-        dest="agent_transport",
-        default="stdio",
-        choices=["stdio", "websocket", "http"],
-        help="stdio (default), websocket or http (Streamable HTTP): --agent is a server command that prints "
-        "its URL on stdout",
-    )
-    group.addoption(
-        "--protocol",
-        dest="agent_protocol",
-        type=int,
-        default=1,
-        choices=[1, 2],
-        help="ACP protocol version to initialize with: 1 (default) or 2 (adds the foreground-state cases)",
-    )
-    group.addoption(
-        "--agent-url",
-        dest="agent_url",
-        default=None,
-        metavar="URL",
-        help="an agent already listening: ws://… (WebSocket) or http://… (Streamable HTTP); cases that "
-        "restart it are not testable",
-    )
-    group.addoption(
-        "--cwd",
-        dest="agent_cwd",
-        default=None,
-        help="working directory of the agent and of its sessions (default: a fresh sandbox in the report dir)",
-    )
-    group.addoption(
-        "--env",
-        dest="agent_env",
-        action="append",
-        default=[],
-        metavar="K=V",
-        help="extra environment variable for the agent (repeatable)",
-    )
-    group.addoption(
-        "--secret-env",
-        dest="agent_secret_env",
-        action="append",
-        default=[],
-        metavar="K=V",
-        help="like --env, and the value is redacted from every report (names with KEY/TOKEN/SECRET are anyway)",
-    )
-    group.addoption(
-        "--run-budget",
-        type=float,
-        default=1800.0,
-        help="seconds for the whole run; cases after it are reported as not run (default 1800)",
-    )
-    group.addoption(
-        "--auth-method",
-        default=None,
-        metavar="ID",
-        help="call authenticate with this method id after initialize",
-    )
-    group.addoption(
-        "--timeout",
-        dest="agent_timeout",
-        type=float,
-        default=10.0,
-        help="seconds to wait for each response (default 10)",
-    )
-    group.addoption(
-        "--settle",
-        type=float,
-        default=0.05,
-        help="seconds to wait for stray notifications after a status call (default 0.05)",
-    )
-    group.addoption(
-        "--strict-should",
-        dest="conformance_strict",
-        action="store_true",
-        help="count broken SHOULDs (warn) as failures; pytest's own --strict implies it",
-    )
-    group.addoption(
-        "--spec",
-        dest="conformance_spec",
-        default="auto",
-        help="spec revision to check: auto (default: the revision the agent speaks), "
-        + ", ".join(revisions.available()),
-    )
-    group.addoption(
-        "--profile",
-        dest="conformance_profile",
-        default="ci",
-        help="budget of the Hypothesis sequence and fuzz cases: ci (derandomized, bounded; default), dev, thorough",
-    )
-    group.addoption(
-        "--seed", dest="conformance_seed", type=int, default=None, help="seed of the sequence and fuzz cases"
-    )
-    group.addoption(
-        "--expected-failures",
-        dest="expected_failures",
-        default=None,
-        metavar="FILE",
-        help="baseline of known failures (TOML or YAML, entries by case id with a reason): only new failures "
-        "and stale entries fail the run",
-    )
-    group.addoption(
-        "--update-expected-failures",
-        dest="update_expected_failures",
-        action="store_true",
-        help="write this run's failures to the --expected-failures file (keeping existing reasons)",
-    )
-    group.addoption(
-        "--report-dir",
-        default=None,
-        help="where report.json and junit.xml go (default reports/<agent>-<timestamp>/)",
-    )
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -1,0 +1,119 @@
+"""A running agent under test: its process and/or its network connection, and the peer that talks to it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anyio
+import anyio.abc
+
+from .config import AgentConfig
+from .outcomes import MissingInput
+from .peer import JsonRpcPeer
+from .stdio import StdioProcess
+from .streamable_http import HttpChannel
+from .transcript import StderrTail, Transcript
+from .websocket import WebSocketChannel, read_url
+
+__all__ = ["AgentProcess"]
+
+
+class AgentProcess:
+    """A running agent: process and/or socket, peer and the tasks that read it, until stopped.
+
+    stdio: the process's stdin/stdout carry the frames. websocket: the process (if the suite
+    started one) prints its ws:// URL, and the frames go over a socket to it; with --agent-url
+    there is no process, only the socket.
+    """
+
+    def __init__(self, config: AgentConfig, transcript: Transcript, stderr: StderrTail) -> None:
+        self.config = config
+        self.transcript = transcript
+        self.process: StdioProcess | None = None
+        if config.command:
+            self.process = StdioProcess(
+                config.command, cwd=config.cwd, env=config.process_env(), stderr_tail=stderr
+            )
+        self.channel: WebSocketChannel | HttpChannel | None = None
+        self.url: str | None = config.url
+        self.peer = JsonRpcPeer(self.process, transcript, timeout=config.timeout)  # type: ignore[arg-type]
+        self._stop = anyio.Event()
+        self._stderr = stderr
+        self.extra: list[WebSocketChannel | HttpChannel] = []  # more connections opened by the current case
+
+    async def run(self, *, task_status: anyio.abc.TaskStatus[AgentProcess]) -> None:
+        if self.process is not None:
+            await self.process.start()
+        try:
+            stdout = None
+            if self.config.transport != "stdio":  # before the task group: errors stay plain
+                stdout = await self._connect()
+            async with anyio.create_task_group() as tg:
+                if self.process is not None:
+                    tg.start_soon(self.process.pump_stderr)
+                if stdout is not None:
+                    tg.start_soon(_drain, stdout)  # a server that keeps printing must not block
+                if self.channel is not None and self.process is not None:
+                    tg.start_soon(self._close_on_exit, self.process)
+                tg.start_soon(self.peer.read_loop)
+                tg.start_soon(self.peer.watch_exit)
+                task_status.started(self)
+                await self._stop.wait()
+                tg.cancel_scope.cancel()
+        finally:
+            with anyio.CancelScope(shield=True):
+                if self.channel is not None:
+                    await self.channel.close()
+                if self.process is not None:
+                    await self.process.terminate()
+            code = self.process.returncode if self.process is not None else None
+            self.peer.abort(code)
+
+    async def _connect(self) -> Any:
+        """Find the server's URL (if the suite started it) and open the main connection."""
+        lines = None
+        if self.process is not None:
+            lines = self.process.lines()
+            self.url = await read_url(lines, self.config.timeout)
+        assert self.url is not None
+        self.channel = self._channel(self.url)
+        await self.channel.open(self.config.timeout)
+        self.peer.process = self.channel  # type: ignore[assignment]
+        return lines
+
+    async def _close_on_exit(self, process: StdioProcess) -> None:
+        await process.wait()
+        if self.channel is not None:
+            await self.channel.close()
+
+    async def open_connection(self, label: str, tg: anyio.abc.TaskGroup) -> JsonRpcPeer:
+        """One more connection to the same agent (websocket only), with its own peer."""
+        if self.url is None:
+            raise MissingInput(
+                "needs two connections to one agent: serve it over WebSocket or Streamable HTTP (--transport "
+                "websocket|http with a server command that prints its URL, or --agent-url); stdio has one connection"
+            )
+        channel = self._channel(self.url)
+        await channel.open(self.config.timeout)
+        peer = JsonRpcPeer(channel, self.transcript.for_connection(label), timeout=self.config.timeout)  # type: ignore[arg-type]
+        tg.start_soon(peer.read_loop)
+        tg.start_soon(peer.watch_exit)
+        self.extra.append(channel)
+        return peer
+
+    def _channel(self, url: str) -> Any:
+        if self.config.transport == "http":
+            return HttpChannel(url, self._stderr)
+        return WebSocketChannel(url, self._stderr)
+
+    async def close_extra(self) -> None:
+        while self.extra:
+            await self.extra.pop().close()
+
+    def stop(self) -> None:
+        self._stop.set()
+
+
+async def _drain(lines: Any) -> None:
+    async for _ in lines:
+        pass
