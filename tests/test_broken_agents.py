@@ -237,7 +237,7 @@ def test_agent_gets_exactly_its_outcomes(agent: str, suite) -> None:
     code, delta = (BROKEN | CONFORMING_VARIANTS)[agent]
     run = suite("--agent", agent_command(agent))
     expected = BASELINE | delta
-    assert run.outcomes == expected, _diff(expected, run.outcomes)
+    assert run.outcomes == expected, _diff(expected, run.outcomes) + _tail(run)
     assert run.code == code, run.stderr[-2000:]
     assert run.report["spec"]["revision"] == REVISIONS.get(agent, "rfd-2026-10-26")
     if agent in MESSAGES:
@@ -255,7 +255,7 @@ def test_websocket_agent_gets_exactly_its_outcomes(agent: str, suite) -> None:
     code, delta = WS_BROKEN[agent]
     run = suite("--transport", "websocket", "--agent", agent_command(agent, "--listen", "127.0.0.1:0"))
     expected = WS_BASELINE | delta
-    assert run.outcomes == expected, _diff(expected, run.outcomes)
+    assert run.outcomes == expected, _diff(expected, run.outcomes) + _tail(run)
     assert run.code == code, run.stderr[-2000:]
     assert run.report["agent"]["transport"] == "websocket"
     for case_id, outcome in delta.items():
@@ -271,7 +271,7 @@ def test_v2_agent_gets_exactly_its_outcomes(agent: str, suite) -> None:
     code, delta = V2_BROKEN[agent]
     run = suite("--protocol", "2", "--agent", agent_command(agent))
     expected = V2_BASELINE | delta
-    assert run.outcomes == expected, _diff(expected, run.outcomes)
+    assert run.outcomes == expected, _diff(expected, run.outcomes) + _tail(run)
     assert run.code == code, run.stderr[-2000:]
     assert run.report["agent"]["protocolVersion"] == 2
     if agent in V2_MESSAGES:
@@ -286,7 +286,7 @@ def test_v2_agent_gets_exactly_its_outcomes(agent: str, suite) -> None:
 @pytest.mark.slow
 def test_v2_reference_agent_passes_every_v2_case(suite) -> None:
     run = suite("--protocol", "2")
-    assert run.outcomes == V2_BASELINE, _diff(V2_BASELINE, run.outcomes)
+    assert run.outcomes == V2_BASELINE, _diff(V2_BASELINE, run.outcomes) + _tail(run)
     assert run.code == 0
     held = run.case("status.state.requires-action")
     assert held["details"]["snapshot"]["state"] == {"state": "requires_action"}
@@ -309,6 +309,12 @@ def test_every_broken_agent_is_listed() -> None:
 
     files = {p.stem for p in AGENTS.glob("*.py") if not p.name.startswith("_")}
     assert files == set(BROKEN) | set(CONFORMING_VARIANTS) | set(WS_BROKEN) | set(V2_BROKEN)
+
+
+def _tail(run) -> str:
+    """What the runner said, for a run that produced no or unexpected cases."""
+    fatal = (run.report or {}).get("fatal")
+    return f"\nexit {run.code}; fatal: {fatal}; stderr: {run.stderr[-600:]}"
 
 
 def _diff(expected: dict[str, str], got: dict[str, str]) -> str:
