@@ -17,7 +17,7 @@ async def _status_words(acp: AcpTarget, *, unknown: bool, restart: bool) -> dict
         closed = await acp.new_session()
         await acp.close(closed)
         probes["closed"] = closed
-    elif restart and acp.advertises("persist"):
+    elif restart and acp.advertises("persist") and acp.runtime.config.restartable:
         kept = await acp.new_session()
         await acp.prompt(kept, "hello")
         await acp.restart()

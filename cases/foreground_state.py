@@ -114,6 +114,11 @@ async def running_during_turn(acp: AcpTarget, details: dict) -> None:
         raise NotTestable(f"session/prompt failed: {ack.describe()}")
     reply = await acp.status(sid)
     ended = _ended(acp, sid, mark)
+    if not ended and reported_state(reply) == "idle":
+        # Over Streamable HTTP the idle update and the status answer travel on different streams,
+        # unordered: give a just-finished turn's update a moment before calling the answer wrong.
+        await anyio.sleep(max(acp.settle, 0.1))
+        ended = _ended(acp, sid, mark)
     await acp.wait_state(sid, "idle", since=mark)
     state = reported_state(reply)
     details.update(snapshot=reply.result, turn_ended_before_status=ended)
@@ -171,7 +176,7 @@ async def snapshot_sends_nothing(acp: AcpTarget, details: dict) -> None:
     for _ in range(5):
         await acp.status(sid)
     await anyio.sleep(max(acp.settle, 0.1))
-    sent = [n for n in acp.peer.notifications[mark:] if n.params and n.params.get("sessionId") == sid]
+    sent = [n for n in acp.peer.notifications[mark:] if _about(n, sid)]
     details["notifications"] = len(sent)
     if sent:
         kinds = sorted({(state_update(n.params) or {}).get("sessionUpdate", n.method) for n in sent})
@@ -188,3 +193,7 @@ def _ended(acp: AcpTarget, sid: str, since: int) -> bool:
         (u := state_update(n.params)) and n.params.get("sessionId") == sid and u.get("state") == "idle"
         for n in acp.peer.notifications[since:]
     )
+
+
+def _about(notification, sid: str) -> bool:
+    return isinstance(notification.params, dict) and notification.params.get("sessionId") == sid

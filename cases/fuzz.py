@@ -15,6 +15,10 @@ from conformance.strategies import FrameInput, ParamsInput, malformed_frames, st
 from . import spec
 
 
+def _status_of(reply) -> object:
+    return reply.result.get("status") if reply.ok and isinstance(reply.result, dict) else None
+
+
 async def _fuzz(acp: AcpTarget, details: dict, strategy, check) -> None:
     config = acp.runtime.config
     profile = PROFILES[config.profile]
@@ -61,7 +65,7 @@ async def fuzz_status_params(acp: AcpTarget, details: dict) -> None:
         if inp.expect == "either" and not reply.ok and reply.code != -32602:
             raise FuzzFailure(f"params {inp.describe()} got {reply.describe()}, expected a status or -32602")
         after = await acp.status(sid)
-        if not after.ok or revisions.canonical((after.result or {}).get("status")) != "active":
+        if not after.ok or revisions.canonical(_status_of(after)) != "active":
             raise FuzzFailure(
                 f"after params {inp.describe()}, the live session is no longer active: {after.describe()}"
             )
@@ -95,7 +99,7 @@ async def _send_frame(acp: AcpTarget, live: LiveSession, inp: FrameInput):
             peer.unexpect(alt)
     if pending is None or pending.frame is None:
         pending = next((a for a in alternatives if a.frame is not None), pending)
-    alive = sentinel.ok and revisions.canonical((sentinel.result or {}).get("status")) == "active"
+    alive = sentinel.ok and revisions.canonical(_status_of(sentinel)) == "active"
     return (pending.frame if pending else None), peer.problems[problems_before:], alive
 
 

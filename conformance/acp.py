@@ -175,7 +175,7 @@ class AcpTarget:
     async def wait_state(self, session_id: str, state: str, *, since: int) -> dict[str, Any] | None:
         """The first `state_update` to ``state`` for the session after notification ``since``."""
         with anyio.move_on_after(self.runtime.config.timeout):
-            while True:
+            while self.peer.exited is None:  # a dead agent sends no more updates
                 for note in self.peer.notifications[since:]:
                     update = state_update(note.params)
                     if update and note.params.get("sessionId") == session_id and update.get("state") == state:

@@ -40,6 +40,7 @@ class AgentProcess:
         self._stop = anyio.Event()
         self._stderr = stderr
         self.extra: list[WebSocketChannel | HttpChannel] = []  # more connections opened by the current case
+        self.extra_peers: list[JsonRpcPeer] = []  # their peers, until their problems are reported
 
     async def run(self, *, task_status: anyio.abc.TaskStatus[AgentProcess]) -> None:
         if self.process is not None:
@@ -74,7 +75,16 @@ class AgentProcess:
         lines = None
         if self.process is not None:
             lines = self.process.lines()
-            self.url = await read_url(lines, self.config.timeout)
+            process = self.process
+            try:
+                async with anyio.create_task_group() as tg:  # a chatty server must not block on stderr
+                    tg.start_soon(process.pump_stderr)
+                    try:
+                        self.url = await read_url(lines, self.config.timeout, self.config.transport)
+                    finally:
+                        tg.cancel_scope.cancel()
+            except BaseExceptionGroup as group:  # report the plain error, as the other transports do
+                raise group.exceptions[0] from None
         assert self.url is not None
         self.channel = self._channel(self.url)
         await self.channel.open(self.config.timeout)
@@ -99,6 +109,7 @@ class AgentProcess:
         tg.start_soon(peer.read_loop)
         tg.start_soon(peer.watch_exit)
         self.extra.append(channel)
+        self.extra_peers.append(peer)
         return peer
 
     def _channel(self, url: str) -> Any:

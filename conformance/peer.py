@@ -116,6 +116,8 @@ class JsonRpcPeer:
         # Agent-to-client requests the suite holds unanswered (a v2 case watching requires_action).
         self.hold_methods: set[str] = set()
         self.held: list[dict[str, Any]] = []
+        self._timed_out: set[str] = set()  # ids the suite gave up on: a late answer is no envelope error
+        self.reported = 0  # problems already charged to a case (the runtime's bookkeeping)
         self.notifications: list[Notification] = []
         self.problems: list[EnvelopeProblem] = []
         self.exited: AgentExited | None = None
@@ -151,13 +153,14 @@ class JsonRpcPeer:
             frame["params"] = params
         pending = _Pending(method, time.perf_counter())
         self._pending[id_key(request_id)] = pending
+        limit = self.timeout if timeout is None else timeout
         try:
-            await self._send(frame)
-            limit = self.timeout if timeout is None else timeout
-            with anyio.fail_after(limit):
+            with anyio.fail_after(limit):  # the send too: an agent that stops reading blocks it
+                await self._send(frame)
                 await pending.event.wait()
         except TimeoutError:
             self.transcript.add(NOTE, f"no response to id {request_id} ({method}) within {limit:g} s")
+            self._timed_out.add(id_key(request_id))
             raise TimeoutError(f"no response to {method} (id {request_id}) within {limit:g} s") from None
         except TransportRefused as refused:  # Streamable HTTP: an HTTP error instead of an answer
             self.transcript.add(NOTE, f"the transport refused id {request_id} ({method}): {refused}")
@@ -237,7 +240,7 @@ class JsonRpcPeer:
             entry = self.transcript.add(RECV, text)
             try:
                 frame = json.loads(line, parse_constant=_reject_constant)
-            except (ValueError, UnicodeDecodeError):
+            except (ValueError, UnicodeDecodeError, RecursionError):
                 self._problem(entry.index, "stdout line is not JSON (stdout is reserved for JSON-RPC frames)")
                 continue
             await self._dispatch(entry.index, frame)
@@ -249,6 +252,10 @@ class JsonRpcPeer:
         if kind == "response":
             rid = frame.get("id")
             pending = self._pending.get(id_key(rid))
+            if pending is None and id_key(rid) in self._timed_out:
+                self._timed_out.discard(id_key(rid))
+                self.transcript.add(NOTE, f"a late answer to id {rid!r}, after the suite stopped waiting")
+                return
             if pending is None:
                 self._problem(
                     index, f"response id {rid!r} matches no request in flight (unknown or answered twice)"
@@ -265,7 +272,8 @@ class JsonRpcPeer:
         elif kind == "notification":
             self.notifications.append(Notification(index, frame.get("method"), frame.get("params")))
         elif kind == "request":
-            if frame.get("method") in self.hold_methods:  # a case answers it later (release)
+            method = frame.get("method")
+            if isinstance(method, str) and method in self.hold_methods:  # a case answers it later
                 self.held.append(frame)
                 return
             await self._answer_request(frame)

@@ -85,7 +85,7 @@ class RunReport:
             return f"no case could run: {self.fatal}"
         if v is Verdict.NON_CONFORMANT:
             failed_levels = {c["level"] for c in self.cases if c["outcome"] == "fail"}
-            if failed_levels == {"SHOULD"}:
+            if failed_levels == {"SHOULD"} and self.strict:
                 return "the agent breaks a SHOULD requirement, which counts as a failure under --strict"
         if v is Verdict.CONFORMANT:
             skipped = sum(c["outcome"] in ("not-testable", "unimplemented") for c in self.cases)

@@ -73,7 +73,6 @@ class Runtime:
         self.closing = False
         self.started_at = time.monotonic()
         self.silent_cases = 0  # consecutive cases in which the agent answered nothing in time
-        self._reported_problems: dict[int, int] = {}  # id(peer) -> problems already reported
 
     async def _root(self, *, task_status: anyio.abc.TaskStatus[None]) -> None:
         async with anyio.create_task_group() as tg:
@@ -159,7 +158,7 @@ class Runtime:
             self.revision_entries = self.transcript.since(mark)
             # Envelope problems of this exchange are the cases' to find (they send the same
             # requests); charged to whichever case came first, they would blame the wrong one.
-            self._reported_problems[id(self.peer)] = len(self.peer.problems)
+            self.peer.reported = len(self.peer.problems)
         value = reply.result.get("status") if reply.ok and isinstance(reply.result, dict) else None
         if value is None:
             revisions.use(revisions.DEFAULT)
@@ -289,10 +288,11 @@ class Runtime:
         """Problems not yet reported (including the handshake's) fail the case they arrived by."""
         if self._agent is None:
             return result
-        peer = self._agent.peer
-        done = self._reported_problems.get(id(peer), 0)
-        problems = peer.problems[done:]
-        self._reported_problems[id(peer)] = len(peer.problems)
+        problems = []
+        for peer in [self._agent.peer, *self._agent.extra_peers]:  # connection B's frames count too
+            problems += peer.problems[peer.reported :]
+            peer.reported = len(peer.problems)
+        self._agent.extra_peers.clear()
         if not problems or result.outcome in (Outcome.FAIL, Outcome.ERROR):
             return result
         text = "; ".join(f"frame #{p.index}: {p.problem}" for p in problems[:5])

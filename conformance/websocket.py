@@ -43,12 +43,11 @@ class WebSocketChannel:
         if self.socket is None:
             raise anyio.ClosedResourceError
         try:
-            text = data.decode("utf-8")
+            message: str | bytes = data.decode("utf-8")
         except UnicodeDecodeError:  # not text: only a binary frame can carry it
-            await self.socket.send(data)
-            return
+            message = data
         try:
-            await self.socket.send(text)
+            await self.socket.send(message)
         except ConnectionClosed:
             raise anyio.BrokenResourceError from None
 
@@ -79,12 +78,15 @@ class WebSocketChannel:
         self._mark_closed()
 
 
-async def read_url(lines: AsyncIterator[Any], timeout: float) -> str:
-    """The first ws:// or http:// URL a server command prints on stdout (it may print other lines first)."""
+async def read_url(lines: AsyncIterator[Any], timeout: float, transport: str = "websocket") -> str:
+    """The first URL of the transport's scheme a server command prints on stdout (it may print
+    other lines first)."""
+    schemes = ("ws://", "wss://") if transport == "websocket" else ("http://", "https://")
     with anyio.move_on_after(timeout):
         async for line in lines:
-            found = URL.search(line if isinstance(line, bytes) else b"")
-            if found:
-                return found.group(1).decode("utf-8", "replace")
+            for found in URL.finditer(line if isinstance(line, bytes) else b""):
+                url = found.group(1).decode("utf-8", "replace").rstrip(".,;)]")
+                if url.startswith(schemes):
+                    return url
         raise HarnessError("the agent command ended without printing its URL on stdout")
     raise HarnessError(f"the agent command printed no ws:// or http:// URL on stdout within {timeout:g} s")
