@@ -41,6 +41,17 @@ async def _state_or_skip(acp: AcpTarget, sid: str, context: str) -> tuple[str, R
     return state, reply
 
 
+async def _expect_snapshot(acp: AcpTarget, sid: str, expected: str, situation: str, details: dict) -> None:
+    state, reply = await _state_or_skip(acp, sid, f"status while {situation}")
+    details["snapshot"] = reply.result
+    if state != expected:
+        raise Violation(
+            f"{situation}, but the status snapshot says {state!r}",
+            expected=expected,
+            observed=show(reply.result),
+        )
+
+
 @case("status.state.reported", level=Level.SHOULD, spec=spec.STATE_NOT_REPORTED, needs=V2)
 async def state_reported_when_in_memory(acp: AcpTarget, details: dict) -> None:
     """A session in memory gets a well-formed `state` (omitted, null or malformed: not reported)."""
@@ -94,14 +105,7 @@ async def idle_after_turn(acp: AcpTarget, details: dict) -> None:
     await acp.prompt(sid, "hello", wait=False)
     if await acp.wait_state(sid, "idle", since=mark) is None:
         raise NotTestable("the turn never reported `idle` in a state_update (within --timeout)")
-    state, reply = await _state_or_skip(acp, sid, "status after the turn")
-    details["snapshot"] = reply.result
-    if state != "idle":
-        raise Violation(
-            f"the turn reported idle, but the status snapshot says {state!r}",
-            expected="idle",
-            observed=show(reply.result),
-        )
+    await _expect_snapshot(acp, sid, "idle", "the turn reported idle", details)
 
 
 @case("status.state.running-during-turn", level=Level.MUST, spec=spec.STATE_SNAPSHOT, needs=V2)
@@ -153,14 +157,9 @@ async def requires_action_while_asking(acp: AcpTarget, details: dict) -> None:
             raise NotApplicable(
                 "the agent asked no permission for this prompt, so it never waited on the user"
             )
-        state, reply = await _state_or_skip(acp, sid, "status while the permission request is unanswered")
-        details["snapshot"] = reply.result
-        if state != "requires_action":
-            raise Violation(
-                f"the agent waits on session/request_permission, but the status snapshot says {state!r}",
-                expected="requires_action",
-                observed=show(reply.result),
-            )
+        await _expect_snapshot(
+            acp, sid, "requires_action", "the agent waits on session/request_permission", details
+        )
     finally:
         await peer.release()
         await acp.wait_state(sid, "idle", since=mark)
@@ -189,10 +188,7 @@ async def snapshot_sends_nothing(acp: AcpTarget, details: dict) -> None:
 
 
 def _ended(acp: AcpTarget, sid: str, since: int) -> bool:
-    return any(
-        (u := state_update(n.params)) and n.params.get("sessionId") == sid and u.get("state") == "idle"
-        for n in acp.peer.notifications[since:]
-    )
+    return acp.state_reached(sid, "idle", since=since) is not None
 
 
 def _about(notification, sid: str) -> bool:

@@ -5,33 +5,24 @@ A revision of the spec is data: a source name plus quoted sentences. The RFD tex
 shipped in @agentclientprotocol/sdk 2.4.0 (``v1/schema.unstable.json``).
 """
 
-import re
-
 from conformance.registry import SpecRef
 
 RFD = "acp-rfd-session-status@2026-10-26"
 SDK_V1 = "acp-sdk-2.4.0/v1/schema.unstable.json"
 JSONRPC = "jsonrpc-2.0"
-RFD_URL = "https://agentclientprotocol.com/rfds/session-status"
-SDK_URL = "https://www.npmjs.com/package/@agentclientprotocol/sdk/v/2.4.0"
-JSONRPC_URL = "https://www.jsonrpc.org/specification"
-
-
-def anchor(section: str) -> str:
-    """The heading anchor the ACP docs site gives a section ("Status values" -> "status-values")."""
-    return "-".join(re.findall(r"[a-z0-9]+", section.lower()))
+# Where each source is read (its URL, section anchors) is the revision files' data, not this module's.
 
 
 def rfd(section: str, sentence: str) -> SpecRef:
-    return SpecRef(RFD, section, sentence, url=f"{RFD_URL}#{anchor(section)}")
+    return SpecRef(RFD, section, sentence)
 
 
 def sdk_v1(definition: str, sentence: str) -> SpecRef:
-    return SpecRef(SDK_V1, definition, sentence, url=SDK_URL)
+    return SpecRef(SDK_V1, definition, sentence)
 
 
-def jsonrpc(section: str, sentence: str, fragment: str) -> SpecRef:
-    return SpecRef(JSONRPC, section, sentence, url=f"{JSONRPC_URL}#{fragment}")
+def jsonrpc(section: str, sentence: str) -> SpecRef:
+    return SpecRef(JSONRPC, section, sentence)
 
 
 NO_SIDE_EFFECTS = rfd(
@@ -84,18 +75,15 @@ NOT_FOUND_MESSAGE = sdk_v1(
 METHOD_NOT_FOUND = jsonrpc(
     "5.1 Error object",
     "-32601 Method not found: The method does not exist / is not available.",
-    "error_object",
 )
 ONE_RESPONSE = jsonrpc(
     "5 Response object",
     "When a rpc call is made, the Server MUST reply with a Response, except for in the case of Notifications.",
-    "response_object",
 )
 ERROR_CODES = jsonrpc(
     "5.1 Error object",
     "-32700 Parse error: Invalid JSON was received by the server. -32600 Invalid Request: The JSON sent is not "
     "a valid Request object.",
-    "error_object",
 )
 V1_NO_STATE = rfd(
     "Foreground state (v2)",

@@ -172,14 +172,20 @@ class AcpTarget:
             await self.wait_state(session_id, "idle", since=mark)
         return reply
 
+    def state_reached(self, session_id: str, state: str, *, since: int) -> dict[str, Any] | None:
+        """The first `state_update` to ``state`` for the session after notification ``since``, if any yet."""
+        for note in self.peer.notifications[since:]:
+            update = state_update(note.params)
+            if update and note.params.get("sessionId") == session_id and update.get("state") == state:
+                return update
+        return None
+
     async def wait_state(self, session_id: str, state: str, *, since: int) -> dict[str, Any] | None:
-        """The first `state_update` to ``state`` for the session after notification ``since``."""
+        """:meth:`state_reached`, waiting for it up to --timeout."""
         with anyio.move_on_after(self.runtime.config.timeout):
             while self.peer.exited is None:  # a dead agent sends no more updates
-                for note in self.peer.notifications[since:]:
-                    update = state_update(note.params)
-                    if update and note.params.get("sessionId") == session_id and update.get("state") == state:
-                        return update
+                if (update := self.state_reached(session_id, state, since=since)) is not None:
+                    return update
                 await anyio.sleep(0.005)
         return None
 

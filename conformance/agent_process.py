@@ -2,20 +2,24 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import AsyncIterator
 from typing import Any
 
 import anyio
 import anyio.abc
 
 from .config import AgentConfig
-from .outcomes import MissingInput
+from .outcomes import HarnessError, MissingInput
 from .peer import JsonRpcPeer
 from .stdio import StdioProcess
 from .streamable_http import HttpChannel
 from .transcript import StderrTail, Transcript
-from .websocket import WebSocketChannel, read_url
+from .websocket import WebSocketChannel
 
-__all__ = ["AgentProcess"]
+__all__ = ["AgentProcess", "read_url"]
+
+URL = re.compile(rb"\b((?:wss?|https?)://[^\s\"'<>]+)")
 
 
 class AgentProcess:
@@ -128,3 +132,17 @@ class AgentProcess:
 async def _drain(lines: Any) -> None:
     async for _ in lines:
         pass
+
+
+async def read_url(lines: AsyncIterator[Any], timeout: float, transport: str = "websocket") -> str:
+    """The first URL of the transport's scheme a server command prints on stdout (it may print
+    other lines first)."""
+    schemes = ("ws://", "wss://") if transport == "websocket" else ("http://", "https://")
+    with anyio.move_on_after(timeout):
+        async for line in lines:
+            for found in URL.finditer(line if isinstance(line, bytes) else b""):
+                url = found.group(1).decode("utf-8", "replace").rstrip(".,;)]")
+                if url.startswith(schemes):
+                    return url
+        raise HarnessError("the agent command ended without printing its URL on stdout")
+    raise HarnessError(f"the agent command printed no ws:// or http:// URL on stdout within {timeout:g} s")

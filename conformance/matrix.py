@@ -76,6 +76,14 @@ def _case_rows(columns: list[Column]) -> list[tuple[str, str, str]]:
     return sorted(rows.values(), key=lambda r: (r[0].split(".")[0], r[0]))
 
 
+def _cell_text(case: dict[str, Any]) -> str:
+    """The outcome as a cell shows it, with what a baseline made of it."""
+    text = SYMBOLS.get(case["outcome"], case["outcome"])
+    if case.get("baseline") in ("known", "stale"):
+        text += f" ({case['baseline']})"
+    return text
+
+
 def _link(col: Column, out_dir: Path, case_id: str) -> str:
     target = col.path.with_name("report.html")
     return f"{Path(os.path.relpath(target, out_dir)).as_posix()}#{case_id}"
@@ -111,9 +119,7 @@ def matrix_html(columns: list[Column], out_dir: Path) -> str:
                 continue
             outcome = case["outcome"]
             color = COLORS.get(outcome, "#9e9e9e") if case.get("baseline") != "stale" else COLORS["warn"]
-            text = html_text(SYMBOLS.get(outcome, outcome))
-            if case.get("baseline") in ("known", "stale"):
-                text += f" ({case['baseline']})"
+            text = html_text(_cell_text(case))
             href = html_text(_link(col, out_dir, case_id))
             cells.append(f"<td style='background:{color}'><a href='{href}'>{text}</a></td>")
         body.append(
@@ -153,10 +159,7 @@ def matrix_markdown(columns: list[Column], out_dir: Path) -> str:
             if case is None:
                 cells.append("—")
                 continue
-            text = SYMBOLS.get(case["outcome"], case["outcome"])
-            if case.get("baseline") in ("known", "stale"):
-                text += f" ({case['baseline']})"
-            cells.append(f"[{md_text(text)}]({_link(col, out_dir, case_id)})")
+            cells.append(f"[{md_text(_cell_text(case))}]({_link(col, out_dir, case_id)})")
         lines.append(f"| `{case_id}` | {level} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 

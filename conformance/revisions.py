@@ -13,6 +13,7 @@ One runtime per process checks one revision, so the checked revision is process 
 from __future__ import annotations
 
 import functools
+from dataclasses import replace
 from typing import Any
 
 from .registry import SpecRef
@@ -58,11 +59,14 @@ def current() -> Revision:
 
 
 def spec_of(case: Any) -> SpecRef:
-    """The sentence the checked revision has this case check (the case's own quote by default)."""
+    """The sentence the checked revision has this case check (the case's own quote by default),
+    with the link the revision file gives its source."""
     revision = current()
     req = revision.spec_for(case.id)
     if req is None or (req.source, req.sentence) == (case.spec.source, case.spec.sentence):
-        return case.spec
+        home = revision if req is not None else get(DEFAULT)
+        own = home.quoting(case.spec.source, case.spec.sentence)
+        return replace(case.spec, url=home.url_for(own) if own else "")
     return SpecRef(req.source, req.section, req.sentence, revision.url_for(req))
 
 

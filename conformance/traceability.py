@@ -79,6 +79,9 @@ class Revision:
         """The sentence this revision has a case check, or None: the case is not part of it."""
         return next((r for r in self.requirements if case_id in r.cases), None)
 
+    def quoting(self, source: str, sentence: str) -> Requirement | None:
+        return next((r for r in self.requirements if (r.source, r.sentence) == (source, sentence)), None)
+
     def url_for(self, req: Requirement) -> str:
         source = self.sources.get(req.source, {})
         base = source.get("url", "")

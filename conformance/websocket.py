@@ -2,14 +2,12 @@
 
 A :class:`WebSocketChannel` looks to :class:`~conformance.peer.JsonRpcPeer` like the stdio
 transport: ``send_line`` / ``lines`` / ``wait``, the socket's close standing for the process's
-exit. :func:`read_url` finds the address a server command prints when it is ready.
+exit.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import AsyncIterator
-from typing import Any
 
 import anyio
 from websockets.asyncio.client import ClientConnection, connect
@@ -18,9 +16,8 @@ from websockets.exceptions import ConnectionClosed, InvalidURI, WebSocketExcepti
 from .outcomes import HarnessError
 from .transcript import StderrTail
 
-__all__ = ["URL", "WebSocketChannel", "read_url"]
+__all__ = ["WebSocketChannel"]
 
-URL = re.compile(rb"\b((?:wss?|https?)://[^\s\"'<>]+)")
 MAX_FRAME = 16 * 1024 * 1024  # as the stdio transport's line cap
 
 
@@ -76,17 +73,3 @@ class WebSocketChannel:
             with anyio.move_on_after(2, shield=True):
                 await self.socket.close()
         self._mark_closed()
-
-
-async def read_url(lines: AsyncIterator[Any], timeout: float, transport: str = "websocket") -> str:
-    """The first URL of the transport's scheme a server command prints on stdout (it may print
-    other lines first)."""
-    schemes = ("ws://", "wss://") if transport == "websocket" else ("http://", "https://")
-    with anyio.move_on_after(timeout):
-        async for line in lines:
-            for found in URL.finditer(line if isinstance(line, bytes) else b""):
-                url = found.group(1).decode("utf-8", "replace").rstrip(".,;)]")
-                if url.startswith(schemes):
-                    return url
-        raise HarnessError("the agent command ended without printing its URL on stdout")
-    raise HarnessError(f"the agent command printed no ws:// or http:// URL on stdout within {timeout:g} s")

@@ -270,17 +270,12 @@ def main(
     )
     args = parser.parse_args(argv)
     if args.protocol == 2:
-        from .agent_v2 import ReferenceAgentV2, main_v2
+        from .agent_v2 import main_v2  # broken v2 variants call main_v2 with their own class
 
         if args.listen or args.listen_http:
             parser.error("--listen / --listen-http serve ACP v1 only; the v2 reference agent speaks stdio")
-        v2_class = (
-            agent_class
-            if isinstance(agent_class, type) and issubclass(agent_class, ReferenceAgentV2)
-            else None
-        )
         with contextlib.suppress(KeyboardInterrupt):
-            main_v2(Path(args.state_dir) if args.state_dir else None, args.revision, v2_class)
+            main_v2(Path(args.state_dir) if args.state_dir else None, args.revision)
         return
     cls = agent_class
     if args.no_status or args.in_memory or args.revision:
