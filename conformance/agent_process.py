@@ -117,6 +117,10 @@ class AgentProcess:
         return peer
 
     def _channel(self, url: str) -> Any:
+        if self.config.target == "mcp":
+            from .mcp_http import McpHttpChannel
+
+            return McpHttpChannel(url, self.config.mcp.headers, self._stderr)
         if self.config.transport == "http":
             return HttpChannel(url, self._stderr)
         return WebSocketChannel(url, self._stderr)

@@ -9,7 +9,15 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["AgentConfig", "UsageError", "parse_env", "reference_agent_command"]
+__all__ = [
+    "AgentConfig",
+    "McpOptions",
+    "UsageError",
+    "parse_env",
+    "parse_headers",
+    "reference_agent_command",
+    "reference_mcp_command",
+]
 
 
 PROFILE_NAMES = ("ci", "dev", "thorough")
@@ -21,6 +29,87 @@ class UsageError(Exception):
 
 def reference_agent_command() -> list[str]:
     return [sys.executable, "-m", "conformance.reference.agent"]
+
+
+def reference_mcp_command(transport: str = "stdio") -> list[str]:
+    command = [sys.executable, "-m", "conformance.reference.mcp_server"]
+    return command + (["--http", "127.0.0.1:0"] if transport == "http" else [])
+
+
+REFERENCE_INSTRUCT_CMD = "{python} -m conformance.reference.mcp_instruct {{sessionId}} {{text}}"
+REFERENCE_INSTRUCT_URL = "{baseUrl}/operator/instructions"
+# The embedded reference server over HTTP names its callers by their Authorization header.
+REFERENCE_CALLERS = ({"Authorization": "Bearer conformance-a"}, {"Authorization": "Bearer conformance-b"})
+
+
+def parse_headers(pairs: list[str], option: str) -> dict[str, str]:
+    headers: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip() or any(c.isspace() for c in key.strip()):
+            raise UsageError(
+                f"{option} {pair!r} is not NAME=VALUE: write it as {option} 'Authorization=Bearer …'"
+            )
+        headers[key.strip()] = value
+    return headers
+
+
+@dataclass
+class McpOptions:
+    """How to reach an MCP server's `session_heartbeat` and its operator side (--mcp-* options)."""
+
+    headers: dict[str, str] = field(default_factory=dict)  # caller A (--header)
+    other_headers: dict[str, str] | None = None  # caller B (--other-header), for the access cases
+    instruct_cmd: list[str] | None = None  # words, with {sessionId} and {text} placeholders
+    instruct_url: str | None = None  # with {sessionId} / {baseUrl} placeholders; POST {"sessionId", "text"}
+    instructions_path: str | None = None  # JSON Pointer into the result; None: recognise common names
+    cursor_path: str | None = None
+
+    @classmethod
+    def from_options(
+        cls,
+        *,
+        headers: list[str],
+        other_headers: list[str],
+        instruct_cmd: str | None,
+        instruct_url: str | None,
+        instructions_path: str | None,
+        cursor_path: str | None,
+        embedded: bool,
+        transport: str,
+    ) -> McpOptions:
+        for name, pointer in (("--instructions-path", instructions_path), ("--cursor-path", cursor_path)):
+            if pointer is not None and not (pointer == "" or pointer.startswith("/")):
+                raise UsageError(f"{name} {pointer!r} is not a JSON Pointer: write it like /instructions")
+        words = None
+        if instruct_cmd is not None:
+            try:
+                words = shlex.split(instruct_cmd)
+            except ValueError as exc:
+                raise UsageError(f"--instruct-cmd cannot be split into words: {exc}") from None
+            if not words or "{text}" not in instruct_cmd:
+                raise UsageError("--instruct-cmd needs a command with {text} (and usually {sessionId}) in it")
+            words = absolutize_paths(words)
+        if instruct_url is not None and not re.match(r"^(https?://|\{baseUrl\})\S*$", instruct_url):
+            raise UsageError(f"--instruct-url {instruct_url!r} is not an http:// URL (or {{baseUrl}}/…)")
+        options = cls(
+            headers=parse_headers(headers, "--header"),
+            other_headers=parse_headers(other_headers, "--other-header") if other_headers else None,
+            instruct_cmd=words,
+            instruct_url=instruct_url,
+            instructions_path=instructions_path,
+            cursor_path=cursor_path,
+        )
+        if embedded and not (instruct_cmd or instruct_url):  # the reference server's own operator side
+            if transport == "http":
+                options.instruct_url = REFERENCE_INSTRUCT_URL
+            else:
+                options.instruct_cmd = shlex.split(
+                    REFERENCE_INSTRUCT_CMD.format(python=shlex.quote(sys.executable))
+                )
+        if embedded and transport == "http" and not headers and other_headers == []:
+            options.headers, options.other_headers = dict(REFERENCE_CALLERS[0]), dict(REFERENCE_CALLERS[1])
+        return options
 
 
 def parse_env(pairs: list[str]) -> dict[str, str]:
@@ -49,6 +138,7 @@ def absolutize_paths(command: list[str]) -> list[str]:
 
 
 TRANSPORTS = ("stdio", "websocket", "http")
+TARGETS = ("acp", "mcp", "http")
 
 
 @dataclass
@@ -70,6 +160,10 @@ class AgentConfig:
     transport: str = "stdio"
     url: str | None = None
     protocol: int = 1  # the ACP protocol version the suite initializes with
+    # What is certified: "acp" (session/status), "mcp" (the session_heartbeat tool) or "http"
+    # (GET /sessions/{id}/status).
+    target: str = "acp"
+    mcp: McpOptions = field(default_factory=McpOptions)
 
     @property
     def restartable(self) -> bool:
@@ -92,6 +186,7 @@ class AgentConfig:
         transport: str = "stdio",
         url: str | None = None,
         protocol: int = 1,
+        target: str = "acp",
     ) -> AgentConfig:
         if protocol not in (1, 2):
             raise UsageError(f"--protocol {protocol} is not 1 or 2")
@@ -108,6 +203,12 @@ class AgentConfig:
                 raise UsageError(f"--agent-url {url!r} is not a ws://, wss://, http:// or https:// URL")
         if url is not None:
             command, embedded = [], False
+        elif agent is None and target == "mcp":
+            if transport == "websocket":
+                raise UsageError(
+                    "MCP servers are reached over stdio or Streamable HTTP: --transport stdio or http"
+                )
+            command, embedded = reference_mcp_command(transport), True
         elif agent is None:
             command, embedded = reference_agent_command(), True
             if protocol == 2:
@@ -156,6 +257,7 @@ class AgentConfig:
             transport=transport,
             url=url,
             protocol=protocol,
+            target=target,
         )
 
     def process_env(self) -> dict[str, str]:

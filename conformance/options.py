@@ -128,3 +128,66 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         help="where report.json and junit.xml go (default reports/<agent>-<timestamp>/)",
     )
+    _add_target_options(parser)
+
+
+def _add_target_options(parser: pytest.Parser) -> None:
+    group = parser.getgroup("session-status-targets", "other targets: MCP session_heartbeat, HTTP status")
+    group.addoption(
+        "--target",
+        dest="conformance_target",
+        default=None,
+        choices=["acp", "mcp", "http"],
+        help="what to certify: acp (session/status; default), mcp (the session_heartbeat tool), http "
+        "(GET /sessions/{id}/status); --mcp-cmd/--mcp-url and --http-url imply it",
+    )
+    group.addoption(
+        "--mcp-cmd",
+        default=None,
+        help="command that starts the MCP server (stdio; with --transport http it prints its URL)",
+    )
+    group.addoption(
+        "--mcp-url", default=None, metavar="URL", help="an MCP server already listening (Streamable HTTP)"
+    )
+    group.addoption(
+        "--header",
+        dest="mcp_headers",
+        action="append",
+        default=[],
+        metavar="K=V",
+        help="HTTP header of caller A, e.g. 'Authorization=Bearer …' (repeatable; redacted from reports)",
+    )
+    group.addoption(
+        "--other-header",
+        dest="mcp_other_headers",
+        action="append",
+        default=[],
+        metavar="K=V",
+        help="HTTP header of caller B (another principal), for the access cases (repeatable; redacted)",
+    )
+    group.addoption(
+        "--instruct-cmd",
+        default=None,
+        help="operator command that enqueues a human instruction: words with {sessionId} and {text}, e.g. "
+        "'myctl instruct {sessionId} {text}' (no shell)",
+    )
+    group.addoption(
+        "--instruct-url",
+        default=None,
+        metavar="URL",
+        help='operator endpoint that enqueues an instruction: POSTed {"sessionId", "text"}; {sessionId} and '
+        "{baseUrl} (the MCP URL's origin) are replaced",
+    )
+    group.addoption(
+        "--instructions-path",
+        default=None,
+        metavar="POINTER",
+        help="JSON Pointer to the instruction list in a heartbeat result (default: /instructions or "
+        "/pendingInstructions)",
+    )
+    group.addoption(
+        "--cursor-path",
+        default=None,
+        metavar="POINTER",
+        help="JSON Pointer to the next-page cursor (default: /nextCursor, /instructionCursor or /nextInstructionCursor)",
+    )

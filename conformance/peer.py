@@ -93,6 +93,8 @@ def default_client_answer(method: str, params: Any) -> tuple[Any, dict[str, Any]
     """How the suite's client answers agent-to-client requests: (result, error)."""
     if method == "session/request_permission":
         return {"outcome": {"outcome": "cancelled"}}, None
+    if method == "ping":  # MCP: a server may check that its client is alive
+        return {}, None
     # The suite advertises no fs or terminal capability; it never touches files or runs commands.
     return None, {"code": -32601, "message": "Method not found", "data": {"method": method}}
 

@@ -18,14 +18,14 @@ import pytest
 
 from . import revisions
 from .baseline import Baseline, BaselineResult, load_baseline, write_baseline
-from .config import AgentConfig, UsageError
+from .config import AgentConfig, McpOptions, UsageError
 from .items import CaseItem, CaseModule, is_case_file
 from .junit import enrich_junit, write_fatal_junit
 from .options import pytest_addoption  # noqa: F401 - the hook, registered with this plugin
 from .outcomes import TERMINAL, AgentExited, CaseSignal, Outcome
 from .redact import redact, secret_env_values
 from .registry import Level
-from .report import RunReport, clean, default_report_dir
+from .report import SUBJECTS, RunReport, clean, default_report_dir
 from .runtime import Runtime
 from .stdio import LaunchError
 
@@ -125,8 +125,9 @@ def _strict(config: pytest.Config) -> bool:
 
 
 def _is_conformance_run(config: pytest.Config) -> bool:
-    if config.getoption("agent") is not None or config.getoption("agent_url") is not None:
-        return True
+    for option in ("agent", "agent_url", "mcp_cmd", "mcp_url", "conformance_target"):
+        if config.getoption(option) is not None:
+            return True
     for arg in config.args:
         path = Path(arg.split("::")[0])
         if (path.is_dir() and path.name == "cases") or is_case_file(path):
@@ -135,16 +136,24 @@ def _is_conformance_run(config: pytest.Config) -> bool:
 
 
 def _agent_label(config: pytest.Config) -> str:
-    agent = config.getoption("agent")
+    agent = config.getoption("mcp_cmd") or config.getoption("agent")
     if agent is None:
-        return "reference"
+        return "mcp-reference" if _target(config) == "mcp" else "reference"
     return Path(agent.split()[0] if agent.split() else "agent").name
+
+
+def _target(config: pytest.Config) -> str:
+    if config.getoption("mcp_cmd") is not None or config.getoption("mcp_url") is not None:
+        return "mcp"
+    return config.getoption("conformance_target") or "acp"
 
 
 def _agent_config(config: pytest.Config, report_dir: Path) -> AgentConfig:
     worker = getattr(config, "workerinput", {}).get("workerid", "main")
+    target = _target(config)
+    mcp = target == "mcp"
     agent_config = AgentConfig.from_options(
-        config.getoption("agent"),
+        config.getoption("mcp_cmd") if mcp else config.getoption("agent"),
         cwd=config.getoption("agent_cwd"),
         env=config.getoption("agent_env") + config.getoption("agent_secret_env"),
         auth_method=config.getoption("auth_method"),
@@ -155,11 +164,26 @@ def _agent_config(config: pytest.Config, report_dir: Path) -> AgentConfig:
         seed=config.getoption("conformance_seed"),
         report_dir=report_dir,
         transport=config.getoption("agent_transport"),
-        url=config.getoption("agent_url"),
+        url=config.getoption("mcp_url") if mcp else config.getoption("agent_url"),
         protocol=config.getoption("agent_protocol"),
+        target=target,
     )
+    if mcp:
+        agent_config.mcp = McpOptions.from_options(
+            headers=config.getoption("mcp_headers"),
+            other_headers=config.getoption("mcp_other_headers"),
+            instruct_cmd=config.getoption("instruct_cmd"),
+            instruct_url=config.getoption("instruct_url"),
+            instructions_path=config.getoption("instructions_path"),
+            cursor_path=config.getoption("cursor_path"),
+            embedded=agent_config.embedded,
+            transport=agent_config.transport,
+        )
     agent_config.run_budget = config.getoption("run_budget")
     marked = [pair.partition("=")[2] for pair in config.getoption("agent_secret_env")]
+    marked += [
+        v for h in (agent_config.mcp.headers, agent_config.mcp.other_headers or {}) for v in h.values()
+    ]
     agent_config.secrets = secret_env_values(agent_config.env, marked)
     return agent_config
 
@@ -229,8 +253,16 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         if config.option.xmlpath:  # CI test views still get a file, with the reason as one error
             write_fatal_junit(Path(config.option.xmlpath), LAST_RUN["message"])
         pytest.exit(clean(f"cannot certify: {message}"), returncode=2)
-    config.stash[REPORT].agent = dict(init)
-    name, why = runtime.resolve_revision(config.getoption("conformance_spec"))
+    report = config.stash[REPORT]
+    report.agent, report.target = dict(init), runtime.config.target
+    if runtime.config.target != "acp":
+        report.advertised = runtime.target.advertises("heartbeat")
+    try:
+        name, why = runtime.resolve_revision(config.getoption("conformance_spec"))
+    except CaseSignal as exc:
+        runtime.close()
+        LAST_RUN["message"] = exc.message
+        pytest.exit(exc.message, returncode=2)
     config.stash[REPORT].revision, config.stash[REPORT].revision_why = name, why
     if config.pluginmanager.has_plugin("dsession"):
         runtime.close()  # workers start their own agents
@@ -244,7 +276,7 @@ def _preflight_message(exc: BaseException) -> str:
         tail = f"; its last stderr line: {lines[-1][:200]}" if lines else ""
         return f"the agent exited with code {exc.code} before answering initialize{tail}"
     if isinstance(exc, TimeoutError):
-        return f"the agent did not answer initialize ({exc}); is it an ACP agent speaking on stdio?"
+        return f"the agent did not answer initialize ({exc}); is it an ACP agent (with --mcp-cmd: an MCP server) on stdio?"
     return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
 
 
@@ -396,7 +428,7 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     report = config.stash.get(REPORT, None)
     if report is None or not report.cases:
         return
-    terminalreporter.section("session/status conformance")
+    terminalreporter.section(f"{SUBJECTS.get(report.target, report.target)} conformance")
     for line in report.summary_lines():
         terminalreporter.write_line(line)
     path = getattr(config, "_conformance_report_path", None)

@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["CASES", "Case", "DuplicateCaseError", "Level", "SpecRef", "case", "cases_in_order"]
+__all__ = ["CASES", "Case", "DuplicateCaseError", "Level", "SpecRef", "case", "cases_in_order", "target_of"]
 
 SLUG = re.compile(r"^[a-z][a-z0-9]*(?:[.-][a-z0-9]+)*$")
 
@@ -43,7 +43,7 @@ class SpecRef:
 # "v1" / "v2": the case belongs to that protocol version (--protocol). "frames": the transport
 # can carry malformed frames (stdio, WebSocket; not Streamable HTTP, one JSON object per POST).
 KNOWN_CAPABILITIES = frozenset(
-    {"status", "no-status", "close", "list", "persist", "resume-or-load", "v1", "v2", "frames"}
+    {"status", "no-status", "close", "list", "persist", "resume-or-load", "v1", "v2", "frames", "heartbeat"}
 )
 
 
@@ -60,8 +60,21 @@ class Case:
     shows_handshake: bool = False
 
     @property
+    def target(self) -> str:
+        """The system the case certifies, by its id: heartbeat.* MCP, http.* HTTP, the rest ACP."""
+        return target_of(self.id)
+
+    @property
     def area(self) -> str:
         return self.id.rsplit(".", 1)[0] if "." in self.id else self.id
+
+
+def target_of(case_id: str) -> str:
+    if case_id.startswith("heartbeat."):
+        return "mcp"
+    if case_id.startswith("http."):
+        return "http"
+    return "acp"
 
 
 class DuplicateCaseError(Exception):

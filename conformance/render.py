@@ -73,9 +73,9 @@ def html_report(report: dict[str, Any]) -> str:
     parts = [
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
         "<meta http-equiv='Content-Security-Policy' content=\"default-src 'none'; style-src 'unsafe-inline'\">",
-        f"<title>session/status conformance: {html_text(_agent_label(report))}</title>",
+        f"<title>{html_text(_subject(report))} conformance: {html_text(_agent_label(report))}</title>",
         f"<style>{STYLE}</style></head><body>",
-        f"<h1>session/status conformance: {html_text(_agent_label(report))}</h1>",
+        f"<h1>{html_text(_subject(report))} conformance: {html_text(_agent_label(report))}</h1>",
         f"<p><span class='verdict' id='verdict' style='background:{color}'>{html_text(verdict['label'].upper())}</span> ",
         f"{html_text(verdict['explanation'])}</p>",
         f"<p>spec revision <b id='revision'>{html_text(report['spec']['revision'])}</b> "
@@ -186,7 +186,7 @@ def markdown_summary(report: dict[str, Any]) -> str:
     counts = report["counts"]
     outcomes = [o for o in counts["by_outcome"]]
     lines = [
-        f"### session/status conformance: {md_text(_agent_label(report))}",
+        f"### {md_text(_subject(report))} conformance: {md_text(_agent_label(report))}",
         "",
         f"**{md_text(verdict['label'].upper())}**: {md_text(verdict['explanation'])} "
         f"(spec {md_text(report['spec']['revision'])}: {md_text(report['spec'].get('why', ''))}; "
@@ -222,7 +222,7 @@ def badge_svg(report: dict[str, Any]) -> str:
     counts = report["counts"]["by_outcome"]
     checked = sum(v for k, v in counts.items() if k not in ("unimplemented", "n/a", "not-testable"))
     right = f"{report['verdict']['label']} · {report['spec']['revision']} · {counts['pass']}/{checked}"
-    left = "session/status"
+    left = _subject(report).split(" ")[0]
     lw, rw = 6 * len(left) + 12, int(6.2 * len(right)) + 12
     color = VERDICT_COLORS.get(report["verdict"]["label"], "#6a1b9a")
     return (
@@ -232,3 +232,9 @@ def badge_svg(report: dict[str, Any]) -> str:
         f"<g fill='#fff' font-family='Verdana,DejaVu Sans,sans-serif' font-size='11'>"
         f"<text x='6' y='14'>{html_text(left)}</text><text x='{lw + 6}' y='14'>{html_text(right)}</text></g></svg>"
     )
+
+
+def _subject(report: dict[str, Any]) -> str:
+    from .report import SUBJECTS
+
+    return SUBJECTS.get(str(report.get("target", "acp")), "session/status")

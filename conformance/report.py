@@ -24,7 +24,12 @@ SPEC_SOURCES = {
     "acp-rfd-session-status@2026-10-26": "ACP RFD 'Session status', revision of 2026-10-26",
     "acp-sdk-2.4.0/v1/schema.unstable.json": "official ACP schema shipped in @agentclientprotocol/sdk 2.4.0",
     "jsonrpc-2.0": "JSON-RPC 2.0 specification",
+    "mcp-session-heartbeat@2025-06-18": "MCP tool 'session_heartbeat' (MCP 2025-06-18)",
+    "mcp-2025-06-18": "Model Context Protocol specification, revision 2025-06-18",
+    "agentscope-2.0.4-session-status": "AgentScope 2.0.4 API: GET /sessions/{session_id}/status",
 }
+# What each target certifies, as titles say it.
+SUBJECTS = {"acp": "session/status", "mcp": "session_heartbeat (MCP)", "http": "GET /sessions/{id}/status"}
 OUTCOME_ORDER = [o.value for o in Outcome]
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\x9b]|\x1b\[[0-?]*[ -/]*[@-~]?|\x1b.?")
 
@@ -60,12 +65,16 @@ class RunReport:
     baseline: BaselineResult | None = None
     revision: str = revisions.DEFAULT  # the spec revision checked
     revision_why: str = "the default revision"
+    target: str = "acp"  # acp | mcp | http
+    advertised: bool | None = None  # non-ACP targets: the tool or endpoint exists
 
     def add(self, record: dict[str, Any]) -> None:
         self.cases.append(record)
 
     @property
     def status_advertised(self) -> bool:
+        if self.target != "acp":
+            return bool(self.advertised)
         v2 = self.agent.get("protocolVersion") == 2
         caps = self.agent.get("capabilities" if v2 else "agentCapabilities") or {}
         session = caps.get("session" if v2 else "sessionCapabilities") if isinstance(caps, dict) else None
@@ -142,6 +151,7 @@ class RunReport:
         return {
             "format": "session-status-conformance/report@1",
             "suite": {"name": "session-status-conformance", "version": __version__},
+            "target": self.target,
             "spec": {
                 "revision": self.revision,
                 "title": revisions.get(self.revision).title,
@@ -152,7 +162,9 @@ class RunReport:
                 "command": self.command,
                 "transport": self.transport,
                 "cwd": self.cwd,
-                "agentInfo": self.agent.get("agentInfo") or self.agent.get("info"),
+                "agentInfo": self.agent.get("agentInfo")
+                or self.agent.get("info")
+                or self.agent.get("serverInfo"),
                 "protocolVersion": self.agent.get("protocolVersion"),
                 "agentCapabilities": self.agent.get("agentCapabilities") or self.agent.get("capabilities"),
             },
@@ -204,14 +216,16 @@ class RunReport:
         return path
 
     def summary_lines(self) -> list[str]:
-        info = self.agent.get("agentInfo") or self.agent.get("info") or {}
+        info = self.agent.get("agentInfo") or self.agent.get("info") or self.agent.get("serverInfo") or {}
         name = info.get("name") if isinstance(info, dict) else None
         version = info.get("version") if isinstance(info, dict) else None
         label = " ".join(str(x) for x in (name, version) if x) or "agent"
         counts = self.counts()
         cols = [o for o in OUTCOME_ORDER]
         lines = [
-            clean(f"session/status conformance: {label} — {' '.join(self.command)[:120]}"),
+            clean(
+                f"{SUBJECTS.get(self.target, self.target)} conformance: {label} — {' '.join(self.command)[:120]}"
+            ),
             f"spec revision: {self.revision} ({self.revision_why})",
             f"profile: {self.profile}    seed: {self.seed} (rerun with --seed {self.seed})",
             "level   " + " ".join(f"{c:>13}" for c in cols),

@@ -37,13 +37,15 @@ DEFAULT = "rfd-2026-10-26"
 _current: list[Revision] = []
 
 
-def available() -> list[str]:
-    return sorted(p.stem for p in revisions_dir().glob("*.toml"))
+def available(target: str | None = None) -> list[str]:
+    """Revision names, optionally only those of one target (acp, mcp, http)."""
+    names = sorted(p.stem for p in revisions_dir().glob("*.toml"))
+    return names if target is None else [n for n in names if get(n).target == target]
 
 
 @functools.cache
 def get(name: str) -> Revision:
-    if name not in available():
+    if name not in available(None):
         raise KeyError(f"unknown spec revision {name!r}: use one of {', '.join(available())}")
     return load_revision(name)
 
@@ -91,7 +93,7 @@ def foreign(value: object) -> str | None:
     """The other revision whose vocabulary has this word, when the checked one does not."""
     if value in known_words():
         return None
-    for name in available():
+    for name in available("acp"):
         if name != current().name and value in get(name).vocabulary.values():
             return name
     return None
@@ -99,10 +101,10 @@ def foreign(value: object) -> str | None:
 
 def detect(value: object) -> tuple[str, str]:
     """The revision an agent speaks, from its status word for a session it has just created."""
-    for name in available():
+    for name in available("acp"):
         if get(name).vocabulary.get("active") == value:
             return name, f"the agent answered {value!r} for a session it had just created"
-    for name in available():  # the right revision's other word: its cases will say what is wrong
+    for name in available("acp"):  # the right revision's other word: its cases will say what is wrong
         if get(name).vocabulary.get("inactive") == value:
             return name, (
                 f"the agent answered {value!r} (this revision's word for not in memory) for a session it "

@@ -20,6 +20,7 @@ from . import revisions
 from .acp import AcpTarget
 from .agent_process import AgentProcess
 from .config import AgentConfig
+from .mcp import McpTarget
 from .outcomes import (
     AgentExited,
     CaseResult,
@@ -60,7 +61,7 @@ class Runtime:
         self.strict = strict
         self.transcript = Transcript()
         self.stderr = StderrTail()
-        self.target = AcpTarget(self)
+        self.target: Any = McpTarget(self) if config.target == "mcp" else AcpTarget(self)
         self._agent: AgentProcess | None = None
         self._portal_cm = start_blocking_portal()
         self._portal = self._portal_cm.__enter__()
@@ -128,6 +129,14 @@ class Runtime:
         await other.handshake()
         return other
 
+    def current_url(self) -> str | None:
+        return self._agent.url if self._agent is not None else None
+
+    def note_problems(self, peer: JsonRpcPeer) -> None:
+        """A connection the case opened itself: its envelope problems count for the case."""
+        if self._agent is not None:
+            self._agent.extra_peers.append(peer)
+
     def call(self, func: Any, *args: Any) -> Any:
         """Run an async function on the runtime's loop and wait for it (for tools and tests)."""
         return self._portal.call(func, *args)
@@ -141,9 +150,19 @@ class Runtime:
         return self._portal.call(self._resolve_revision, spec)
 
     async def _resolve_revision(self, spec: str) -> tuple[str, str]:
+        target = self.config.target
         if spec != "auto":
+            if revisions.get(spec).target != target:
+                raise HarnessError(
+                    f"--spec {spec} is a revision of the {revisions.get(spec).target} target; this run certifies "
+                    f"{target}: use one of auto, {', '.join(revisions.available(target))}"
+                )
             revisions.use(spec)
             return spec, f"chosen with --spec {spec}"
+        if target != "acp":
+            name = revisions.available(target)[0]
+            revisions.use(name)
+            return name, f"the {target} target's spec"
         if not self.target.advertises("status"):
             revisions.use(revisions.DEFAULT)
             return revisions.DEFAULT, "the agent does not advertise session/status; the default revision"
@@ -317,5 +336,6 @@ def _unimplemented_message(missing: list[str]) -> str:
         "list": "sessionCapabilities.list",
         "persist": "loadSession or sessionCapabilities.resume",
         "resume-or-load": "loadSession or sessionCapabilities.resume",
+        "heartbeat": "a session_heartbeat tool (tools/list)",
     }
     return "the agent does not advertise " + ", ".join(names.get(m, m) for m in missing)

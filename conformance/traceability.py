@@ -74,6 +74,7 @@ class Revision:
     schema: str = ""
     schema_definitions: tuple[str, ...] = ()
     not_part: dict[str, str] = field(default_factory=dict)  # case id -> why it is not part of it
+    target: str = "acp"  # the system whose cases it maps: acp, mcp or http
 
     def spec_for(self, case_id: str) -> Requirement | None:
         """The sentence this revision has a case check, or None: the case is not part of it."""
@@ -111,7 +112,7 @@ def load_revision(name: str, folder: Path | None = None) -> Revision:
     return Revision(
         name=meta["name"],
         title=meta["title"],
-        vocabulary=dict(meta["vocabulary"]),
+        vocabulary=dict(meta.get("vocabulary", {})),
         normative_sections=tuple(meta.get("normative_sections", ())),
         sources=data.get("sources", {}),
         requirements=[
@@ -131,6 +132,7 @@ def load_revision(name: str, folder: Path | None = None) -> Revision:
         schema=meta.get("schema", ""),
         schema_definitions=tuple(meta.get("schema_definitions", ())),
         not_part=dict(meta.get("not_part", {})),
+        target=meta.get("target", "acp"),
     )
 
 

@@ -1,0 +1,232 @@
+"""MCP `session_heartbeat`: delivery of human instructions, and access by another caller.
+
+The tool's core promise: pending human instructions arrive in heartbeat results, come again
+until acknowledged, never after, and paging with ``instructionCursor`` loses and duplicates
+nothing. The suite enqueues instructions through the operator hook the user gives
+(``--instruct-cmd`` / ``--instruct-url``); without one these cases are not testable.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from typing import Any
+
+from conformance.mcp import McpTarget, ToolReply, new_session_id
+from conformance.outcomes import Violation
+from conformance.registry import Level, SpecRef, case
+
+SOURCE = "mcp-session-heartbeat@2025-06-18"
+DELIVERY = SpecRef(
+    SOURCE,
+    "session_heartbeat",
+    "Pending human instructions are delivered automatically; unacknowledged instructions may be redelivered "
+    "until the agent acknowledges them.",
+)
+ACK = SpecRef(
+    SOURCE,
+    "Input schema: acknowledgedInstructionIds",
+    "Instruction IDs the agent has received and processed.",
+)
+CURSOR = SpecRef(
+    SOURCE,
+    "Input schema: instructionCursor",
+    "Opaque continuation cursor returned with the previous pending-instruction page",
+)
+ACCESS = SpecRef(
+    SOURCE,
+    "Input schema",
+    "The server also verifies current scopes and resource-level access before returning data or changing a record.",
+)
+
+
+def marker(label: str) -> str:
+    return f"conformance {label} {uuid.uuid4().hex[:10]}"
+
+
+async def enqueue(mcp: McpTarget, sid: str, *texts: str) -> None:
+    for text in texts:
+        await mcp.instruct(sid, text)
+
+
+def texts_of(items: list[dict[str, Any]]) -> list[str]:
+    return [str(i.get("text", "")) for i in items]
+
+
+def ids_for(items: list[dict[str, Any]], texts: list[str]) -> list[str]:
+    return [i["id"] for i in items if i.get("text") in texts]
+
+
+async def started_session(mcp: McpTarget) -> str:
+    """A session that exists before instructions are enqueued for it (its first heartbeat)."""
+    sid = new_session_id()
+    await mcp.ok_heartbeat(sid, status="active")
+    return sid
+
+
+@case("heartbeat.instructions.delivered", level=Level.MUST, spec=DELIVERY, needs=("heartbeat",))
+async def pending_instruction_is_delivered(mcp: McpTarget, details: dict) -> None:
+    """An instruction enqueued by the operator arrives in the next heartbeat's result (with an id)."""
+    sid = await started_session(mcp)
+    text = marker("delivery")
+    await enqueue(mcp, sid, text)
+    items, _ = await mcp.drain(sid)
+    details["delivered"] = items[:20]
+    if text not in texts_of(items):
+        raise Violation(
+            "an instruction enqueued for the session did not arrive in its next heartbeat result",
+            expected=f"an instruction with text {text!r}",
+            observed=items[:20],
+        )
+
+
+@case("heartbeat.instructions.unacked-redelivered", level=Level.MUST, spec=DELIVERY, needs=("heartbeat",))
+async def unacknowledged_comes_again(mcp: McpTarget, details: dict) -> None:
+    """An instruction not acknowledged is still pending: it comes again on the next heartbeats."""
+    sid = await started_session(mcp)
+    text = marker("redelivery")
+    await enqueue(mcp, sid, text)
+    for attempt in range(1, 4):
+        items, _ = await mcp.drain(sid)
+        if text not in texts_of(items):
+            raise Violation(
+                f"an instruction that was never acknowledged was missing from heartbeat {attempt} after it was enqueued "
+                "(lost before the agent acknowledged it)",
+                expected=f"the instruction {text!r} on every heartbeat until acknowledged",
+                observed=items[:20],
+            )
+
+
+@case("heartbeat.instructions.acked-never-again", level=Level.MUST, spec=ACK, needs=("heartbeat",))
+async def acknowledged_never_again(mcp: McpTarget, details: dict) -> None:
+    """Once its id is sent in acknowledgedInstructionIds, an instruction never comes again."""
+    sid = await started_session(mcp)
+    acked, kept = marker("acked"), marker("kept")
+    await enqueue(mcp, sid, acked, kept)
+    items, _ = await mcp.drain(sid)
+    ack_ids = ids_for(items, [acked])
+    if not ack_ids:
+        raise Violation(
+            "the enqueued instruction was not delivered, so it could not be acknowledged", observed=items
+        )
+    await mcp.ok_heartbeat(sid, acknowledgedInstructionIds=ack_ids)
+    for attempt in range(1, 4):
+        again, _ = await mcp.drain(sid)
+        if acked in texts_of(again) or set(ack_ids) & {i["id"] for i in again}:
+            raise Violation(
+                f"an acknowledged instruction came again on heartbeat {attempt} after its acknowledgement",
+                expected=f"never again: {ack_ids}",
+                observed=again[:20],
+            )
+        if kept not in texts_of(again):
+            raise Violation(
+                "acknowledging one instruction also removed another that was not acknowledged",
+                expected=f"{kept!r} still pending",
+                observed=again[:20],
+            )
+
+
+@case("heartbeat.instructions.paging", level=Level.MUST, spec=CURSOR, needs=("heartbeat",))
+async def paging_loses_and_duplicates_nothing(mcp: McpTarget, details: dict) -> None:
+    """Following instructionCursor page by page yields every pending instruction exactly once."""
+    sid = await started_session(mcp)
+    texts = [marker(f"page-{n}") for n in range(7)]
+    await enqueue(mcp, sid, *texts)
+    items, replies = await mcp.drain(sid)
+    details.update(pages=len(replies), delivered=texts_of(items)[:20])
+    ours = [t for t in texts_of(items) if t in texts]
+    lost = [t for t in texts if t not in ours]
+    doubled = sorted({t for t in ours if ours.count(t) > 1})
+    ids = [i["id"] for i in items]
+    doubled_ids = sorted({i for i in ids if ids.count(i) > 1})
+    if lost or doubled or doubled_ids:
+        raise Violation(
+            f"paging through {len(replies)} page(s): "
+            + "; ".join(
+                part
+                for part in (
+                    f"{len(lost)} instruction(s) lost" if lost else "",
+                    f"{len(doubled)} delivered twice" if doubled else "",
+                    f"ids repeated: {doubled_ids[:5]}" if doubled_ids else "",
+                )
+                if part
+            ),
+            expected=f"each of the {len(texts)} pending instructions exactly once",
+            observed=texts_of(items)[:20],
+        )
+
+
+@case("heartbeat.instructions.per-session", level=Level.MUST, spec=DELIVERY, needs=("heartbeat",))
+async def instructions_stay_in_their_session(mcp: McpTarget, details: dict) -> None:
+    """An instruction enqueued for one session never appears in another session's results."""
+    mine, other = await started_session(mcp), await started_session(mcp)
+    text = marker("elsewhere")
+    await enqueue(mcp, other, text)
+    items, _ = await mcp.drain(mine)
+    if text in texts_of(items):
+        raise Violation(
+            "an instruction enqueued for another session was delivered to this one",
+            expected="only this session's instructions",
+            observed=items[:20],
+        )
+
+
+# -- access ----------------------------------------------------------------------------------------
+
+
+@case("heartbeat.access.other-caller-rejected", level=Level.MUST, spec=ACCESS, needs=("heartbeat",))
+async def other_caller_learns_nothing(mcp: McpTarget, details: dict) -> None:
+    """Caller B's heartbeat for caller A's session is an error that reveals nothing of it."""
+    sid = new_session_id()
+    step = marker("secret-step")
+    await mcp.ok_heartbeat(sid, status="waiting", currentStep=step)
+    secret = marker("secret-instruction") if mcp.can_instruct else None
+    if secret is not None:
+        await enqueue(mcp, sid, secret)
+    async with mcp.other_caller() as other:
+        reply = await other.heartbeat(sid)
+    details["reply_to_b"] = reply.result if reply.reply.ok else reply.describe()
+    leaked = [s for s in (step, secret) if s is not None and s in _all_text(reply)]
+    if not reply.rejected:
+        raise Violation(
+            "caller B's heartbeat for caller A's session was accepted",
+            expected="an error (no access to another caller's session)",
+            observed=reply.describe(),
+        )
+    if leaked:
+        raise Violation(
+            "the error caller B got reveals caller A's session: " + ", ".join(repr(s) for s in leaked),
+            expected="an error that says nothing of the session",
+            observed=reply.describe(),
+        )
+
+
+@case("heartbeat.access.other-caller-no-change", level=Level.MUST, spec=ACCESS, needs=("heartbeat",))
+async def other_caller_changes_nothing(mcp: McpTarget, details: dict) -> None:
+    """Caller B's heartbeat for A's session (status, acknowledgements) changes nothing of it."""
+    sid = new_session_id()
+    await mcp.ok_heartbeat(sid, status="waiting")
+    text = marker("kept-from-b")
+    await enqueue(mcp, sid, text)
+    items, _ = await mcp.drain(sid)
+    ids = ids_for(items, [text])
+    async with mcp.other_caller() as other:
+        await other.heartbeat(sid, status="blocked", acknowledgedInstructionIds=ids)
+    after, replies = await mcp.drain(sid)
+    status = replies[0].data.get("status", "waiting") if isinstance(replies[0].data, dict) else "waiting"
+    problems = []
+    if text not in texts_of(after):
+        problems.append("caller B's acknowledgement removed caller A's pending instruction")
+    if status != "waiting":
+        problems.append(f"caller B's heartbeat changed the session's status to {status!r}")
+    if problems:
+        raise Violation(
+            "; ".join(problems),
+            expected="A's session as A left it: status 'waiting', its instruction still pending",
+            observed={"status": status, "instructions": after[:20]},
+        )
+
+
+def _all_text(reply: ToolReply) -> str:
+    body = reply.reply.result if reply.reply.ok else reply.reply.error
+    return json.dumps(body, ensure_ascii=False)
