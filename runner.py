@@ -38,7 +38,8 @@ def spec_revisions() -> list[str]:
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python runner.py",
-        description="Certify an ACP agent's session/status against the spec.",
+        description="Certify an ACP agent's session/status (or, with --mcp-cmd / --mcp-url, an MCP server's "
+        "session_heartbeat tool) against the spec.",
         epilog="Exit codes: 0 conformant, 1 non-conformant, 2 usage or harness error, 3 not implemented. "
         "Subcommands: 'python runner.py matrix REPORT.json… -o matrix.html' compares runs side by side; "
         "'python runner.py replay FILE.replay.json [--agent CMD]' re-sends a recorded failing sequence.",
@@ -140,20 +141,108 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, help="seed of the sequence and fuzz cases (printed by every run)")
     p.add_argument("-q", "--quiet", action="store_true", help="one character per case instead of one line")
     p.add_argument("--debug", action="store_true", help="show tracebacks of harness errors")
+    add_target_arguments(p)
     p.add_argument("pytest_args", nargs="*", help="after --: arguments passed to pytest as-is")
     return p
 
 
-def check_agent_command(agent: str | None) -> str | None:
+# Options of the other targets: (flag, argparse keywords); forwarded to pytest under the same flag.
+TARGET_OPTIONS: list[tuple[str, dict[str, Any]]] = [
+    (
+        "--target",
+        {"choices": ["acp", "mcp", "http"], "help": "what to certify (default acp; --mcp-* imply mcp)"},
+    ),
+    (
+        "--mcp-cmd",
+        {
+            "metavar": "CMD",
+            "help": "command that starts your MCP server on stdio (with --transport http: "
+            "a server that prints its URL)",
+        },
+    ),
+    (
+        "--mcp-url",
+        {"metavar": "URL", "help": "an MCP server already listening (Streamable HTTP), e.g. http://host/mcp"},
+    ),
+    (
+        "--header",
+        {
+            "action": "append",
+            "default": [],
+            "metavar": "K=V",
+            "help": "HTTP header of caller A, e.g. 'Authorization=Bearer …' (repeatable; redacted in reports)",
+        },
+    ),
+    (
+        "--other-header",
+        {
+            "action": "append",
+            "default": [],
+            "metavar": "K=V",
+            "help": "HTTP header of caller B, another principal (the access cases need it)",
+        },
+    ),
+    (
+        "--instruct-cmd",
+        {
+            "metavar": "CMD",
+            "help": "operator command that enqueues a human instruction, with "
+            "{sessionId} and {text} (no shell), e.g. 'myctl instruct {sessionId} {text}'",
+        },
+    ),
+    (
+        "--instruct-url",
+        {
+            "metavar": "URL",
+            "help": 'operator endpoint that enqueues one: POSTed {"sessionId", "text"}; '
+            "{sessionId} and {baseUrl} are replaced",
+        },
+    ),
+    (
+        "--instructions-path",
+        {
+            "metavar": "POINTER",
+            "help": "JSON Pointer to the instruction list in a heartbeat result "
+            "(default: /instructions or /pendingInstructions)",
+        },
+    ),
+    (
+        "--cursor-path",
+        {
+            "metavar": "POINTER",
+            "help": "JSON Pointer to the next-page cursor (default: /nextCursor, "
+            "/instructionCursor or /nextInstructionCursor)",
+        },
+    ),
+]
+
+
+def add_target_arguments(p: argparse.ArgumentParser) -> None:
+    group = p.add_argument_group("MCP target (session_heartbeat)")
+    for flag, keywords in TARGET_OPTIONS:
+        group.add_argument(flag, **keywords)
+
+
+def target_argv(args: argparse.Namespace) -> list[str]:
+    argv: list[str] = []
+    for flag, _ in TARGET_OPTIONS:
+        value = getattr(args, flag.lstrip("-").replace("-", "_"))
+        for item in value if isinstance(value, list) else [value]:
+            if item is not None:
+                argv += [flag, item]
+    return argv
+
+
+def check_agent_command(agent: str | None, option: str = "--agent") -> str | None:
     """A one-line problem with the agent command, or None if it can be started."""
     if agent is None:
         return None
     try:
         words = shlex.split(agent)
     except ValueError as exc:
-        return f"--agent {agent!r} cannot be split into words ({exc}); quote it as you would in a shell"
+        return f"{option} {agent!r} cannot be split into words ({exc}); quote it as you would in a shell"
     if not words or not words[0].strip():
-        return "--agent is empty: pass the command that starts your agent, e.g. --agent 'node agent.js'"
+        return f"{option} is empty: pass the command that starts it, e.g. {option} 'node server.js'"
     exe = words[0]
     if os.sep in exe:
         path = Path(exe)
@@ -287,7 +376,7 @@ def pytest_argv(args: argparse.Namespace) -> list[str]:
     argv += ["--profile", args.profile, "--spec", args.spec]
     if args.seed is not None:
         argv += ["--seed", str(args.seed)]
-    return argv + list(args.pytest_args)
+    return argv + target_argv(args) + list(args.pytest_args)
 
 
 def replay_main(argv: list[str]) -> int:
@@ -322,6 +411,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     problem = (
         check_agent_command(args.agent)
+        or check_agent_command(args.mcp_cmd, "--mcp-cmd")
         or check_report_dir(args.report_dir)
         or check_cwd(args.cwd)
         or check_env(args.env + args.secret_env)

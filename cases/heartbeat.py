@@ -66,7 +66,7 @@ _OMIT: Any = object()
 # -- advertisement ---------------------------------------------------------------------------------
 
 
-@case("heartbeat.tools.listed", level=Level.MUST, spec=NAME, needs=())
+@case("heartbeat.tools.listed", level=Level.MUST, spec=NAME, needs=(), shows_handshake=True)
 async def tool_is_listed(mcp: McpTarget, details: dict) -> None:
     """tools/list lists session_heartbeat with an object inputSchema."""
     details["tools"] = [t.get("name") for t in mcp.tools][:50]
@@ -82,14 +82,14 @@ async def tool_is_listed(mcp: McpTarget, details: dict) -> None:
         )
 
 
-@case("heartbeat.schema.required", level=Level.MUST, spec=SHARED, needs=("heartbeat",))
+@case("heartbeat.schema.required", level=Level.MUST, spec=SHARED, needs=("heartbeat",), shows_handshake=True)
 async def schema_requires_what_the_spec_requires(mcp: McpTarget, details: dict) -> None:
     """The inputSchema requires sessionId and idempotencyKey, and nothing more."""
     differences = compare_required((mcp.tool or {}).get("inputSchema") or {})
     _report_differences(differences, details, "required: exactly sessionId and idempotencyKey")
 
 
-@case("heartbeat.schema.closed", level=Level.MUST, spec=SHARED, needs=("heartbeat",))
+@case("heartbeat.schema.closed", level=Level.MUST, spec=SHARED, needs=("heartbeat",), shows_handshake=True)
 async def schema_is_closed(mcp: McpTarget, details: dict) -> None:
     """The inputSchema has additionalProperties: false."""
     schema = (mcp.tool or {}).get("inputSchema") or {}
@@ -102,7 +102,7 @@ async def schema_is_closed(mcp: McpTarget, details: dict) -> None:
         )
 
 
-@case("heartbeat.schema.properties", level=Level.MUST, spec=SHARED, needs=("heartbeat",))
+@case("heartbeat.schema.properties", level=Level.MUST, spec=SHARED, needs=("heartbeat",), shows_handshake=True)
 async def schema_fields_match(mcp: McpTarget, details: dict) -> None:
     """Every property of the spec's schema is there, with the spec's type, enum and bounds."""
     differences = compare_properties((mcp.tool or {}).get("inputSchema") or {})

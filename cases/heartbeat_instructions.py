@@ -13,7 +13,7 @@ import uuid
 from typing import Any
 
 from conformance.mcp import McpTarget, ToolReply, new_session_id
-from conformance.outcomes import Violation
+from conformance.outcomes import NotTestable, Violation
 from conformance.registry import Level, SpecRef, case
 
 SOURCE = "mcp-session-heartbeat@2025-06-18"
@@ -177,6 +177,7 @@ async def instructions_stay_in_their_session(mcp: McpTarget, details: dict) -> N
 @case("heartbeat.access.other-caller-rejected", level=Level.MUST, spec=ACCESS, needs=("heartbeat",))
 async def other_caller_learns_nothing(mcp: McpTarget, details: dict) -> None:
     """Caller B's heartbeat for caller A's session is an error that reveals nothing of it."""
+    mcp.require_other_caller()
     sid = new_session_id()
     step = marker("secret-step")
     await mcp.ok_heartbeat(sid, status="waiting", currentStep=step)
@@ -204,12 +205,19 @@ async def other_caller_learns_nothing(mcp: McpTarget, details: dict) -> None:
 @case("heartbeat.access.other-caller-no-change", level=Level.MUST, spec=ACCESS, needs=("heartbeat",))
 async def other_caller_changes_nothing(mcp: McpTarget, details: dict) -> None:
     """Caller B's heartbeat for A's session (status, acknowledgements) changes nothing of it."""
+    mcp.require_other_caller()
     sid = new_session_id()
     await mcp.ok_heartbeat(sid, status="waiting")
     text = marker("kept-from-b")
     await enqueue(mcp, sid, text)
-    items, _ = await mcp.drain(sid)
+    await mcp.drain(sid)
+    items, _ = await mcp.drain(sid)  # the control: without B, the unacknowledged instruction comes again
     ids = ids_for(items, [text])
+    if not ids:
+        raise NotTestable(
+            "caller A's unacknowledged instruction did not come again on A's own next heartbeat, so what caller B "
+            "changes cannot be told apart (see heartbeat.instructions.unacked-redelivered)"
+        )
     async with mcp.other_caller() as other:
         await other.heartbeat(sid, status="blocked", acknowledgedInstructionIds=ids)
     after, replies = await mcp.drain(sid)
@@ -230,3 +238,60 @@ async def other_caller_changes_nothing(mcp: McpTarget, details: dict) -> None:
 def _all_text(reply: ToolReply) -> str:
     body = reply.reply.result if reply.reply.ok else reply.reply.error
     return json.dumps(body, ensure_ascii=False)
+
+
+# -- model-based sequences -------------------------------------------------------------------------
+
+SEQUENCE_ID = "heartbeat.instructions.model-based"
+
+
+@case(SEQUENCE_ID, level=Level.MUST, spec=DELIVERY, needs=("heartbeat",))
+async def queue_model_sequences(mcp: McpTarget, details: dict) -> None:
+    """Random enqueues, heartbeats, acknowledgements and pages never contradict the queue model."""
+    from pathlib import Path
+
+    import anyio.to_thread
+
+    from conformance.heartbeat_queue import run_queue_sequences
+    from conformance.machine import PROFILES
+    from conformance.replay import numbered_steps, write_replay
+
+    mcp.require_instruct()
+    config = mcp.runtime.config
+    run = await anyio.to_thread.run_sync(
+        lambda: run_queue_sequences(mcp, PROFILES[config.profile], seed_value=config.seed)
+    )
+    details.update(profile=run.profile, seed=run.seed, examples=run.examples)
+    if run.failure is None:
+        return
+    steps = [s.to_json() for s in run.steps]
+    details["steps"] = steps
+    details["sequence"] = numbered_steps(run.steps)  # type: ignore[arg-type]
+    replay = ""
+    if config.report_dir:
+        options = mcp.options
+        path = write_replay(
+            Path(config.report_dir) / "replays",
+            case_id=SEQUENCE_ID,
+            command=config.command,
+            cwd=config.cwd,
+            agent_info=mcp.init_result.get("serverInfo"),
+            spec_revision="mcp-session-heartbeat-2025-06-18",
+            seed=run.seed,
+            profile=run.profile,
+            failure=run.failure,
+            steps=steps,
+            target="mcp",
+            extra_agent={
+                "transport": config.transport,
+                "instructCmd": options.instruct_cmd,
+                "instructUrl": options.instruct_url,
+            },
+        )
+        details["replay_file"] = str(path)
+        replay = f"; replay: python runner.py replay {path}"
+    raise Violation(
+        f"{run.failure} (minimal sequence of {len(run.steps)} steps, seed {run.seed}{replay})",
+        expected="every heartbeat result allowed by the queue model",
+        observed="\n".join(details["sequence"]),
+    )

@@ -10,7 +10,9 @@ did not give is :class:`MissingInput` (not testable, never passed).
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
+import ssl
 import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -258,17 +260,28 @@ class McpTarget:
             url = self.options.instruct_url.replace("{sessionId}", session_id).replace(
                 "{baseUrl}", self._base_url()
             )
-            async with httpx.AsyncClient(timeout=timeout) as client:
+            async with httpx.AsyncClient(timeout=timeout, verify=_tls()) as client:
                 response = await client.post(url, json={"sessionId": session_id, "text": text})
             if response.status_code >= 300:
                 raise HarnessError(
                     f"--instruct-url answered HTTP {response.status_code}: {response.text[:300]}"
                 )
             return
-        raise MissingInput(
-            "needs a way to enqueue human instructions from the operator's side: pass --instruct-cmd "
-            "'CMD {sessionId} {text}' or --instruct-url URL"
-        )
+        self.require_instruct()
+
+    def require_other_caller(self) -> None:
+        if self.runtime.config.transport != "http" or self.options.other_headers is None:
+            raise MissingInput(
+                "needs a second caller: serve the MCP server over Streamable HTTP (--mcp-url, or --mcp-cmd with "
+                "--transport http) and pass caller B's credentials with --other-header K=V"
+            )
+
+    def require_instruct(self) -> None:
+        if not self.can_instruct:
+            raise MissingInput(
+                "needs a way to enqueue human instructions from the operator's side: pass --instruct-cmd "
+                "'CMD {sessionId} {text}' or --instruct-url URL"
+            )
 
     def _base_url(self) -> str:
         url = httpx.URL(self.runtime.current_url() or "http://127.0.0.1")
@@ -277,11 +290,7 @@ class McpTarget:
     @contextlib.asynccontextmanager
     async def other_caller(self) -> AsyncIterator[McpTarget]:
         """A second connection with caller B's credentials (--other-header), initialized."""
-        if self.runtime.config.transport != "http" or self.options.other_headers is None:
-            raise MissingInput(
-                "needs a second caller: serve the MCP server over Streamable HTTP (--mcp-url, or --mcp-cmd with "
-                "--transport http) and pass caller B's credentials with --other-header K=V"
-            )
+        self.require_other_caller()
         from .mcp_http import McpHttpChannel
 
         url = self.runtime.current_url()
@@ -301,6 +310,11 @@ class McpTarget:
             with anyio.CancelScope(shield=True):
                 await channel.close()
             self.runtime.note_problems(peer)
+
+
+@functools.cache
+def _tls() -> ssl.SSLContext:
+    return ssl.create_default_context()  # once: building one costs tens of ms, and enqueues are many
 
 
 def new_key() -> str:

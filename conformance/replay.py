@@ -39,14 +39,17 @@ def write_replay(
     profile: str,
     failure: str,
     steps: list[dict[str, Any]],
+    target: str = "acp",
+    extra_agent: dict[str, Any] | None = None,
 ) -> Path:
     directory.mkdir(parents=True, exist_ok=True)
     frames = [f for s in steps for f in s.get("frames", [])]
     body = {
         "format": FORMAT,
         "suite": {"name": "session-status-conformance", "version": __version__},
+        "target": target,
         "spec": {"revision": spec_revision},
-        "agent": {"command": command, "cwd": cwd, "agentInfo": agent_info},
+        "agent": {"command": command, "cwd": cwd, "agentInfo": agent_info, **(extra_agent or {})},
         "case": case_id,
         "seed": seed,
         "profile": profile,

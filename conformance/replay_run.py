@@ -6,10 +6,11 @@ import shlex
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import anyio.to_thread
 
-from .config import AgentConfig, UsageError, absolutize_paths, parse_env
+from .config import AgentConfig, McpOptions, UsageError, absolutize_paths, parse_env
 from .machine import replay_steps
 from .outcomes import AgentExited, CaseSignal
 from .replay import load_replay, numbered_steps, steps_of
@@ -30,23 +31,37 @@ def replay_file(path: Path, *, agent: str | None, cwd: str | None, env: list[str
     except (ValueError, UsageError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return ERROR
-    steps = steps_of(data)
     workdir = cwd or tempfile.mkdtemp(prefix="replay-")
-    runtime = Runtime(
-        AgentConfig(command=command, cwd=str(Path(workdir).resolve()), env=environment, timeout=timeout)
-    )
+    config = AgentConfig(command=command, cwd=str(Path(workdir).resolve()), env=environment, timeout=timeout)
+    if data.get("target") == "mcp":  # an instruction-queue sequence of session_heartbeat
+        from .heartbeat_queue import QueueStep, replay_queue
+
+        agent_data = data["agent"]
+        config.target, config.transport = "mcp", agent_data.get("transport", "stdio")
+        config.mcp = McpOptions(
+            instruct_cmd=agent_data.get("instructCmd"), instruct_url=agent_data.get("instructUrl")
+        )
+        queue_steps = [QueueStep.from_json(s) for s in data["steps"]]
+
+        def replay() -> Any:
+            return replay_queue(runtime.target, queue_steps)
+    else:
+        steps = steps_of(data)
+
+        def replay() -> Any:
+            return replay_steps(runtime.target, steps)
+
+    runtime = Runtime(config)
     try:
         runtime.start()
-        failure, ran = runtime.call(
-            lambda: anyio.to_thread.run_sync(lambda: replay_steps(runtime.target, steps))
-        )
+        failure, ran = runtime.call(lambda: anyio.to_thread.run_sync(replay))
     except (LaunchError, CaseSignal, AgentExited, TimeoutError) as exc:
         print(f"error: cannot replay: {str(exc).splitlines()[0]}", file=sys.stderr)
         return ERROR
     finally:
         runtime.close()
     who = shlex.join(command)
-    print(f"replaying {len(steps)} steps of {data['case']} (seed {data['seed']}) against {who}")
+    print(f"replaying {len(data['steps'])} steps of {data['case']} (seed {data['seed']}) against {who}")
     for line in numbered_steps(ran):
         print(clean(line))
     if failure is None:

@@ -15,13 +15,14 @@ from conformance.registry import CASES
 from .conftest import agent_command
 
 cases.load_all()
+ACP_CASES = {case_id: case for case_id, case in CASES.items() if case.target == "acp"}  # MCP: test_mcp.py
 
 # The reference agent: conformant, takes no MAY path, advertises session/status.
-CONNECTION_CASES = [case_id for case_id in CASES if case_id.startswith("status.connections.")]
-V2_CASES = [case_id for case_id in CASES if "v2" in CASES[case_id].needs]
+CONNECTION_CASES = [case_id for case_id in ACP_CASES if case_id.startswith("status.connections.")]
+V2_CASES = [case_id for case_id in ACP_CASES if "v2" in ACP_CASES[case_id].needs]
 # Over WebSocket (two connections to one agent): every v1 case runs.
 WS_BASELINE = (
-    {case_id: "pass" for case_id in CASES}
+    {case_id: "pass" for case_id in ACP_CASES}
     | {"capability.status.unadvertised-method-not-found": "n/a", "status.unknown.may-inactive": "n/a"}
     | dict.fromkeys(V2_CASES, "n/a")
 )
@@ -140,7 +141,7 @@ BROKEN: dict[str, tuple[int, dict[str, str]]] = {
     "status_without_capability": (
         3,
         {
-            **{case_id: "unimplemented" for case_id in CASES if case_id not in V2_CASES},
+            **{case_id: "unimplemented" for case_id in ACP_CASES if case_id not in V2_CASES},
             "capability.status.unadvertised-method-not-found": "warn",
         },
     ),
@@ -301,7 +302,7 @@ def test_every_case_is_caught_by_a_broken_agent() -> None:
         for case_id, o in delta.items()
         if o in ("fail", "warn")
     }
-    assert set(CASES) - caught == set(), "cases no broken agent makes fail or warn"
+    assert set(ACP_CASES) - caught == set(), "cases no broken agent makes fail or warn"
 
 
 def test_every_broken_agent_is_listed() -> None:

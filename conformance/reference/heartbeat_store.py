@@ -69,7 +69,10 @@ def spool_dir(cwd: str | Path = ".") -> Path:
 
 
 class HeartbeatError(Exception):
-    """A call the tool rejects: returned as a result with isError true."""
+    """A call the tool rejects: returned as a result with isError true (or, with ``code``, as a
+    JSON-RPC error with that code)."""
+
+    code: int | None = None
 
 
 @dataclass

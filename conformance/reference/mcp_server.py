@@ -25,6 +25,7 @@ from typing import Any
 import anyio
 import mcp.types as types
 from mcp.server import Server, ServerRequestContext
+from mcp.shared.exceptions import MCPError
 
 from .heartbeat_store import INPUT_SCHEMA, HeartbeatError, HeartbeatStore, spool_dir
 
@@ -46,19 +47,23 @@ def caller_of(ctx: ServerRequestContext[Any]) -> str:
     return headers.get("authorization") or "anonymous"
 
 
-def build_server(store: HeartbeatStore, *, input_schema: dict[str, Any] = INPUT_SCHEMA) -> Server[Any]:
+def build_server(
+    store: HeartbeatStore, *, input_schema: dict[str, Any] = INPUT_SCHEMA, tool_name: str = TOOL
+) -> Server[Any]:
     async def list_tools(ctx: ServerRequestContext[Any], params: Any) -> types.ListToolsResult:
-        tool = types.Tool(name=TOOL, description=DESCRIPTION, input_schema=input_schema)
+        tool = types.Tool(name=tool_name, description=DESCRIPTION, input_schema=input_schema)
         return types.ListToolsResult(tools=[tool])
 
     async def call_tool(
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
-        if params.name != TOOL:
+        if params.name != tool_name:
             return error_result(f"unknown tool {params.name!r}")
         try:
             result = store.heartbeat(caller_of(ctx), dict(params.arguments or {}))
         except HeartbeatError as exc:
+            if exc.code is not None:
+                raise MCPError(exc.code, str(exc)) from None
             return error_result(str(exc))
         text = json.dumps(result, separators=(",", ":"))
         return types.CallToolResult(
@@ -106,14 +111,19 @@ async def serve_http(store: HeartbeatStore, server: Server[Any], host: str, port
 
 
 def main(
-    argv: list[str] | None = None, *, store_factory: Callable[..., HeartbeatStore] = HeartbeatStore
+    argv: list[str] | None = None,
+    *,
+    store_factory: Callable[..., HeartbeatStore] = HeartbeatStore,
+    input_schema: dict[str, Any] = INPUT_SCHEMA,
+    tool_name: str = TOOL,
 ) -> None:
+    """Serve; the keyword arguments let a variant change one rule (tests/agents/mcp)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--http", metavar="HOST:PORT", help="serve Streamable HTTP instead of stdio")
     parser.add_argument("--page-size", type=int, default=2, help="instructions per heartbeat result")
     args = parser.parse_args(argv)
     store = store_factory(page_size=args.page_size, spool=None if args.http else spool_dir())
-    server = build_server(store)
+    server = build_server(store, input_schema=input_schema, tool_name=tool_name)
     if args.http:
         host, _, port = args.http.rpartition(":")
         anyio.run(serve_http, store, server, host or "127.0.0.1", int(port or 0))

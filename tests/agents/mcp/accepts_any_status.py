@@ -1,0 +1,23 @@
+"""Broken MCP server: accepts any status string.
+
+Caught by heartbeat.args.status-outside-enum.
+"""
+
+import pathlib
+import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3]))
+
+from conformance.reference.heartbeat_store import HeartbeatError, HeartbeatStore, INPUT_SCHEMA, Session
+from conformance.reference.mcp_server import main
+
+
+class Store(HeartbeatStore):
+    def validate(self, args):
+        if isinstance(args.get("status"), str):
+            args = {**args, "status": "active"}
+        super().validate(args)
+
+
+if __name__ == "__main__":
+    main(store_factory=Store)

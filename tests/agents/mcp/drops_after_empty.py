@@ -1,0 +1,26 @@
+"""Broken MCP server: once every instruction of a session was acknowledged, later instructions
+for it are lost.
+
+Caught by heartbeat.instructions.model-based (only the sequences find it: no scripted case
+acknowledges everything and then enqueues again).
+"""
+
+import pathlib
+import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3]))
+
+from conformance.reference.heartbeat_store import HeartbeatStore
+from conformance.reference.mcp_server import main
+
+
+class Store(HeartbeatStore):
+    def enqueue(self, session_id, text):
+        session = self.sessions.get(session_id)
+        if session is not None and session.acknowledged and not self.pending(session):
+            return "dropped"
+        return super().enqueue(session_id, text)
+
+
+if __name__ == "__main__":
+    main(store_factory=Store)

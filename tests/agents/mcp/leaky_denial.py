@@ -1,0 +1,24 @@
+"""Broken MCP server: rejects another caller, but its error message shows the session's state.
+
+Caught by heartbeat.access.other-caller-rejected.
+"""
+
+import pathlib
+import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3]))
+
+from conformance.reference.heartbeat_store import HeartbeatError, HeartbeatStore, INPUT_SCHEMA, Session
+from conformance.reference.mcp_server import main
+
+
+class Store(HeartbeatStore):
+    def heartbeat(self, caller, args):
+        session = self.sessions.get(args.get("sessionId"))
+        if session is not None and session.owner != caller:
+            raise HeartbeatError(f"session belongs to another caller (state: {session.state})")
+        return super().heartbeat(caller, args)
+
+
+if __name__ == "__main__":
+    main(store_factory=Store)

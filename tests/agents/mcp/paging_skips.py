@@ -1,0 +1,25 @@
+"""Broken MCP server: its cursor skips the first instruction of every following page.
+
+Caught by heartbeat.instructions.paging.
+"""
+
+import pathlib
+import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3]))
+
+from conformance.reference.heartbeat_store import HeartbeatError, HeartbeatStore, INPUT_SCHEMA, Session
+from conformance.reference.mcp_server import main
+
+from conformance.reference.heartbeat_store import decode_cursor, encode_cursor
+
+
+class Store(HeartbeatStore):
+    def page(self, session, cursor):
+        if cursor is not None:
+            cursor = encode_cursor(decode_cursor(cursor) + 1)
+        return super().page(session, cursor)
+
+
+if __name__ == "__main__":
+    main(store_factory=Store)

@@ -1,0 +1,22 @@
+"""Broken MCP server: ignores idempotency keys: a retry is executed again and answered afresh.
+
+Caught by heartbeat.idempotency.retry-same-result.
+"""
+
+import pathlib
+import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3]))
+
+from conformance.reference.heartbeat_store import HeartbeatError, HeartbeatStore, INPUT_SCHEMA, Session
+from conformance.reference.mcp_server import main
+
+
+class Store(HeartbeatStore):
+    def heartbeat(self, caller, args):
+        self.results.clear()
+        return super().heartbeat(caller, args)
+
+
+if __name__ == "__main__":
+    main(store_factory=Store)

@@ -1,0 +1,28 @@
+"""Broken MCP server: answers a retry with the first result, but applies its arguments again.
+
+Caught by heartbeat.idempotency.not-applied-twice.
+"""
+
+import pathlib
+import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3]))
+
+from conformance.reference.heartbeat_store import HeartbeatError, HeartbeatStore, INPUT_SCHEMA, Session
+from conformance.reference.mcp_server import main
+
+
+class Store(HeartbeatStore):
+    def heartbeat(self, caller, args):
+        done = self.results.get((caller, args.get("sessionId"), args.get("idempotencyKey")))
+        result = super().heartbeat(caller, args)
+        session = self.sessions.get(args.get("sessionId"))
+        if done is not None and session is not None:
+            session.state.update(
+                {k: v for k, v in args.items() if k in ("status", "progressPercent", "currentStep")}
+            )
+        return result
+
+
+if __name__ == "__main__":
+    main(store_factory=Store)
