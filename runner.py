@@ -217,15 +217,46 @@ TARGET_OPTIONS: list[tuple[str, dict[str, Any]]] = [
 ]
 
 
+HTTP_OPTIONS: list[tuple[str, dict[str, Any]]] = [
+    (
+        "--http-url",
+        {"metavar": "URL", "help": "base URL of a service with GET /sessions/{id}/status (e.g. AgentScope)"},
+    ),
+    (
+        "--http-cmd",
+        {"metavar": "CMD", "help": "command that starts such a service and prints its http:// URL"},
+    ),
+    (
+        "--user-id",
+        {"metavar": "ID", "help": "x-user-id of the caller (default: a fresh id; the header is trusted)"},
+    ),
+    (
+        "--other-user-id",
+        {"metavar": "ID", "help": "x-user-id of another owner, for the ownership cases (default: fresh)"},
+    ),
+    (
+        "--agent-id",
+        {"metavar": "ID", "help": "agent of an existing session, for services the suite cannot drive"},
+    ),
+    (
+        "--session-id",
+        {"metavar": "ID", "help": "an existing session of --user-id, for services the suite cannot drive"},
+    ),
+]
+
+
 def add_target_arguments(p: argparse.ArgumentParser) -> None:
     group = p.add_argument_group("MCP target (session_heartbeat)")
     for flag, keywords in TARGET_OPTIONS:
+        group.add_argument(flag, **keywords)
+    group = p.add_argument_group("HTTP target (GET /sessions/{id}/status)")
+    for flag, keywords in HTTP_OPTIONS:
         group.add_argument(flag, **keywords)
 
 
 def target_argv(args: argparse.Namespace) -> list[str]:
     argv: list[str] = []
-    for flag, _ in TARGET_OPTIONS:
+    for flag, _ in TARGET_OPTIONS + HTTP_OPTIONS:
         value = getattr(args, flag.lstrip("-").replace("-", "_"))
         for item in value if isinstance(value, list) else [value]:
             if item is not None:
@@ -412,6 +443,7 @@ def main(argv: list[str] | None = None) -> int:
     problem = (
         check_agent_command(args.agent)
         or check_agent_command(args.mcp_cmd, "--mcp-cmd")
+        or check_agent_command(args.http_cmd, "--http-cmd")
         or check_report_dir(args.report_dir)
         or check_cwd(args.cwd)
         or check_env(args.env + args.secret_env)

@@ -102,7 +102,9 @@ async def schema_is_closed(mcp: McpTarget, details: dict) -> None:
         )
 
 
-@case("heartbeat.schema.properties", level=Level.MUST, spec=SHARED, needs=("heartbeat",), shows_handshake=True)
+@case(
+    "heartbeat.schema.properties", level=Level.MUST, spec=SHARED, needs=("heartbeat",), shows_handshake=True
+)
 async def schema_fields_match(mcp: McpTarget, details: dict) -> None:
     """Every property of the spec's schema is there, with the spec's type, enum and bounds."""
     differences = compare_properties((mcp.tool or {}).get("inputSchema") or {})

@@ -6,11 +6,13 @@ import os
 import re
 import shlex
 import sys
+import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
 __all__ = [
     "AgentConfig",
+    "HttpOptions",
     "McpOptions",
     "UsageError",
     "parse_env",
@@ -112,6 +114,36 @@ class McpOptions:
         return options
 
 
+@dataclass
+class HttpOptions:
+    """Who asks, and about what, for `GET /sessions/{id}/status` (--user-id and friends)."""
+
+    user_id: str = field(default_factory=lambda: f"conformance-user-{uuid.uuid4().hex[:8]}")
+    other_user_id: str = field(default_factory=lambda: f"conformance-other-{uuid.uuid4().hex[:8]}")
+    agent_id: str | None = None  # an existing session to probe, for services the suite cannot drive
+    session_id: str | None = None
+
+    @classmethod
+    def from_options(
+        cls, *, user_id: str | None, other_user_id: str | None, agent_id: str | None, session_id: str | None
+    ) -> HttpOptions:
+        options = cls(agent_id=agent_id, session_id=session_id)
+        for name, value in (("--user-id", user_id), ("--other-user-id", other_user_id)):
+            if value is not None and (not value.strip() or any(c in value for c in "\r\n")):
+                raise UsageError(f"{name} {value!r} is not a usable header value")
+        options.user_id = user_id or options.user_id
+        options.other_user_id = other_user_id or options.other_user_id
+        if options.user_id == options.other_user_id:
+            raise UsageError("--other-user-id must differ from --user-id: it plays another owner")
+        if (agent_id is None) != (session_id is None):
+            raise UsageError("pass --agent-id and --session-id together (an existing session of --user-id)")
+        return options
+
+
+def reference_http_command() -> list[str]:
+    return [sys.executable, "-m", "conformance.reference.http_status", "--listen", "127.0.0.1:0"]
+
+
 def parse_env(pairs: list[str]) -> dict[str, str]:
     env: dict[str, str] = {}
     for pair in pairs:
@@ -164,6 +196,7 @@ class AgentConfig:
     # (GET /sessions/{id}/status).
     target: str = "acp"
     mcp: McpOptions = field(default_factory=McpOptions)
+    http: HttpOptions = field(default_factory=HttpOptions)
 
     @property
     def restartable(self) -> bool:
@@ -201,8 +234,12 @@ class AgentConfig:
                 transport = "http"
             else:
                 raise UsageError(f"--agent-url {url!r} is not a ws://, wss://, http:// or https:// URL")
+        if target == "http":
+            transport = "http"  # plain HTTP requests; a command is a server that prints its URL
         if url is not None:
             command, embedded = [], False
+        elif agent is None and target == "http":
+            command, embedded = reference_http_command(), True
         elif agent is None and target == "mcp":
             if transport == "websocket":
                 raise UsageError(

@@ -16,6 +16,7 @@ from . import revisions
 from .outcomes import Outcome
 from .registry import CASES, Case
 from .runtime import CaseRecord
+from .transcript import reproduce_heading
 
 __all__ = ["CaseBroken", "CaseFailed", "CaseItem", "CaseModule", "is_case_file"]
 
@@ -149,7 +150,7 @@ def render_failure(case: Case, record: CaseRecord, max_frames: int = 40) -> str:
         lines.append("  agent stderr (tail):")
         lines.extend("    " + ln for ln in record.stderr.strip().splitlines()[-15:])
     if record.reproduction:
-        lines.append("  reproduce (send these lines to the agent's stdin):")
+        lines.append(f"  {reproduce_heading(record.reproduction)}:")
         lines.extend("    " + ln[:500] for ln in record.reproduction[:30])
     return clean("\n".join(lines))
 

@@ -15,6 +15,8 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
+from .transcript import reproduce_heading
+
 __all__ = ["enrich_junit", "write_fatal_junit", "xml_safe"]
 
 # Characters XML 1.0 cannot carry at all, even escaped; agents can send them.
@@ -39,7 +41,7 @@ def transcript_text(case: dict[str, Any]) -> str:
     if case.get("stderr", "").strip():
         lines += ["", "agent stderr (tail):", case["stderr"].strip()[-4000:]]
     if case.get("reproduction"):
-        lines += ["", "reproduce (send these lines to the agent's stdin):", *case["reproduction"][:50]]
+        lines += ["", f"{reproduce_heading(case['reproduction'])}:", *case["reproduction"][:50]]
     return xml_safe("\n".join(lines))
 
 

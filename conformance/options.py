@@ -179,6 +179,30 @@ def _add_target_options(parser: pytest.Parser) -> None:
         "{baseUrl} (the MCP URL's origin) are replaced",
     )
     group.addoption(
+        "--http-cmd", default=None, help="command that starts an HTTP status service and prints its URL"
+    )
+    group.addoption(
+        "--http-url", default=None, metavar="URL", help="base URL of a service with GET /sessions/{id}/status"
+    )
+    group.addoption(
+        "--user-id", dest="http_user_id", default=None, help="x-user-id of the caller (default: a fresh id)"
+    )
+    group.addoption(
+        "--other-user-id",
+        dest="http_other_user_id",
+        default=None,
+        help="x-user-id of another owner, for the ownership cases (default: a fresh id)",
+    )
+    group.addoption(
+        "--agent-id", dest="http_agent_id", default=None, help="agent of an existing session to probe"
+    )
+    group.addoption(
+        "--session-id",
+        dest="http_session_id",
+        default=None,
+        help="an existing session of --user-id, for services whose API the suite cannot drive",
+    )
+    group.addoption(
         "--instructions-path",
         default=None,
         metavar="POINTER",

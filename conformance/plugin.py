@@ -18,7 +18,7 @@ import pytest
 
 from . import revisions
 from .baseline import Baseline, BaselineResult, load_baseline, write_baseline
-from .config import AgentConfig, McpOptions, UsageError
+from .config import AgentConfig, HttpOptions, McpOptions, UsageError
 from .items import CaseItem, CaseModule, is_case_file
 from .junit import enrich_junit, write_fatal_junit
 from .options import pytest_addoption  # noqa: F401 - the hook, registered with this plugin
@@ -125,7 +125,7 @@ def _strict(config: pytest.Config) -> bool:
 
 
 def _is_conformance_run(config: pytest.Config) -> bool:
-    for option in ("agent", "agent_url", "mcp_cmd", "mcp_url", "conformance_target"):
+    for option in ("agent", "agent_url", "mcp_cmd", "mcp_url", "http_cmd", "http_url", "conformance_target"):
         if config.getoption(option) is not None:
             return True
     for arg in config.args:
@@ -136,24 +136,28 @@ def _is_conformance_run(config: pytest.Config) -> bool:
 
 
 def _agent_label(config: pytest.Config) -> str:
-    agent = config.getoption("mcp_cmd") or config.getoption("agent")
+    agent = config.getoption("mcp_cmd") or config.getoption("http_cmd") or config.getoption("agent")
     if agent is None:
-        return "mcp-reference" if _target(config) == "mcp" else "reference"
+        return {"mcp": "mcp-reference", "http": "http-reference"}.get(_target(config), "reference")
     return Path(agent.split()[0] if agent.split() else "agent").name
 
 
 def _target(config: pytest.Config) -> str:
     if config.getoption("mcp_cmd") is not None or config.getoption("mcp_url") is not None:
         return "mcp"
+    if config.getoption("http_cmd") is not None or config.getoption("http_url") is not None:
+        return "http"
     return config.getoption("conformance_target") or "acp"
 
 
 def _agent_config(config: pytest.Config, report_dir: Path) -> AgentConfig:
     worker = getattr(config, "workerinput", {}).get("workerid", "main")
     target = _target(config)
-    mcp = target == "mcp"
+    mcp, http = target == "mcp", target == "http"
+    command = {"mcp": "mcp_cmd", "http": "http_cmd"}.get(target, "agent")
+    url = {"mcp": "mcp_url", "http": "http_url"}.get(target, "agent_url")
     agent_config = AgentConfig.from_options(
-        config.getoption("mcp_cmd") if mcp else config.getoption("agent"),
+        config.getoption(command),
         cwd=config.getoption("agent_cwd"),
         env=config.getoption("agent_env") + config.getoption("agent_secret_env"),
         auth_method=config.getoption("auth_method"),
@@ -164,10 +168,17 @@ def _agent_config(config: pytest.Config, report_dir: Path) -> AgentConfig:
         seed=config.getoption("conformance_seed"),
         report_dir=report_dir,
         transport=config.getoption("agent_transport"),
-        url=config.getoption("mcp_url") if mcp else config.getoption("agent_url"),
+        url=config.getoption(url),
         protocol=config.getoption("agent_protocol"),
         target=target,
     )
+    if http:
+        agent_config.http = HttpOptions.from_options(
+            user_id=config.getoption("http_user_id"),
+            other_user_id=config.getoption("http_other_user_id"),
+            agent_id=config.getoption("http_agent_id"),
+            session_id=config.getoption("http_session_id"),
+        )
     if mcp:
         agent_config.mcp = McpOptions.from_options(
             headers=config.getoption("mcp_headers"),
@@ -256,7 +267,9 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     report = config.stash[REPORT]
     report.agent, report.target = dict(init), runtime.config.target
     if runtime.config.target != "acp":
-        report.advertised = runtime.target.advertises("heartbeat")
+        report.advertised = runtime.target.advertises(
+            "heartbeat" if runtime.config.target == "mcp" else "http-status"
+        )
     try:
         name, why = runtime.resolve_revision(config.getoption("conformance_spec"))
     except CaseSignal as exc:

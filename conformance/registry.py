@@ -43,7 +43,19 @@ class SpecRef:
 # "v1" / "v2": the case belongs to that protocol version (--protocol). "frames": the transport
 # can carry malformed frames (stdio, WebSocket; not Streamable HTTP, one JSON object per POST).
 KNOWN_CAPABILITIES = frozenset(
-    {"status", "no-status", "close", "list", "persist", "resume-or-load", "v1", "v2", "frames", "heartbeat"}
+    {
+        "status",
+        "no-status",
+        "close",
+        "list",
+        "persist",
+        "resume-or-load",
+        "v1",
+        "v2",
+        "frames",
+        "heartbeat",
+        "http-status",
+    }
 )
 
 

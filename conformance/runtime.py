@@ -20,6 +20,7 @@ from . import revisions
 from .acp import AcpTarget
 from .agent_process import AgentProcess
 from .config import AgentConfig
+from .http_target import HttpService, HttpStatusTarget
 from .mcp import McpTarget
 from .outcomes import (
     AgentExited,
@@ -61,8 +62,9 @@ class Runtime:
         self.strict = strict
         self.transcript = Transcript()
         self.stderr = StderrTail()
-        self.target: Any = McpTarget(self) if config.target == "mcp" else AcpTarget(self)
-        self._agent: AgentProcess | None = None
+        targets = {"mcp": McpTarget, "http": HttpStatusTarget}
+        self.target: Any = targets.get(config.target, AcpTarget)(self)
+        self._agent: AgentProcess | HttpService | None = None
         self._portal_cm = start_blocking_portal()
         self._portal = self._portal_cm.__enter__()
         self._tg: anyio.abc.TaskGroup | None = None
@@ -97,7 +99,8 @@ class Runtime:
         assert self._tg is not None
         self.starts += 1
         mark = self.transcript.mark()
-        self._agent = await self._tg.start(AgentProcess(self.config, self.transcript, self.stderr).run)
+        service = HttpService if self.config.target == "http" else AgentProcess
+        self._agent = await self._tg.start(service(self.config, self.transcript, self.stderr).run)
         if self._agent.process is not None and self._agent.process.pgid is not None:
             self.pgids.append(self._agent.process.pgid)
         try:
@@ -337,5 +340,6 @@ def _unimplemented_message(missing: list[str]) -> str:
         "persist": "loadSession or sessionCapabilities.resume",
         "resume-or-load": "loadSession or sessionCapabilities.resume",
         "heartbeat": "a session_heartbeat tool (tools/list)",
+        "http-status": "GET /sessions/{session_id}/status (its OpenAPI document has no such route)",
     }
     return "the agent does not advertise " + ", ".join(names.get(m, m) for m in missing)

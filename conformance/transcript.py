@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-__all__ = ["Entry", "StderrTail", "Transcript"]
+__all__ = ["Entry", "StderrTail", "Transcript", "reproduce_heading"]
 
 SEND = "send"  # suite -> agent
 RECV = "recv"  # agent -> suite
@@ -75,6 +75,13 @@ class Transcript:
 
     def __len__(self) -> int:
         return self._count
+
+
+def reproduce_heading(reproduction: list[str]) -> str:
+    """How to use a case's reproduction: HTTP cases give curl commands, the others frames to send."""
+    if reproduction and reproduction[0].startswith("curl "):
+        return "reproduce (run these commands)"
+    return "reproduce (send these lines to the agent's stdin)"
 
 
 class StderrTail:

@@ -1,0 +1,65 @@
+"""Start a real AgentScope 2.0.x server on 127.0.0.1, configured as issue 8 asks: SQL storage
+on SQLite (aiosqlite), the in-memory message bus, a local workspace; no Redis, no API key.
+
+    python tests/servers/agentscope_server.py [--file-db] [--external-tool]
+
+Prints `listening on http://127.0.0.1:PORT` once it accepts connections. --file-db keeps the
+database in a file instead of `:memory:` (an interrupted run makes SQLAlchemy drop the single
+in-memory connection, and the next one sees an empty database); --external-tool adds AgentScope's
+AskUser tool through create_app(extra_agent_tools=…), a server-side option, the only way to get
+a tool dispatched to an external executor.
+"""
+
+import argparse
+import asyncio
+import socket
+import tempfile
+
+import uvicorn
+from agentscope.app import create_app
+from agentscope.app.message_bus import InMemoryMessageBus
+from agentscope.app.storage import AsyncSQLAlchemyStorage
+from agentscope.app.workspace_manager import LocalWorkspaceManager
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--file-db", action="store_true")
+    parser.add_argument("--external-tool", action="store_true")
+    args = parser.parse_args()
+    workspace = tempfile.mkdtemp(prefix="agentscope-workspace-")
+    database = f"{workspace}/agentscope.db" if args.file_db else ":memory:"
+    extra = {}
+    if args.external_tool:
+        from agentscope.tool import AskUser
+
+        async def tools(user_id, agent_id, session_id):
+            return [AskUser()]
+
+        extra["extra_agent_tools"] = tools
+    app = create_app(
+        storage=AsyncSQLAlchemyStorage(f"sqlite+aiosqlite:///{database}"),
+        message_bus=InMemoryMessageBus(),
+        workspace_manager=LocalWorkspaceManager(workspace),
+        enable_index_worker=False,
+        enable_channel_worker=False,
+        enable_scheduler=False,
+        **extra,
+    )
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+
+    async def serve() -> None:
+        task = asyncio.create_task(server.serve(sockets=[sock]))
+        while not server.started and not task.done():
+            await asyncio.sleep(0.05)
+        print(f"listening on http://127.0.0.1:{sock.getsockname()[1]}", flush=True)
+        await task
+
+    asyncio.run(serve())
+
+
+if __name__ == "__main__":
+    main()
