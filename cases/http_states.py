@@ -106,7 +106,8 @@ async def parked_on_external_executor(http: HttpStatusTarget, details: dict) -> 
     agent_id, sid = await driven_session(http, "a session waiting for an external executor")
     mark = len(http.model.requests)
     await http.chat(agent_id, sid, "[external] ask the user")
-    probe = await http.wait_for(agent_id, sid, "awaiting_external_result", timeout=SETTLE)
+    await http.wait_for_model(mark)
+    probe = await http.wait_for(agent_id, sid, {"awaiting_external_result", "idle"}, timeout=SETTLE)
     if probe.status == "awaiting_external_result":
         await http.driver.submit_external_result(http.user_id, agent_id, sid)
         return

@@ -250,16 +250,23 @@ class HttpStatusTarget:
             )
 
     async def wait_for(
-        self, agent_id: str, session_id: str, wanted: str, timeout: float = 15.0
+        self, agent_id: str, session_id: str, wanted: str | set[str], timeout: float = 15.0
     ) -> StatusProbe:
-        """Poll until the status is ``wanted``; the last probe either way."""
+        """Poll until the status is ``wanted`` (one of them); the last probe either way."""
+        goals = {wanted} if isinstance(wanted, str) else wanted
         with anyio.move_on_after(timeout):
             while True:
                 probe = await self.status(session_id, agent_id)
-                if probe.status == wanted:
+                if probe.status in goals:
                     return probe
                 await anyio.sleep(0.05)
         return probe
+
+    async def wait_for_model(self, mark: int, timeout: float = 10.0) -> None:
+        """Until the fake model has been asked something since ``mark`` (the run has started)."""
+        with anyio.move_on_after(timeout):
+            while len(self.model.requests) <= mark:
+                await anyio.sleep(0.02)
 
     async def snapshot(self, agent_id: str, session_id: str) -> dict[str, Any]:
         """What the service shows of a session besides its status: its messages and its listing entry."""
