@@ -39,7 +39,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python runner.py",
         description="Certify an ACP agent's session/status (or, with --mcp-cmd / --mcp-url, an MCP server's "
-        "session_heartbeat tool) against the spec.",
+        "session_heartbeat tool; with --http-url / --http-cmd, a GET /sessions/{id}/status service such as "
+        "AgentScope) against the spec.",
         epilog="Exit codes: 0 conformant, 1 non-conformant, 2 usage or harness error, 3 not implemented. "
         "Subcommands: 'python runner.py matrix REPORT.json… -o matrix.html' compares runs side by side; "
         "'python runner.py replay FILE.replay.json [--agent CMD]' re-sends a recorded failing sequence.",

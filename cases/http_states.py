@@ -43,9 +43,6 @@ AWAITING_EXTERNAL = SpecRef(
     "``AWAITING_EXTERNAL_RESULT``: no worker is running the session, and the persisted context tail has at least "
     "one tool call dispatched to an external executor and awaiting its result (with no peer awaiting permission).",
 )
-SETTLE = (
-    15.0  # seconds a finished run may take to release its lease (AgentScope names the session after a turn)
-)
 
 
 async def driven_session(http: HttpStatusTarget, what: str) -> tuple[str, str]:
@@ -77,7 +74,7 @@ async def running_while_the_lease_is_held(http: HttpStatusTarget, details: dict)
     probe = await http.wait_for(agent_id, sid, "running", timeout=2.5)
     details["seen"] = probe.describe()
     expect(probe, "running", "while a run streamed its answer for 3 s")
-    await http.wait_for(agent_id, sid, "idle", timeout=SETTLE)  # leave the agent as it was
+    await http.wait_for(agent_id, sid, "idle", timeout=http.settle_time)  # leave the agent as it was
 
 
 @case("http.state.idle-after-run", level=Level.MUST, spec=IDLE, needs=HTTP_CAPABILITY)
@@ -86,8 +83,8 @@ async def idle_once_the_run_ends(http: HttpStatusTarget, details: dict) -> None:
     agent_id, sid = await driven_session(http, "a session after a run")
     await http.chat(agent_id, sid, "[slow:1] answer")
     await http.wait_for(agent_id, sid, "running", timeout=2)
-    probe = await http.wait_for(agent_id, sid, "idle", timeout=SETTLE)
-    expect(probe, "idle", f"{SETTLE:g} s after a 1 s run")
+    probe = await http.wait_for(agent_id, sid, "idle", timeout=http.settle_time)
+    expect(probe, "idle", f"{http.settle_time:g} s after a 1 s run")
 
 
 @case("http.state.awaiting-permission", level=Level.MUST, spec=AWAITING_PERMISSION, needs=HTTP_CAPABILITY)
@@ -95,7 +92,7 @@ async def parked_on_permission(http: HttpStatusTarget, details: dict) -> None:
     """A turn that ends waiting on a permission request reads awaiting_permission."""
     agent_id, sid = await driven_session(http, "a session waiting for permission")
     await http.chat(agent_id, sid, "[permission] write the probe file")
-    probe = await http.wait_for(agent_id, sid, "awaiting_permission", timeout=SETTLE)
+    probe = await http.wait_for(agent_id, sid, "awaiting_permission", timeout=http.settle_time)
     expect(probe, "awaiting_permission", "after the model asked for a tool that needs the user's permission")
     await http.driver.confirm(http.user_id, agent_id, sid, allow=False)
 
@@ -107,7 +104,7 @@ async def parked_on_external_executor(http: HttpStatusTarget, details: dict) -> 
     mark = len(http.model.requests)
     await http.chat(agent_id, sid, "[external] ask the user")
     await http.wait_for_model(mark)
-    probe = await http.wait_for(agent_id, sid, {"awaiting_external_result", "idle"}, timeout=SETTLE)
+    probe = await http.wait_for(agent_id, sid, {"awaiting_external_result", "idle"}, timeout=http.settle_time)
     if probe.status == "awaiting_external_result":
         await http.driver.submit_external_result(http.user_id, agent_id, sid)
         return
@@ -152,7 +149,7 @@ async def ownership_holds_while_running(http: HttpStatusTarget, details: dict) -
             f"the session never read running during a 3 s run ({running.describe()}): see http.state.running-during-run"
         )
     problems = await expect_hidden(http, agent_id, sid, "running")
-    await http.wait_for(agent_id, sid, "idle", timeout=SETTLE)
+    await http.wait_for(agent_id, sid, "idle", timeout=http.settle_time)
     if problems:
         raise Violation(
             "while the session was running: " + "; ".join(problems),
@@ -166,7 +163,7 @@ async def ownership_holds_while_parked(http: HttpStatusTarget, details: dict) ->
     """While the session waits for permission, another user and a wrong agent_id still get 404."""
     agent_id, sid = await driven_session(http, "a session waiting for permission")
     await http.chat(agent_id, sid, "[permission] write the probe file")
-    parked = await http.wait_for(agent_id, sid, "awaiting_permission", timeout=SETTLE)
+    parked = await http.wait_for(agent_id, sid, "awaiting_permission", timeout=http.settle_time)
     if parked.status != "awaiting_permission":
         raise NotTestable(
             f"the session never read awaiting_permission ({parked.describe()}): see http.state.awaiting-permission"

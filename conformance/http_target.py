@@ -187,6 +187,12 @@ class HttpStatusTarget:
         }
 
     @property
+    def settle_time(self) -> float:
+        """Seconds a driven session may take to reach a state (--timeout): runs end, leases are
+        released, turns are persisted; AgentScope also names a session after its first turn."""
+        return self.runtime.config.timeout
+
+    @property
     def model(self) -> Any:
         """The fake OpenAI-compatible model the driven sessions talk to."""
         if self._model is None:
@@ -277,7 +283,10 @@ class HttpStatusTarget:
             body = listing.json()
             items = body.get("sessions") if isinstance(body, dict) else body
             for item in items if isinstance(items, list) else []:
-                if isinstance(item, dict) and item.get("session_id", item.get("id")) == session_id:
+                if not isinstance(item, dict):
+                    continue
+                nested = item.get("session") if isinstance(item.get("session"), dict) else {}
+                if session_id in (item.get("session_id"), item.get("id"), nested.get("id")):
                     entry = item
         return {
             "messages": (messages.status_code, messages.text[:MAX_BODY]),

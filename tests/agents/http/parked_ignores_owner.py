@@ -1,0 +1,23 @@
+"""Broken HTTP status service: while the session is parked on a tool call, another user (or a wrong
+agent_id) gets 200 with its status. Caught by http.ownership.while-parked.
+"""
+
+import pathlib
+import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3]))
+
+from conformance.reference.http_status import ReferenceService, main
+
+
+class Service(ReferenceService):
+    def status_refusal(self, session_id, verdict, session, *, user_id, agent_id):
+        if session is not None and not self.lease_held(session.id):
+            parked = self.parked_status(session)
+            if parked is not None:
+                return self.status_body(session, session_id, parked)
+        return super().status_refusal(session_id, verdict, session, user_id=user_id, agent_id=agent_id)
+
+
+if __name__ == "__main__":
+    main(Service)
