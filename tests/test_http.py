@@ -70,6 +70,7 @@ BROKEN: dict[str, tuple[int, dict[str, str]]] = {
         },
     ),
     "wrong_session_echo": (1, {"http.status.shape": "fail"}),
+    "new_session_not_idle": (1, {"http.state.idle-fresh": "fail"}),
     "missing_agent_400": (1, {"http.validation.missing-agent-id": "fail"}),
     "missing_user_bad_422": (1, {"http.validation.missing-user-id": "fail"}),
     # A probe holds the lease for 2 s: the probe after it reads running, and a run cannot start.
