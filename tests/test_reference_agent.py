@@ -36,7 +36,7 @@ def test_xdist_gives_one_merged_report(suite) -> None:
     run = suite("-n", "2")
     assert run.code == 0, run.stderr
     assert run.outcomes == BASELINE
-    assert len(run.report["cases"]) == len(CASES)
+    assert len(run.report["cases"]) == len([c for c in CASES.values() if c.target == "acp"])
     Draft202012Validator(REPORT_SCHEMA).validate(run.report)
 
 
