@@ -19,19 +19,18 @@ import anyio
 import httpx
 
 from .outcomes import HarnessError
-from .streamable_http import TransportRefused
+from .streamable_http import EndingChannel, TransportRefused
 from .transcript import StderrTail
 
 __all__ = ["McpHttpChannel"]
 
 
-class McpHttpChannel:
+class McpHttpChannel(EndingChannel):
     def __init__(self, url: str, headers: dict[str, str], stderr: StderrTail | None = None) -> None:
+        super().__init__()
         self.url = url
         self.headers = headers
         self.stderr = stderr or StderrTail()
-        self.returncode: int | None = None
-        self._closed = anyio.Event()
         self._release = anyio.Event()
         self._task: asyncio.Task[None] | None = None
         self._read: Any = None
@@ -104,15 +103,6 @@ class McpHttpChannel:
                 yield json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode()
         finally:
             self._mark_closed()
-
-    def _mark_closed(self) -> None:
-        if self.returncode is None:
-            self.returncode = 0
-        self._closed.set()
-
-    async def wait(self) -> int:
-        await self._closed.wait()
-        return self.returncode or 0
 
     async def close(self) -> None:
         self._release.set()

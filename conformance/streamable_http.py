@@ -22,7 +22,7 @@ from acp.http.client import AcpHttpStatusError
 from .outcomes import HarnessError
 from .transcript import StderrTail
 
-__all__ = ["HttpChannel", "TransportRefused"]
+__all__ = ["EndingChannel", "HttpChannel", "TransportRefused"]
 
 
 class TransportRefused(Exception):
@@ -33,13 +33,30 @@ class TransportRefused(Exception):
         self.status = status
 
 
-class HttpChannel:
+class EndingChannel:
+    """What channels without a process of their own share: a return code (0) and an event, both
+    set once the stream has ended; the peer waits on them as it would on a process's exit."""
+
+    def __init__(self) -> None:
+        self.returncode: int | None = None
+        self._closed = anyio.Event()
+
+    def _mark_closed(self) -> None:
+        if self.returncode is None:
+            self.returncode = 0
+        self._closed.set()
+
+    async def wait(self) -> int:
+        await self._closed.wait()
+        return self.returncode or 0
+
+
+class HttpChannel(EndingChannel):
     def __init__(self, url: str, stderr: StderrTail | None = None) -> None:
+        super().__init__()
         self.url = url
         self.stderr = stderr or StderrTail()
         self.transport: Any = None
-        self.returncode: int | None = None
-        self._closed = anyio.Event()
 
     async def open(self, timeout: float) -> None:
         try:  # any HTTP answer means something listens; the SDK client itself connects lazily
@@ -76,15 +93,6 @@ class HttpChannel:
                 yield json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode()
         finally:
             self._mark_closed()
-
-    def _mark_closed(self) -> None:
-        if self.returncode is None:
-            self.returncode = 0
-        self._closed.set()
-
-    async def wait(self) -> int:
-        await self._closed.wait()
-        return self.returncode or 0
 
     async def close(self) -> None:
         if self.transport is not None:

@@ -4,47 +4,14 @@
 Caught by heartbeat.result.shape.
 """
 
-import json
-import pathlib
-import sys
+from _raw import heartbeat, serve
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3]))
-
-from conformance.reference.heartbeat_store import HeartbeatError, HeartbeatStore, INPUT_SCHEMA, spool_dir
-
-store = HeartbeatStore(spool=spool_dir())
+from conformance.reference.heartbeat_store import INPUT_SCHEMA
 
 
-def answer(message):
-    method, params = message.get("method"), message.get("params") or {}
-    if method == "initialize":
-        return {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {"tools": {}},
-            "serverInfo": {"name": "no-content", "version": "0"},
-        }
-    if method == "tools/list":
-        return {"tools": [{"name": "session_heartbeat", "inputSchema": INPUT_SCHEMA}]}
-    if method == "tools/call":
-        try:
-            return {"structuredContent": store.heartbeat("local", params.get("arguments") or {})}
-        except HeartbeatError as exc:
-            return {"content": [{"type": "text", "text": str(exc)}], "isError": True}
-    return None
+def call(arguments):
+    result, error = heartbeat(arguments)
+    return error or {"structuredContent": result}
 
 
-for line in sys.stdin:
-    message = json.loads(line)
-    if "id" not in message:
-        continue
-    result = answer(message)
-    if result is None:
-        reply = {
-            "jsonrpc": "2.0",
-            "id": message["id"],
-            "error": {"code": -32601, "message": "Method not found"},
-        }
-    else:
-        reply = {"jsonrpc": "2.0", "id": message["id"], "result": result}
-    sys.stdout.write(json.dumps(reply) + "\n")
-    sys.stdout.flush()
+serve("no-content", [{"name": "session_heartbeat", "inputSchema": INPUT_SCHEMA}], call)

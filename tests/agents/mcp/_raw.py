@@ -1,0 +1,50 @@
+"""A hand-written MCP server loop on stdio (no SDK), for results the SDK would not let a server
+build: each broken script gives `serve` its tools/list and tools/call answers."""
+
+import json
+import pathlib
+import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3]))
+
+from conformance.reference.heartbeat_store import HeartbeatError, HeartbeatStore, spool_dir
+
+store = HeartbeatStore(spool=spool_dir())
+
+
+def heartbeat(arguments):
+    """The reference rules' result, or the tool error they give."""
+    try:
+        return store.heartbeat("local", arguments or {}), None
+    except HeartbeatError as exc:
+        return None, {"content": [{"type": "text", "text": str(exc)}], "isError": True}
+
+
+def serve(name, tools, call):
+    for line in sys.stdin:
+        message = json.loads(line)
+        if "id" not in message:
+            continue
+        method, params = message.get("method"), message.get("params") or {}
+        if method == "initialize":
+            result = {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {"tools": {}},
+                "serverInfo": {"name": name, "version": "0"},
+            }
+        elif method == "tools/list":
+            result = {"tools": tools}
+        elif method == "tools/call":
+            result = call(params.get("arguments"))
+        else:
+            result = None
+        if result is None:
+            reply = {
+                "jsonrpc": "2.0",
+                "id": message["id"],
+                "error": {"code": -32601, "message": "Method not found"},
+            }
+        else:
+            reply = {"jsonrpc": "2.0", "id": message["id"], "result": result}
+        sys.stdout.write(json.dumps(reply) + "\n")
+        sys.stdout.flush()
