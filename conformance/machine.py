@@ -219,7 +219,12 @@ def run_sequences(
         failed[0] = True
 
     machine = build_machine(
-        target, new_driver, profile.restarts_per_example, profile.restart_odds, on_failure
+        target,
+        new_driver,
+        # An agent the suite did not start (--agent-url) cannot be restarted: no restart steps.
+        profile.restarts_per_example if target.runtime.config.restartable else 0,
+        profile.restart_odds,
+        on_failure,
     )
 
     def factory() -> RuleBasedStateMachine:
