@@ -34,6 +34,22 @@ class Run:
         assert self.report is not None
         return next(c for c in self.report["cases"] if c["id"] == case_id)
 
+    def assert_explained(self, delta: dict[str, str]) -> None:
+        """Every case a broken agent makes fail or warn says why, with the frames that show it."""
+        for case_id, outcome in delta.items():
+            if outcome in ("fail", "warn"):
+                got = self.case(case_id)
+                assert got["message"], f"{case_id} failed without saying why"
+                assert got["transcript"], f"{case_id} failed without a transcript"
+
+
+def outcome_diff(expected: dict[str, str], got: dict[str, str]) -> str:
+    keys = sorted(set(expected) | set(got))
+    rows = [
+        f"  {k}: expected {expected.get(k)}, got {got.get(k)}" for k in keys if expected.get(k) != got.get(k)
+    ]
+    return "outcomes differ:\n" + "\n".join(rows)
+
 
 def agent_command(name: str, *args: str) -> str:
     return " ".join([sys.executable, str(AGENTS / f"{name}.py"), *args])

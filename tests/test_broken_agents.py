@@ -12,7 +12,7 @@ import pytest
 import cases
 from conformance.registry import CASES
 
-from .conftest import agent_command
+from .conftest import agent_command, outcome_diff
 
 cases.load_all()
 ACP_CASES = {case_id: case for case_id, case in CASES.items() if case.target == "acp"}  # MCP: test_mcp.py
@@ -238,16 +238,12 @@ def test_agent_gets_exactly_its_outcomes(agent: str, suite) -> None:
     code, delta = (BROKEN | CONFORMING_VARIANTS)[agent]
     run = suite("--agent", agent_command(agent))
     expected = BASELINE | delta
-    assert run.outcomes == expected, _diff(expected, run.outcomes) + _tail(run)
+    assert run.outcomes == expected, outcome_diff(expected, run.outcomes) + _tail(run)
     assert run.code == code, run.stderr[-2000:]
     assert run.report["spec"]["revision"] == REVISIONS.get(agent, "rfd-2026-10-26")
     if agent in MESSAGES:
         assert MESSAGES[agent] in run.case(next(iter(delta)))["message"]
-    for case_id, outcome in delta.items():
-        if outcome in ("fail", "warn"):
-            got = run.case(case_id)
-            assert got["message"], f"{case_id} failed without saying why"
-            assert got["transcript"], f"{case_id} failed without a transcript"
+    run.assert_explained(delta)
 
 
 @pytest.mark.slow
@@ -256,7 +252,7 @@ def test_websocket_agent_gets_exactly_its_outcomes(agent: str, suite) -> None:
     code, delta = WS_BROKEN[agent]
     run = suite("--transport", "websocket", "--agent", agent_command(agent, "--listen", "127.0.0.1:0"))
     expected = WS_BASELINE | delta
-    assert run.outcomes == expected, _diff(expected, run.outcomes) + _tail(run)
+    assert run.outcomes == expected, outcome_diff(expected, run.outcomes) + _tail(run)
     assert run.code == code, run.stderr[-2000:]
     assert run.report["agent"]["transport"] == "websocket"
     for case_id, outcome in delta.items():
@@ -272,22 +268,19 @@ def test_v2_agent_gets_exactly_its_outcomes(agent: str, suite) -> None:
     code, delta = V2_BROKEN[agent]
     run = suite("--protocol", "2", "--agent", agent_command(agent))
     expected = V2_BASELINE | delta
-    assert run.outcomes == expected, _diff(expected, run.outcomes) + _tail(run)
+    assert run.outcomes == expected, outcome_diff(expected, run.outcomes) + _tail(run)
     assert run.code == code, run.stderr[-2000:]
     assert run.report["agent"]["protocolVersion"] == 2
     if agent in V2_MESSAGES:
         case_id, text = V2_MESSAGES[agent]
         assert text in run.case(case_id)["message"]
-    for case_id, outcome in delta.items():
-        if outcome in ("fail", "warn"):
-            got = run.case(case_id)
-            assert got["message"] and got["transcript"], case_id
+    run.assert_explained(delta)
 
 
 @pytest.mark.slow
 def test_v2_reference_agent_passes_every_v2_case(suite) -> None:
     run = suite("--protocol", "2")
-    assert run.outcomes == V2_BASELINE, _diff(V2_BASELINE, run.outcomes) + _tail(run)
+    assert run.outcomes == V2_BASELINE, outcome_diff(V2_BASELINE, run.outcomes) + _tail(run)
     assert run.code == 0
     held = run.case("status.state.requires-action")
     assert held["details"]["snapshot"]["state"] == {"state": "requires_action"}
@@ -316,11 +309,3 @@ def _tail(run) -> str:
     """What the runner said, for a run that produced no or unexpected cases."""
     fatal = (run.report or {}).get("fatal")
     return f"\nexit {run.code}; fatal: {fatal}; stderr: {run.stderr[-600:]}"
-
-
-def _diff(expected: dict[str, str], got: dict[str, str]) -> str:
-    keys = sorted(set(expected) | set(got))
-    rows = [
-        f"  {k}: expected {expected.get(k)}, got {got.get(k)}" for k in keys if expected.get(k) != got.get(k)
-    ]
-    return "outcomes differ:\n" + "\n".join(rows)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Iterator
 
 import pytest
 
@@ -13,7 +14,7 @@ import cases
 from conformance.agent_process import URL
 from conformance.registry import CASES
 
-from .conftest import AGENTS, ROOT
+from .conftest import AGENTS, ROOT, outcome_diff
 
 cases.load_all()
 
@@ -93,6 +94,22 @@ MESSAGES = {
 }
 
 
+@pytest.fixture
+def plain_service() -> Iterator[str]:
+    """The URL of tests/servers/plain_status_service.py (a service without AgentScope's API)."""
+    proc = subprocess.Popen(
+        [sys.executable, str(ROOT / "tests" / "servers" / "plain_status_service.py")],
+        stdout=subprocess.PIPE,
+        cwd=ROOT,
+    )
+    try:
+        assert proc.stdout is not None
+        yield URL.search(proc.stdout.readline()).group(1).decode()
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
 def _variant(name: str) -> str:
     return f"{sys.executable} {HTTP_AGENTS / name}.py --listen 127.0.0.1:0"
 
@@ -103,21 +120,18 @@ def test_broken_service_gets_exactly_its_outcomes(variant: str, suite) -> None:
     code, delta = BROKEN[variant]
     run = suite("--http-cmd", _variant(variant), *FAST)
     expected = BASELINE | delta
-    assert run.outcomes == expected, _diff(expected, run.outcomes) + f"\nstderr: {run.stderr[-800:]}"
+    assert run.outcomes == expected, outcome_diff(expected, run.outcomes) + f"\nstderr: {run.stderr[-800:]}"
     assert run.code == code, run.stderr[-2000:]
     assert run.report["target"] == "http"
     if variant in MESSAGES:
         case_id, text = MESSAGES[variant]
         assert text in run.case(case_id)["message"]
-    for case_id, outcome in delta.items():
-        if outcome in ("fail", "warn"):
-            got = run.case(case_id)
-            assert got["message"] and got["transcript"], case_id
+    run.assert_explained(delta)
 
 
 def test_reference_service_is_certified(suite) -> None:
     run = suite("--target", "http")
-    assert run.outcomes == BASELINE, _diff(BASELINE, run.outcomes)
+    assert run.outcomes == BASELINE, outcome_diff(BASELINE, run.outcomes)
     assert run.code == 0, run.stderr
     assert run.report["spec"]["revision"] == "agentscope-2.0.4"
     assert run.report["traceability"]["tested"] == run.report["traceability"]["total"]
@@ -125,40 +139,18 @@ def test_reference_service_is_certified(suite) -> None:
     assert any(f["frame"].startswith("curl ") for f in shape["transcript"] if f["dir"] == "send")
 
 
-def test_a_service_the_suite_cannot_drive_is_probed_on_the_given_session(suite, tmp_path) -> None:
+def test_a_service_the_suite_cannot_drive_is_probed_on_the_given_session(suite, plain_service: str) -> None:
     """Without an AgentScope-compatible API: the read-only cases run on --session-id, the others say why."""
-    proc = subprocess.Popen(
-        [sys.executable, str(ROOT / "tests" / "servers" / "plain_status_service.py")],
-        stdout=subprocess.PIPE,
-        cwd=ROOT,
-    )
-    try:
-        assert proc.stdout is not None
-        url = URL.search(proc.stdout.readline()).group(1).decode()
-        run = suite("--http-url", url, "--user-id", "alice", "--agent-id", "a1", "--session-id", "s1")
-    finally:
-        proc.terminate()
-        proc.wait(10)
+    run = suite("--http-url", plain_service, "--user-id", "alice", "--agent-id", "a1", "--session-id", "s1")
     driven = {c for c in HTTP_CASES if c.startswith("http.state.") or c.startswith("http.ownership.while-")}
     expected = BASELINE | dict.fromkeys(driven, "not-testable")
-    assert run.outcomes == expected, _diff(expected, run.outcomes)
+    assert run.outcomes == expected, outcome_diff(expected, run.outcomes)
     assert run.code == 0
     assert "POST /chat/" in run.case("http.state.idle-fresh")["message"]
 
 
-def test_without_a_session_to_probe_the_cases_say_what_to_pass(suite) -> None:
-    proc = subprocess.Popen(
-        [sys.executable, str(ROOT / "tests" / "servers" / "plain_status_service.py")],
-        stdout=subprocess.PIPE,
-        cwd=ROOT,
-    )
-    try:
-        assert proc.stdout is not None
-        url = URL.search(proc.stdout.readline()).group(1).decode()
-        run = suite("--http-url", url, "--user-id", "alice")
-    finally:
-        proc.terminate()
-        proc.wait(10)
+def test_without_a_session_to_probe_the_cases_say_what_to_pass(suite, plain_service: str) -> None:
+    run = suite("--http-url", plain_service, "--user-id", "alice")
     assert set(run.outcomes.values()) == {"not-testable"}
     assert "--session-id" in run.case("http.status.shape")["message"]
 
@@ -178,11 +170,3 @@ def test_every_http_case_is_caught_by_a_broken_service() -> None:
 def test_every_http_variant_is_listed() -> None:
     files = {p.stem for p in HTTP_AGENTS.glob("*.py") if not p.name.startswith("_")}
     assert files == set(BROKEN)
-
-
-def _diff(expected: dict[str, str], got: dict[str, str]) -> str:
-    keys = sorted(set(expected) | set(got))
-    rows = [
-        f"  {k}: expected {expected.get(k)}, got {got.get(k)}" for k in keys if expected.get(k) != got.get(k)
-    ]
-    return "outcomes differ:\n" + "\n".join(rows)

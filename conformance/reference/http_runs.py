@@ -106,11 +106,7 @@ class Runs:
 
     def apply_confirm(self, session: Session, event: dict[str, Any]) -> None:
         reply = self._parked_reply(session, event.get("reply_id"))
-        asking = {
-            b["id"]: b
-            for b in reply["content"]
-            if b.get("type") == "tool_call" and b.get("state") == "asking"
-        }
+        asking = _calls_in_state(reply, "asking")
         results = event.get("confirm_results") or []
         for result in results:
             call = asking.get(((result or {}).get("tool_call") or {}).get("id"))
@@ -129,11 +125,7 @@ class Runs:
 
     def apply_external(self, session: Session, event: dict[str, Any]) -> None:
         reply = self._parked_reply(session, event.get("reply_id"))
-        submitted = {
-            b["id"]: b
-            for b in reply["content"]
-            if b.get("type") == "tool_call" and b.get("state") == "submitted"
-        }
+        submitted = _calls_in_state(reply, "submitted")
         results = event.get("execution_results") or []
         if any((r or {}).get("id") not in submitted for r in results):
             raise BadInput("an execution result names no tool call waiting for an external executor")
@@ -327,3 +319,8 @@ class Runs:
                         slot["name"] = function.get("name") or slot["name"]
                         slot["arguments"] += function.get("arguments") or ""
         return "".join(text).strip(), [calls[i] for i in sorted(calls)]
+
+
+def _calls_in_state(reply: dict[str, Any], state: str) -> dict[str, dict[str, Any]]:
+    """The reply's tool calls in one state (asking: for permission; submitted: to an executor), by id."""
+    return {b["id"]: b for b in reply["content"] if b.get("type") == "tool_call" and b.get("state") == state}

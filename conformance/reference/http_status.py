@@ -31,13 +31,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import socket
 import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import httpx
-import uvicorn
 from fastapi import Depends, FastAPI, Header, HTTPException, Query, Request
 from fastapi.exception_handlers import request_validation_exception_handler
 from fastapi.exceptions import RequestValidationError
@@ -59,6 +57,7 @@ from .http_models import (
     now_iso,
 )
 from .http_runs import Runs
+from .serving import serve_asgi
 
 __all__ = ["ReferenceService", "Session", "create_app", "main", "serve"]
 
@@ -372,18 +371,7 @@ def create_app(service: ReferenceService | None = None) -> FastAPI:
 
 
 async def serve(app: FastAPI, host: str, port: int) -> None:
-    # proto=IPPROTO_TCP: asyncio sets TCP_NODELAY on accepted sockets only then (else Nagle adds ~40 ms)
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((host, port))
-    bound = sock.getsockname()
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
-    task = asyncio.ensure_future(server.serve(sockets=[sock]))
-    while not server.started and not task.done():
-        await asyncio.sleep(0.01)
-    if server.started:
-        print(f"listening on http://{bound[0]}:{bound[1]}", flush=True)
-    await task
+    await serve_asgi(app, host, port, lambda h, p: f"listening on http://{h}:{p}")
 
 
 def main(

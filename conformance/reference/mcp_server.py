@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import socket
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -28,6 +27,7 @@ from mcp.server import Server, ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
 from .heartbeat_store import INPUT_SCHEMA, HeartbeatError, HeartbeatStore, spool_dir
+from .serving import serve_asgi
 
 __all__ = ["build_server", "main", "serve_http", "serve_stdio"]
 
@@ -87,7 +87,6 @@ async def serve_stdio(store: HeartbeatStore, server: Server[Any]) -> None:
 
 
 async def serve_http(store: HeartbeatStore, server: Server[Any], host: str, port: int) -> None:
-    import uvicorn
     from starlette.requests import Request
     from starlette.responses import JSONResponse
     from starlette.routing import Route
@@ -102,12 +101,7 @@ async def serve_http(store: HeartbeatStore, server: Server[Any], host: str, port
 
     routes = [Route("/operator/instructions", enqueue, methods=["POST"])]
     app = server.streamable_http_app(custom_starlette_routes=routes, host=host)
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((host, port))
-    print(f"listening on http://{host}:{sock.getsockname()[1]}/mcp", flush=True)
-    config = uvicorn.Config(app, log_level="warning", lifespan="on")
-    await uvicorn.Server(config).serve(sockets=[sock])
+    await serve_asgi(app, host, port, lambda h, p: f"listening on http://{h}:{p}/mcp")
 
 
 def main(

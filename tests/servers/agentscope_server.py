@@ -12,14 +12,14 @@ a tool dispatched to an external executor.
 
 import argparse
 import asyncio
-import socket
 import tempfile
 
-import uvicorn
 from agentscope.app import create_app
 from agentscope.app.message_bus import InMemoryMessageBus
 from agentscope.app.storage import AsyncSQLAlchemyStorage
 from agentscope.app.workspace_manager import LocalWorkspaceManager
+
+from conformance.reference.serving import serve_asgi
 
 
 def main() -> None:
@@ -46,19 +46,7 @@ def main() -> None:
         enable_scheduler=False,
         **extra,
     )
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
-
-    async def serve() -> None:
-        task = asyncio.create_task(server.serve(sockets=[sock]))
-        while not server.started and not task.done():
-            await asyncio.sleep(0.05)
-        print(f"listening on http://127.0.0.1:{sock.getsockname()[1]}", flush=True)
-        await task
-
-    asyncio.run(serve())
+    asyncio.run(serve_asgi(app, "127.0.0.1", 0, lambda host, port: f"listening on http://{host}:{port}"))
 
 
 if __name__ == "__main__":
