@@ -74,7 +74,7 @@ async def running_while_the_lease_is_held(http: HttpStatusTarget, details: dict)
     probe = await http.wait_for(agent_id, sid, "running", timeout=2.5)
     details["seen"] = probe.describe()
     expect(probe, "running", "while a run streamed its answer for 3 s")
-    await http.wait_for(agent_id, sid, "idle", timeout=http.settle_time)  # leave the agent as it was
+    await http.settle(agent_id, sid)
 
 
 @case("http.state.idle-after-run", level=Level.MUST, spec=IDLE, needs=HTTP_CAPABILITY)
@@ -93,8 +93,10 @@ async def parked_on_permission(http: HttpStatusTarget, details: dict) -> None:
     agent_id, sid = await driven_session(http, "a session waiting for permission")
     await http.chat(agent_id, sid, "[permission] write the probe file")
     probe = await http.wait_for(agent_id, sid, "awaiting_permission", timeout=http.settle_time)
+    if probe.status == "awaiting_permission":
+        await http.driver.confirm(http.user_id, agent_id, sid, allow=False)
+        await http.settle(agent_id, sid)
     expect(probe, "awaiting_permission", "after the model asked for a tool that needs the user's permission")
-    await http.driver.confirm(http.user_id, agent_id, sid, allow=False)
 
 
 @case("http.state.awaiting-external", level=Level.MUST, spec=AWAITING_EXTERNAL, needs=HTTP_CAPABILITY)
@@ -107,6 +109,7 @@ async def parked_on_external_executor(http: HttpStatusTarget, details: dict) -> 
     probe = await http.wait_for(agent_id, sid, {"awaiting_external_result", "idle"}, timeout=http.settle_time)
     if probe.status == "awaiting_external_result":
         await http.driver.submit_external_result(http.user_id, agent_id, sid)
+        await http.settle(agent_id, sid)
         return
     offered = {
         str((tool.get("function") or {}).get("name"))
@@ -149,7 +152,7 @@ async def ownership_holds_while_running(http: HttpStatusTarget, details: dict) -
             f"the session never read running during a 3 s run ({running.describe()}): see http.state.running-during-run"
         )
     problems = await expect_hidden(http, agent_id, sid, "running")
-    await http.wait_for(agent_id, sid, "idle", timeout=http.settle_time)
+    await http.settle(agent_id, sid)
     if problems:
         raise Violation(
             "while the session was running: " + "; ".join(problems),
@@ -170,6 +173,7 @@ async def ownership_holds_while_parked(http: HttpStatusTarget, details: dict) ->
         )
     problems = await expect_hidden(http, agent_id, sid, "awaiting_permission")
     await http.driver.confirm(http.user_id, agent_id, sid, allow=False)
+    await http.settle(agent_id, sid)
     if problems:
         raise Violation(
             "while the session waited for permission: " + "; ".join(problems),

@@ -268,6 +268,11 @@ class HttpStatusTarget:
                 await anyio.sleep(0.05)
         return probe
 
+    async def settle(self, agent_id: str, session_id: str) -> None:
+        """Until the session is idle again: a case leaves no run going behind it (a run resumed by
+        a confirmation would otherwise race the next case's requests on the service)."""
+        await self.wait_for(agent_id, session_id, "idle", timeout=self.settle_time)
+
     async def wait_for_model(self, mark: int, timeout: float = 10.0) -> None:
         """Until the fake model has been asked something since ``mark`` (the run has started)."""
         with anyio.move_on_after(timeout):

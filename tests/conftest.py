@@ -34,6 +34,19 @@ class Run:
         assert self.report is not None
         return next(c for c in self.report["cases"] if c["id"] == case_id)
 
+    def diff(self, expected: dict[str, str]) -> str:
+        """Which outcomes differ, each with the report's message and last frames (what CI shows)."""
+        got = self.outcomes
+        lines = [outcome_diff(expected, got)]
+        for case_id in sorted(k for k in got if expected.get(k) != got[k]):
+            entry = self.case(case_id)
+            lines.append(f"--- {case_id} ({entry['outcome']}): {str(entry.get('message') or '')[:600]}")
+            for frame in (entry.get("transcript") or [])[-8:]:
+                arrow = "-->" if frame.get("dir") == "send" else "<--"
+                lines.append(f"    {frame.get('t')} {arrow} {frame.get('frame')}"[:300])
+        fatal = (self.report or {}).get("fatal")
+        return "\n".join(lines) + f"\nexit {self.code}; fatal: {fatal}; stderr: {self.stderr[-600:]}"
+
     def assert_explained(self, delta: dict[str, str]) -> None:
         """Every case a broken agent makes fail or warn says why, with the frames that show it."""
         for case_id, outcome in delta.items():

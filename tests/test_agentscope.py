@@ -43,7 +43,7 @@ FINDINGS = {
 def test_agentscope_server_is_certified(suite) -> None:
     run = suite("--http-cmd", SERVER, "--user-id", "alice", "--timeout", "20", timeout=600)
     expected = dict.fromkeys(HTTP_CASES, "pass") | FINDINGS
-    assert run.outcomes == expected, f"{run.outcomes}\n{run.stderr[-1500:]}"
+    assert run.outcomes == expected, run.diff(expected)
     assert run.code == 1
     assert run.report["agent"]["agentInfo"]["name"] == "AgentScope"
     running = run.case("http.ownership.while-running")
@@ -64,4 +64,6 @@ def test_external_executor_state_with_askuser_added(suite) -> None:
         "awaiting-external",
         timeout=300,
     )
-    assert run.outcomes == {"http.state.awaiting-external": "pass"}, run.stderr[-1500:]
+    assert run.outcomes == {"http.state.awaiting-external": "pass"}, run.diff(
+        {"http.state.awaiting-external": "pass"}
+    )

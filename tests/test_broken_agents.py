@@ -12,7 +12,7 @@ import pytest
 import cases
 from conformance.registry import CASES
 
-from .conftest import agent_command, outcome_diff
+from .conftest import agent_command
 
 cases.load_all()
 ACP_CASES = {case_id: case for case_id, case in CASES.items() if case.target == "acp"}  # MCP: test_mcp.py
@@ -238,7 +238,7 @@ def test_agent_gets_exactly_its_outcomes(agent: str, suite) -> None:
     code, delta = (BROKEN | CONFORMING_VARIANTS)[agent]
     run = suite("--agent", agent_command(agent))
     expected = BASELINE | delta
-    assert run.outcomes == expected, outcome_diff(expected, run.outcomes) + _tail(run)
+    assert run.outcomes == expected, run.diff(expected)
     assert run.code == code, run.stderr[-2000:]
     assert run.report["spec"]["revision"] == REVISIONS.get(agent, "rfd-2026-10-26")
     if agent in MESSAGES:
@@ -252,7 +252,7 @@ def test_websocket_agent_gets_exactly_its_outcomes(agent: str, suite) -> None:
     code, delta = WS_BROKEN[agent]
     run = suite("--transport", "websocket", "--agent", agent_command(agent, "--listen", "127.0.0.1:0"))
     expected = WS_BASELINE | delta
-    assert run.outcomes == expected, outcome_diff(expected, run.outcomes) + _tail(run)
+    assert run.outcomes == expected, run.diff(expected)
     assert run.code == code, run.stderr[-2000:]
     assert run.report["agent"]["transport"] == "websocket"
     for case_id, outcome in delta.items():
@@ -268,7 +268,7 @@ def test_v2_agent_gets_exactly_its_outcomes(agent: str, suite) -> None:
     code, delta = V2_BROKEN[agent]
     run = suite("--protocol", "2", "--agent", agent_command(agent))
     expected = V2_BASELINE | delta
-    assert run.outcomes == expected, outcome_diff(expected, run.outcomes) + _tail(run)
+    assert run.outcomes == expected, run.diff(expected)
     assert run.code == code, run.stderr[-2000:]
     assert run.report["agent"]["protocolVersion"] == 2
     if agent in V2_MESSAGES:
@@ -280,7 +280,7 @@ def test_v2_agent_gets_exactly_its_outcomes(agent: str, suite) -> None:
 @pytest.mark.slow
 def test_v2_reference_agent_passes_every_v2_case(suite) -> None:
     run = suite("--protocol", "2")
-    assert run.outcomes == V2_BASELINE, outcome_diff(V2_BASELINE, run.outcomes) + _tail(run)
+    assert run.outcomes == V2_BASELINE, run.diff(V2_BASELINE)
     assert run.code == 0
     held = run.case("status.state.requires-action")
     assert held["details"]["snapshot"]["state"] == {"state": "requires_action"}
@@ -303,9 +303,3 @@ def test_every_broken_agent_is_listed() -> None:
 
     files = {p.stem for p in AGENTS.glob("*.py") if not p.name.startswith("_")}
     assert files == set(BROKEN) | set(CONFORMING_VARIANTS) | set(WS_BROKEN) | set(V2_BROKEN)
-
-
-def _tail(run) -> str:
-    """What the runner said, for a run that produced no or unexpected cases."""
-    fatal = (run.report or {}).get("fatal")
-    return f"\nexit {run.code}; fatal: {fatal}; stderr: {run.stderr[-600:]}"

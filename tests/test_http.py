@@ -14,7 +14,7 @@ import cases
 from conformance.agent_process import URL
 from conformance.registry import CASES
 
-from .conftest import AGENTS, ROOT, outcome_diff
+from .conftest import AGENTS, ROOT
 
 cases.load_all()
 
@@ -120,7 +120,7 @@ def test_broken_service_gets_exactly_its_outcomes(variant: str, suite) -> None:
     code, delta = BROKEN[variant]
     run = suite("--http-cmd", _variant(variant), *FAST)
     expected = BASELINE | delta
-    assert run.outcomes == expected, outcome_diff(expected, run.outcomes) + f"\nstderr: {run.stderr[-800:]}"
+    assert run.outcomes == expected, run.diff(expected)
     assert run.code == code, run.stderr[-2000:]
     assert run.report["target"] == "http"
     if variant in MESSAGES:
@@ -131,7 +131,7 @@ def test_broken_service_gets_exactly_its_outcomes(variant: str, suite) -> None:
 
 def test_reference_service_is_certified(suite) -> None:
     run = suite("--target", "http")
-    assert run.outcomes == BASELINE, outcome_diff(BASELINE, run.outcomes)
+    assert run.outcomes == BASELINE, run.diff(BASELINE)
     assert run.code == 0, run.stderr
     assert run.report["spec"]["revision"] == "agentscope-2.0.4"
     assert run.report["traceability"]["tested"] == run.report["traceability"]["total"]
@@ -144,7 +144,7 @@ def test_a_service_the_suite_cannot_drive_is_probed_on_the_given_session(suite, 
     run = suite("--http-url", plain_service, "--user-id", "alice", "--agent-id", "a1", "--session-id", "s1")
     driven = {c for c in HTTP_CASES if c.startswith("http.state.") or c.startswith("http.ownership.while-")}
     expected = BASELINE | dict.fromkeys(driven, "not-testable")
-    assert run.outcomes == expected, outcome_diff(expected, run.outcomes)
+    assert run.outcomes == expected, run.diff(expected)
     assert run.code == 0
     assert "POST /chat/" in run.case("http.state.idle-fresh")["message"]
 

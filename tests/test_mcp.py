@@ -13,7 +13,7 @@ import cases
 from conformance.agent_process import URL
 from conformance.registry import CASES
 
-from .conftest import AGENTS, ROOT, outcome_diff
+from .conftest import AGENTS, ROOT
 
 cases.load_all()
 
@@ -143,7 +143,7 @@ def test_broken_server_gets_exactly_its_outcomes(server: str, suite) -> None:
     skip = () if SEQ in delta else ("-k", f"not {SEQ}")
     run = suite("--mcp-cmd", _server(server), *HTTP_OPTIONS, *skip)
     expected = {c: o for c, o in (HTTP_BASELINE | delta).items() if not skip or c != SEQ}
-    assert run.outcomes == expected, outcome_diff(expected, run.outcomes) + f"\nstderr: {run.stderr[-800:]}"
+    assert run.outcomes == expected, run.diff(expected)
     assert run.code == code, run.stderr[-2000:]
     assert run.report["target"] == "mcp"
     if server in MESSAGES:
@@ -159,13 +159,13 @@ def test_stdio_broken_server_gets_exactly_its_outcomes(server: str, suite) -> No
         "--mcp-cmd", f"{sys.executable} {MCP_AGENTS / server}.py", "--instruct-cmd", REFERENCE_INSTRUCT_CMD
     )
     expected = STDIO_BASELINE | delta
-    assert run.outcomes == expected, outcome_diff(expected, run.outcomes)
+    assert run.outcomes == expected, run.diff(expected)
     assert run.code == code
 
 
 def test_reference_server_is_certified_over_stdio(suite) -> None:
     run = suite("--target", "mcp")
-    assert run.outcomes == STDIO_BASELINE, outcome_diff(STDIO_BASELINE, run.outcomes)
+    assert run.outcomes == STDIO_BASELINE, run.diff(STDIO_BASELINE)
     assert run.code == 0, run.stderr
     assert run.report["spec"]["revision"] == "mcp-session-heartbeat-2025-06-18"
     assert run.report["agent"]["agentInfo"]["name"] == "session-heartbeat-reference"
@@ -178,7 +178,7 @@ def test_reference_server_is_certified_over_stdio(suite) -> None:
 
 def test_reference_server_is_certified_over_http(suite) -> None:
     run = suite("--target", "mcp", "--transport", "http")
-    assert run.outcomes == HTTP_BASELINE, outcome_diff(HTTP_BASELINE, run.outcomes)
+    assert run.outcomes == HTTP_BASELINE, run.diff(HTTP_BASELINE)
     assert run.code == 0, run.stderr
     rejected = run.case("heartbeat.access.other-caller-rejected")
     assert any(f.get("conn") == "B" for f in rejected["transcript"]), "caller B's frames are labelled"
@@ -196,7 +196,7 @@ def test_server_already_listening_with_mcp_url(suite, tmp_path) -> None:
         assert proc.stdout is not None
         url = URL.search(proc.stdout.readline()).group(1).decode()
         run = suite("--mcp-url", url, *HTTP_OPTIONS[2:])
-        assert run.outcomes == HTTP_BASELINE, outcome_diff(HTTP_BASELINE, run.outcomes)
+        assert run.outcomes == HTTP_BASELINE, run.diff(HTTP_BASELINE)
         assert run.code == 0
     finally:
         proc.terminate()
@@ -206,7 +206,7 @@ def test_server_already_listening_with_mcp_url(suite, tmp_path) -> None:
 def test_without_an_operator_hook_instruction_cases_are_not_testable(suite) -> None:
     run = suite("--mcp-cmd", f"{sys.executable} -m conformance.reference.mcp_server")
     expected = STDIO_BASELINE | dict.fromkeys(INSTRUCTIONS, "not-testable")
-    assert run.outcomes == expected, outcome_diff(expected, run.outcomes)
+    assert run.outcomes == expected, run.diff(expected)
     assert run.code == 0
     assert "--instruct-cmd" in run.case("heartbeat.instructions.delivered")["message"]
     assert run.report["counts"]["by_outcome"]["not-testable"] == len(INSTRUCTIONS) + len(ACCESS)
@@ -222,7 +222,7 @@ def test_result_paths_are_configurable(suite) -> None:
     told = suite(
         "--mcp-cmd", server, *hook, "--instructions-path", "/queue/items", "--cursor-path", "/queue/after"
     )
-    assert told.outcomes == STDIO_BASELINE, outcome_diff(STDIO_BASELINE, told.outcomes)
+    assert told.outcomes == STDIO_BASELINE, told.diff(STDIO_BASELINE)
 
 
 def test_failing_sequence_replays(suite, tmp_path) -> None:

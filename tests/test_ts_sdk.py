@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from .conftest import AGENTS, outcome_diff
+from .conftest import AGENTS
 from .test_broken_agents import BASELINE
 
 pytestmark = pytest.mark.slow
@@ -45,7 +45,7 @@ def test_ts_sdk_agent_is_certified_against_the_sdk_revision(ts_agent: str, suite
     assert run.report["spec"]["revision"] == "acp-unstable-2026-11"
     assert "'open'" in run.report["spec"]["why"]
     expected = BASELINE | FINDINGS
-    assert run.outcomes == expected, outcome_diff(expected, run.outcomes)
+    assert run.outcomes == expected, run.diff(expected)
     assert run.code == 1
     survives = run.case("fuzz.frames.survives")["message"]
     assert "9007199254740993" in survives and "9007199254740992" in survives

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import ROOT, agent_command, outcome_diff
+from .conftest import ROOT, agent_command
 from .test_broken_agents import WS_BASELINE, WS_BROKEN
 
 pytestmark = pytest.mark.slow
@@ -18,7 +18,7 @@ pytestmark = pytest.mark.slow
 
 def test_reference_agent_over_websocket_passes_every_case(suite) -> None:
     run = suite("--transport", "websocket")
-    assert run.outcomes == WS_BASELINE, outcome_diff(WS_BASELINE, run.outcomes)
+    assert run.outcomes == WS_BASELINE, run.diff(WS_BASELINE)
     assert run.code == 0
     no_attach = run.case("status.connections.no-attach")
     assert no_attach["details"] == {"updates_to_a": 1, "updates_to_b": 0} | {
@@ -32,7 +32,7 @@ HTTP_BASELINE = WS_BASELINE | {"fuzz.frames.survives": "n/a", "fuzz.frames.error
 
 def test_reference_agent_over_streamable_http_passes_every_case(suite) -> None:
     run = suite("--transport", "http")
-    assert run.outcomes == HTTP_BASELINE, outcome_diff(HTTP_BASELINE, run.outcomes)
+    assert run.outcomes == HTTP_BASELINE, run.diff(HTTP_BASELINE)
     assert run.code == 0
     assert run.report["agent"]["transport"] == "http"
     assert run.case("status.cheap.latency")["details"]["absolute_rule"] is False
@@ -46,7 +46,7 @@ def test_connection_bugs_are_caught_over_streamable_http(suite, agent: str) -> N
     command = agent_command(agent, "--listen-http", "127.0.0.1:0")
     run = suite("--transport", "http", "--agent", command, "-k", "connections")
     expected = {k: v for k, v in (HTTP_BASELINE | delta).items() if k.startswith("status.connections.")}
-    assert run.outcomes == expected, outcome_diff(expected, run.outcomes)
+    assert run.outcomes == expected, run.diff(expected)
     assert run.code == code
 
 
@@ -74,7 +74,7 @@ def test_agent_url_runs_everything_but_restarts(suite, listening_agent) -> None:
     run = suite("--agent-url", url, "--cwd", str(cwd))
     restarts = {"status.inactive.after-restart"}
     expected = WS_BASELINE | dict.fromkeys(restarts, "not-testable")
-    assert run.outcomes == expected, outcome_diff(expected, run.outcomes)
+    assert run.outcomes == expected, run.diff(expected)
     assert "needs to restart the agent" in run.case("status.inactive.after-restart")["message"]
     assert run.report["agent"]["command"] == [url]
     assert run.code == 0
