@@ -57,6 +57,7 @@ class HttpChannel(EndingChannel):
         self.url = url
         self.stderr = stderr or StderrTail()
         self.transport: Any = None
+        self.client: httpx.AsyncClient | None = None
 
     async def open(self, timeout: float) -> None:
         try:  # any HTTP answer means something listens; the SDK client itself connects lazily
@@ -64,7 +65,11 @@ class HttpChannel(EndingChannel):
                 await client.get(self.url)
         except httpx.HTTPError as exc:
             raise HarnessError(f"cannot reach {self.url}: {exc or type(exc).__name__}") from None
-        self.transport = create_http_stream(self.url)
+        # The SDK client opens one SSE GET per session it sees and keeps it open; on httpx's default
+        # pool (100 connections) the 100th session leaves every later POST waiting for a connection.
+        unbounded = httpx.Limits(max_connections=None, max_keepalive_connections=None)
+        self.client = httpx.AsyncClient(timeout=httpx.Timeout(None), limits=unbounded)
+        self.transport = create_http_stream(self.url, client=self.client)
 
     async def send_line(self, data: bytes) -> None:
         try:
@@ -98,4 +103,7 @@ class HttpChannel(EndingChannel):
         if self.transport is not None:
             with anyio.move_on_after(2, shield=True):
                 await self.transport.close()
+        if self.client is not None:  # ours, so the SDK transport leaves it open
+            with anyio.move_on_after(2, shield=True):
+                await self.client.aclose()
         self._mark_closed()

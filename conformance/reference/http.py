@@ -12,14 +12,13 @@ Run: python -m conformance.reference.agent --listen-http 127.0.0.1:0
 
 from __future__ import annotations
 
-import asyncio
-import socket
 from collections.abc import Callable
 from typing import Any
 
-import uvicorn
 from acp.agent.router import build_agent_router
 from acp.http.asgi import create_asgi_app
+
+from .serving import serve_asgi
 
 __all__ = ["serve_http"]
 
@@ -48,13 +47,4 @@ def _factory(make_view: Callable[[], Any]) -> Callable[[Any], Any]:
 
 async def serve_http(make_view: Callable[[], Any], host: str, port: int) -> None:
     app = create_asgi_app(_factory(make_view))
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((host, port))
-    bound = sock.getsockname()
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
-    task = asyncio.ensure_future(server.serve(sockets=[sock]))
-    while not server.started and not task.done():
-        await asyncio.sleep(0.01)
-    print(f"ACP_URL http://{bound[0]}:{bound[1]}/acp", flush=True)
-    await task
+    await serve_asgi(app, host, port, lambda h, p: f"ACP_URL http://{h}:{p}/acp")
