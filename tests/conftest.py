@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -87,3 +90,23 @@ def suite(tmp_path: Path):
         return run_suite(tmp_path / "report", *args, timeout=timeout)
 
     return run
+
+
+@contextmanager
+def reference_listening(cwd: Path, flag: str, url_pattern: str) -> Iterator[str]:
+    """The reference agent listening on 127.0.0.1 (``--listen`` or ``--listen-http``): its URL."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "conformance.reference.agent", flag, "127.0.0.1:0"],
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        line = proc.stdout.readline() if proc.stdout else ""
+        found = re.search(url_pattern, line)
+        assert found, f"the reference agent printed {line!r}"
+        yield found.group(0)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)

@@ -8,9 +8,6 @@ run that created many sessions ended in timeouts (seen as 10 errored cases in CI
 from __future__ import annotations
 
 import json
-import re
-import subprocess
-import sys
 from pathlib import Path
 
 import anyio
@@ -18,26 +15,15 @@ import pytest
 
 from conformance.streamable_http import HttpChannel
 
+from .conftest import reference_listening
+
 SESSIONS = 130
 
 
 @pytest.fixture
 def http_agent(tmp_path: Path):
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "conformance.reference.agent", "--listen-http", "127.0.0.1:0"],
-        cwd=tmp_path,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
-    try:
-        line = proc.stdout.readline() if proc.stdout else ""
-        found = re.search(r"http://\S+", line)
-        assert found, f"the reference agent printed {line!r}"
-        yield found.group(0), tmp_path
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+    with reference_listening(tmp_path, "--listen-http", r"http://\S+") as url:
+        yield url, tmp_path
 
 
 async def exchange(channel: HttpChannel, replies, message: dict) -> dict:

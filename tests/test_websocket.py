@@ -3,14 +3,11 @@ broken agents seen across two connections, and --agent-url."""
 
 from __future__ import annotations
 
-import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from .conftest import ROOT, agent_command
+from .conftest import ROOT, agent_command, reference_listening
 from .test_broken_agents import WS_BASELINE, WS_BROKEN
 
 pytestmark = pytest.mark.slow
@@ -52,21 +49,8 @@ def test_connection_bugs_are_caught_over_streamable_http(suite, agent: str) -> N
 
 @pytest.fixture
 def listening_agent(tmp_path: Path):
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "conformance.reference.agent", "--listen", "127.0.0.1:0"],
-        cwd=tmp_path,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
-    try:
-        line = proc.stdout.readline() if proc.stdout else ""
-        found = re.search(r"ws://\S+", line)
-        assert found, f"the reference agent printed {line!r}"
-        yield found.group(0), tmp_path
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+    with reference_listening(tmp_path, "--listen", r"ws://\S+") as url:
+        yield url, tmp_path
 
 
 def test_agent_url_runs_everything_but_restarts(suite, listening_agent) -> None:
