@@ -60,15 +60,15 @@ class HttpChannel(EndingChannel):
         self.client: httpx.AsyncClient | None = None
 
     async def open(self, timeout: float) -> None:
-        try:  # any HTTP answer means something listens; the SDK client itself connects lazily
-            async with httpx.AsyncClient(timeout=timeout) as client:
-                await client.get(self.url)
-        except httpx.HTTPError as exc:
-            raise HarnessError(f"cannot reach {self.url}: {exc or type(exc).__name__}") from None
         # The SDK client opens one SSE GET per session it sees and keeps it open; on httpx's default
         # pool (100 connections) the 100th session leaves every later POST waiting for a connection.
         unbounded = httpx.Limits(max_connections=None, max_keepalive_connections=None)
         self.client = httpx.AsyncClient(timeout=httpx.Timeout(None), limits=unbounded)
+        try:  # any HTTP answer means something listens; the SDK client itself connects lazily
+            await self.client.get(self.url, timeout=timeout)
+        except httpx.HTTPError as exc:
+            await self.client.aclose()
+            raise HarnessError(f"cannot reach {self.url}: {exc or type(exc).__name__}") from None
         self.transport = create_http_stream(self.url, client=self.client)
 
     async def send_line(self, data: bytes) -> None:

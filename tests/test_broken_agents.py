@@ -12,7 +12,7 @@ import pytest
 import cases
 from conformance.registry import CASES
 
-from .conftest import agent_command
+from .conftest import agent_command, focused
 
 cases.load_all()
 ACP_CASES = {case_id: case for case_id, case in CASES.items() if case.target == "acp"}  # MCP: test_mcp.py
@@ -232,20 +232,11 @@ CONFORMING_VARIANTS: dict[str, tuple[int, dict[str, str]]] = {
 }
 
 
-def focused(baseline: dict[str, str], delta: dict[str, str]) -> tuple[tuple[str, ...], dict[str, str]]:
-    """Runner arguments and expected outcomes for a broken agent. The sequence case is ~10 s of a
-    ~15 s run (150 examples that find nothing): an agent whose bug the machine does not find skips
-    it. The reference runs it in full, as does every agent whose delta names it."""
-    if SEQ in delta:
-        return (), baseline | delta
-    return ("-k", "not model-based"), {k: v for k, v in (baseline | delta).items() if k != SEQ}
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("agent", sorted(BROKEN | CONFORMING_VARIANTS))
 def test_agent_gets_exactly_its_outcomes(agent: str, suite) -> None:
     code, delta = (BROKEN | CONFORMING_VARIANTS)[agent]
-    selection, expected = focused(BASELINE, delta)
+    selection, expected = focused(BASELINE, delta, SEQ)
     run = suite("--agent", agent_command(agent), *selection)
     assert run.outcomes == expected, run.diff(expected)
     assert run.code == code, run.stderr[-2000:]
@@ -259,7 +250,7 @@ def test_agent_gets_exactly_its_outcomes(agent: str, suite) -> None:
 @pytest.mark.parametrize("agent", sorted(WS_BROKEN))
 def test_websocket_agent_gets_exactly_its_outcomes(agent: str, suite) -> None:
     code, delta = WS_BROKEN[agent]
-    selection, expected = focused(WS_BASELINE, delta)
+    selection, expected = focused(WS_BASELINE, delta, SEQ)
     run = suite(
         "--transport", "websocket", "--agent", agent_command(agent, "--listen", "127.0.0.1:0"), *selection
     )
@@ -277,7 +268,7 @@ def test_websocket_agent_gets_exactly_its_outcomes(agent: str, suite) -> None:
 @pytest.mark.parametrize("agent", sorted(V2_BROKEN))
 def test_v2_agent_gets_exactly_its_outcomes(agent: str, suite) -> None:
     code, delta = V2_BROKEN[agent]
-    selection, expected = focused(V2_BASELINE, delta)
+    selection, expected = focused(V2_BASELINE, delta, SEQ)
     run = suite("--protocol", "2", "--agent", agent_command(agent), *selection)
     assert run.outcomes == expected, run.diff(expected)
     assert run.code == code, run.stderr[-2000:]

@@ -4,17 +4,15 @@ cases after it, listed here so nothing else may differ)."""
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from collections.abc import Iterator
 
 import pytest
 
 import cases
-from conformance.agent_process import URL
 from conformance.registry import CASES
 
-from .conftest import AGENTS, ROOT
+from .conftest import AGENTS, ROOT, listening
 
 cases.load_all()
 
@@ -97,17 +95,8 @@ MESSAGES = {
 @pytest.fixture
 def plain_service() -> Iterator[str]:
     """The URL of tests/servers/plain_status_service.py (a service without AgentScope's API)."""
-    proc = subprocess.Popen(
-        [sys.executable, str(ROOT / "tests" / "servers" / "plain_status_service.py")],
-        stdout=subprocess.PIPE,
-        cwd=ROOT,
-    )
-    try:
-        assert proc.stdout is not None
-        yield URL.search(proc.stdout.readline()).group(1).decode()
-    finally:
-        proc.terminate()
-        proc.wait(10)
+    with listening([sys.executable, str(ROOT / "tests" / "servers" / "plain_status_service.py")]) as url:
+        yield url
 
 
 def _variant(name: str) -> str:

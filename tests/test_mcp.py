@@ -10,10 +10,9 @@ import sys
 import pytest
 
 import cases
-from conformance.agent_process import URL
 from conformance.registry import CASES
 
-from .conftest import AGENTS, ROOT
+from .conftest import AGENTS, ROOT, focused, listening
 
 cases.load_all()
 
@@ -138,11 +137,8 @@ def _server(name: str) -> str:
 @pytest.mark.parametrize("server", sorted(BROKEN))
 def test_broken_server_gets_exactly_its_outcomes(server: str, suite) -> None:
     code, delta = BROKEN[server]
-    # The sequences take seconds; they run where they are expected to catch something (and against
-    # the reference servers, which they must pass).
-    skip = () if SEQ in delta else ("-k", f"not {SEQ}")
-    run = suite("--mcp-cmd", _server(server), *HTTP_OPTIONS, *skip)
-    expected = {c: o for c, o in (HTTP_BASELINE | delta).items() if not skip or c != SEQ}
+    selection, expected = focused(HTTP_BASELINE, delta, SEQ)
+    run = suite("--mcp-cmd", _server(server), *HTTP_OPTIONS, *selection)
     assert run.outcomes == expected, run.diff(expected)
     assert run.code == code, run.stderr[-2000:]
     assert run.report["target"] == "mcp"
@@ -187,20 +183,12 @@ def test_reference_server_is_certified_over_http(suite) -> None:
 
 
 def test_server_already_listening_with_mcp_url(suite, tmp_path) -> None:
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "conformance.reference.mcp_server", "--http", "127.0.0.1:0"],
-        stdout=subprocess.PIPE,
-        cwd=ROOT,
-    )
-    try:
-        assert proc.stdout is not None
-        url = URL.search(proc.stdout.readline()).group(1).decode()
+    with listening(
+        [sys.executable, "-m", "conformance.reference.mcp_server", "--http", "127.0.0.1:0"]
+    ) as url:
         run = suite("--mcp-url", url, *HTTP_OPTIONS[2:])
-        assert run.outcomes == HTTP_BASELINE, run.diff(HTTP_BASELINE)
-        assert run.code == 0
-    finally:
-        proc.terminate()
-        proc.wait(10)
+    assert run.outcomes == HTTP_BASELINE, run.diff(HTTP_BASELINE)
+    assert run.code == 0
 
 
 def test_without_an_operator_hook_instruction_cases_are_not_testable(suite) -> None:

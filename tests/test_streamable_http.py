@@ -15,14 +15,15 @@ import pytest
 
 from conformance.streamable_http import HttpChannel
 
-from .conftest import reference_listening
+from .conftest import REFERENCE_AGENT, listening
 
 SESSIONS = 130
 
 
 @pytest.fixture
 def http_agent(tmp_path: Path):
-    with reference_listening(tmp_path, "--listen-http", r"http://\S+") as url:
+    argv = [*REFERENCE_AGENT, "--listen-http", "127.0.0.1:0"]
+    with listening(argv, tmp_path) as url:
         yield url, tmp_path
 
 

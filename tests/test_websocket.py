@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import ROOT, agent_command, reference_listening
+from .conftest import REFERENCE_AGENT, ROOT, agent_command, listening
 from .test_broken_agents import WS_BASELINE, WS_BROKEN
 
 pytestmark = pytest.mark.slow
@@ -49,7 +49,7 @@ def test_connection_bugs_are_caught_over_streamable_http(suite, agent: str) -> N
 
 @pytest.fixture
 def listening_agent(tmp_path: Path):
-    with reference_listening(tmp_path, "--listen", r"ws://\S+") as url:
+    with listening([*REFERENCE_AGENT, "--listen", "127.0.0.1:0"], tmp_path) as url:
         yield url, tmp_path
 
 
