@@ -7,16 +7,17 @@ import anyio.to_thread
 from conformance import revisions
 from conformance.acp import AcpTarget
 from conformance.machine import PROFILES, run_sequences
-from conformance.outcomes import Violation
+from conformance.outcomes import NotTestable, Violation
 from conformance.registry import Level, case
 from conformance.replay import numbered_steps, write_replay
+from conformance.sequences import RULES
 
 from . import spec
 
 CASE_ID = "sequence.status.model-based"
 
 
-@case(CASE_ID, level=Level.MUST, spec=spec.NO_SIDE_EFFECTS)
+@case(CASE_ID, level=Level.MUST, spec=spec.NO_SIDE_EFFECTS, rules=tuple(RULES))
 async def model_based_sequences(acp: AcpTarget, details: dict) -> None:
     """Random sequences of lifecycle and status calls never contradict the session model."""
     config = acp.runtime.config
@@ -46,6 +47,8 @@ async def model_based_sequences(acp: AcpTarget, details: dict) -> None:
             steps=steps,
         )
         details["replay_file"] = str(path)
+    if run.rule == "prerequisite":
+        raise NotTestable(f"{run.failure} (seed {run.seed})", observed="\n".join(details["sequence"]))
     raise Violation(
         f"{run.failure} (minimal sequence of {len(run.steps)} steps, seed {run.seed}"
         + (
@@ -53,6 +56,8 @@ async def model_based_sequences(acp: AcpTarget, details: dict) -> None:
             if "replay_file" in details
             else ")"
         ),
-        expected="every answer allowed by the session model",
+        expected=f"every answer allowed by the session model; the rule broken: {RULES.get(run.rule or '', run.rule)}",
         observed="\n".join(details["sequence"]),
+        rule=run.rule if run.rule in RULES else None,
+        spec_key="envelope" if run.rule == "envelope" else None,
     )

@@ -112,3 +112,8 @@ STATE_NOT_A_TRANSITION = rfd(
     "It is not a new transition, completion, or usage report.",
 )
 STATE_OPTIONAL = rfd("Foreground state (v2)", "state is optional.")
+STDOUT_ONLY_MESSAGES = SpecRef(
+    "acp-transports",
+    "stdio",
+    "The agent MUST NOT write anything to its stdout that is not a valid ACP message.",
+)

@@ -35,6 +35,12 @@ def state_update(params: Any) -> dict[str, Any] | None:
 class AcpTarget:
     """One agent under test, spoken to as an ACP v1 client."""
 
+    status_method = "session/status"
+    status_need = "status"
+
+    def is_status_call(self, method: str) -> bool:
+        return method == self.status_method
+
     def __init__(self, runtime: Runtime, peer: JsonRpcPeer | None = None) -> None:
         self.runtime = runtime
         self.init_result: dict[str, Any] = {}

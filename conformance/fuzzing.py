@@ -28,9 +28,13 @@ FUZZ_EXAMPLES = {"ci": 60, "dev": 150, "thorough": 1000}
 
 
 class FuzzFailure(AssertionError):
-    def __init__(self, message: str, *, should: bool = False) -> None:
+    """An input broke a rule; ``rule`` names which (one of the case's declared rules), ``died``
+    says the agent process ended on it (its stderr may then tell which layer crashed)."""
+
+    def __init__(self, message: str, *, rule: str | None = None, died: bool = False) -> None:
         super().__init__(message)
-        self.should = should
+        self.rule = rule
+        self.died = died
 
 
 class LiveSession:

@@ -27,7 +27,7 @@ import httpx
 from .agent_process import _drain, read_url
 from .agentscope_api import AgentScopeDriver
 from .config import AgentConfig
-from .outcomes import AgentExited, HarnessError, MissingInput, NotTestable
+from .outcomes import AgentExited, HarnessError, MissingInput, NotTestable, Unanswered
 from .stdio import StdioProcess
 from .transcript import NOTE, RECV, SEND, StderrTail, Transcript
 
@@ -47,6 +47,10 @@ class _NoPeer:
         self.exited: AgentExited | None = None
         self.problems: list[Any] = []
         self.reported = 0
+        self.answered: dict[str, int] = {}
+
+    def new_case(self) -> None:
+        self.answered = {}
 
 
 class HttpService:
@@ -115,6 +119,12 @@ class StatusProbe:
 
 
 class HttpStatusTarget:
+    status_method = "GET " + STATUS_PATH
+    status_need = "http-status"
+
+    def is_status_call(self, method: str) -> bool:
+        return method == self.status_method
+
     def __init__(self, runtime: Runtime) -> None:
         self.runtime = runtime
         options = runtime.config.http
@@ -246,7 +256,13 @@ class HttpStatusTarget:
         omit_user: bool = False,
     ) -> StatusProbe:
         user = None if omit_user else (user_id or self.user_id)
-        return StatusProbe(await self.driver.status(user, agent_id, session_id))
+        try:
+            return StatusProbe(await self.driver.status(user, agent_id, session_id))
+        except httpx.TimeoutException:
+            # The case ends at its first unanswered request (a stalling service holds no run hostage).
+            raise Unanswered(
+                self.status_method, session_id, self.runtime.config.timeout, params={"agent_id": agent_id}
+            ) from None
 
     async def chat(self, agent_id: str, session_id: str, text: str) -> None:
         response = await self.driver.start_chat(self.user_id, agent_id, session_id, text)

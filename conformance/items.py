@@ -16,11 +16,11 @@ from . import revisions
 from .outcomes import Outcome
 from .registry import CASES, Case
 from .runtime import CaseRecord
-from .transcript import reproduce_heading
+from .transcript import reproduction_lines
 
-__all__ = ["CaseBroken", "CaseFailed", "CaseItem", "CaseModule", "is_case_file"]
+__all__ = ["CaseBroken", "CaseFailed", "CaseItem", "CaseModule", "import_case_module", "is_case_file"]
 
-SEVERITY = {"MUST": "critical", "SHOULD": "normal", "MAY": "minor"}
+SEVERITY = {"MUST": "critical", "SHOULD": "normal", "MAY": "minor", "ROBUSTNESS": "trivial"}
 SKIPPING = (Outcome.UNIMPLEMENTED, Outcome.NOT_APPLICABLE, Outcome.NOT_TESTABLE)
 
 
@@ -33,7 +33,7 @@ def is_case_file(path: Path) -> bool:
         return False
 
 
-def _import(path: Path) -> str:
+def import_case_module(path: Path) -> str:
     """Import a case module once, under the package name it has when installed."""
     package_dir = path.parent
     name = f"cases.{path.stem}"
@@ -56,7 +56,7 @@ def _import(path: Path) -> str:
 
 class CaseModule(pytest.File):
     def collect(self):
-        module = _import(self.path)
+        module = import_case_module(self.path)
         agent = getattr(self.config, "_conformance_agent", None)
         target = agent.target if agent is not None else None  # a run certifies one system
         for case in [c for c in CASES.values() if c.module == module and target in (None, c.target)]:
@@ -130,7 +130,7 @@ def render_failure(case: Case, record: CaseRecord, max_frames: int = 40) -> str:
     from .report import clean
 
     r = record.result
-    spec = revisions.spec_of(case)
+    spec = revisions.spec_of(case, r.rule, r.spec_key)
     lines = [
         f"{case.id} [{case.level.value}] -> {r.outcome.value.upper()}",
         f"  {r.message}",
@@ -140,19 +140,32 @@ def render_failure(case: Case, record: CaseRecord, max_frames: int = 40) -> str:
         lines.append(f"  expected: {_short(r.expected)}")
     if r.observed is not None:
         lines.append(f"  observed: {_short(r.observed)}")
-    frames = record.transcript[-max_frames:]
+    frames = shown_frames(record.transcript, record.details.get("offending_frames") or [], max_frames)
     if frames:
-        lines.append(f"  transcript (last {len(frames)} of {len(record.transcript)} frames):")
+        lines.append(f"  transcript ({len(frames)} of {len(record.transcript)} frames):")
         arrows = {"send": "-->", "recv": "<--", "note": " ! "}
+        previous = None
         for f in frames:
+            if previous is not None and f["index"] > previous + 1:
+                lines.append("    …")
             lines.append(f"    {f['t']:9.4f} {arrows.get(f['dir'], '   ')} {f['frame'][:300]}")
+            previous = f["index"]
     if record.stderr.strip():
         lines.append("  agent stderr (tail):")
         lines.extend("    " + ln for ln in record.stderr.strip().splitlines()[-15:])
     if record.reproduction:
-        lines.append(f"  {reproduce_heading(record.reproduction)}:")
-        lines.extend("    " + ln[:500] for ln in record.reproduction[:30])
+        lines.append("  reproduce:")
+        lines.extend("    " + ln[:500] for ln in reproduction_lines(record.reproduction, max_lines=30))
     return clean("\n".join(lines))
+
+
+def shown_frames(transcript: list[dict[str, Any]], offending: list[int], window: int) -> list[dict[str, Any]]:
+    """The last ``window`` frames, plus each offending frame and the note the harness wrote after
+    it, wherever they are: a failure always shows the frame it names."""
+    keep = {f["index"] for f in transcript[-window:]}
+    for index in offending:
+        keep |= {index, index + 1}
+    return [f for f in transcript if f.get("index") in keep]
 
 
 def _attach_to_allure(record: CaseRecord) -> None:
@@ -165,7 +178,9 @@ def _attach_to_allure(record: CaseRecord) -> None:
         allure.attach(body, name="wire transcript (ndjson)", attachment_type=allure.attachment_type.TEXT)
     if record.reproduction:
         allure.attach(
-            "\n".join(record.reproduction), name="reproduction", attachment_type=allure.attachment_type.TEXT
+            "\n".join(reproduction_lines(record.reproduction)),
+            name="reproduction",
+            attachment_type=allure.attachment_type.TEXT,
         )
 
 

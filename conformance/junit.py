@@ -15,7 +15,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
-from .transcript import reproduce_heading
+from .transcript import reproduction_lines
 
 __all__ = ["enrich_junit", "write_fatal_junit", "xml_safe"]
 
@@ -41,7 +41,7 @@ def transcript_text(case: dict[str, Any]) -> str:
     if case.get("stderr", "").strip():
         lines += ["", "agent stderr (tail):", case["stderr"].strip()[-4000:]]
     if case.get("reproduction"):
-        lines += ["", f"{reproduce_heading(case['reproduction'])}:", *case["reproduction"][:50]]
+        lines += ["", "reproduce:", *reproduction_lines(case["reproduction"], max_lines=50)]
     return xml_safe("\n".join(lines))
 
 

@@ -72,6 +72,7 @@ class SequenceRun:
     failure: str | None
     steps: list[Step]
     dry_examples: int = 0  # examples that ran no steps because the time budget was spent
+    rule: str | None = None  # the model's rule the failure broke (see sequences.RULES)
 
 
 def hypothesis_settings(profile: Profile, examples: int, database_dir: Path | None, **extra: Any) -> settings:
@@ -236,37 +237,49 @@ def run_sequences(
     )
     try:
         run_state_machine_as_test(seed(chosen)(factory), settings=config)
-    except SequenceFailure:
+    except SequenceFailure as exc:
         driver: Driver = last["driver"]
-        failure, steps = minimize(target, driver.steps)
-        return SequenceRun(profile.name, chosen, examples[0], failure, steps)
+        found = minimize(target, driver.steps, exc)
+        return SequenceRun(profile.name, chosen, examples[0], str(found), found.steps, rule=found.rule)
     return SequenceRun(profile.name, chosen, examples[0], None, [], dry_examples=dry[0])
 
 
-def replay_steps(target: AcpTarget, steps: list[Step]) -> tuple[str | None, list[Step]]:
+@dataclass
+class Found:
+    """A failure and the steps that show it."""
+
+    message: str
+    rule: str | None
+    steps: list[Step]
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def replay_steps(target: AcpTarget, steps: list[Step]) -> tuple[SequenceFailure | None, list[Step]]:
     """Run steps on a fresh driver (from a worker thread): the failure, if any, and the steps run."""
     driver = Driver(target)
     fresh = [Step.from_json(s.to_json()) for s in steps]
     try:
         anyio.from_thread.run(driver.run_all, fresh)
     except SequenceFailure as exc:
-        return str(exc), driver.steps
+        return exc, driver.steps
     except ValueError:
         return None, driver.steps  # a step lost the step that created its session
     return None, driver.steps
 
 
-def minimize(target: AcpTarget, steps: list[Step]) -> tuple[str, list[Step]]:
-    """Remove steps one at a time while the failure stays: no step of the result can be removed.
-
-    Hypothesis shrinks well but not always to a 1-minimal sequence; this last pass replays the
-    candidates on the agent, and its final replay gives the frames the report shows.
-    """
+def minimize(target: AcpTarget, steps: list[Step], seen: SequenceFailure) -> Found:
+    """Remove steps one at a time while the same rule stays broken: no step of the result can be
+    removed. Hypothesis shrinks well but not always to a 1-minimal sequence; this last pass replays
+    the candidates on the agent, and its final replay gives the frames the report shows."""
     current = [Step.from_json(s.to_json()) for s in steps]
     failure, ran = replay_steps(target, current)
     if failure is None:  # not reproducible on its own: report what Hypothesis saw
-        return (
-            "not reproducible when replayed alone (flaky or order-dependent); the steps Hypothesis ran:",
+        return Found(
+            "not reproducible when replayed alone (flaky or order-dependent); the steps Hypothesis ran: "
+            + str(seen),
+            seen.rule,
             steps,
         )
     current = current[: len(ran)]
@@ -278,8 +291,14 @@ def minimize(target: AcpTarget, steps: list[Step]) -> tuple[str, list[Step]]:
             if not candidate:
                 continue
             got, ran_candidate = replay_steps(target, candidate)
-            if got is not None:
+            if got is not None and got.rule == failure.rule:  # shrink the failure, not into another
                 current, changed = candidate[: len(ran_candidate)], True
                 break
-    failure, ran = replay_steps(target, current)
-    return failure or "the minimal sequence stopped failing on its last replay (flaky)", ran
+    last, ran = replay_steps(target, current)
+    if last is None:
+        return Found(
+            "the minimal sequence stopped failing on its last replay (flaky): " + str(failure),
+            failure.rule,
+            ran,
+        )
+    return Found(str(last), last.rule, ran)

@@ -111,6 +111,12 @@ class ToolReply:
 class McpTarget:
     """One MCP server under test, spoken to as an MCP client (one caller per connection)."""
 
+    status_method = "tools/call"  # the heartbeat is the only tool the suite calls
+    status_need = "heartbeat"
+
+    def is_status_call(self, method: str) -> bool:
+        return method == self.status_method
+
     def __init__(self, runtime: Runtime, peer: JsonRpcPeer | None = None) -> None:
         self.runtime = runtime
         self.options = runtime.config.mcp

@@ -1,10 +1,13 @@
 """An independent model of what each session may be, allowing every path the spec allows.
 
-The model knows only what the client did. For each session it keeps the set of answers a
-status call may give right now; lifecycle calls move it, status never does. Paths the spec
-allows and the model therefore accepts: eviction (`active` may become `inactive` at any time),
-the MAY path (`inactive` for ids the agent does not hold, including unknown ones), and an agent
-that does not persist sessions (`unknown` after close or restart).
+The model knows only what the client did, and what status itself claimed. For each session it
+keeps the set of answers a status call may give right now; lifecycle calls move it, status never
+does. Paths the spec allows and the model therefore accepts: eviction (a session in memory may
+leave memory at any time, and an agent that cannot resume it then forgets it), the MAY path
+(`inactive` for ids the agent does not hold, including unknown ones), and an agent that does not
+keep a session once it is closed or restarted (-32002). What the model holds the agent to instead
+is consistency: a session status called unknown must not resume, and one it called inactive must
+resume (or, on the MAY path, fail with -32002 because it does not exist).
 """
 
 from __future__ import annotations
@@ -21,17 +24,17 @@ class ModelSession:
     ref: str  # symbolic name: s0, s1 … (created) or u0, u1 … (never created)
     created: bool
     held: bool = False  # the client created or resumed it and nothing since let it go
-    prompted: bool = False
+    gone: bool = False  # status said -32002 for it (or a resume confirmed it does not exist)
+    claimed: str | None = None  # status's last answer since the last lifecycle call on it
+    asked: bool = False  # status was ever asked about it
     dirty: bool = True  # a non-status operation touched it since the last session/list
     ops: list[str] = field(default_factory=list)  # non-status operations, for confirmations
 
 
 class SessionModel:
-    def __init__(self, *, persists: bool, may_inactive_for_unknown: bool = True) -> None:
-        self.persists = persists
+    def __init__(self, *, may_inactive_for_unknown: bool = True) -> None:
         self.may_inactive_for_unknown = may_inactive_for_unknown  # the revision has the MAY path
         self.sessions: dict[str, ModelSession] = {}
-        self.may_path_seen = False
 
     def add(self, ref: str, *, created: bool) -> ModelSession:
         session = ModelSession(ref, created, held=created)
@@ -41,14 +44,20 @@ class SessionModel:
     def allowed(self, ref: str) -> set[str]:
         """Status answers the spec allows for this session now ('unknown' stands for -32002)."""
         s = self.sessions[ref]
-        if not s.created:
-            return {UNKNOWN, INACTIVE} if self.may_inactive_for_unknown else {UNKNOWN}
+        not_there = {UNKNOWN, INACTIVE} if self.may_inactive_for_unknown else {UNKNOWN}
+        if not s.created or s.gone:
+            return not_there
         if s.held:
-            return {ACTIVE, INACTIVE}  # INACTIVE: evicted
-        if self.persists and s.prompted:
-            return {INACTIVE}
-        # Not persisted (or persisted only after a first prompt): it may be gone.
-        return {INACTIVE, UNKNOWN}
+            return {ACTIVE, INACTIVE, UNKNOWN}  # INACTIVE, UNKNOWN: evicted (and forgotten)
+        return {INACTIVE, UNKNOWN}  # let go: kept to resume, or not kept at all
+
+    # -- what status claimed -------------------------------------------------------------------
+
+    def claimed(self, ref: str, answer: str) -> None:
+        s = self.sessions[ref]
+        s.claimed, s.asked = answer, True
+        if answer == UNKNOWN and s.created:
+            s.gone = True
 
     # -- transitions on what the client did (never on status) ----------------------------------
 
@@ -56,6 +65,7 @@ class SessionModel:
         s = self.sessions[ref]
         s.dirty = True
         s.ops.append(op)
+        s.claimed = None
 
     def released(self, ref: str) -> None:
         self.sessions[ref].held = False
@@ -65,9 +75,11 @@ class SessionModel:
         self.sessions[ref].held = False
 
     def resumed(self, ref: str) -> None:
-        self.sessions[ref].held = True
+        s = self.sessions[ref]
+        s.held, s.gone = True, False
 
     def restarted(self) -> None:
         for s in self.sessions.values():
             s.held = False
             s.dirty = True
+            s.claimed = None

@@ -23,9 +23,11 @@ __all__ = [
     "NotApplicable",
     "NotTestable",
     "Outcome",
+    "Unanswered",
     "Unimplemented",
     "Verdict",
     "Violation",
+    "broken",
     "classify",
     "verdict",
 ]
@@ -56,13 +58,27 @@ TERMINAL = {
 
 
 class CaseSignal(Exception):
-    """Base of everything a case raises on purpose."""
+    """Base of everything a case raises on purpose.
 
-    def __init__(self, message: str, *, expected: Any = None, observed: Any = None) -> None:
+    ``rule`` names the check inside the case that found it (one of the case's declared rules),
+    so the report quotes the sentence that rule checks, not the case's first one.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        expected: Any = None,
+        observed: Any = None,
+        rule: str | None = None,
+        spec_key: str | None = None,
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.expected = expected
         self.observed = observed
+        self.rule = rule
+        self.spec_key = spec_key
 
 
 class Violation(CaseSignal):
@@ -96,6 +112,41 @@ class HarnessError(CaseSignal):
     """The suite itself could not run the case."""
 
 
+class Unanswered(BaseException):
+    """A request of the case got no response in time: the case ends here, at once.
+
+    A BaseException on purpose: Hypothesis (fuzzing, sequences) and cases that catch Exception
+    must not turn it into an example to shrink or a failure to retry, since every later request
+    would wait out the timeout again. The runtime turns it into the case's outcome.
+    """
+
+    def __init__(
+        self, method: str, request_id: Any, limit: float, *, why: str = "", params: Any = None
+    ) -> None:
+        self.method = method
+        self.request_id = request_id
+        self.limit = limit
+        self.why = why or f"no response within {limit:g} s"
+        self.params = params
+        super().__init__(self.describe())
+
+    def describe(self) -> str:
+        shown = ""
+        if self.params is not None:
+            text = self.params if isinstance(self.params, str) else _compact(self.params)
+            shown = f", params {text[:160]}{'…' if len(text) > 160 else ''}"
+        return f"{self.method} (id {self.request_id!r}{shown}) got no answer: {self.why}"
+
+
+def _compact(value: Any) -> str:
+    import json
+
+    try:
+        return json.dumps(value, ensure_ascii=True, separators=(",", ":"))
+    except (TypeError, ValueError):
+        return repr(value)
+
+
 class AgentExited(Exception):
     """The agent process exited while the suite was waiting for it."""
 
@@ -113,6 +164,18 @@ class CaseResult:
     message: str
     expected: Any = None
     observed: Any = None
+    rule: str | None = None  # the case's rule that found it (see CaseSignal)
+    # A finding of the harness's own, about any case: "reply" (a request went unanswered) or
+    # "envelope" (a broken message); each revision names the sentence such a finding breaks.
+    spec_key: str | None = None
+
+
+def broken(level: Level, *, strict: bool = False) -> Outcome:
+    """The outcome of a broken requirement at this level: a MUST (or a MAY's bounds) fails; a
+    SHOULD and a robustness finding warn, and fail only under --strict."""
+    if level in (Level.SHOULD, Level.ROBUSTNESS) and not strict:
+        return Outcome.WARN
+    return Outcome.FAIL
 
 
 def classify(exc: BaseException | None, level: Level, *, strict: bool = False) -> CaseResult:
@@ -123,7 +186,7 @@ def classify(exc: BaseException | None, level: Level, *, strict: bool = False) -
         kind: Outcome
         message = exc.message
         if isinstance(exc, Violation):
-            kind = Outcome.WARN if level is Level.SHOULD and not strict else Outcome.FAIL
+            kind = broken(level, strict=strict)
         elif isinstance(exc, NotTestable):
             kind, message = Outcome.FAIL, f"not testable: {exc.message}"
         elif isinstance(exc, Info):
@@ -136,7 +199,7 @@ def classify(exc: BaseException | None, level: Level, *, strict: bool = False) -
             kind, message = Outcome.NOT_TESTABLE, f"not testable: {exc.message}"
         else:
             kind = Outcome.ERROR
-        return CaseResult(kind, message, exc.expected, exc.observed)
+        return CaseResult(kind, message, exc.expected, exc.observed, exc.rule, exc.spec_key)
     if isinstance(exc, AgentExited):
         return CaseResult(Outcome.ERROR, str(exc))
     if isinstance(exc, TimeoutError):
@@ -173,8 +236,13 @@ class Verdict(enum.Enum):
         return self.value[2]
 
 
-def verdict(outcomes: Iterable[Outcome], *, status_advertised: bool) -> Verdict:
-    seen = set(outcomes)
+def verdict(
+    outcomes: Iterable[tuple[Outcome, Level]], *, status_advertised: bool, strict: bool = False
+) -> Verdict:
+    """The certificate from the cases' outcomes. It is decided by the status specs' own
+    requirements: robustness findings (the JSON-RPC layer on frames the protocol never carries)
+    take part only under --strict."""
+    seen = {o for o, level in outcomes if level.decides_certificate or strict}
     if Outcome.FAIL in seen:
         return Verdict.NON_CONFORMANT
     if Outcome.ERROR in seen:

@@ -9,8 +9,10 @@ When the agent exits, every pending request fails at once with the exit code and
 from __future__ import annotations
 
 import bisect
+import collections
 import contextlib
 import json
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -19,7 +21,7 @@ from typing import Any
 import anyio
 
 from .envelope import classify_frame
-from .outcomes import AgentExited
+from .outcomes import AgentExited, Unanswered
 from .stdio import OversizeLine, StdioProcess
 from .streamable_http import TransportRefused
 from .transcript import NOTE, RECV, SEND, Transcript
@@ -59,17 +61,41 @@ class RawReply:
 
 
 def id_key(value: Any) -> str:
-    """A dictionary key for any JSON-RPC id (1, 1.0, "1" and null stay distinct)."""
+    """A dictionary key for any JSON-RPC id ("1", 1 and null stay distinct; 1.0 is the number 1,
+    as JSON has one number type)."""
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**63:
+        value = int(value)
     try:
         return json.dumps(value, sort_keys=True)
     except (TypeError, ValueError):
         return repr(value)
 
 
+ID_IN_HEAD = re.compile(rb'"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.){0,200}")')
+
+
+def id_in_head(head: bytes) -> Any:
+    """The id of a response whose line was too long to read, from its first bytes, if it shows."""
+    found = ID_IN_HEAD.search(head)
+    if found is None:
+        return _NO_ID
+    try:
+        return json.loads(found.group(1))
+    except ValueError:
+        return _NO_ID
+
+
+_NO_ID: Any = object()
+
+
 @dataclass(frozen=True)
 class EnvelopeProblem:
     index: int  # transcript index of the offending frame
     problem: str
+    # A line that is no JSON-RPC message at all (a banner, a log line, a bare JSON value): the
+    # agent's stdout carries something the protocol never does, a robustness finding. Otherwise a
+    # message the protocol does carry (a response, a notification) arrived broken.
+    noise: bool = False
 
 
 @dataclass(frozen=True)
@@ -87,6 +113,7 @@ class _Pending:
     frame: dict[str, Any] | None = None
     exited: AgentExited | None = None
     stray: dict[str, Any] | None = None  # raw exchanges: a response by an id nobody waits for
+    oversize: int = 0  # the response came as a line over the frame limit, of this many bytes
 
 
 def default_client_answer(method: str, params: Any) -> tuple[Any, dict[str, Any] | None]:
@@ -124,6 +151,19 @@ class JsonRpcPeer:
         self.problems: list[EnvelopeProblem] = []
         self.exited: AgentExited | None = None
         self._send_lock = anyio.Lock()
+        # The current case's first request that got no (readable) response: the case ends there,
+        # and every later request of the case fails at once instead of waiting again.
+        self.unanswered: Unanswered | None = None
+        self.answered: collections.Counter[str] = collections.Counter()  # responses by method, this case
+
+    def new_case(self) -> None:
+        self.unanswered = None
+        self.answered.clear()
+
+    def _stalled(self) -> Unanswered:
+        first = self.unanswered
+        assert first is not None
+        return Unanswered(first.method, first.request_id, first.limit, why=first.why, params=first.params)
 
     # -- sending -------------------------------------------------------------------------------
 
@@ -148,6 +188,8 @@ class JsonRpcPeer:
             raise self.exited or AgentExited(self.process.returncode, self.process.stderr.text()) from None
 
     async def request(self, method: str, params: Any = None, *, timeout: float | None = None) -> Reply:
+        if self.unanswered is not None:
+            raise self._stalled()
         request_id = self._next_id
         self._next_id += 1
         frame: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
@@ -163,7 +205,8 @@ class JsonRpcPeer:
         except TimeoutError:
             self.transcript.add(NOTE, f"no response to id {request_id} ({method}) within {limit:g} s")
             self._timed_out.add(id_key(request_id))
-            raise TimeoutError(f"no response to {method} (id {request_id}) within {limit:g} s") from None
+            self.unanswered = Unanswered(method, request_id, limit, params=params)
+            raise self._stalled() from None
         except TransportRefused as refused:  # Streamable HTTP: an HTTP error instead of an answer
             self.transcript.add(NOTE, f"the transport refused id {request_id} ({method}): {refused}")
             error = {"code": None, "message": f"refused by the transport: {refused}"}
@@ -172,6 +215,12 @@ class JsonRpcPeer:
             self._pending.pop(id_key(request_id), None)
         if pending.exited is not None:
             raise pending.exited
+        if pending.oversize:
+            self.unanswered = Unanswered(
+                method, request_id, limit, params=params, why=_oversize(pending.oversize, self.process)
+            )
+            raise self._stalled()
+        self.answered[method] += 1
         elapsed = time.perf_counter() - pending.sent_at
         got = pending.frame or {}
         error = got.get("error") if "error" in got else None
@@ -180,12 +229,14 @@ class JsonRpcPeer:
         return Reply(request_id, method, got.get("result"), error, elapsed)
 
     async def exchange_raw(
-        self, data: bytes, expect_id: Any = None, *, wait: bool, timeout: float
+        self, data: bytes, expect_id: Any = None, *, wait: bool, timeout: float, method: str = "a raw frame"
     ) -> RawReply:
         """Send one raw line; if ``wait``, wait for the response carrying ``expect_id``.
 
         Used by fuzzing: the line may be anything, and the id may be any JSON value.
         """
+        if self.unanswered is not None:
+            raise self._stalled()
         key = id_key(expect_id)
         if wait and key in self._pending:
             raise RuntimeError(f"a request with id {expect_id!r} is already in flight")
@@ -205,6 +256,10 @@ class JsonRpcPeer:
                 self._raw_waiting.remove(pending)
         if pending.exited is not None:
             raise pending.exited
+        if pending.frame is None and pending.stray is None:
+            why = _oversize(pending.oversize, self.process) if pending.oversize else ""
+            self.unanswered = Unanswered(method, expect_id, timeout, why=why, params=_head(data))
+            raise self._stalled()
         return RawReply(pending.frame, time.perf_counter() - pending.sent_at, pending.stray)
 
     def expect(self, frame_id: Any) -> _Pending:
@@ -235,6 +290,12 @@ class JsonRpcPeer:
                     line.head.decode("utf-8", errors="replace") + f"…[line of {line.size} bytes dropped]",
                 )
                 self._problem(entry.index, f"stdout line of {line.size} bytes exceeds the frame limit")
+                # The answer to a request, too long to read: end that request's wait now (the case
+                # reports it once) rather than let it wait out the timeout.
+                waiting = self._pending.get(id_key(id_in_head(line.head)))
+                if waiting is not None and waiting.frame is None:
+                    waiting.oversize = line.size
+                    waiting.event.set()
                 continue
             if not line.strip():
                 continue
@@ -243,14 +304,18 @@ class JsonRpcPeer:
             try:
                 frame = json.loads(line, parse_constant=_reject_constant)
             except (ValueError, UnicodeDecodeError, RecursionError):
-                self._problem(entry.index, "stdout line is not JSON (stdout is reserved for JSON-RPC frames)")
+                self._problem(
+                    entry.index,
+                    "stdout line is not JSON (stdout is reserved for JSON-RPC messages)",
+                    noise=True,
+                )
                 continue
             await self._dispatch(entry.index, frame)
 
     async def _dispatch(self, index: int, frame: Any) -> None:
         kind, problems = classify_frame(frame)
         for p in problems:
-            self._problem(index, p)
+            self._problem(index, p, noise=kind == "invalid")
         if kind == "response":
             rid = frame.get("id")
             pending = self._pending.get(id_key(rid))
@@ -296,9 +361,9 @@ class JsonRpcPeer:
         while self.held:
             await self._answer_request(self.held.pop(0))
 
-    def _problem(self, index: int, problem: str) -> None:
-        self.problems.append(EnvelopeProblem(index, problem))
-        self.transcript.add(NOTE, f"envelope: {problem}")
+    def _problem(self, index: int, problem: str, *, noise: bool = False) -> None:
+        self.problems.append(EnvelopeProblem(index, problem, noise))
+        self.transcript.add(NOTE, f"{'stdout' if noise else 'envelope'}: {problem}")
 
     # -- exit ----------------------------------------------------------------------------------
 
@@ -330,6 +395,17 @@ class JsonRpcPeer:
     def notifications_since(self, mark: int) -> list[Notification]:
         start = bisect.bisect_left(self.notifications, mark, key=lambda n: n.index)
         return self.notifications[start:]
+
+
+def _oversize(size: int, process: Any) -> str:
+    limit = getattr(process, "max_line_bytes", None)
+    over = f", over the suite's {limit // (1024 * 1024)} MiB frame limit" if limit else ""
+    return f"its response was a line of {size:,} bytes{over}, too long to read"
+
+
+def _head(data: bytes) -> str:
+    text = data[:120].decode("utf-8", errors="replace")
+    return text + ("…" if len(data) > 120 else "")
 
 
 def _reject_constant(name: str) -> float:

@@ -19,12 +19,12 @@ import pytest
 from . import revisions
 from .baseline import Baseline, BaselineResult, load_baseline, write_baseline
 from .config import AgentConfig, HttpOptions, McpOptions, UsageError
-from .items import CaseItem, CaseModule, is_case_file
+from .items import CaseItem, CaseModule, import_case_module, is_case_file
 from .junit import enrich_junit, write_fatal_junit
 from .options import pytest_addoption  # noqa: F401 - the hook, registered with this plugin
 from .outcomes import TERMINAL, AgentExited, CaseSignal, Outcome
 from .redact import redact, secret_env_values
-from .registry import Level
+from .registry import CASES, Level
 from .report import SUBJECTS, RunReport, clean, default_report_dir
 from .runtime import Runtime
 from .stdio import LaunchError
@@ -309,18 +309,22 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
         return
     record = item.record
     case = item.case
+    spec = _spec_of(case)
     if record is None:  # the harness failed before the case produced a record
         exc = call.excinfo.value if call.excinfo else None
         result = {"outcome": Outcome.ERROR.value, "message": f"harness error: {exc!r}"}
         body: dict[str, Any] = {"duration": call.duration, "transcript": [], "stderr": "", "reproduction": []}
     else:
         r = record.result
+        spec = _spec_of(case, r.rule, r.spec_key)
         result = {
             "outcome": r.outcome.value,
             "message": r.message,
             "expected": r.expected,
             "observed": r.observed,
         }
+        if r.rule is not None:
+            result["rule"] = r.rule
         body = {
             "duration": round(record.duration, 6),
             "transcript": record.transcript,
@@ -336,7 +340,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
             "level": case.level.value,
             "area": case.area,
             "needs": list(case.needs),
-            "spec": _spec_of(case),
+            "spec": spec,
             "nodeid": item.nodeid,
             **result,
             **body,
@@ -361,8 +365,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
         )
 
 
-def _spec_of(case: Any) -> dict[str, str]:
-    spec = revisions.spec_of(case)
+def _spec_of(case: Any, rule: str | None = None, key: str | None = None) -> dict[str, str]:
+    spec = revisions.spec_of(case, rule, key)
     return {"source": spec.source, "section": spec.section, "sentence": spec.sentence, "url": spec.url}
 
 
@@ -396,6 +400,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         report.incomplete = True
     elif not report.cases:
         return
+    report.selection = _selection(config, report)
     _apply_baseline(config, report)
     path = report.write(config._conformance_report_dir)  # type: ignore[attr-defined]
     config._conformance_report_path = path  # type: ignore[attr-defined]
@@ -409,6 +414,32 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         LAST_RUN.update(
             verdict=report.verdict(), exit_code=gated.exit_code, line=explanation, report=str(path)
         )
+
+
+def _selection(config: pytest.Config, report: RunReport) -> dict[str, Any] | None:
+    """What the run selected, when it is not every case of its target: a partial run gets no
+    certificate. Every case file beside the ones collected counts, so `pytest cases/x.py` and
+    `pytest cases -k …` are partial alike."""
+    folders = {Path(str(a).split("::")[0]).resolve() for a in config.args}
+    folders = {f if f.is_dir() else f.parent for f in folders if f.exists()}
+    every: set[str] = set()
+    for folder in folders:
+        for path in sorted(folder.glob("*.py")):
+            if is_case_file(path):
+                module = import_case_module(path)
+                every |= {c.id for c in CASES.values() if c.module == module and c.target == report.target}
+    ran = {c["id"] for c in report.cases}
+    if not every or every <= ran:
+        return None
+    narrowed = [str(a) for a in config.args if "::" in str(a) or str(a).endswith(".py")]
+    return {
+        "keyword": config.option.keyword or None,
+        "markers": config.option.markexpr or None,
+        "args": narrowed,
+        "selected": len(ran & every),
+        "total": len(every),
+        "deselected": len(every - ran),
+    }
 
 
 def _apply_baseline(config: pytest.Config, report: RunReport) -> None:

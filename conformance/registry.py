@@ -19,9 +19,20 @@ SLUG = re.compile(r"^[a-z][a-z0-9]*(?:[.-][a-z0-9]+)*$")
 
 
 class Level(enum.Enum):
+    """What breaking a case means. MUST, SHOULD and MAY are the status specs' own keywords and
+    decide the certificate (SHOULD only under --strict). ROBUSTNESS is the JSON-RPC layer on
+    frames the protocol never carries (not an object, batches, ids past 2^53, invalid UTF-8,
+    oversized lines, text on stdout): shown and counted in its own row, never deciding the
+    verdict unless --strict."""
+
     MUST = "MUST"
     SHOULD = "SHOULD"
     MAY = "MAY"
+    ROBUSTNESS = "ROBUSTNESS"
+
+    @property
+    def decides_certificate(self) -> bool:
+        return self is not Level.ROBUSTNESS
 
     @property
     def marker(self) -> str:
@@ -70,6 +81,12 @@ class Case:
     title: str = ""
     # The case judges the initialize exchange, so its transcript starts with that exchange.
     shows_handshake: bool = False
+    # Named checks inside one case (a sequence model's rules, a fuzzer's checks): a failure names
+    # the rule it broke, and each revision maps "case#rule" to the sentence that rule checks.
+    rules: tuple[str, ...] = ()
+
+    def rule_id(self, rule: str) -> str:
+        return f"{self.id}#{rule}"
 
     @property
     def target(self) -> str:
@@ -103,6 +120,7 @@ def case(
     spec: SpecRef,
     needs: tuple[str, ...] = ("status",),
     shows_handshake: bool = False,
+    rules: tuple[str, ...] = (),
 ) -> Callable[[Callable[..., Awaitable[Any]]], Callable[..., Awaitable[Any]]]:
     """Register ``func`` as the conformance case ``id``."""
     if not SLUG.match(id):
@@ -110,6 +128,9 @@ def case(
             f"case id {id!r} is not a slug: use lowercase words joined by '.' and '-', "
             "e.g. 'status.error.unknown-session-code'"
         )
+    bad_rules = [r for r in rules if not SLUG.match(r)]
+    if bad_rules:
+        raise ValueError(f"case {id!r}: rule names must be slugs like 'unknown-error-data': {bad_rules}")
     unknown = set(needs) - KNOWN_CAPABILITIES
     if unknown:
         raise ValueError(
@@ -133,6 +154,7 @@ def case(
             module=func.__module__,
             title=doc[0] if doc else id,
             shows_handshake=shows_handshake,
+            rules=tuple(rules),
         )
         func.conformance_case_id = id  # type: ignore[attr-defined]
         return func

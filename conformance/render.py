@@ -12,12 +12,19 @@ import json
 import re
 from typing import Any
 
+from .transcript import reproduction_lines
+
 __all__ = ["badge_svg", "html_report", "markdown_summary"]
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|~])")  # what can start markup inside a line
 COLORS = {"pass": "#2e7d32", "fail": "#c62828", "warn": "#ef6c00", "info": "#1565c0", "error": "#6a1b9a"}
-VERDICT_COLORS = {"conformant": "#2e7d32", "non-conformant": "#c62828", "unimplemented": "#757575"}
+VERDICT_COLORS = {
+    "conformant": "#2e7d32",
+    "non-conformant": "#c62828",
+    "unimplemented": "#757575",
+    "partial": "#757575",
+}
 
 
 def _visible(text: str) -> str:
@@ -84,6 +91,8 @@ def html_report(report: dict[str, Any]) -> str:
         f"{html_text(report['suite']['version'])} · {html_text(report['started'])} · "
         f"seed {html_text(str(report['options'].get('seed')))}</p>",
     ]
+    if report.get("selection"):
+        parts.append(f"<p class='note' id='selection'>{html_text(_selection_text(report))}</p>")
     if report.get("fatal"):
         parts.append(f"<p class='note'>{html_text(report['fatal'])}</p>")
     if report.get("incomplete"):
@@ -134,8 +143,11 @@ def _case_html(case: dict[str, Any]) -> str:
         if case.get(key) is not None:
             lines.append(f"<p><b>{key}</b></p><pre>{html_text(case[key])}</pre>")
     sequence = (case.get("details") or {}).get("sequence")
-    if sequence:
+    if sequence and "\n".join(sequence) != case.get("observed"):
         lines.append(f"<p><b>minimal sequence</b></p><pre>{html_text(chr(10).join(sequence))}</pre>")
+    if case.get("reproduction") and case["outcome"] in ("fail", "error", "warn"):
+        text = "\n".join(reproduction_lines(case["reproduction"]))
+        lines.append(f"<p><b>reproduce</b></p><pre class='repro'>{html_text(text)}</pre>")
     if case.get("transcript"):
         frames = "\n".join(
             f"<span class='{html_text(f['dir'])}'>{f['t']:9.4f} {html_text(f['dir'])} {html_text(f['frame'])}</span>"
@@ -180,6 +192,16 @@ def _traceability_html(trace: dict[str, Any]) -> str:
     )
 
 
+def _selection_text(report: dict[str, Any]) -> str:
+    from .report import describe_selection
+
+    sel = report["selection"]
+    return (
+        f"PARTIAL: {sel['selected']} of {sel['total']} cases selected ({describe_selection(sel)}); "
+        f"no certificate. The selected cases alone: {report['verdict'].get('selected', '')}."
+    )
+
+
 def markdown_summary(report: dict[str, Any]) -> str:
     """For $GITHUB_STEP_SUMMARY or a PR comment."""
     verdict = report["verdict"]
@@ -197,6 +219,8 @@ def markdown_summary(report: dict[str, Any]) -> str:
     ]
     for level, row in counts["by_level"].items():
         lines.append(f"| {level} | " + " | ".join(str(row[o]) for o in outcomes) + " |")
+    if report.get("selection"):
+        lines += ["", f"**{md_text(_selection_text(report))}**"]
     baseline = report.get("baseline")
     if baseline:
         lines += ["", f"Baseline gate (exit {baseline['exitCode']}): {md_text(baseline['explanation'])}"]
@@ -222,6 +246,9 @@ def badge_svg(report: dict[str, Any]) -> str:
     counts = report["counts"]["by_outcome"]
     checked = sum(v for k, v in counts.items() if k not in ("unimplemented", "n/a", "not-testable"))
     right = f"{report['verdict']['label']} · {report['spec']['revision']} · {counts['pass']}/{checked}"
+    if report.get("selection"):  # no certificate: say how much ran, not how much passed
+        sel = report["selection"]
+        right = f"partial · {sel['selected']} of {sel['total']} cases selected · no certificate"
     left = _subject(report).split(" ")[0]
     lw, rw = 6 * len(left) + 12, int(6.2 * len(right)) + 12
     color = VERDICT_COLORS.get(report["verdict"]["label"], "#6a1b9a")

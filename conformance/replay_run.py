@@ -10,6 +10,7 @@ from typing import Any
 
 import anyio.to_thread
 
+from . import revisions
 from .config import AgentConfig, McpOptions, UsageError, absolutize_paths, parse_env
 from .machine import replay_steps
 from .outcomes import AgentExited, CaseSignal
@@ -51,6 +52,9 @@ def replay_file(path: Path, *, agent: str | None, cwd: str | None, env: list[str
         def replay() -> Any:
             return replay_steps(runtime.target, steps)
 
+    revision = (data.get("spec") or {}).get("revision")
+    if revision in revisions.available():  # judge the steps by the revision the run checked
+        revisions.use(revision)
     runtime = Runtime(config)
     try:
         runtime.start()
@@ -67,5 +71,5 @@ def replay_file(path: Path, *, agent: str | None, cwd: str | None, env: list[str
     if failure is None:
         print(f"FIXED: the sequence no longer fails (it failed with: {clean(data['failure'])})")
         return FIXED
-    print(f"STILL FAILING: {clean(failure)}")
+    print(f"STILL FAILING: {clean(str(failure))}")
     return STILL_FAILING

@@ -18,7 +18,7 @@ from .redact import redact
 from .registry import Level
 from .traceability import coverage
 
-__all__ = ["RunReport", "default_report_dir"]
+__all__ = ["RunReport", "default_report_dir", "describe_selection"]
 
 SPEC_SOURCES = {
     "acp-rfd-session-status@2026-10-26": "ACP RFD 'Session status', revision of 2026-10-26",
@@ -37,6 +37,18 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\x9b]|\x1b\[[0-?]*[ -/]*[@-~]?|\x
 def clean(text: str) -> str:
     """Strip terminal control sequences from agent-supplied text before it reaches a console."""
     return _CONTROL.sub("", text)
+
+
+def describe_selection(selection: dict[str, Any]) -> str:
+    parts = []
+    if selection.get("keyword"):
+        parts.append(f"-k {selection['keyword']!r}")
+    if selection.get("markers"):
+        parts.append(f"-m {selection['markers']!r}")
+    if selection.get("args"):
+        parts.append("only " + ", ".join(selection["args"]))
+    parts.append(f"{selection['deselected']} deselected")
+    return "; ".join(parts)
 
 
 def default_report_dir(agent_label: str, base: Path = Path("reports")) -> Path:
@@ -67,6 +79,9 @@ class RunReport:
     revision_why: str = "the default revision"
     target: str = "acp"  # acp | mcp | http
     advertised: bool | None = None  # non-ACP targets: the tool or endpoint exists
+    # What the run selected, when it is not every case of its target (-k, -m, a case file or
+    # node id): {"keyword", "markers", "args", "selected", "total", "deselected"}. No certificate.
+    selection: dict[str, Any] | None = None
 
     def add(self, record: dict[str, Any]) -> None:
         self.cases.append(record)
@@ -81,26 +96,65 @@ class RunReport:
         return isinstance(session, dict) and session.get("status") is not None
 
     def verdict(self) -> Verdict:
+        """The verdict of the cases that ran (a partial run's exit code follows it too)."""
         if self.incomplete:
             return Verdict.INCOMPLETE
         if self.fatal:
             return Verdict.ERROR
-        return verdict((Outcome(c["outcome"]) for c in self.cases), status_advertised=self.status_advertised)
+        return verdict(self._outcomes(), status_advertised=self.status_advertised, strict=self.strict)
+
+    def _outcomes(self, marks: dict[str, Outcome] | None = None) -> list[tuple[Outcome, Level]]:
+        return [((marks or {}).get(c["id"]) or Outcome(c["outcome"]), Level(c["level"])) for c in self.cases]
+
+    @property
+    def partial(self) -> bool:
+        return self.selection is not None and not self.fatal
+
+    def label(self) -> str:
+        """What the certificate says: the verdict, or "partial" when not every case was selected."""
+        return "partial" if self.partial else self.verdict().label
+
+    def robustness_findings(self) -> list[dict[str, Any]]:
+        return [c for c in self.cases if c["level"] == "ROBUSTNESS" and c["outcome"] in ("warn", "fail")]
 
     def explanation(self) -> str:
         """The verdict in one sentence, as it applies to this run."""
         v = self.verdict()
+        text = self._verdict_explanation(v)
+        if self.partial:
+            assert self.selection is not None
+            return (
+                f"{self.selection['selected']} of {self.selection['total']} cases selected "
+                f"({describe_selection(self.selection)}); no certificate. The selected cases: {v.label}, {text}"
+            )
+        return text
+
+    def headline(self) -> str:
+        """The verdict line: "CONFORMANT: …", or "PARTIAL: n of N cases selected; no certificate …"."""
+        return f"{self.label().upper()}: {self.explanation()}"
+
+    def _verdict_explanation(self, v: Verdict) -> str:
         if v is Verdict.ERROR and self.fatal:
             return f"no case could run: {self.fatal}"
         if v is Verdict.NON_CONFORMANT:
             failed_levels = {c["level"] for c in self.cases if c["outcome"] == "fail"}
-            if failed_levels == {"SHOULD"} and self.strict:
-                return "the agent breaks a SHOULD requirement, which counts as a failure under --strict"
+            if failed_levels <= {"SHOULD", "ROBUSTNESS"} and self.strict:
+                return (
+                    "the agent breaks a SHOULD requirement or has a robustness finding, which count as "
+                    "failures under --strict"
+                )
+        text = v.explanation
         if v is Verdict.CONFORMANT:
             skipped = sum(c["outcome"] in ("not-testable", "unimplemented") for c in self.cases)
             if skipped:
-                return f"{v.explanation}; {skipped} case(s) not testable or unimplemented (see the coverage)"
-        return v.explanation
+                text += f"; {skipped} case(s) not testable or unimplemented (see the coverage)"
+        robust = self.robustness_findings()
+        if robust and not self.strict and v in (Verdict.CONFORMANT, Verdict.NON_CONFORMANT):
+            text += (
+                f"; {len(robust)} robustness finding(s) on frames the protocol never carries, shown but not "
+                "deciding the verdict (--strict counts them)"
+            )
+        return text
 
     def gate(self) -> tuple[Verdict, str]:
         """What the run's exit code follows: the verdict, or with a baseline, only what is new.
@@ -110,18 +164,13 @@ class RunReport:
         """
         v = self.verdict()
         if self.baseline is None or self.incomplete or self.fatal:
-            return v, f"{v.label}: {self.explanation()}"
-        effective = []
-        for c in self.cases:
-            mark = c.get("baseline")
-            effective.append(
-                Outcome.PASS
-                if mark == "known"
-                else Outcome.FAIL
-                if mark == "stale"
-                else Outcome(c["outcome"])
-            )
-        gated = verdict(effective, status_advertised=self.status_advertised)
+            return v, self.headline()
+        marks = {
+            c["id"]: Outcome.PASS if c.get("baseline") == "known" else Outcome.FAIL
+            for c in self.cases
+            if c.get("baseline") in ("known", "stale")
+        }
+        gated = verdict(self._outcomes(marks), status_advertised=self.status_advertised, strict=self.strict)
         b = self.baseline
         if b.new or b.stale:
             why = []
@@ -131,10 +180,10 @@ class RunReport:
                 why.append(
                     f"stale baseline entries (these cases now pass; remove them): {', '.join(b.stale)}"
                 )
-            return gated, f"{v.label}, and the baseline gate fails: " + "; ".join(why)
+            return gated, f"{self.label()}, and the baseline gate fails: " + "; ".join(why)
         if v is gated:
-            return gated, f"{v.label}: {self.explanation()} ({b.explanation()})"
-        return gated, f"{v.label}, but every failure is a known one: {b.explanation()}"
+            return gated, f"{self.headline()} ({b.explanation()})"
+        return gated, f"{self.label()}, but every failure is a known one: {b.explanation()}"
 
     def counts(self) -> dict[str, Any]:
         by_outcome = dict.fromkeys(OUTCOME_ORDER, 0)
@@ -176,7 +225,13 @@ class RunReport:
                 "profile": self.profile,
                 "seed": self.seed,
             },
-            "verdict": {"label": v.label, "exitCode": v.exit_code, "explanation": self.explanation()},
+            "verdict": {
+                "label": self.label(),
+                "exitCode": v.exit_code,
+                "explanation": self.explanation(),
+                **({"selected": v.label} if self.partial else {}),
+            },
+            "selection": self.selection,
             "baseline": self._baseline_json(),
             "counts": self.counts(),
             "notes": self.notes,
@@ -228,13 +283,15 @@ class RunReport:
             ),
             f"spec revision: {self.revision} ({self.revision_why})",
             f"profile: {self.profile}    seed: {self.seed} (rerun with --seed {self.seed})",
-            "level   " + " ".join(f"{c:>13}" for c in cols),
+            "level      " + " ".join(f"{c:>13}" for c in cols),
         ]
         for lv, row in counts["by_level"].items():
-            lines.append(f"{lv:<7} " + " ".join(f"{row[c]:>13}" for c in cols))
-        lines.append("total   " + " ".join(f"{counts['by_outcome'][c]:>13}" for c in cols))
+            lines.append(f"{lv:<10} " + " ".join(f"{row[c]:>13}" for c in cols))
+        lines.append("total      " + " ".join(f"{counts['by_outcome'][c]:>13}" for c in cols))
         v = self.verdict()
-        lines.append(f"verdict: {v.label.upper()} — {self.explanation()} (exit {v.exit_code})")
+        lines.append(f"verdict: {self.headline()} (exit {v.exit_code})")
+        for c in self.robustness_findings():
+            lines.append(clean(f"robustness finding: {c['id']}: {str(c.get('message', ''))[:300]}"))
         if self.baseline is not None:
             gated, explanation = self.gate()
             lines.append(f"baseline gate: exit {gated.exit_code} — {explanation}")

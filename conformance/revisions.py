@@ -60,11 +60,15 @@ def current() -> Revision:
     return _current[0] if _current else get(DEFAULT)
 
 
-def spec_of(case: Any) -> SpecRef:
+def spec_of(case: Any, rule: str | None = None, key: str | None = None) -> SpecRef:
     """The sentence the checked revision has this case check (the case's own quote by default),
-    with the link the revision file gives its source."""
+    with the link the revision file gives its source. With ``rule``, the sentence of that rule of
+    the case; with ``key``, the sentence the revision names for a finding of the harness's own
+    (an unanswered request, a broken envelope) whichever case it arrived in."""
     revision = current()
-    req = revision.spec_for(case.id)
+    if key is not None and (found := revision.by_key(key)) is not None:
+        return SpecRef(found.source, found.section, found.sentence, revision.url_for(found))
+    req = revision.spec_for(case.id, rule)
     if req is None or (req.source, req.sentence) == (case.spec.source, case.spec.sentence):
         home = revision if req is not None else get(DEFAULT)
         own = home.quoting(case.spec.source, case.spec.sentence)

@@ -28,18 +28,21 @@ from .outcomes import (
     HarnessError,
     NotApplicable,
     Outcome,
+    Unanswered,
     Unimplemented,
+    broken,
     classify,
 )
 from .peer import JsonRpcPeer
-from .registry import Case
-from .transcript import NOTE, SEND, Entry, StderrTail, Transcript
+from .registry import Case, Level
+from .transcript import NOTE, RECV, SEND, Entry, StderrTail, Transcript
 
 __all__ = ["CaseRecord", "RunInterrupted", "Runtime"]
 
-CASE_BUDGET = 600.0
-SILENT_CASES_LIMIT = 3
-MAX_CASE_FRAMES = 2000  # seconds one case may take in all, whatever its requests' timeouts
+CASE_BUDGET = 600.0  # seconds one case may take in all, whatever its requests' timeouts
+SILENT_CASES_LIMIT = 3  # cases in a row with an unanswered request: the rest are not run
+STATUS_SILENT_LIMIT = 2  # cases in a row whose status request went unanswered: the status cases are not run
+MAX_CASE_FRAMES = 2000
 
 
 @dataclass
@@ -48,7 +51,10 @@ class CaseRecord:
     duration: float
     transcript: list[dict[str, Any]] = field(default_factory=list)
     stderr: str = ""
-    reproduction: list[str] = field(default_factory=list)
+    # What to pipe into the agent to see it again: segments, each for a fresh agent process (the
+    # first, and one per restart the case made) started in the same working directory, or for a
+    # second connection. Each starts with the handshake.
+    reproduction: list[dict[str, Any]] = field(default_factory=list)
     details: dict[str, Any] = field(default_factory=dict)
 
 
@@ -75,7 +81,9 @@ class Runtime:
         self.pgids: list[int] = []
         self.closing = False
         self.started_at = time.monotonic()
-        self.silent_cases = 0  # consecutive cases in which the agent answered nothing in time
+        self.silent_cases = 0  # consecutive cases with a request the agent did not answer
+        self.status_silent: list[str] = []  # the cases in a row whose status request went unanswered
+        self._restart_next = False
 
     async def _root(self, *, task_status: anyio.abc.TaskStatus[None]) -> None:
         async with anyio.create_task_group() as tg:
@@ -218,11 +226,20 @@ class Runtime:
             return CaseRecord(CaseResult(Outcome.ERROR, message), 0.0)
         if self.silent_cases >= SILENT_CASES_LIMIT:
             message = (
-                f"not run: the agent answered nothing in time in {self.silent_cases} cases in a row "
+                f"not run: the agent left a request unanswered in {self.silent_cases} cases in a row "
                 "(it hangs, or sends frames the suite cannot read)"
             )
-            return CaseRecord(CaseResult(Outcome.ERROR, message), 0.0)
-        if not self.agent_alive:
+            return CaseRecord(CaseResult(Outcome.NOT_TESTABLE, message), 0.0)
+        status_need = self.target.status_need
+        if len(self.status_silent) >= STATUS_SILENT_LIMIT and status_need in case.needs:
+            message = (
+                f"not run: {self.target.status_method} went unanswered in {len(self.status_silent)} cases in a "
+                f"row ({', '.join(self.status_silent)}), so every case that asks it would only wait out "
+                f"--timeout again; see those cases' transcripts"
+            )
+            return CaseRecord(CaseResult(Outcome.NOT_TESTABLE, message), 0.0)
+        if not self.agent_alive or self._restart_next:
+            self._restart_next = False
             try:
                 if self._agent is not None:
                     await self.stop_agent()
@@ -231,6 +248,8 @@ class Runtime:
                 result = CaseResult(Outcome.ERROR, f"could not (re)start the agent: {exc}")
                 return CaseRecord(result, time.perf_counter() - started, stderr=self.stderr.text()[-2000:])
         mark, err_mark = self.transcript.mark(), self.stderr.mark()
+        handshake = list(self.handshake_entries)  # the start this case begins with
+        self.peer.new_case()
         details: dict[str, Any] = {}
         exc: BaseException | None = None
         try:
@@ -261,12 +280,15 @@ class Runtime:
             exc = e
         except RunInterrupted:
             exc = HarnessError("not finished: the run was interrupted")
+        except Unanswered as e:
+            exc = e
         except Exception as e:  # every exception is an outcome
             exc = e
         if self._agent is not None:
             with anyio.CancelScope(shield=True):
                 await self._agent.close_extra()
-        result = classify(exc, case.level, strict=self.strict)
+        unanswered = isinstance(exc, Unanswered)
+        result = self._unanswered(case, exc) if unanswered else classify(exc, case.level, strict=self.strict)
         exited = self._agent.peer.exited if self._agent is not None else None
         if result.outcome is Outcome.ERROR and exited is not None and "exited" not in result.message:
             # e.g. Hypothesis calls a run "flaky" when the agent died under it: say what happened.
@@ -274,8 +296,12 @@ class Runtime:
                 Outcome.ERROR,
                 f"agent exited with code {exited.code} (the case was at: {result.message[:200]})",
             )
-        result = self._apply_envelope_problems(result)
-        self.silent_cases = self.silent_cases + 1 if isinstance(exc, TimeoutError) else 0
+        result, offending, noise = self._apply_envelope_problems(case, result, mark)
+        if offending:
+            details["offending_frames"] = offending
+        if noise:
+            details["stdout_noise"] = noise
+        self._count_silence(case, exc)
         entries = self.transcript.since(mark)
         steps = details.get("steps")
         if steps is not None:  # a sequence case: its transcript is the minimal sequence's frames
@@ -287,13 +313,13 @@ class Runtime:
             details["transcript_truncated"] = f"{len(entries) - MAX_CASE_FRAMES} earlier frames dropped"
             entries = entries[-MAX_CASE_FRAMES:]
         if case.shows_handshake:
-            entries = [e for e in self.handshake_entries if e.index < mark] + entries
+            entries = [e for e in handshake if e.index < mark] + entries
         record = CaseRecord(
             result=result,
             duration=time.perf_counter() - started,
             transcript=[e.to_json() for e in entries],
             stderr=self.stderr.since(err_mark)[-4000:],
-            reproduction=self._reproduction(entries),
+            reproduction=reproduction(handshake, entries),
             details=details,
         )
         if isinstance(exc, AgentExited) or not self.agent_alive:
@@ -306,30 +332,135 @@ class Runtime:
             record.details["agent_pgid"] = self._agent.process.pgid
         return record
 
-    def _apply_envelope_problems(self, result: CaseResult) -> CaseResult:
-        """Problems not yet reported (including the handshake's) fail the case they arrived by."""
+    def _unanswered(self, case: Case, exc: Unanswered) -> CaseResult:
+        """A request the agent never (readably) answered ends the case. On the status method it
+        breaks JSON-RPC's "MUST reply" for the very method under test: a failure (a robustness
+        finding in a robustness case, where a malformed frame came first); on another method the
+        case could not go on: an error."""
+        if self.target.is_status_call(exc.method) or exc.method == "a raw frame":
+            level = Level.ROBUSTNESS if case.level is Level.ROBUSTNESS else Level.MUST
+            return CaseResult(
+                broken(level, strict=self.strict),
+                f"{exc.describe()}; the case ended here",
+                expected="a response carrying the request's id",
+                observed=exc.why,
+                spec_key="reply",
+            )
+        return CaseResult(Outcome.ERROR, f"the agent did not answer: {exc.describe()}; the case ended here")
+
+    def _count_silence(self, case: Case, exc: BaseException | None) -> None:
+        silent = isinstance(exc, Unanswered | TimeoutError)
+        self.silent_cases = self.silent_cases + 1 if silent else 0
+        if isinstance(exc, Unanswered) and self.target.is_status_call(exc.method):
+            self.status_silent.append(case.id)
+        elif self._agent is not None and self._agent.peer.answered[self.target.status_method]:
+            self.status_silent.clear()
+        # The agent is in a state nobody knows (a request still hangs in it): the next case gets
+        # a fresh process, as after a crash.
+        self._restart_next = silent and self.config.restartable
+
+    def _apply_envelope_problems(
+        self, case: Case, result: CaseResult, mark: int
+    ) -> tuple[CaseResult, list[int], list[int]]:
+        """Broken messages that arrived during the case fail it where they happened, quoting the
+        envelope rule (not the case's sentence); lines that are no message at all (a banner, a log
+        line) are listed as stdout noise, a robustness finding of the transport case. The
+        handshake's problems belong to the cases that show the handshake."""
         if self._agent is None:
-            return result
+            return result, [], []
         problems = []
         for peer in [self._agent.peer, *self._agent.extra_peers]:  # connection B's frames count too
             problems += peer.problems[peer.reported :]
             peer.reported = len(peer.problems)
         self._agent.extra_peers.clear()
-        if not problems or result.outcome in (Outcome.FAIL, Outcome.ERROR):
-            return result
-        text = "; ".join(f"frame #{p.index}: {p.problem}" for p in problems[:5])
-        return CaseResult(
-            Outcome.FAIL,
-            f"JSON-RPC 2.0 envelope broken: {text}",
-            expected="every frame is a JSON-RPC 2.0 object with a matching id and one of result/error",
-            observed=text,
+        mine = [p for p in problems if p.index >= mark or case.shows_handshake]
+        noise = sorted({p.index for p in mine if p.noise})
+        broken_messages = [p for p in mine if not p.noise]
+        offending = sorted({p.index for p in broken_messages})
+        if not broken_messages or result.outcome in (Outcome.FAIL, Outcome.ERROR):
+            return result, offending, noise
+        text = "; ".join(f"frame #{p.index}: {p.problem}" for p in broken_messages[:5])
+        return (
+            CaseResult(
+                Outcome.FAIL,
+                f"JSON-RPC 2.0 envelope broken: {text}",
+                expected="every message is a JSON-RPC 2.0 object with a matching id and one of result/error",
+                observed=text,
+                spec_key="envelope",
+            ),
+            offending,
+            noise,
         )
 
-    def _reproduction(self, entries: list[Entry]) -> list[str]:
-        # What the suite sent, preceded by the handshake, replays the case against a fresh agent.
-        seen = {e.index for e in entries}
-        handshake = [e for e in self.handshake_entries if e.index not in seen]
-        return [e.frame for e in handshake + entries if e.direction == SEND]
+
+def reproduction(handshake: list[Entry], entries: list[Entry]) -> list[dict[str, Any]]:
+    """The case's requests as segments to pipe into the agent: one per agent process (the case's
+    restarts start new ones, in the same working directory) and one per extra connection, each
+    beginning with its handshake. ``sessionIds``: the ids the agent gave each session/new of the
+    segment, in order, so a tool can map them to the ids a fresh agent gives."""
+    segments: list[dict[str, Any]] = []
+    current: dict[str, dict[str, Any]] = {}
+    methods: dict[tuple[str, Any], str] = {}
+
+    def open_segment(conn: str, start: str) -> dict[str, Any]:
+        segment = {"connection": conn or "main", "start": start, "lines": [], "sessionIds": []}
+        segments.append(segment)
+        current[conn] = segment
+        return segment
+
+    if handshake and not any(_method(e) == "initialize" for e in entries[:1]):
+        first = open_segment("", "fresh")
+        first["lines"] += [e.frame for e in handshake if e.direction == SEND and not e.conn]
+    for entry in entries:
+        if entry.direction == SEND:
+            method = _method(entry)
+            segment = current.get(entry.conn)
+            if method == "initialize" or segment is None:
+                restart = segment is not None or (entry.conn == "" and bool(segments))
+                segment = open_segment(entry.conn, "restart" if restart and not entry.conn else "fresh")
+            segment["lines"].append(entry.frame)
+            frame_id = _frame_id(entry)
+            if method is not None and frame_id is not None:
+                methods[(entry.conn, frame_id)] = method
+        elif entry.direction == RECV and entry.conn in current:
+            frame_id = _frame_id(entry)
+            if methods.get((entry.conn, frame_id)) == "session/new":
+                sid = _session_id(entry)
+                if sid is not None:
+                    current[entry.conn]["sessionIds"].append(sid)
+    return [s for s in segments if s["lines"]]
+
+
+def _parsed(entry: Entry) -> dict[str, Any] | None:
+    import json
+
+    try:
+        frame = json.loads(entry.frame)
+    except ValueError:
+        return None
+    return frame if isinstance(frame, dict) else None
+
+
+def _method(entry: Entry) -> str | None:
+    frame = _parsed(entry)
+    method = frame.get("method") if frame else None
+    return method if isinstance(method, str) else None
+
+
+def _frame_id(entry: Entry) -> Any:
+    frame = _parsed(entry)
+    if frame is None or "id" not in frame:
+        return None
+    from .peer import id_key
+
+    return id_key(frame["id"])
+
+
+def _session_id(entry: Entry) -> str | None:
+    frame = _parsed(entry)
+    result = frame.get("result") if frame else None
+    sid = result.get("sessionId") if isinstance(result, dict) else None
+    return sid if isinstance(sid, str) else None
 
 
 def _unimplemented_message(missing: list[str]) -> str:

@@ -21,16 +21,46 @@ import anyio
 
 from . import revisions
 from .acp import AcpTarget
-from .model import INACTIVE, UNKNOWN, SessionModel
+from .model import ACTIVE, INACTIVE, UNKNOWN, SessionModel
 from .peer import Reply
 
-__all__ = ["Driver", "SequenceFailure", "Step"]
+__all__ = ["RULES", "Driver", "SequenceFailure", "SequencePrerequisite", "Step"]
 
 NOT_FOUND = -32002
 
 
 class SequenceFailure(AssertionError):
-    """A sequence broke a requirement; the message names the step and what went wrong."""
+    """A sequence broke a requirement; the message names the step and what went wrong, ``rule``
+    which of the model's rules found it (each maps to the spec sentence it checks)."""
+
+    def __init__(self, message: str, rule: str) -> None:
+        super().__init__(message)
+        self.rule = rule
+
+
+class SequencePrerequisite(SequenceFailure):
+    """A lifecycle method the agent advertises failed, so the sequence cannot go on (not testable)."""
+
+
+# The model's rules: each failure names one, and each revision maps "sequence.status.model-based#rule"
+# to the sentence the rule checks.
+RULES = {
+    "no-notification": "no notification arrives during session/status (it attached or replayed)",
+    "unknown-id": "a never-created id is never reported as a session in memory",
+    "unknown-error-code": "an unknown id gets error -32002, no other code",
+    "unknown-error-data": "the -32002 error carries data.sessionId, the id asked for",
+    "result-shape": "a status result carries a string status",
+    "one-revision": "every status word is of the revision checked",
+    "not-active-after-release": "a session the client let go (closed, or the agent restarted) is not active",
+    "may-inactive-bound": "an unknown id status called inactive (the MAY path) fails to resume with -32002",
+    "unknown-not-created": "status does not create a never-created id (it does not resume, unlike a fresh one)",
+    "inactive-resumable": "a session status reports inactive can be resumed",
+    "unknown-not-resumable": "a session status reports unknown (-32002) cannot be resumed",
+    "list-no-duplicate": "session/list never lists a session twice",
+    "list-no-stranger": "session/list never shows an id that status was only asked about",
+    "list-unchanged": "a list entry only status calls touched does not change",
+    "no-eviction": "status does not evict a session (confirmed on two fresh sessions)",
+}
 
 
 @dataclass
@@ -59,10 +89,7 @@ class Driver:
     def __init__(self, target: AcpTarget, *, dry: bool = False) -> None:
         self.t = target
         self.dry = dry
-        self.model = SessionModel(
-            persists=target.advertises("persist"),
-            may_inactive_for_unknown=revisions.current().may_inactive_for_unknown,
-        )
+        self.model = SessionModel(may_inactive_for_unknown=revisions.current().may_inactive_for_unknown)
         self.ids: dict[str, str] = {}
         self.steps: list[Step] = []
         self.list_snapshot: dict[str, Any] = {}
@@ -92,9 +119,13 @@ class Driver:
         problems_before = len(self.t.peer.problems)
         try:
             await getattr(self, f"_op_{step.op}")(step)
-            new_problems = self.t.peer.problems[problems_before:]
+            new_problems = [p for p in self.t.peer.problems[problems_before:] if not p.noise]
             if new_problems:
-                self.fail(step, f"JSON-RPC envelope broken: {new_problems[0].problem}")
+                failure = SequenceFailure(
+                    f"step {len(self.steps)} {step.label()}: JSON-RPC envelope broken: {new_problems[0].problem}",
+                    "envelope",
+                )
+                raise failure
         finally:
             step.frames = [e.to_json() for e in self.t.runtime.transcript.since(mark)]
 
@@ -104,8 +135,12 @@ class Driver:
                 raise ValueError(f"step {step.label()} uses {step.ref} before a step creates it")
             await self.run(step)
 
-    def fail(self, step: Step, message: str) -> None:
-        raise SequenceFailure(f"step {len(self.steps)} {step.label()}: {message}")
+    def fail(self, step: Step, message: str, rule: str) -> None:
+        assert rule in RULES, rule
+        raise SequenceFailure(f"step {len(self.steps)} {step.label()}: {message}", rule)
+
+    def cannot(self, step: Step, message: str) -> None:
+        raise SequencePrerequisite(f"step {len(self.steps)} {step.label()}: {message}", "prerequisite")
 
     def sid(self, ref: str) -> str:
         return self.ids[ref]
@@ -116,7 +151,7 @@ class Driver:
         reply = await self.t.call("session/new", {"cwd": self.cwd, "mcpServers": []})
         sid = reply.result.get("sessionId") if reply.ok and isinstance(reply.result, dict) else None
         if not isinstance(sid, str):
-            self.fail(step, f"session/new did not create a session: {reply.describe()}")
+            self.cannot(step, f"session/new did not create a session: {reply.describe()}")
         assert step.ref is not None
         self.ids[step.ref] = sid
         self.model.add(step.ref, created=True).ops.append("new")
@@ -142,25 +177,28 @@ class Driver:
             self.fail(
                 step,
                 f"a {notes[0].method} notification arrived during session/status: status attached or replayed",
+                "no-notification",
             )
         answer = self._status_answer(step, reply)
-        step.answer = revisions.word(answer)
+        step.answer = revisions.word(answer) if answer != UNKNOWN else "-32002"
         session = self.model.sessions[ref]
         if answer not in allowed:
             why = (
                 "it was never created"
                 if not session.created
+                else "status itself said -32002 (unknown) for it"
+                if session.gone
                 else "the client let it go and did not resume it"
             )
             words = sorted(revisions.word(a) if a != UNKNOWN else "-32002" for a in allowed)
-            self.fail(step, f"status answered {revisions.word(answer)!r}, but {why}: allowed {words}")
+            rule = "unknown-id" if not session.created else "not-active-after-release"
+            self.fail(step, f"status answered {revisions.word(answer)!r}, but {why}: allowed {words}", rule)
         if session.created and session.held:
             self._statused_while_held.add(ref)
             self._last_status_meta[ref] = step.meta
-            if answer == INACTIVE:
+            if answer != ACTIVE:
                 await self._evicted(step, ref)
-        if not session.created and answer == INACTIVE:
-            self.model.may_path_seen = True
+        self.model.claimed(ref, answer)
 
     def _status_answer(self, step: Step, reply: Reply) -> str:
         if not reply.ok:
@@ -168,22 +206,26 @@ class Driver:
                 self.fail(
                     step,
                     f"status answered error {reply.code}, expected a result or -32002: {reply.describe()}",
+                    "unknown-error-code",
                 )
             data = (reply.error or {}).get("data")
             if not isinstance(data, dict) or data.get("sessionId") != self.sid(step.ref or ""):
                 self.fail(
-                    step, f"the -32002 error lacks data.sessionId of the id asked for: {reply.describe()}"
+                    step,
+                    f"the -32002 error lacks data.sessionId of the id asked for: {reply.describe()}",
+                    "unknown-error-data",
                 )
             return UNKNOWN
         result = reply.result
         if not isinstance(result, dict) or not isinstance(result.get("status"), str):
-            self.fail(step, f"status result has no string status: {reply.describe()}")
+            self.fail(step, f"status result has no string status: {reply.describe()}", "result-shape")
         value = result["status"]
         other = revisions.foreign(value)
         if other is not None:
             self.fail(
                 step,
                 f"status answered {value!r}, a word of revision {other}, not of {revisions.current().name}",
+                "one-revision",
             )
         # Open enum: a value a client does not recognise reads as not active.
         return revisions.canonical(value) or INACTIVE
@@ -200,7 +242,7 @@ class Driver:
         if reply.ok:
             # The agent has it in memory, whatever the model thought (some agents create or
             # load on prompt; that is not status's doing, and status is judged from here on).
-            session.created = session.prompted = True
+            session.created = True
             self.model.resumed(ref)
 
     async def _op_cancel(self, step: Step) -> None:
@@ -216,7 +258,7 @@ class Driver:
         reply = await self.t.call("session/close", {"sessionId": self.sid(ref)})
         step.answer = "ok" if reply.ok else f"error {reply.code}"
         if held and not reply.ok and reply.code != NOT_FOUND:
-            self.fail(step, f"session/close of a live session failed: {reply.describe()}")
+            self.cannot(step, f"session/close of a live session failed: {reply.describe()}")
         self.model.touch(ref, "close")
         self.model.released(ref)
 
@@ -224,45 +266,85 @@ class Driver:
         ref = step.ref
         assert ref is not None
         session = self.model.sessions[ref]
-        must_work = session.created and self.model.allowed(ref) == {INACTIVE}
+        claimed = session.claimed if not session.held else None
         reply = await self.t.reopen(self.sid(ref), self.cwd)
         step.answer = "ok" if reply.ok else f"error {reply.code}"
         if not session.created:
-            if reply.ok or reply.code != NOT_FOUND:
-                self.fail(step, f"resuming a never-created id must fail with -32002: {reply.describe()}")
+            await self._reopened_unknown(step, ref, reply)
             return
         self.model.touch(ref, "reopen")
         if reply.ok:
+            if claimed == UNKNOWN:
+                self.fail(
+                    step,
+                    f"status said -32002 (unknown) for {ref}, yet session/resume then resumed it",
+                    "unknown-not-resumable",
+                )
             self.model.resumed(ref)
             self._statused_while_held.discard(ref)
-        elif must_work:
+        elif claimed == INACTIVE:
+            if self.model.may_inactive_for_unknown and reply.code == NOT_FOUND:
+                session.gone = True  # the MAY path: inactive for a session that does not exist
+            else:
+                self.fail(
+                    step,
+                    f"status said {revisions.word('inactive')!r} for {ref} (known, resumable), but resuming it "
+                    f"failed: {reply.describe()}",
+                    "inactive-resumable",
+                )
+
+    async def _reopened_unknown(self, step: Step, ref: str, reply: Reply) -> None:
+        """A never-created id: on the MAY path (status said inactive), resume fails with -32002;
+        otherwise resume succeeding blames status only if a fresh never-created id fails."""
+        session = self.model.sessions[ref]
+        if session.claimed == INACTIVE and (reply.ok or reply.code != NOT_FOUND):
             self.fail(
-                step, f"the agent could not resume a session it must know (inactive): {reply.describe()}"
+                step,
+                f"status said {revisions.word('inactive')!r} for a never-created id (the MAY path), so resuming it must "
+                f"fail with -32002: {reply.describe()}",
+                "may-inactive-bound",
             )
+        if not reply.ok:
+            return
+        control = await self.t.reopen(f"sess_never_created_{uuid.uuid4().hex}", self.cwd)
+        if not control.ok and session.asked:
+            self.fail(
+                step,
+                f"{ref}, a never-created id that only session/status was asked about, could be resumed, while a fresh "
+                f"never-created id cannot ({control.describe()}): status created it",
+                "unknown-not-created",
+            )
+        session.created = True  # the agent's resume creates sessions; from here on it is one
+        self.model.resumed(ref)
 
     async def _op_list(self, step: Step) -> None:
         reply = await self.t.call("session/list", {"cwd": self.cwd})
         if not reply.ok or not isinstance(reply.result, dict):
-            self.fail(step, f"session/list failed: {reply.describe()}")
+            self.cannot(step, f"session/list failed: {reply.describe()}")
         entries = [e for e in reply.result.get("sessions") or [] if isinstance(e, dict)]
         ours = {sid: ref for ref, sid in self.ids.items()}
         by_id: dict[str, Any] = {}
         for entry in entries:
             sid = entry.get("sessionId")
             if sid in by_id and sid in ours:  # other examples' sessions are not this sequence's business
-                self.fail(step, f"session/list lists {ours[sid]} twice")
+                self.fail(step, f"session/list lists {ours[sid]} twice", "list-no-duplicate")
             by_id[sid] = entry
         step.answer = f"{sum(1 for s in by_id if s in ours)} of ours"
         for sid, ref in ours.items():
             session = self.model.sessions[ref]
             if not session.created and sid in by_id:
-                self.fail(step, f"session/list shows {ref}, an id that was never created, only asked about")
+                self.fail(
+                    step,
+                    f"session/list shows {ref}, an id that was never created, only asked about",
+                    "list-no-stranger",
+                )
             before = self.list_snapshot.get(sid)
             if session.created and not session.dirty and before is not None and by_id.get(sid) != before:
                 self.fail(
                     step,
                     f"the list entry of {ref} changed though only status calls touched it: "
                     f"{json.dumps(before)} -> {json.dumps(by_id.get(sid))}",
+                    "list-unchanged",
                 )
         self.list_snapshot = {sid: by_id[sid] for sid in ours if sid in by_id}
         for session in self.model.sessions.values():
@@ -283,7 +365,9 @@ class Driver:
         if ref in self._statused_while_held and "restart" not in session.ops:
             blame = await self._status_causes_eviction(session.ops, self._last_status_meta.get(ref, False))
             if blame:
-                self.fail(step, f"{ref} is no longer in memory, and status is the cause: {blame}")
+                self.fail(
+                    step, f"{ref} is no longer in memory, and status is the cause: {blame}", "no-eviction"
+                )
         self.model.evicted(ref)
         self._statused_while_held.discard(ref)
 

@@ -21,10 +21,24 @@ LIVE = "$live"  # replaced by a live session id when the input is sent
 class ParamsInput:
     params: Any
     expect: str  # "status" (a result or -32002), "invalid" (-32602), "either" (-32602 or a status)
+    request_id: Any = 1  # an id ACP's RequestId allows: an integer within ±(2^53−1), or a string
 
     def describe(self) -> str:
         text = json.dumps(self.params, ensure_ascii=True)
-        return text if len(text) <= 300 else f"{text[:300]}… ({len(text)} chars)"
+        shown = text if len(text) <= 300 else f"{text[:300]}… ({len(text)} chars)"
+        return f"{shown} (request id {json.dumps(self.request_id, ensure_ascii=True)})"
+
+
+# Request ids a client of ACP may send (RequestId: an int64 or a string; RFC 8259 promises
+# interoperable integers only within ±(2^53−1), so the suite stays inside that range here).
+SAFE_INTEGER = 2**53 - 1
+request_ids = st.one_of(
+    st.integers(0, 1000),
+    st.integers(-SAFE_INTEGER, SAFE_INTEGER),
+    st.sampled_from([0, -1, SAFE_INTEGER, -SAFE_INTEGER]),
+    st.text(max_size=30),
+    st.sampled_from(["", "0", "1", "req-1", "ü", "\u2028", 'a"b']),
+)
 
 
 def _strings() -> st.SearchStrategy[str]:
@@ -69,6 +83,8 @@ _extra = st.dictionaries(
 
 @st.composite
 def status_params(draw: st.DrawFn) -> ParamsInput:
+    """A well-formed session/status request (any id ACP allows) with any params."""
+    request_id = draw(request_ids)
     kind = draw(
         st.sampled_from(["valid-live", "valid-unknown", "missing", "non-string", "not-object", "bad-meta"])
     )
@@ -76,6 +92,7 @@ def status_params(draw: st.DrawFn) -> ParamsInput:
         return ParamsInput(
             draw(st.one_of(st.lists(_json_scalar, max_size=3), st.text(max_size=10), st.integers())),
             "invalid",
+            request_id,
         )
     params: dict[str, Any] = draw(_extra)
     if kind == "valid-live":
@@ -89,10 +106,11 @@ def status_params(draw: st.DrawFn) -> ParamsInput:
         params["_meta"] = draw(
             st.one_of(st.integers(), st.text(max_size=5), st.lists(st.integers(), max_size=2))
         )
-        return ParamsInput(params, "either")  # _meta is deserialized with default-on-error
+        return ParamsInput(params, "either", request_id)  # _meta is deserialized with default-on-error
     if kind in ("valid-live", "valid-unknown") and draw(st.booleans()):
         params["_meta"] = draw(_meta)
-    return ParamsInput(params, {"missing": "invalid", "non-string": "invalid"}.get(kind, "status"))
+    expect = {"missing": "invalid", "non-string": "invalid"}.get(kind, "status")
+    return ParamsInput(params, expect, request_id)
 
 
 @dataclass(frozen=True)
@@ -155,14 +173,13 @@ def malformed_frames(draw: st.DrawFn) -> FrameInput:
         return FrameInput(
             kind, _request(frame_id, jsonrpc=version), frame_id, "error", -32600, alt_ids=(None,)
         )
-    if kind == "odd-id":
+    if kind == "odd-id":  # ids ACP clients do not send: null, fractions, beyond ±(2^53−1)
         frame_id = draw(
             st.one_of(
                 st.none(),
                 st.floats(0.5, 1e6).filter(lambda f: not f.is_integer()),
                 st.integers(2**53, 2**70),
-                st.text(min_size=1, max_size=20),
-                st.integers(-(10**6), -1),
+                st.integers(-(2**70), -(2**53)),
             )
         )
         return FrameInput(kind, _request(frame_id), frame_id, "required")

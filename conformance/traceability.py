@@ -46,6 +46,29 @@ def keyword_level(sentence: str) -> str:
     return "MAY" if words & {"MAY", "OPTIONAL"} else "-"
 
 
+AXES = (
+    "shape",  # the message as the schema gives it
+    "identity",  # the same id in another form, long ids, deleted or closed sessions, empty or missing ids
+    "channel",  # every place a side effect could show: history, timers, turns, listings, notifications, queues
+    "consistency",  # what an answer implies, checked against what the other methods then do
+    "isolation",  # between sessions and between callers: keys, acknowledgements, queue items, caches
+    "types",  # wrong JSON types, and the coercions lenient validators make
+    "concurrency",  # a retry while the first call is in flight, status during a turn
+    "later",  # status after a permission is answered, after a delete, after an eviction
+)
+
+
+@dataclass(frozen=True)
+class Break:
+    """One way an implementation can break a sentence, and what catches it (the audit)."""
+
+    way: str
+    axis: str
+    by: str = ""  # a case id, or "case#rule" for a rule inside a sequence or fuzz case
+    unobservable: str = ""  # why no client can see it through the protocol
+    variant: str = ""  # the broken implementation in tests/agents/ that shows the check catches it
+
+
 @dataclass(frozen=True)
 class Requirement:
     source: str
@@ -55,6 +78,8 @@ class Requirement:
     excluded: str = ""
     note: str = ""
     anchor: str = ""
+    key: str = ""  # a name the harness's own findings use ("reply", "envelope")
+    breaks: tuple[Break, ...] = ()
 
     @property
     def level(self) -> str:
@@ -76,9 +101,17 @@ class Revision:
     not_part: dict[str, str] = field(default_factory=dict)  # case id -> why it is not part of it
     target: str = "acp"  # the system whose cases it maps: acp, mcp or http
 
-    def spec_for(self, case_id: str) -> Requirement | None:
-        """The sentence this revision has a case check, or None: the case is not part of it."""
+    def spec_for(self, case_id: str, rule: str | None = None) -> Requirement | None:
+        """The sentence this revision has a case (or one of its rules) check, or None: the case is
+        not part of it."""
+        if rule is not None:
+            found = next((r for r in self.requirements if f"{case_id}#{rule}" in r.cases), None)
+            if found is not None:
+                return found
         return next((r for r in self.requirements if case_id in r.cases), None)
+
+    def by_key(self, key: str) -> Requirement | None:
+        return next((r for r in self.requirements if r.key == key), None)
 
     def quoting(self, source: str, sentence: str) -> Requirement | None:
         return next((r for r in self.requirements if (r.source, r.sentence) == (source, sentence)), None)
@@ -124,6 +157,8 @@ def load_revision(name: str, folder: Path | None = None) -> Revision:
                 excluded=r.get("excluded", ""),
                 note=r.get("note", ""),
                 anchor=r.get("anchor", ""),
+                key=r.get("key", ""),
+                breaks=tuple(Break(**b) for b in r.get("breaks", ())),
             )
             for r in data.get("requirement", [])
         ],
@@ -193,11 +228,12 @@ def schema_sentences(definitions: dict[str, Any], names: tuple[str, ...]) -> lis
 
 
 def coverage(revision: Revision, cases: list[dict[str, Any]]) -> dict[str, Any]:
-    """The run's coverage of the revision's sentences, for report.json."""
+    """The run's coverage of the revision's sentences, for report.json. A rule ("case#rule") ran
+    when its case did."""
     outcomes = {c["id"]: c["outcome"] for c in cases}
     rows = []
     for req in revision.requirements:
-        ran = {cid: outcomes[cid] for cid in req.cases if cid in outcomes}
+        ran = {cid: outcomes[cid.split("#")[0]] for cid in req.cases if cid.split("#")[0] in outcomes}
         if req.excluded:
             status = "excluded"
         elif any(o in DECISIVE for o in ran.values()):

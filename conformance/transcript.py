@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import Any
 
-__all__ = ["Entry", "StderrTail", "Transcript", "reproduce_heading"]
+__all__ = ["Entry", "StderrTail", "Transcript", "reproduction_lines"]
 
 SEND = "send"  # suite -> agent
 RECV = "recv"  # agent -> suite
@@ -77,11 +78,29 @@ class Transcript:
         return self._count
 
 
-def reproduce_heading(reproduction: list[str]) -> str:
-    """How to use a case's reproduction: HTTP cases give curl commands, the others frames to send."""
-    if reproduction and reproduction[0].startswith("curl "):
-        return "reproduce (run these commands)"
-    return "reproduce (send these lines to the agent's stdin)"
+def reproduction_lines(segments: list[dict[str, Any]], *, max_lines: int = 0) -> list[str]:
+    """A case's reproduction as text: each segment under a heading that says where it goes (a
+    fresh agent's stdin, the agent restarted in the same working directory, a second connection,
+    a shell). ``max_lines`` bounds the frames shown per segment (0: all)."""
+    lines: list[str] = []
+    for segment in segments:
+        body = segment.get("lines") or []
+        if not body:
+            continue
+        if body[0].startswith("curl "):
+            heading = "run these commands"
+        elif segment.get("connection", "main") != "main":
+            heading = f"on a second connection ({segment['connection']}) to the same agent, send"
+        elif segment.get("start") == "restart":
+            heading = "then restart the agent (same command and working directory) and pipe into its stdin"
+        else:
+            heading = "pipe into a fresh agent's stdin"
+        lines.append(f"# {heading}:")
+        shown = body[:max_lines] if max_lines else body
+        lines += shown
+        if len(shown) < len(body):
+            lines.append(f"# … {len(body) - len(shown)} more lines in report.json")
+    return lines
 
 
 class StderrTail:

@@ -85,6 +85,12 @@ def test_every_sdk_quote_is_in_the_official_schema(revision) -> None:
     assert quotes and [q for q in quotes if normalize(q) not in descriptions] == []
 
 
+def known(reference: str) -> bool:
+    """A case id, or "case#rule" for one of a case's declared rules."""
+    case_id, _, rule = reference.partition("#")
+    return case_id in CASES and (not rule or rule in CASES[case_id].rules)
+
+
 def test_each_entry_maps_to_cases_or_an_exclusion(revision) -> None:
     for req in revision.requirements:
         assert req.source in revision.sources, f"unknown source {req.source!r}"
@@ -92,8 +98,8 @@ def test_each_entry_maps_to_cases_or_an_exclusion(revision) -> None:
             f"needs cases or an exclusion, not both: {req.sentence!r}"
         )
         assert len(req.excluded) > 20 or req.cases, f"an exclusion needs a real reason: {req.sentence!r}"
-        unknown = [c for c in req.cases if c not in CASES]
-        assert unknown == [], f"{req.sentence!r} names unknown cases"
+        unknown = [c for c in req.cases if not known(c)]
+        assert unknown == [], f"{req.sentence!r} names unknown cases or rules"
 
 
 @pytest.mark.parametrize("name", [REVISION, "mcp-session-heartbeat-2025-06-18", "agentscope-2.0.4"])
@@ -153,7 +159,27 @@ def test_every_case_is_mapped_or_said_not_part_of_each_revision(name: str) -> No
     for req in rev.requirements:
         assert req.source in rev.sources, f"{name}: unknown source {req.source!r}"
         assert bool(req.cases) != bool(req.excluded), f"{name}: cases or an exclusion: {req.sentence!r}"
-        assert [c for c in req.cases if c not in CASES] == []
+        assert [c for c in req.cases if not known(c)] == []
+
+
+@pytest.mark.parametrize("name", revisions.available())
+def test_every_rule_names_its_own_sentence_in_each_revision(name: str) -> None:
+    """A failure found by a rule quotes that rule's sentence: each rule of each case that is part of
+    the revision is mapped there, so no rule falls back to its case's first sentence."""
+    cases.load_all()
+    rev = load_revision(name)
+    for case in [c for c in CASES.values() if c.target == rev.target and rev.spec_for(c.id) is not None]:
+        unmapped = [r for r in case.rules if not any(f"{case.id}#{r}" in q.cases for q in rev.requirements)]
+        assert unmapped == [], f"{name}: rules of {case.id} with no sentence: {unmapped}"
+
+
+@pytest.mark.parametrize("name", revisions.available())
+def test_harness_findings_have_a_sentence(name: str) -> None:
+    """An unanswered request and a broken message quote the sentence the revision names for them."""
+    rev = load_revision(name)
+    assert rev.by_key("reply") is not None, f"{name}: no requirement with key = 'reply'"
+    if rev.target != "http":
+        assert rev.by_key("envelope") is not None, f"{name}: no requirement with key = 'envelope'"
 
 
 @pytest.mark.parametrize("name", revisions.available())
