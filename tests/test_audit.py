@@ -1,0 +1,96 @@
+"""The requirement audit: for every normative sentence of every revision, the ways an
+implementation can break it, each with the check that catches it (and the broken variant in
+tests/agents that shows the check can fail) or why no client can observe it.
+
+The audit lives in the revision files, as a `breaks` column of each requirement:
+
+    breaks = [
+        { way = "status looks ids up case-insensitively", axis = "identity",
+          by = "status.unknown.id-variants", variant = "status_id_case_insensitive" },
+        { way = "status refreshes an idle timer", axis = "channel", unobservable = "…" },
+    ]
+
+Each target's own test module checks that a variant listed here gets its `by` case failing.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import cases
+from conformance import revisions
+from conformance.registry import CASES
+from conformance.traceability import AXES, load_revision
+
+from .conftest import AGENTS
+
+cases.load_all()
+
+
+def known(reference: str) -> bool:
+    case_id, _, rule = reference.partition("#")
+    return case_id in CASES and (not rule or rule in CASES[case_id].rules)
+
+
+def variant_path(variant: str):
+    return AGENTS / f"{variant}.py"
+
+
+@pytest.mark.parametrize("name", revisions.available())
+def test_every_normative_sentence_has_an_audit(name: str) -> None:
+    rev = load_revision(name)
+    missing = [r.sentence for r in rev.requirements if not r.excluded and not r.key and not r.breaks]
+    assert missing == [], f"{name}: sentences without a `breaks` audit"
+
+
+@pytest.mark.parametrize("name", revisions.available())
+def test_audit_entries_are_well_formed(name: str) -> None:
+    rev = load_revision(name)
+    for req in rev.requirements:
+        for b in req.breaks:
+            where = f"{name}: {req.sentence[:60]!r}: {b.way!r}"
+            assert b.axis in AXES, f"{where}: axis {b.axis!r} is none of {AXES}"
+            assert bool(b.by) != bool(b.unobservable), (
+                f"{where}: give `by` (a check) or `unobservable` (why not)"
+            )
+            if b.unobservable:
+                assert len(b.unobservable) > 30, f"{where}: say why no client can observe it"
+                continue
+            assert known(b.by), f"{where}: `by` names no case or rule of a case"
+            assert b.variant, f"{where}: name the broken variant in tests/agents that shows {b.by} catches it"
+            assert variant_path(b.variant).is_file(), f"{where}: tests/agents/{b.variant}.py does not exist"
+
+
+@pytest.mark.parametrize("name", revisions.available())
+def test_the_audit_covers_every_axis(name: str) -> None:
+    rev = load_revision(name)
+    seen = {b.axis for r in rev.requirements for b in r.breaks}
+    assert set(AXES) - seen == set(), f"{name}: no break along these axes"
+
+
+def expected_by_variant(
+    tables: dict[str, tuple[int, dict[str, str]]], prefix: str = ""
+) -> dict[str, dict[str, str]]:
+    """{variant path as the audit names it: its expected outcome delta}, for a target's tables."""
+    return {f"{prefix}{name}": delta for name, (_, delta) in tables.items()}
+
+
+def check_variants_catch(target: str, deltas: dict[str, dict[str, str]], prefix: str = "") -> list[str]:
+    """The audit's claims a target's broken-variant tables do not back: each variant the audit
+    names (under ``prefix`` in tests/agents) must be in the tables and make its `by` case fail or
+    warn there."""
+    wrong = []
+    for name in revisions.available(target):
+        for req in load_revision(name).requirements:
+            for b in req.breaks:
+                if not b.by:
+                    continue
+                ours = b.variant.startswith(prefix) if prefix else "/" not in b.variant
+                if ours and b.variant not in deltas:
+                    wrong.append(f"{name}: {b.variant} is named by the audit but not in the tests' tables")
+                if b.variant not in deltas:
+                    continue
+                case_id = b.by.partition("#")[0]
+                if deltas[b.variant].get(case_id) not in ("fail", "warn"):
+                    wrong.append(f"{name}: {b.variant} does not make {case_id} fail ({b.way})")
+    return wrong
