@@ -14,12 +14,12 @@ async def status_capability_is_an_object(acp: AcpTarget, details: dict) -> None:
     """sessionCapabilities.status is advertised as an object ({} with optional _meta)."""
     value = acp.status_capability
     if value is MISSING or value is None:
-        raise Unimplemented("agentCapabilities.sessionCapabilities.status is not advertised")
+        raise Unimplemented(f"{acp.capability_name('status')} is not advertised")
     details["advertised"] = value
     errors = schema_errors("SessionStatusCapabilities", value)
     if errors:
         raise Violation(
-            f"sessionCapabilities.status is {show(value)}, not an object: clients drop a malformed "
+            f"{acp.capability_name('status')} is {show(value)}, not an object: clients drop a malformed "
             "capability, so session/status is invisible to them",
             expected="{} (optionally with _meta)",
             observed=show(value),

@@ -40,3 +40,9 @@ async def non_string_session_id(acp: AcpTarget, details: dict) -> None:
 async def null_session_id(acp: AcpTarget, details: dict) -> None:
     """session/status with sessionId null gets -32602 (invalid params)."""
     await _rejects(acp, {"sessionId": None}, "sessionId null")
+
+
+@case("status.params.no-params", level=Level.MUST, spec=spec.REQUEST_SCHEMA)
+async def no_params(acp: AcpTarget, details: dict) -> None:
+    """session/status with no params member at all gets -32602 (sessionId is required)."""
+    await _rejects(acp, None, "no params member")

@@ -9,7 +9,7 @@ import anyio
 from conformance import revisions
 from conformance.acp import AcpTarget
 from conformance.expect import show, status_value
-from conformance.outcomes import NotTestable, Violation
+from conformance.outcomes import MissingInput, NotTestable, Violation
 from conformance.peer import Reply
 from conformance.registry import Level, case
 
@@ -142,3 +142,52 @@ async def no_notifications(acp: AcpTarget, details: dict) -> None:
             expected="no notification",
             observed=show({"method": first.method, "params": first.params}),
         )
+
+
+@case(
+    "status.no-side-effects.history-unchanged",
+    level=Level.MUST,
+    spec=spec.NO_SIDE_EFFECTS,
+    needs=("status", "load", "close"),
+)
+async def history_unchanged(acp: AcpTarget, details: dict) -> None:
+    """The history session/load replays is the same after status calls (on the session inactive
+    and in memory) as before them; calibrated first: two loads with nothing between agree."""
+    sid = await acp.new_session()
+    await acp.prompt(sid, "a turn to remember")
+    await acp.close(sid)
+    first = await _replay(acp, sid)
+    second = await _replay(acp, sid)
+    details["replayed_updates"] = len(first)
+    if not first:
+        raise MissingInput("session/load replays no history, so a change status made to it cannot be seen")
+    if first != second:
+        raise MissingInput(
+            "two session/loads with nothing between them replay different histories, so the replay cannot show "
+            "what status changed"
+        )
+    for _ in range(3):
+        await acp.status(sid)  # inactive
+    back, _ = await acp.load_replay(sid)
+    if not back.ok:
+        raise NotTestable(f"session/load after status calls failed: {back.describe()}")
+    for _ in range(3):
+        await acp.status(sid)  # in memory
+    await acp.close(sid)
+    after = await _replay(acp, sid)
+    if after != first:
+        extra = [u for u in after if u not in first] or after
+        raise Violation(
+            f"the history session/load replays changed across session/status calls ({len(first)} updates before, "
+            f"{len(after)} after)",
+            expected=show(first),
+            observed=show(extra),
+        )
+
+
+async def _replay(acp: AcpTarget, sid: str) -> list:
+    reply, updates = await acp.load_replay(sid)
+    if not reply.ok:
+        raise NotTestable(f"session/load of a closed session failed: {reply.describe()}")
+    await acp.close(sid)
+    return updates

@@ -117,3 +117,4 @@ STDOUT_ONLY_MESSAGES = SpecRef(
     "stdio",
     "The agent MUST NOT write anything to its stdout that is not a valid ACP message.",
 )
+RESUMABLE = rfd("Status values", "The Client can call session/resume (or session/load in v1) to start it.")

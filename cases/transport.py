@@ -12,14 +12,18 @@ from conformance.registry import Level, case
 from . import spec
 
 
-@case("transport.stdout.messages-only", level=Level.ROBUSTNESS, spec=spec.STDOUT_ONLY_MESSAGES, needs=())
+@case(
+    "transport.stdout.messages-only",
+    level=Level.ROBUSTNESS,
+    spec=spec.STDOUT_ONLY_MESSAGES,
+    needs=(),
+    shows_handshake=True,
+)
 async def stdout_carries_only_messages(acp: AcpTarget, details: dict) -> None:
     """From its start to a closed session, every line the agent writes to stdout is an ACP message."""
     if acp.runtime.config.transport != "stdio":
         raise NotApplicable("a stdio transport rule; this run reaches the agent over a network transport")
-    if acp.runtime.config.restartable:
-        await acp.restart()  # a fresh process: whatever it prints at start is seen here
-    peer = acp.peer
+    peer = acp.peer  # it has read the agent's stdout since this process started: its banner too
     sid = await acp.new_session()
     await acp.prompt(sid, "hello")
     if acp.advertises("status"):

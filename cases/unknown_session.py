@@ -51,19 +51,31 @@ async def unknown_session_message(acp: AcpTarget, details: dict) -> None:
 
 @case("status.error.unknown-session-data", level=Level.MUST, spec=spec.NOT_FOUND_DATA)
 async def unknown_session_data(acp: AcpTarget, details: dict) -> None:
-    """The -32002 error carries `data.sessionId` equal to the id asked for."""
-    asked = acp.unknown_id()
-    reply = await acp.status(asked)
-    if reply.ok:
-        raise NotApplicable(f"the agent answers a result for unknown ids ({reply.describe()})")
-    data = (reply.error or {}).get("data")
-    got = data.get("sessionId") if isinstance(data, dict) else None
-    if got != asked:
-        raise Violation(
-            "error.data.sessionId is missing or differs from the id asked for",
-            expected={"sessionId": asked},
-            observed=show(data),
-        )
+    """The -32002 error carries `data.sessionId` equal to the id asked for, exactly: short, 10 kB,
+    with quotes, backslashes, non-ASCII and surrounding spaces."""
+    base = acp.unknown_id()
+    asked_ids = {
+        "a plain id": base,
+        "a 10 kB id": base + "x" * 10_240,
+        "an id with JSON-special characters": base + '"\\/\b',
+        "a non-ASCII id": base + "-ünïcödé-会话-🙂",
+        "an id with surrounding spaces": f"  {base}  ",
+    }
+    for label, asked in asked_ids.items():
+        reply = await acp.status(asked)
+        if reply.ok:
+            raise NotApplicable(f"the agent answers a result for unknown ids ({reply.describe()})")
+        if reply.code != SESSION_NOT_FOUND:
+            continue  # the code is status.error.unknown-session-code's to judge
+        data = (reply.error or {}).get("data")
+        got = data.get("sessionId") if isinstance(data, dict) else None
+        if got != asked:
+            raise Violation(
+                f"for {label}, error.data.sessionId is missing or differs from the id asked for"
+                + (f" ({len(got)} of {len(asked)} characters)" if isinstance(got, str) else ""),
+                expected={"sessionId": asked[:300]},
+                observed=show(data),
+            )
 
 
 @case("status.unknown.may-inactive", level=Level.MAY, spec=spec.MAY_INACTIVE)

@@ -136,6 +136,18 @@ class AcpTarget:
         value = self.session_capabilities.get(name)
         return value is not None and value is not False
 
+    def capability_name(self, name: str) -> str:
+        """Where the capability a case needs is advertised, as this protocol version spells it."""
+        if self.protocol == 2:
+            if name in ("status", "delete"):
+                return f"capabilities.session.{name}"
+            return "capabilities.session (the v2 session methods)"
+        if name in ("persist", "resume-or-load"):
+            return "agentCapabilities.loadSession or agentCapabilities.sessionCapabilities.resume"
+        if name == "load":
+            return "agentCapabilities.loadSession"
+        return f"agentCapabilities.sessionCapabilities.{name}"
+
     @property
     def agent_info(self) -> Any:
         return self.init_result.get("agentInfo") or self.init_result.get("info")
@@ -161,6 +173,26 @@ class AcpTarget:
         reply = await self.call("session/close", {"sessionId": session_id})
         if not reply.ok:
             raise NotTestable(f"session/close of {session_id!r} failed: {reply.describe()}")
+
+    async def delete(self, session_id: str) -> None:
+        reply = await self.call("session/delete", {"sessionId": session_id})
+        if not reply.ok:
+            raise NotTestable(f"session/delete of {session_id!r} failed: {reply.describe()}")
+
+    async def load_replay(self, session_id: str, cwd: str | None = None) -> tuple[Reply, list[Any]]:
+        """session/load (v1), and the session/update notifications it replayed for the session
+        before its response (the history as a client sees it)."""
+        mark = len(self.peer.notifications)
+        params = {"sessionId": session_id, "cwd": cwd or self.cwd, "mcpServers": []}
+        reply = await self.call("session/load", params)
+        updates = [
+            n.params.get("update")
+            for n in self.peer.notifications[mark:]
+            if n.method == "session/update"
+            and isinstance(n.params, dict)
+            and n.params.get("sessionId") == session_id
+        ]
+        return reply, updates
 
     async def reopen(self, session_id: str, cwd: str | None = None) -> Reply:
         """session/resume if advertised (always in v2), else session/load: the way back into a session."""

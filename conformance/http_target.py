@@ -214,6 +214,11 @@ class HttpStatusTarget:
             return not self.openapi or STATUS_PATH in (self.openapi.get("paths") or {})
         return False
 
+    def capability_name(self, name: str) -> str:
+        if name == "http-status":
+            return f"GET {STATUS_PATH} (its OpenAPI document has no such route)"
+        return name
+
     # -- sessions ------------------------------------------------------------------------------
 
     async def new_session(self) -> tuple[str, str]:

@@ -174,6 +174,9 @@ class McpTarget:
             return self.tool is not None
         return name in ("frames",) and self.runtime.config.transport == "stdio"
 
+    def capability_name(self, name: str) -> str:
+        return f"a {TOOL} tool (tools/list)" if name == "heartbeat" else name
+
     @property
     def tool(self) -> dict[str, Any] | None:
         return next((t for t in self.tools if t.get("name") == TOOL), None)

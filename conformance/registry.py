@@ -60,6 +60,8 @@ KNOWN_CAPABILITIES = frozenset(
         "close",
         "list",
         "persist",
+        "delete",
+        "load",
         "resume-or-load",
         "v1",
         "v2",

@@ -269,7 +269,8 @@ class Runtime:
                     f"an ACP {versions[0]} case; this run speaks ACP v{self.config.protocol} (--protocol)"
                 )
             if missing:
-                raise Unimplemented(_unimplemented_message(missing))
+                names = ", ".join(self.target.capability_name(m) for m in missing)
+                raise Unimplemented(f"the agent does not advertise {names}")
             revision = revisions.current()
             if revision.spec_for(case.id) is None:
                 why = revision.not_part.get(case.id, revision.title)
@@ -461,16 +462,3 @@ def _session_id(entry: Entry) -> str | None:
     result = frame.get("result") if frame else None
     sid = result.get("sessionId") if isinstance(result, dict) else None
     return sid if isinstance(sid, str) else None
-
-
-def _unimplemented_message(missing: list[str]) -> str:
-    names = {
-        "status": "sessionCapabilities.status",
-        "close": "sessionCapabilities.close",
-        "list": "sessionCapabilities.list",
-        "persist": "loadSession or sessionCapabilities.resume",
-        "resume-or-load": "loadSession or sessionCapabilities.resume",
-        "heartbeat": "a session_heartbeat tool (tools/list)",
-        "http-status": "GET /sessions/{session_id}/status (its OpenAPI document has no such route)",
-    }
-    return "the agent does not advertise " + ", ".join(names.get(m, m) for m in missing)

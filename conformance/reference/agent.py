@@ -8,7 +8,12 @@ so this agent (1) answers `initialize` with a plain dict that carries
 
 Sessions are persisted as JSON files under `<cwd>/.acp-reference-sessions/`, so after a
 restart with the same working directory they are `inactive` (known, resumable, not in memory).
-Status is an in-memory lookup: known ids are indexed at start and on create.
+Status is an in-memory lookup: known ids are indexed at start and on create. `session/delete`
+(unstable, also not routed by the SDK 0.12) forgets a session: its status is then -32002.
+
+Test hooks in the prompt text, as in the v2 agent: "[slow]" keeps the turn working for half a
+second, "[permission]" asks the client for permission first (a turn in progress that status can
+be asked about).
 
 Run: python -m conformance.reference.agent [--no-status] [--in-memory] [--revision acp-unstable-2026-11]
 """
@@ -37,6 +42,13 @@ from .guard import guard_stdin
 __all__ = ["ReferenceAgent", "main", "not_found"]
 
 STATE_DIR = ".acp-reference-sessions"
+SLOW_TURN = 0.5
+# The wire words of each revision of session/status, for --revision (this agent is a system
+# under test and imports nothing from the suite).
+REVISION_WORDS = {
+    "rfd-2026-10-26": {"active": "active", "inactive": "inactive"},
+    "acp-unstable-2026-11": {"active": "open", "inactive": "saved"},
+}
 
 
 def not_found(session_id: str) -> RequestError:
@@ -61,6 +73,7 @@ class ReferenceAgent:
     def __init__(self, state_dir: Path) -> None:
         self.state_dir = state_dir
         self.loaded: dict[str, dict[str, Any]] = {}  # sessions in memory
+        self.cancelled: dict[str, asyncio.Event] = {}  # turns in progress, by session
         self.known: set[str] = set()  # sessions on disk (index, so status needs no I/O)
         self.listing: dict[str, dict[str, Any]] = {}  # session/list entries, kept in memory
         self.conn: Connection | None = None
@@ -81,6 +94,20 @@ class ReferenceAgent:
     def attach(self, session_id: str) -> None:
         if self.attached is not None:
             self.attached.add(session_id)
+
+    # -- the methods the SDK does not route ----------------------------------------------------
+
+    def front(self, router: Callable[[str, Any, bool], Any]) -> Callable[[str, Any, bool], Any]:
+        """The connection's handler: `session/status` and `session/delete` here, the rest to the SDK."""
+
+        async def handler(method: str, params: Any, is_notification: bool) -> Any:
+            if not is_notification and method == "session/status" and self.advertise_status:
+                return await self.session_status(params)
+            if not is_notification and method == "session/delete":
+                return await self.delete_session(params)
+            return await router(method, params, is_notification)
+
+        return handler
 
     # -- the session/status method -------------------------------------------------------------
 
@@ -103,7 +130,7 @@ class ReferenceAgent:
     # -- ACP methods ---------------------------------------------------------------------------
 
     def capabilities(self) -> dict[str, Any]:
-        session_caps: dict[str, Any] = {"list": {}, "close": {}}
+        session_caps: dict[str, Any] = {"list": {}, "close": {}, "delete": {}}
         if self.persist:
             session_caps["resume"] = {}
         if self.advertise_status:
@@ -160,6 +187,17 @@ class ReferenceAgent:
             self.listing.pop(session_id, None)
         return {}
 
+    async def delete_session(self, params: Any) -> dict[str, Any]:
+        session_id = self.status_params(params)
+        if session_id not in self.loaded and session_id not in self.known:
+            raise not_found(session_id)
+        self.loaded.pop(session_id, None)
+        self.known.discard(session_id)
+        self.listing.pop(session_id, None)
+        if self.persist:
+            (self.state_dir / f"{session_id}.json").unlink(missing_ok=True)
+        return {}
+
     async def list_sessions(
         self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
     ) -> dict[str, Any]:
@@ -171,6 +209,12 @@ class ReferenceAgent:
         if session is None or (self.attached is not None and session_id not in self.attached):
             raise not_found(session_id)  # not in memory, or not attached to this connection
         text = " ".join(getattr(block, "text", "") or "" for block in prompt).strip()
+        cancelled = self.cancelled[session_id] = asyncio.Event()
+        try:
+            if not await self.work(session_id, text, cancelled):
+                return {"stopReason": "cancelled"}
+        finally:
+            self.cancelled.pop(session_id, None)
         reply = f"echo: {text}"
         await self.notify(
             session_id, {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": reply}}
@@ -181,8 +225,36 @@ class ReferenceAgent:
         self.save(session)
         return {"stopReason": "end_turn"}
 
+    async def work(self, session_id: str, text: str, cancelled: asyncio.Event) -> bool:
+        """The turn's work before it answers; False when the client cancelled it meanwhile."""
+        steps: list[Any] = []
+        if "[slow]" in text:
+            steps.append(asyncio.sleep(SLOW_TURN))
+        if "[permission]" in text:
+            assert self.conn is not None
+            steps.append(
+                self.conn.send_request(
+                    "session/request_permission",
+                    {
+                        "sessionId": session_id,
+                        "toolCall": {"toolCallId": "call_1", "title": "write a file"},
+                        "options": [{"optionId": "allow", "name": "Allow", "kind": "allow_once"}],
+                    },
+                )
+            )
+        for step in steps:
+            task, stop = asyncio.ensure_future(step), asyncio.ensure_future(cancelled.wait())
+            await asyncio.wait({task, stop}, return_when=asyncio.FIRST_COMPLETED)
+            stop.cancel()
+            if cancelled.is_set():
+                task.cancel()
+                return False
+        return True
+
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
-        return None
+        turn = self.cancelled.get(session_id)
+        if turn is not None:
+            turn.set()
 
     # -- storage and notifications -------------------------------------------------------------
 
@@ -215,12 +287,7 @@ class ReferenceAgent:
 
 
 async def serve(agent: ReferenceAgent, transform_out: Callable[[bytes], bytes] | None = None) -> None:
-    router = build_agent_router(agent, use_unstable_protocol=True)  # type: ignore[arg-type]
-
-    async def handler(method: str, params: Any, is_notification: bool) -> Any:
-        if method == "session/status" and agent.advertise_status and not is_notification:
-            return await agent.session_status(params)
-        return await router(method, params, is_notification)
+    handler = agent.front(build_agent_router(agent, use_unstable_protocol=True))  # type: ignore[arg-type]
 
     reader, writer = await stdio_streams(limit=64 * 1024 * 1024)
     if agent.guard_input:
@@ -265,6 +332,7 @@ def main(
     parser.add_argument(
         "--revision",
         default=None,
+        choices=sorted(REVISION_WORDS),
         help="answer in this spec revision's status words (rfd-2026-10-26: active/inactive, the default; "
         "acp-unstable-2026-11: open/saved)",
     )
@@ -284,9 +352,7 @@ def main(
             "persist": agent_class.persist and not args.in_memory,
         }
         if args.revision:
-            from conformance.revisions import get
-
-            overrides["words"] = dict(get(args.revision).vocabulary)
+            overrides["words"] = dict(REVISION_WORDS[args.revision])
         cls = type(agent_class.__name__, (agent_class,), overrides)
     agent = cls(Path(args.state_dir or Path.cwd() / STATE_DIR))
     with contextlib.suppress(KeyboardInterrupt):

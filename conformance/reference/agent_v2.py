@@ -27,7 +27,7 @@ from acp import RequestError
 from acp.connection import Connection
 from acp.stdio import stdio_streams
 
-from .agent import STATE_DIR, not_found, now_iso
+from .agent import REVISION_WORDS, STATE_DIR, not_found, now_iso
 from .guard import guard_stdin
 
 __all__ = ["ReferenceAgentV2", "serve_v2"]
@@ -220,8 +220,6 @@ def main_v2(
 ) -> None:
     cls = agent_class or ReferenceAgentV2
     if revision:
-        from conformance.revisions import get
-
-        cls = type(cls.__name__, (cls,), {"words": dict(get(revision).vocabulary)})
+        cls = type(cls.__name__, (cls,), {"words": dict(REVISION_WORDS[revision])})
     agent = cls(state_dir or Path.cwd() / (STATE_DIR + "-v2"))
     asyncio.run(serve_v2(agent))

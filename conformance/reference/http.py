@@ -29,14 +29,7 @@ def _factory(make_view: Callable[[], Any]) -> Callable[[Any], Any]:
 
         def on_connect(bound: Any) -> None:
             connection = bound._conn
-            router = build_agent_router(view, use_unstable_protocol=True)  # type: ignore[arg-type]
-
-            async def handler(method: str, params: Any, is_notification: bool) -> Any:
-                if method == "session/status" and view.advertise_status and not is_notification:
-                    return await view.session_status(params)
-                return await router(method, params, is_notification)
-
-            connection._handler = handler
+            connection._handler = view.front(build_agent_router(view, use_unstable_protocol=True))
             view.conn = connection
 
         view.on_connect = on_connect

@@ -63,13 +63,7 @@ async def serve_websocket(make_view: Callable[[], Any], host: str, port: int) ->
 
     async def on_connection(socket: ServerConnection) -> None:
         view = make_view()
-        router = build_agent_router(view, use_unstable_protocol=True)  # type: ignore[arg-type]
-
-        async def handler(method: str, params: Any, is_notification: bool) -> Any:
-            if method == "session/status" and view.advertise_status and not is_notification:
-                return await view.session_status(params)
-            return await router(method, params, is_notification)
-
+        handler = view.front(build_agent_router(view, use_unstable_protocol=True))  # type: ignore[arg-type]
         view.conn = Connection(handler, _SocketTransport(socket), listening=False)
         await view.conn.main_loop()
 
