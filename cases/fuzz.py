@@ -15,7 +15,7 @@ import anyio.to_thread
 from conformance import revisions
 from conformance.acp import AcpTarget
 from conformance.fuzzing import FuzzFailure, LiveSession, run_fuzz, settle
-from conformance.layers import GUARD_HINT, id_layer, stderr_layer
+from conformance.layers import GUARD_HINT, id_layer
 from conformance.machine import PROFILES, hypothesis_dir
 from conformance.outcomes import AgentExited, Violation
 from conformance.peer import Reply
@@ -41,8 +41,7 @@ async def _fuzz(acp: AcpTarget, details: dict, strategy, check) -> None:
     details.update(profile=profile.name, seed=used_seed)
     if failure is not None:
         details["input"] = failing.describe()
-        layer = stderr_layer(acp.runtime.stderr.text()) if failure.died else None
-        where = f"; the crash is {layer}. {GUARD_HINT}" if layer else ""
+        where = f"; the crash is {failure.layer}. {GUARD_HINT}" if failure.layer else ""
         raise Violation(
             f"{failure} (shrunk input, seed {used_seed}){where}",
             observed=failing.describe(),
@@ -88,6 +87,7 @@ async def fuzz_status_params(acp: AcpTarget, details: dict) -> None:
                 f"the agent died on session/status with params {inp.describe()}: {str(exc).splitlines()[0]}",
                 rule="survives",
                 died=True,
+                layer=live.crash_layer(),
             ) from None
         if inp.expect == "invalid" and (reply.ok or reply.code != -32602):
             raise FuzzFailure(
@@ -126,6 +126,7 @@ async def fuzz_status_params(acp: AcpTarget, details: dict) -> None:
                 f"the agent died after session/status with params {inp.describe()}: {str(exc).splitlines()[0]}",
                 rule="survives",
                 died=True,
+                layer=live.crash_layer(),
             ) from None
         if not after.ok or revisions.canonical(_status_of(after)) != "active":
             raise FuzzFailure(
@@ -180,7 +181,9 @@ async def fuzz_frames_survive(acp: AcpTarget, details: dict) -> None:
             frame, problems, alive = await _send_frame(acp, live, inp)
         except AgentExited as exc:
             raise FuzzFailure(
-                f"the agent died after {inp.describe()}: {str(exc).splitlines()[0]}", died=True
+                f"the agent died after {inp.describe()}: {str(exc).splitlines()[0]}",
+                died=True,
+                layer=live.crash_layer(),
             ) from None
         if inp.response == "required" and frame is None:
             raise FuzzFailure(f"no response carrying id {inp.response_id!r} to {inp.describe()}")

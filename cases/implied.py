@@ -16,7 +16,7 @@ from conformance.expect import SESSION_NOT_FOUND, show
 from conformance.outcomes import Info, Violation
 from conformance.peer import Reply
 
-__all__ = ["answer_of", "check_implied"]
+__all__ = ["answer_of", "check_implied", "forgets_closed"]
 
 
 def answer_of(reply: Reply) -> str:
@@ -71,3 +71,10 @@ async def check_implied(
                 rule=rule,
             )
     return answer
+
+
+async def forgets_closed(acp: AcpTarget, session_id: str) -> bool:
+    """True when the agent keeps no session once it is closed: status says -32002 for it (the
+    cases that need a closed session to resume are then n/a, not failures)."""
+    reply = await acp.status(session_id)
+    return not reply.ok and reply.code == SESSION_NOT_FOUND

@@ -37,7 +37,8 @@ async def _turn(acp: AcpTarget, sid: str, during: Any = None) -> tuple[str | Non
     mark = len(peer.notifications)
 
     async def prompt() -> None:
-        reply = await acp.prompt(sid, PERMISSION, wait=False)
+        # Longer than --timeout: the turn waits on a permission the suite holds while status is asked.
+        reply = await acp.prompt(sid, PERMISSION, wait=False, timeout=3 * acp.runtime.config.timeout)
         got["reply"] = reply
         if acp.protocol == 2 and reply.ok:
             update = await acp.wait_state(sid, "idle", since=mark)
@@ -63,7 +64,14 @@ async def _turn(acp: AcpTarget, sid: str, during: Any = None) -> tuple[str | Non
         peer.hold_methods = set()
         await peer.release()
     if stalled:
-        raise stalled[0]
+        first = stalled[0]
+        raise Unanswered(
+            first.method,
+            first.request_id,
+            first.limit,
+            params=first.params,
+            why=f"{first.why}, while the session's turn waited on the user's permission (does status wait for the turn?)",
+        )
     if not asked:
         return None, None
     reply = got.get("reply")

@@ -199,12 +199,16 @@ class AcpTarget:
         params = {"sessionId": session_id, "cwd": cwd or self.cwd, "mcpServers": []}
         return await self.call("session/resume" if self.advertises("resume") else "session/load", params)
 
-    async def prompt(self, session_id: str, text: str = "ping", *, wait: bool = True) -> Reply:
+    async def prompt(
+        self, session_id: str, text: str = "ping", *, wait: bool = True, timeout: float | None = None
+    ) -> Reply:
         """session/prompt. In v2 the response only acknowledges the prompt: with ``wait``, this
         also waits (up to --timeout) for the `state_update` that reports the turn `idle`."""
         mark = len(self.peer.notifications)
         reply = await self.call(
-            "session/prompt", {"sessionId": session_id, "prompt": [{"type": "text", "text": text}]}
+            "session/prompt",
+            {"sessionId": session_id, "prompt": [{"type": "text", "text": text}]},
+            timeout=timeout,
         )
         if self.protocol == 2 and wait and reply.ok:
             await self.wait_state(session_id, "idle", since=mark)

@@ -31,10 +31,13 @@ class FuzzFailure(AssertionError):
     """An input broke a rule; ``rule`` names which (one of the case's declared rules), ``died``
     says the agent process ended on it (its stderr may then tell which layer crashed)."""
 
-    def __init__(self, message: str, *, rule: str | None = None, died: bool = False) -> None:
+    def __init__(
+        self, message: str, *, rule: str | None = None, died: bool = False, layer: str | None = None
+    ) -> None:
         super().__init__(message)
         self.rule = rule
         self.died = died
+        self.layer = layer  # where the evidence shows the crash was (see layers.stderr_layer)
 
 
 class LiveSession:
@@ -45,13 +48,21 @@ class LiveSession:
         self.t = target
         self.sid: str | None = None
         self.restarts = 0
+        self.err_mark = 0
 
     async def ensure(self) -> str:
         if not self.t.runtime.agent_alive:
             self.restarts += 1
             await self.t.runtime.restart_agent()
         self.sid = await self.t.new_session()
+        self.err_mark = self.t.runtime.stderr.mark()
         return self.sid
+
+    def crash_layer(self) -> str | None:
+        """Which layer the agent's crash on this input was in, from what it wrote since."""
+        from .layers import stderr_layer
+
+        return stderr_layer(self.t.runtime.stderr.since(self.err_mark))
 
     def fill(self, value: Any) -> Any:
         text = json.dumps(value).replace('"$live"', json.dumps(self.sid))

@@ -33,7 +33,12 @@ _JS_FRAME = re.compile(r"at (?:(\S+) )?\(?((?:/|file://)[^):]+)")
 
 def stderr_layer(stderr: str) -> str | None:
     """'in the ACP Python SDK's JSON-RPC reader (acp/connection.py, _process_message), not in your
-    status handler' when the last traceback on stderr ends in an SDK's own code, else None."""
+    status handler' when the agent's stderr (what it wrote since the fatal request) ends with a
+    traceback whose innermost frame is an SDK's own code, else None. A traceback that output
+    went on after (a logged, survived error) says nothing about the crash."""
+    lines = [ln for ln in stderr.strip().splitlines() if ln.strip()]
+    if not lines or not re.match(r"^[\w.]+(Error|Exception)\b|^\S+: |^\s*at ", lines[-1]):
+        return None
     frames = [(path, func) for path, func in _PY_FRAME.findall(stderr)]
     frames += [(path, func or "") for func, path in _JS_FRAME.findall(stderr)]
     if not frames:

@@ -148,14 +148,19 @@ def _compact(value: Any) -> str:
 
 
 class AgentExited(Exception):
-    """The agent process exited while the suite was waiting for it."""
+    """The agent process exited while the suite was waiting for it; ``method``: the request that
+    was waiting for an answer then, if one was."""
 
-    def __init__(self, code: int | None, stderr_tail: str) -> None:
+    def __init__(self, code: int | None, stderr_tail: str, method: str | None = None) -> None:
         self.code = code
         self.stderr_tail = stderr_tail
+        self.method = method
         super().__init__(
             f"agent exited with code {code}" + (f"; stderr tail:\n{stderr_tail}" if stderr_tail else "")
         )
+
+    def during(self, method: str) -> AgentExited:
+        return AgentExited(self.code, self.stderr_tail, method)
 
 
 @dataclass

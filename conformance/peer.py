@@ -214,7 +214,7 @@ class JsonRpcPeer:
         finally:
             self._pending.pop(id_key(request_id), None)
         if pending.exited is not None:
-            raise pending.exited
+            raise pending.exited.during(method)
         if pending.oversize:
             self.unanswered = Unanswered(
                 method, request_id, limit, params=params, why=_oversize(pending.oversize, self.process)
@@ -255,7 +255,7 @@ class JsonRpcPeer:
                 self._pending.pop(key, None)
                 self._raw_waiting.remove(pending)
         if pending.exited is not None:
-            raise pending.exited
+            raise pending.exited.during(method)
         if pending.frame is None and pending.stray is None:
             why = _oversize(pending.oversize, self.process) if pending.oversize else ""
             self.unanswered = Unanswered(method, expect_id, timeout, why=why, params=_head(data))

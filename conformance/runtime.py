@@ -21,6 +21,7 @@ from .acp import AcpTarget
 from .agent_process import AgentProcess
 from .config import AgentConfig
 from .http_target import HttpService, HttpStatusTarget
+from .layers import stderr_layer
 from .mcp import McpTarget
 from .outcomes import (
     AgentExited,
@@ -283,13 +284,21 @@ class Runtime:
             exc = HarnessError("not finished: the run was interrupted")
         except Unanswered as e:
             exc = e
+        except BaseExceptionGroup as group:  # a case's own task group: its most telling member
+            exc = _telling(group)
+            if isinstance(exc, RunInterrupted):
+                exc = HarnessError("not finished: the run was interrupted")
         except Exception as e:  # every exception is an outcome
             exc = e
         if self._agent is not None:
             with anyio.CancelScope(shield=True):
                 await self._agent.close_extra()
-        unanswered = isinstance(exc, Unanswered)
-        result = self._unanswered(case, exc) if unanswered else classify(exc, case.level, strict=self.strict)
+        if isinstance(exc, Unanswered):
+            result = self._unanswered(case, exc)
+        elif isinstance(exc, AgentExited) and exc.method and self.target.is_status_call(exc.method):
+            result = self._died_answering(case, exc, self.stderr.since(err_mark))
+        else:
+            result = classify(exc, case.level, strict=self.strict)
         exited = self._agent.peer.exited if self._agent is not None else None
         if result.outcome is Outcome.ERROR and exited is not None and "exited" not in result.message:
             # e.g. Hypothesis calls a run "flaky" when the agent died under it: say what happened.
@@ -349,6 +358,21 @@ class Runtime:
             )
         return CaseResult(Outcome.ERROR, f"the agent did not answer: {exc.describe()}; the case ended here")
 
+    def _died_answering(self, case: Case, exc: AgentExited, stderr: str) -> CaseResult:
+        """The agent died on a status request the case sent: the request is never answered, as
+        JSON-RPC's "MUST reply" and the status method need (a crash elsewhere stays an error)."""
+        level = Level.ROBUSTNESS if case.level is Level.ROBUSTNESS else Level.MUST
+        layer = stderr_layer(stderr)
+        return CaseResult(
+            broken(level, strict=self.strict),
+            f"the agent exited with code {exc.code} while answering {exc.method}"
+            + (f"; the crash is {layer}" if layer else "")
+            + (f"; its stderr since the case began: {stderr.strip()[-600:]}" if stderr.strip() else ""),
+            expected="a response",
+            observed=f"exit code {exc.code}",
+            spec_key="reply",
+        )
+
     def _count_silence(self, case: Case, exc: BaseException | None) -> None:
         silent = isinstance(exc, Unanswered | TimeoutError)
         self.silent_cases = self.silent_cases + 1 if silent else 0
@@ -378,12 +402,16 @@ class Runtime:
         noise = sorted({p.index for p in mine if p.noise})
         broken_messages = [p for p in mine if not p.noise]
         offending = sorted({p.index for p in broken_messages})
-        if not broken_messages or result.outcome in (Outcome.FAIL, Outcome.ERROR):
+        robustness = case.level is Level.ROBUSTNESS  # its frames are malformed on purpose: its own finding
+        found = result.outcome in (Outcome.FAIL, Outcome.ERROR) or (
+            robustness and result.outcome is Outcome.WARN
+        )
+        if not broken_messages or found:
             return result, offending, noise
         text = "; ".join(f"frame #{p.index}: {p.problem}" for p in broken_messages[:5])
         return (
             CaseResult(
-                Outcome.FAIL,
+                broken(Level.ROBUSTNESS if robustness else Level.MUST, strict=self.strict),
                 f"JSON-RPC 2.0 envelope broken: {text}",
                 expected="every message is a JSON-RPC 2.0 object with a matching id and one of result/error",
                 observed=text,
@@ -462,3 +490,14 @@ def _session_id(entry: Entry) -> str | None:
     result = frame.get("result") if frame else None
     sid = result.get("sessionId") if isinstance(result, dict) else None
     return sid if isinstance(sid, str) else None
+
+
+def _telling(group: BaseExceptionGroup) -> BaseException:
+    """The member of a task group's exceptions that says most: an interruption, an unanswered
+    request, else the first error."""
+    for kind in (RunInterrupted, Unanswered, Exception):
+        found = group.subgroup(lambda e, k=kind: isinstance(e, k))
+        if found is not None:
+            first = found.exceptions[0]
+            return _telling(first) if isinstance(first, BaseExceptionGroup) else first
+    return group.exceptions[0]
