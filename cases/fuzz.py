@@ -54,6 +54,7 @@ async def _ask(acp: AcpTarget, inp: ParamsInput, params: object) -> Reply:
     line = json.dumps(
         {"jsonrpc": "2.0", "id": inp.request_id, "method": "session/status", "params": params},
         ensure_ascii=False,
+        allow_nan=False,  # a well-formed request: JSON has no NaN or Infinity
     ).encode("utf-8", "surrogatepass")
     raw = await acp.peer.exchange_raw(
         line, inp.request_id, wait=True, timeout=acp.runtime.config.timeout, method="session/status"

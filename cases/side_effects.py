@@ -149,7 +149,7 @@ async def no_notifications(acp: AcpTarget, details: dict) -> None:
     "status.no-side-effects.history-unchanged",
     level=Level.MUST,
     spec=spec.NO_SIDE_EFFECTS,
-    needs=("status", "load", "close"),
+    needs=("status", "load", "close", "v1"),
 )
 async def history_unchanged(acp: AcpTarget, details: dict) -> None:
     """The history session/load replays is the same after status calls (on the session inactive

@@ -193,10 +193,58 @@ def build_machine(
     return StatusMachine
 
 
+def scenarios(can: Callable[[str], bool], restartable: bool) -> list[list[Step]]:
+    """The step combinations that matter, run before Hypothesis generates its own: a session put
+    in each lifecycle state, asked for its status (plainly, with `_meta`, three times), then looked
+    at through every other method. They do not depend on the seed, so a bug one of them shows is
+    found by every run, whatever the budget leaves to chance."""
+    reopen = can("resume") or can("load")
+    prefixes = [["new"], ["new", "prompt"], ["new", "cancel"], ["new", "prompt", "cancel"], ["unknown"]]
+    if can("close"):
+        prefixes += [["new", "close"], ["new", "prompt", "close"]]
+        if reopen:
+            prefixes.append(["new", "prompt", "close", "reopen"])
+    asks: list[list[Step]] = [
+        [Step("status", "s0")],
+        [Step("status", "s0", meta=True)],
+        [Step("status", "s0") for _ in range(3)],
+    ]
+    probes: list[tuple[list[str], list[str]]] = [([], ["status"]), ([], ["prompt", "status"])]
+    if can("list"):
+        probes.append((["list"], ["list"]))
+    if reopen:
+        probes.append(([], ["reopen", "status"]))
+    if can("close"):
+        probes.append(([], ["close", "status"]))
+    found: list[list[Step]] = []
+    for prefix in prefixes:
+        ref = "u0" if prefix == ["unknown"] else "s0"
+        for ask in asks:
+            for before, after in probes:
+                steps = [_step(op, ref) for op in prefix + before]
+                steps += [Step(s.op, ref, meta=s.meta) for s in ask]
+                steps += [_step(op, ref) for op in after]
+                found.append(steps)
+    if restartable:  # one only: a restart costs a process start
+        found.append(
+            [_step(op, "s0") for op in ("new", "prompt", "restart", "status")]
+            + [
+                Step("status", "s0", meta=True),
+                *([_step("reopen", "s0"), _step("status", "s0")] if reopen else []),
+            ]
+        )
+    return found
+
+
+def _step(op: str, ref: str) -> Step:
+    return Step(op, None if op in ("list", "restart") else ref)
+
+
 def run_sequences(
     target: AcpTarget, profile: Profile, *, seed_value: int | None, report_dir: Path | None
 ) -> SequenceRun:
-    """Run the state machine (call from a worker thread: steps run on the runtime's loop)."""
+    """Run the scenarios, then the state machine (call from a worker thread: steps run on the
+    runtime's loop)."""
     chosen = seed_value if seed_value is not None else profile.fixed_seed
     if chosen is None:
         chosen = random.SystemRandom().randrange(2**32)
@@ -206,6 +254,15 @@ def run_sequences(
     dry = [0]
 
     started = time.monotonic()
+    restartable = target.runtime.config.restartable
+    for steps in scenarios(target.advertises, restartable and profile.restarts_per_example > 0):
+        if target.runtime.closing:
+            raise RunInterrupted
+        examples[0] += 1
+        failure, ran = replay_steps(target, steps)
+        if failure is not None:
+            found = minimize(target, ran, failure)
+            return SequenceRun(profile.name, chosen, examples[0], str(found), found.steps, rule=found.rule)
 
     def new_driver() -> Driver:
         examples[0] += 1

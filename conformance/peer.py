@@ -168,11 +168,12 @@ class JsonRpcPeer:
     # -- sending -------------------------------------------------------------------------------
 
     async def _send(self, frame: dict[str, Any]) -> None:
-        text = json.dumps(frame, ensure_ascii=False, separators=(",", ":"))
+        # allow_nan=False: the suite never sends NaN or Infinity, which are not JSON.
+        text = json.dumps(frame, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
         try:
             data = text.encode()
         except UnicodeEncodeError:  # a lone surrogate: only a \uXXXX escape can carry it
-            data = json.dumps(frame, ensure_ascii=True, separators=(",", ":")).encode()
+            data = json.dumps(frame, ensure_ascii=True, separators=(",", ":"), allow_nan=False).encode()
         await self.send_raw(data)
 
     async def send_raw(self, data: bytes) -> None:

@@ -22,7 +22,7 @@ from .config import AgentConfig, HttpOptions, McpOptions, UsageError
 from .items import CaseItem, CaseModule, import_case_module, is_case_file
 from .junit import enrich_junit, write_fatal_junit
 from .options import pytest_addoption  # noqa: F401 - the hook, registered with this plugin
-from .outcomes import TERMINAL, AgentExited, CaseSignal, Outcome
+from .outcomes import TERMINAL, AgentExited, CaseSignal, Outcome, Unanswered
 from .redact import redact, secret_env_values
 from .registry import CASES, Level
 from .report import SUBJECTS, RunReport, clean, default_report_dir
@@ -252,7 +252,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     runtime = Runtime(config._conformance_agent, strict=_strict(config))  # type: ignore[attr-defined]
     try:
         init = runtime.start()
-    except (LaunchError, CaseSignal, AgentExited, TimeoutError) as exc:
+    except (LaunchError, CaseSignal, AgentExited, TimeoutError, Unanswered) as exc:
         runtime.close()
         message = _preflight_message(exc)
         LAST_RUN["message"] = clean(f"cannot certify: {message}")
@@ -288,8 +288,9 @@ def _preflight_message(exc: BaseException) -> str:
         lines = [ln for ln in exc.stderr_tail.strip().splitlines() if ln.strip()]
         tail = f"; its last stderr line: {lines[-1][:200]}" if lines else ""
         return f"the agent exited with code {exc.code} before answering initialize{tail}"
-    if isinstance(exc, TimeoutError):
-        return f"the agent did not answer initialize ({exc}); is it an ACP agent (with --mcp-cmd: an MCP server) on stdio?"
+    if isinstance(exc, TimeoutError | Unanswered):
+        what = exc.describe() if isinstance(exc, Unanswered) else str(exc)
+        return f"the agent did not answer initialize ({what}); is it an ACP agent (with --mcp-cmd: an MCP server) on stdio?"
     return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
 
 

@@ -13,7 +13,7 @@ import anyio.to_thread
 from . import revisions
 from .config import AgentConfig, McpOptions, UsageError, absolutize_paths, parse_env
 from .machine import replay_steps
-from .outcomes import AgentExited, CaseSignal
+from .outcomes import AgentExited, CaseSignal, Unanswered
 from .replay import load_replay, numbered_steps, steps_of
 from .report import clean
 from .runtime import Runtime
@@ -59,7 +59,7 @@ def replay_file(path: Path, *, agent: str | None, cwd: str | None, env: list[str
     try:
         runtime.start()
         failure, ran = runtime.call(lambda: anyio.to_thread.run_sync(replay))
-    except (LaunchError, CaseSignal, AgentExited, TimeoutError) as exc:
+    except (LaunchError, CaseSignal, AgentExited, TimeoutError, Unanswered) as exc:
         print(f"error: cannot replay: {str(exc).splitlines()[0]}", file=sys.stderr)
         return ERROR
     finally:

@@ -182,6 +182,11 @@ class Runtime:
         try:
             sid = await self.target.new_session()
             reply = await self.target.status(sid)
+        except Unanswered as exc:  # the status cases will meet it too; they stop after one more
+            self.status_silent.append("the spec revision detection")
+            self._restart_next = self.config.restartable
+            revisions.use(revisions.DEFAULT)
+            return revisions.DEFAULT, f"could not ask the agent ({exc.describe()}); the default revision"
         except Exception as exc:  # the cases will say what is wrong; detection only picks a revision
             revisions.use(revisions.DEFAULT)
             return revisions.DEFAULT, f"could not ask the agent ({exc}); the default revision"

@@ -59,13 +59,17 @@ def _nested(depth: int) -> Any:
 
 
 _json_scalar = st.one_of(
-    st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), st.text(max_size=10)
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.text(max_size=10),
 )
 _non_string = st.one_of(
     st.none(),
     st.booleans(),
     st.integers(),
-    st.floats(allow_nan=False),
+    st.floats(allow_nan=False, allow_infinity=False),
     st.lists(_json_scalar, max_size=3),
     st.dictionaries(st.text(max_size=5), _json_scalar, max_size=3),
 )

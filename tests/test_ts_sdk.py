@@ -16,8 +16,11 @@ pytestmark = pytest.mark.slow
 AGENT_DIR = AGENTS / "ts_sdk"
 # What the suite finds in an SDK 2.4.0 agent that does everything the SDK way. Both are the
 # SDK's (Node's JSON.parse), not the agent's: ids past 2**53 come back rounded, and invalid
-# UTF-8 is decoded with U+FFFD and answered as a request rather than as a parse error.
-FINDINGS = {"fuzz.frames.survives": "fail", "fuzz.frames.error-codes": "warn"}
+# UTF-8 is decoded with U+FFFD and answered as a request rather than as a parse error. Both are
+# frames no ACP client sends: robustness findings, listed, never deciding the certificate.
+FINDINGS = {"fuzz.frames.survives": "warn", "fuzz.frames.error-codes": "warn"}
+# What the agent does not do: ask permission for a "[permission]" prompt, or advertise session/delete.
+NOT_DONE = {"status.active.during-turn": "n/a", "status.consistency.after-delete": "unimplemented"}
 
 
 @pytest.fixture(scope="module")
@@ -44,11 +47,14 @@ def test_ts_sdk_agent_is_certified_against_the_sdk_revision(ts_agent: str, suite
     assert run.report["agent"]["agentInfo"]["name"] == "ts-sdk-status-agent"
     assert run.report["spec"]["revision"] == "acp-unstable-2026-11"
     assert "'open'" in run.report["spec"]["why"]
-    expected = BASELINE | FINDINGS
+    expected = BASELINE | FINDINGS | NOT_DONE
     assert run.outcomes == expected, run.diff(expected)
-    assert run.code == 1
+    assert run.code == 0, run.stderr
+    assert run.report["verdict"]["label"] == "conformant"
+    assert "2 robustness finding(s)" in run.report["verdict"]["explanation"]
     survives = run.case("fuzz.frames.survives")["message"]
     assert "9007199254740993" in survives and "9007199254740992" in survives
+    assert "IEEE-754 double" in survives and "@agentclientprotocol/sdk" in survives
     assert "decoded the invalid UTF-8 leniently" in run.case("fuzz.frames.error-codes")["message"]
 
 

@@ -73,7 +73,7 @@ class ReferenceAgent:
     def __init__(self, state_dir: Path) -> None:
         self.state_dir = state_dir
         self.loaded: dict[str, dict[str, Any]] = {}  # sessions in memory
-        self.cancelled: dict[str, asyncio.Event] = {}  # turns in progress, by session
+        self.turns: dict[str, asyncio.Event] = {}  # turns in progress, by session
         self.known: set[str] = set()  # sessions on disk (index, so status needs no I/O)
         self.listing: dict[str, dict[str, Any]] = {}  # session/list entries, kept in memory
         self.conn: Connection | None = None
@@ -209,12 +209,12 @@ class ReferenceAgent:
         if session is None or (self.attached is not None and session_id not in self.attached):
             raise not_found(session_id)  # not in memory, or not attached to this connection
         text = " ".join(getattr(block, "text", "") or "" for block in prompt).strip()
-        cancelled = self.cancelled[session_id] = asyncio.Event()
+        cancelled = self.turns[session_id] = asyncio.Event()
         try:
             if not await self.work(session_id, text, cancelled):
                 return {"stopReason": "cancelled"}
         finally:
-            self.cancelled.pop(session_id, None)
+            self.turns.pop(session_id, None)
         reply = f"echo: {text}"
         await self.notify(
             session_id, {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": reply}}
@@ -252,7 +252,7 @@ class ReferenceAgent:
         return True
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
-        turn = self.cancelled.get(session_id)
+        turn = self.turns.get(session_id)
         if turn is not None:
             turn.set()
 

@@ -12,7 +12,7 @@ from conformance.reference.agent import ReferenceAgent, main
 
 class Agent(ReferenceAgent):
     def status_of(self, session_id):
-        turn = self.cancelled.get(session_id)
+        turn = self.turns.get(session_id)
         if turn is not None:
             turn.set()
         return super().status_of(session_id)

@@ -12,7 +12,7 @@ from conformance.reference.agent import ReferenceAgent, main
 class Agent(ReferenceAgent):
     def status_of(self, session_id):
         answer = super().status_of(session_id)
-        return "inactive" if session_id in self.cancelled else answer
+        return "inactive" if session_id in self.turns else answer
 
 
 main(Agent)

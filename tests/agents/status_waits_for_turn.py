@@ -14,7 +14,7 @@ from conformance.reference.agent import ReferenceAgent, main
 class Agent(ReferenceAgent):
     async def session_status(self, params):
         session_id = self.status_params(params)
-        while session_id in self.cancelled:  # a turn is in progress
+        while session_id in self.turns:  # a turn is in progress
             await asyncio.sleep(0.01)
         return await super().session_status(params)
 
