@@ -7,6 +7,7 @@
     python runner.py --agent "my-agent" -- -n auto    # anything after -- goes to pytest
     python runner.py replay reports/<run>/replays/sequence.status.model-based.replay.json
     python runner.py matrix reports/*/report.json -o matrix.html   # agents side by side
+    python runner.py reproduce reports/<run>/report.json CASE_ID   # pipe a case's reproduction into a fresh agent
 
 Exit codes: 0 conformant, 1 non-conformant, 2 usage or harness error, 3 not implemented.
 """
@@ -439,6 +440,10 @@ def main(argv: list[str] | None = None) -> int:
         from conformance.matrix import main as matrix_main
 
         return matrix_main(argv[1:])
+    if argv[:1] == ["reproduce"]:
+        from conformance.reproduce import main as reproduce_main
+
+        return reproduce_main(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
     problem = (

@@ -5,33 +5,15 @@ whitespace trimmed, Unicode-normalised, a prefix) answers for a session the clie
 ask about. The agent may treat two spellings as one session only if every method does.
 """
 
-import unicodedata
-
 from conformance import revisions
 from conformance.acp import AcpTarget
 from conformance.expect import INVALID_PARAMS, SESSION_NOT_FOUND, show
 from conformance.outcomes import Info, Violation
 from conformance.registry import Level, case
+from conformance.spellings import spellings
 
 from . import spec
 from .implied import answer_of, check_implied
-
-
-def variants(session_id: str) -> dict[str, str]:
-    """Other spellings of a real id, each a different string (so, for the agent, another id)."""
-    fullwidth = "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in session_id)
-    candidates = {
-        "upper case": session_id.upper(),
-        "swapped case": session_id.swapcase(),
-        "surrounding spaces": f" {session_id} ",
-        "a trailing newline": session_id + "\n",
-        "a trailing NUL": session_id + "\x00",
-        "its prefix": session_id[:-1],
-        "a longer id it prefixes": session_id + "0",
-        "full-width (NFKC folds it back)": fullwidth,
-        "NFD form": unicodedata.normalize("NFD", session_id),
-    }
-    return {label: v for label, v in candidates.items() if v != session_id and v}
 
 
 @case("status.identity.id-variants", level=Level.MUST, spec=spec.UNKNOWN)
@@ -42,7 +24,7 @@ async def other_spellings_are_other_ids(acp: AcpTarget, details: dict) -> None:
     await acp.prompt(sid, "hello")
     seen = details["answers"] = {}
     may_path: list[str] = []
-    for label, other in variants(sid).items():
+    for label, other in spellings(sid).items():
         reply = await acp.status(other)
         seen[label] = answer_of(reply)
         if not reply.ok and reply.code == INVALID_PARAMS and other != other.strip():

@@ -401,7 +401,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         report.incomplete = True
     elif not report.cases:
         return
-    report.selection = _selection(config, report)
+    if not report.incomplete:
+        report.selection = _selection(config, report)
     _apply_baseline(config, report)
     path = report.write(config._conformance_report_dir)  # type: ignore[attr-defined]
     config._conformance_report_path = path  # type: ignore[attr-defined]

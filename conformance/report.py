@@ -108,7 +108,7 @@ class RunReport:
 
     @property
     def partial(self) -> bool:
-        return self.selection is not None and not self.fatal
+        return self.selection is not None and not self.fatal and not self.incomplete
 
     def label(self) -> str:
         """What the certificate says: the verdict, or "partial" when not every case was selected."""

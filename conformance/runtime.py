@@ -431,20 +431,31 @@ def reproduction(handshake: list[Entry], entries: list[Entry]) -> list[dict[str,
     """The case's requests as segments to pipe into the agent: one per agent process (the case's
     restarts start new ones, in the same working directory) and one per extra connection, each
     beginning with its handshake. ``sessionIds``: the ids the agent gave each session/new of the
-    segment, in order, so a tool can map them to the ids a fresh agent gives."""
+    segment, in order, so a tool can map them to the ids a fresh agent gives. ``waits``: the lines
+    whose answer arrived before the next line went out (the others overlapped what followed, as a
+    prompt does while status is asked during its turn)."""
     segments: list[dict[str, Any]] = []
     current: dict[str, dict[str, Any]] = {}
     methods: dict[tuple[str, Any], str] = {}
+    open_requests: dict[tuple[str, Any], tuple[dict[str, Any], int]] = {}
 
     def open_segment(conn: str, start: str) -> dict[str, Any]:
-        segment = {"connection": conn or "main", "start": start, "lines": [], "sessionIds": []}
+        segment = {"connection": conn or "main", "start": start, "lines": [], "sessionIds": [], "waits": []}
         segments.append(segment)
         current[conn] = segment
         return segment
 
+    def settle(conn: str) -> None:
+        """A line goes out on ``conn``: requests still unanswered there did not make it wait."""
+        for key in [k for k in open_requests if k[0] == conn]:
+            del open_requests[key]
+
     if handshake and not any(_method(e) == "initialize" for e in entries[:1]):
         first = open_segment("", "fresh")
-        first["lines"] += [e.frame for e in handshake if e.direction == SEND and not e.conn]
+        for e in handshake:
+            if e.direction == SEND and not e.conn:
+                first["lines"].append(e.frame)
+                first["waits"].append(len(first["lines"]) - 1)  # the handshake is answered in turn
     for entry in entries:
         if entry.direction == SEND:
             method = _method(entry)
@@ -452,12 +463,17 @@ def reproduction(handshake: list[Entry], entries: list[Entry]) -> list[dict[str,
             if method == "initialize" or segment is None:
                 restart = segment is not None or (entry.conn == "" and bool(segments))
                 segment = open_segment(entry.conn, "restart" if restart and not entry.conn else "fresh")
+            settle(entry.conn)
             segment["lines"].append(entry.frame)
             frame_id = _frame_id(entry)
             if method is not None and frame_id is not None:
                 methods[(entry.conn, frame_id)] = method
+                open_requests[(entry.conn, frame_id)] = (segment, len(segment["lines"]) - 1)
         elif entry.direction == RECV and entry.conn in current:
             frame_id = _frame_id(entry)
+            waited = open_requests.pop((entry.conn, frame_id), None)
+            if waited is not None:
+                waited[0]["waits"].append(waited[1])
             if methods.get((entry.conn, frame_id)) == "session/new":
                 sid = _session_id(entry)
                 if sid is not None:

@@ -29,6 +29,7 @@ class Run:
     stdout: str
     stderr: str
     report: dict[str, Any] | None
+    report_dir: Path | None = None
 
     @property
     def outcomes(self) -> dict[str, str]:
@@ -94,7 +95,7 @@ def run_suite(report_dir: Path, *args: str, timeout: float = 180) -> Run:
     )
     path = report_dir / "report.json"
     report = json.loads(path.read_text()) if path.exists() else None
-    return Run(proc.returncode, proc.stdout, proc.stderr, report)
+    return Run(proc.returncode, proc.stdout, proc.stderr, report, report_dir)
 
 
 @pytest.fixture

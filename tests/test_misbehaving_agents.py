@@ -14,7 +14,7 @@ from conformance.stdio import live_group_members
 from .conftest import ROOT, Run
 
 AGENTS = ROOT / "tests" / "agents" / "misbehaving"
-QUICK = ("--timeout", "2", "-k", "not sequence and not fuzz and not cheap")
+QUICK = ("--timeout", "5", "-k", "not sequence and not fuzz and not cheap")
 
 
 def command(name: str) -> str:
@@ -59,13 +59,75 @@ def test_agent_dying_mid_case_errors_that_case_and_the_rest_run(suite) -> None:
 
 
 @pytest.mark.slow
-def test_banner_on_stdout_fails_the_first_case_and_is_escaped(suite) -> None:
+def test_banner_on_stdout_is_named_where_it_was_seen_and_escaped(suite) -> None:
+    """A banner is stdout noise (ACP's transport): a robustness finding of its own case, with the
+    banner frame in the failure's window; no other case is blamed for it, however often the agent
+    restarts; the verdict stands."""
     run = suite("--agent", command("stdout_banner"), *QUICK)
-    assert run.code == 1
-    first = run.report["cases"][0]
-    assert first["outcome"] == "fail" and "not JSON" in first["message"]
+    assert run.code == 0, run.diff({})
+    finding = run.case("transport.stdout.messages-only")
+    assert finding["outcome"] == "warn" and finding["level"] == "ROBUSTNESS"
+    assert "Welcome to BannerAgent" in finding["message"] and "frame #" in finding["message"]
+    assert finding["spec"]["source"] == "acp-transports"
+    banner = [f for f in finding["transcript"] if "Welcome to BannerAgent" in f["frame"]]
+    assert banner, "the banner frame is in the case's transcript"
+    others = [
+        c for c in run.report["cases"] if c["id"] != finding["id"] and c["outcome"] in ("fail", "error")
+    ]
+    assert others == [], [(c["id"], c["message"]) for c in others]
+    restarted = run.case("status.inactive.after-restart")
+    assert restarted["outcome"] == "pass" and restarted["details"].get("stdout_noise")
     assert "\x1b" not in run.stdout, "terminal control sequences reached the console"
     assert "Welcome to BannerAgent" in run.stdout
+    no_agent_process_left(run)
+
+
+@pytest.mark.slow
+def test_strict_counts_the_banner(suite) -> None:
+    run = suite("--agent", command("stdout_banner"), "--strict", "-k", "transport")
+    assert run.code == 1 and run.case("transport.stdout.messages-only")["outcome"] == "fail"
+
+
+@pytest.mark.slow
+def test_agent_that_hangs_on_status_ends_in_time(suite) -> None:
+    """Each case ends at its first unanswered request; after two cases whose status went
+    unanswered the remaining status cases are not run; the run writes every report, at the
+    default --timeout of 10 s, well within a minute."""
+    started = time.monotonic()
+    run = suite("--agent", command("status_never_answers"), timeout=120)
+    elapsed = time.monotonic() - started
+    assert elapsed < 60, f"took {elapsed:.0f} s"
+    assert run.code == 1, run.stderr
+    stalled = [c for c in run.report["cases"] if "got no answer" in c["message"]]
+    assert len(stalled) == 1, [c["id"] for c in stalled]  # the revision detection was the first
+    assert stalled[0]["outcome"] == "fail" and stalled[0]["spec"]["source"] == "jsonrpc-2.0"
+    last = stalled[0]["transcript"][-1]
+    assert last["dir"] == "note" and "no response" in last["frame"], (
+        "the transcript ends at the unanswered request"
+    )
+    not_run = [
+        c for c in run.report["cases"] if c["message"].startswith("not run: session/status went unanswered")
+    ]
+    assert len(not_run) > 20 and all(c["outcome"] == "not-testable" for c in not_run)
+    for name in ("report.json", "report.html", "summary.md", "junit.xml", "badge.svg"):
+        assert (Path(run.report_dir) / name).is_file(), name
+    no_agent_process_left(run)
+
+
+@pytest.mark.slow
+def test_agent_that_floods_status_ends_in_time(suite) -> None:
+    """A 30 MB answer to every status: the oversize frame ends that request at once, once per
+    case, and the run ends well within two minutes."""
+    started = time.monotonic()
+    run = suite("--agent", command("status_floods"), timeout=240)
+    elapsed = time.monotonic() - started
+    assert elapsed < 120, f"took {elapsed:.0f} s"
+    assert run.code == 1, run.stderr
+    for case in run.report["cases"]:
+        notes = [f for f in case["transcript"] if "exceeds the frame limit" in f["frame"]]
+        assert len(notes) <= 1, f"{case['id']} read the oversize frame {len(notes)} times"
+    flooded = [c for c in run.report["cases"] if "too long to read" in c["message"]]
+    assert flooded and flooded[0]["outcome"] == "fail"
     no_agent_process_left(run)
 
 
@@ -74,11 +136,11 @@ def test_banner_on_stdout_fails_the_first_case_and_is_escaped(suite) -> None:
 def test_agent_that_stops_answering_is_bounded(suite, agent: str) -> None:
     started = time.monotonic()
     run = suite("--agent", command(agent), *QUICK)
-    assert run.code == 2, run.stderr
+    assert run.code in (1, 2), run.stderr
     assert time.monotonic() - started < 60
     messages = [c["message"] for c in run.report["cases"]]
-    assert any("timed out" in m for m in messages), messages
-    assert any(m.startswith("not run: the agent answered nothing in time") for m in messages), messages
+    assert any("got no answer" in m for m in messages), messages
+    assert any(m.startswith("not run: ") for m in messages), messages
     no_agent_process_left(run)
 
 
@@ -225,7 +287,7 @@ def test_unwritable_report_dir_and_unknown_spec_are_usage_errors(tmp_path: Path)
 def test_junit_escapes_agent_strings(suite, tmp_path: Path) -> None:
     import xml.etree.ElementTree as ET
 
-    run = suite("--agent", command("stdout_banner"), *QUICK)
+    run = suite("--agent", command("stdout_banner"), "--strict", *QUICK)  # the banner finding fails
     tree = ET.parse(tmp_path / "report" / "junit.xml")  # parses: nothing the agent sent broke the XML
     assert not list(tree.iter("script"))
     texts = "".join(f.text or "" for f in tree.iter("failure"))
