@@ -98,7 +98,11 @@ def test_every_reproduction_of_a_run_pipes_into_a_fresh_agent(tmp_path: Path) ->
         ]
     with ThreadPoolExecutor(4) as pool:  # every case in a fresh agent: processes start in parallel
         piped = dict(
-            zip([c["id"] for c in cases], pool.map(lambda c: pipe_case(tmp_path, "no_error_data", c), cases))
+            zip(
+                [c["id"] for c in cases],
+                pool.map(lambda c: pipe_case(tmp_path, "no_error_data", c), cases),
+                strict=True,
+            )
         )
     unanswered = {cid: [e.unanswered for e in ex if e.unanswered] for cid, ex in piped.items()}
     assert {k: v for k, v in unanswered.items() if v} == {}, "requests without an answer"
