@@ -74,7 +74,14 @@ async def check_implied(
 
 
 async def forgets_closed(acp: AcpTarget, session_id: str) -> bool:
-    """True when the agent keeps no session once it is closed: status says -32002 for it (the
-    cases that need a closed session to resume are then n/a, not failures)."""
+    """True when the agent keeps no session once it is closed: status says -32002 for it and
+    resume agrees (the cases that need a closed session to resume are then n/a, not failures).
+    A session status calls unknown that resume brings back is closed again and kept: the case goes
+    on (status.consistency.inactive-resumable reports the contradiction)."""
     reply = await acp.status(session_id)
-    return not reply.ok and reply.code == SESSION_NOT_FOUND
+    if reply.ok or reply.code != SESSION_NOT_FOUND:
+        return False
+    if not acp.advertises("resume-or-load") or not (await acp.reopen(session_id)).ok:
+        return True
+    await acp.close(session_id)
+    return False

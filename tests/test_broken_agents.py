@@ -225,6 +225,16 @@ BROKEN: dict[str, tuple[int, dict[str, str]]] = {
     "no_params_internal_error": (1, {"status.params.no-params": "fail"}),
     # Consistency between methods, and later transitions.
     "status_ignores_delete": (1, {"status.consistency.after-delete": "fail"}),
+    "status_forgets_closed": (
+        1,
+        {
+            "status.inactive.after-close": "fail",
+            "status.inactive.after-restart": "fail",
+            "status.consistency.inactive-resumable": "fail",
+            "status.vocabulary.one-revision": "n/a",
+            SEQ: "fail",
+        },
+    ),
     "resume_refuses_closed": (
         1,
         {
@@ -418,3 +428,11 @@ def test_every_broken_agent_is_listed() -> None:
 
     files = {p.stem for p in AGENTS.glob("*.py") if not p.name.startswith("_")}
     assert files == set(BROKEN) | set(CONFORMING_VARIANTS) | set(WS_BROKEN) | set(V2_BROKEN)
+
+
+def test_the_audit_is_backed_by_these_variants() -> None:
+    """Each variant the ACP audit names makes the check it names fail or warn here."""
+    from .test_audit import check_variants_catch
+
+    deltas = {name: delta for name, (_, delta) in (BROKEN | WS_BROKEN | V2_BROKEN).items()}
+    assert check_variants_catch("acp", deltas) == []
