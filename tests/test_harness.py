@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from conformance.config import AgentConfig
-from conformance.outcomes import AgentExited
+from conformance.outcomes import AgentExited, Unanswered
 from conformance.runtime import Runtime
 from conformance.stdio import LaunchError, live_group_members
 
@@ -53,7 +53,7 @@ def test_whole_process_group_is_killed(tmp_path: Path) -> None:
 def test_request_timeout_names_method_and_limit(tmp_path: Path) -> None:
     rt = runtime(tmp_path, "silent.py", timeout=0.3)
     try:
-        with pytest.raises(TimeoutError, match=r"initialize .*0\.3 s"):
+        with pytest.raises(Unanswered, match=r"initialize .*0\.3 s"):
             rt.start()
     finally:
         rt.close()

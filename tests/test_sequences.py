@@ -70,3 +70,64 @@ def test_dev_profile_prints_and_honours_its_seed(suite) -> None:
     assert run.code == 0, run.stderr
     assert {run.case(SEQ)["details"]["seed"], run.case("fuzz.status.params")["details"]["seed"]} == {7}
     assert run.case(SEQ)["details"]["profile"] == "dev"
+
+
+# The rule each sequence-only bug breaks, so its failure quotes that rule's sentence.
+SEQUENCE_RULES = {
+    "third_status_loads": "not-active-after-release",
+    "status_duplicates_after_resume": "list-no-duplicate",
+    "status_evicts_after_cancel": "no-eviction",
+    "status_meta_attaches": "not-active-after-release",
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("agent", sorted(SEQUENCE_ONLY))
+def test_ci_profile_finds_each_sequence_only_bug_in_ten_seeds_of_ten(agent: str, tmp_path: Path) -> None:
+    """The ci profile's budget is short; the step combinations that matter run first, whatever the
+    seed, so a sequence-only bug is found every time, not when the draw is lucky."""
+    import anyio.to_thread
+
+    from conformance import revisions
+    from conformance.config import AgentConfig
+    from conformance.machine import PROFILES, run_sequences
+    from conformance.runtime import Runtime
+
+    config = AgentConfig.from_options(
+        agent_command(agent), cwd=None, env=[], auth_method=None, timeout=10, settle=0.05, sandbox=tmp_path
+    )
+    runtime = Runtime(config)
+    try:
+        runtime.start()
+        revisions.use("rfd-2026-10-26")
+        found = []
+        for seed_value in range(10):
+            run = runtime.call(
+                lambda s=seed_value: anyio.to_thread.run_sync(
+                    lambda: run_sequences(runtime.target, PROFILES["ci"], seed_value=s, report_dir=None)
+                )
+            )
+            found.append((run.failure is not None, run.rule))
+    finally:
+        runtime.close()
+    assert found == [(True, SEQUENCE_RULES[agent])] * 10
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("agent", "rule", "sentence"),
+    [
+        ("no_error_data", "unknown-error-data", "with the requested `sessionId` in `data`"),
+        ("status_replays_history", "no-notification", "session/status MUST NOT have side effects."),
+        ("still_active_after_close", "not-active-after-release", "inactive: The Agent knows the session"),
+        ("resume_refuses_closed", "inactive-resumable", "The Client can call session/resume"),
+        ("unknown_internal_error", "unknown-error-code", "Unknown: the Agent does not know this session."),
+    ],
+)
+def test_a_sequence_failure_quotes_the_sentence_of_its_rule(
+    suite, agent: str, rule: str, sentence: str
+) -> None:
+    run = suite("--agent", agent_command(agent), "-k", "sequence")
+    case = run.case(SEQ)
+    assert case["outcome"] == "fail" and case["rule"] == rule, case["message"]
+    assert sentence in case["spec"]["sentence"], case["spec"]
