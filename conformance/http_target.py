@@ -15,6 +15,7 @@ with ``--agent-id`` / ``--session-id``, and cases that need more say so (not tes
 
 from __future__ import annotations
 
+import collections
 import json
 import shlex
 import uuid
@@ -47,10 +48,10 @@ class _NoPeer:
         self.exited: AgentExited | None = None
         self.problems: list[Any] = []
         self.reported = 0
-        self.answered: dict[str, int] = {}
+        self.answered: collections.Counter[str] = collections.Counter()  # status probes answered, this case
 
     def new_case(self) -> None:
-        self.answered = {}
+        self.answered.clear()
 
 
 class HttpService:
@@ -257,12 +258,14 @@ class HttpStatusTarget:
     ) -> StatusProbe:
         user = None if omit_user else (user_id or self.user_id)
         try:
-            return StatusProbe(await self.driver.status(user, agent_id, session_id))
+            response = await self.driver.status(user, agent_id, session_id)
         except httpx.TimeoutException:
             # The case ends at its first unanswered request (a stalling service holds no run hostage).
             raise Unanswered(
                 self.status_method, session_id, self.runtime.config.timeout, params={"agent_id": agent_id}
             ) from None
+        self.runtime.peer.answered[self.status_method] += 1
+        return StatusProbe(response)
 
     async def chat(self, agent_id: str, session_id: str, text: str) -> None:
         response = await self.driver.start_chat(self.user_id, agent_id, session_id, text)
