@@ -1,6 +1,7 @@
-"""The HTTP target: the reference service is certified, and every `http.*` case is shown to fail
-by a broken variant in tests/agents/http built for it (with the consequences its bug has on the
-cases after it, listed here so nothing else may differ)."""
+"""The HTTP target: the reference service is certified, every `http.*` case is shown to fail by a
+broken variant in tests/agents/http built for it (with the consequences its bug has on the cases
+it can touch, listed here so nothing else there may differ), every conforming variant that defeats
+an assumption a probe could make passes, and the probes' judgement is tested on data."""
 
 from __future__ import annotations
 
