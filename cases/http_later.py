@@ -18,7 +18,13 @@ from conformance.http_target import HttpStatusTarget, StatusProbe
 from conformance.outcomes import MissingInput, NotTestable, Violation
 from conformance.registry import Level, case
 
-from .http_states import AWAITING_EXTERNAL, AWAITING_PERMISSION, driven_session, park_on_external
+from .http_states import (
+    AWAITING_EXTERNAL,
+    AWAITING_PERMISSION,
+    driven_session,
+    parked_for_external,
+    parked_for_permission,
+)
 from .http_status import HTTP_CAPABILITY, NOT_FOUND
 
 PARKED = ("awaiting_permission", "awaiting_external_result")
@@ -87,12 +93,7 @@ async def permission_answered(http: HttpStatusTarget, details: dict) -> None:
     problems: list[tuple[str, str]] = []
     for rule, allow in (("allowed", True), ("denied", False)):
         agent_id, sid = await driven_session(http, "a session waiting for permission")
-        await http.chat(agent_id, sid, "[permission] write the probe file")
-        parked = await http.wait_for(agent_id, sid, "awaiting_permission", timeout=http.settle_time)
-        if parked.status != "awaiting_permission":
-            raise NotTestable(
-                f"the session never read awaiting_permission ({parked.describe()}): see http.state.awaiting-permission"
-            )
+        await parked_for_permission(http, agent_id, sid)
         what = f"the user's answer ({'allow' if allow else 'deny'})"
         final = await answer_and_settle(
             http,
@@ -120,11 +121,7 @@ async def external_answered(http: HttpStatusTarget, details: dict) -> None:
     """Once the external executor's result is submitted, the session leaves
     awaiting_external_result: idle once the resumed run ends."""
     agent_id, sid = await driven_session(http, "a session waiting for an external executor")
-    parked = await park_on_external(http, agent_id, sid, details)
-    if parked.status != "awaiting_external_result":
-        raise NotTestable(
-            f"the session never read awaiting_external_result ({parked.describe()}): see http.state.awaiting-external"
-        )
+    await parked_for_external(http, agent_id, sid, details)
     what = "the external executor's result"
     final = await answer_and_settle(
         http,

@@ -17,7 +17,7 @@ from conformance.http_target import HttpStatusTarget, StatusProbe
 from conformance.outcomes import MissingInput, NotTestable, Violation
 from conformance.registry import Level, case
 
-from .http_states import driven_session
+from .http_states import driven_session, parked_for_permission
 from .http_status import HTTP_CAPABILITY, NOT_FOUND, SAFE, Unknown404
 
 
@@ -64,12 +64,7 @@ async def probes_leave_a_parked_turn_alone(http: HttpStatusTarget, details: dict
     permission leave it waiting: still awaiting_permission, its messages and listing entry as
     they were, and the permission request still answerable."""
     agent_id, sid = await driven_session(http, "a session waiting for permission")
-    await http.chat(agent_id, sid, "[permission] write the probe file")
-    parked = await http.wait_for(agent_id, sid, "awaiting_permission", timeout=http.settle_time)
-    if parked.status != "awaiting_permission":
-        raise NotTestable(
-            f"the session never read awaiting_permission ({parked.describe()}): see http.state.awaiting-permission"
-        )
+    await parked_for_permission(http, agent_id, sid)
     before = await http.snapshot(agent_id, sid)
     again = await http.snapshot(agent_id, sid)
     drift = differing(before, again)

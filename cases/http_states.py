@@ -128,14 +128,55 @@ async def idle_once_the_run_ends(http: HttpStatusTarget, details: dict) -> None:
 
 @case("http.state.awaiting-permission", level=Level.MUST, spec=AWAITING_PERMISSION, needs=HTTP_CAPABILITY)
 async def parked_on_permission(http: HttpStatusTarget, details: dict) -> None:
-    """A turn that ends waiting on a permission request reads awaiting_permission."""
+    """A turn that ends waiting on a permission request reads awaiting_permission.
+
+    Calibrated: judged only once the session's messages show its tool call waiting for
+    permission (state ``asking``), so a toolkit that asks no permission for the model's call is
+    not testable, not a failure."""
     agent_id, sid = await driven_session(http, "a session waiting for permission")
     await http.chat(agent_id, sid, "[permission] write the probe file")
     probe = await http.wait_for(agent_id, sid, "awaiting_permission", timeout=http.settle_time)
+    await expect_parked_tail(http, agent_id, sid, "asking", "tool call waiting for the user's permission")
     if probe.status == "awaiting_permission":
         await http.driver.confirm(http.user_id, agent_id, sid, allow=False)
         await http.settle(agent_id, sid)
     expect(probe, "awaiting_permission", "after the model asked for a tool that needs the user's permission")
+
+
+async def expect_parked_tail(http: HttpStatusTarget, agent_id: str, sid: str, state: str, what: str) -> None:
+    """Not testable unless the session's messages show a tool call of the tail in ``state``."""
+    calls = await http.waiting_calls(agent_id, sid)
+    if not calls or not any(c.get("state") == state for c in calls):
+        raise MissingInput(
+            f"the session's messages show no {what} (state {state!r}; the last reply's waiting calls: "
+            f"{calls!r:.200}), so the turn did not park as the case needs"
+        )
+
+
+async def parked_for_permission(http: HttpStatusTarget, agent_id: str, sid: str) -> StatusProbe:
+    """Park the session on a permission request, for a case that needs it parked: its
+    awaiting_permission probe. Not testable when the messages show no call waiting for
+    permission (the toolkit asked none); a failed prerequisite when they do and the status never
+    says so (see http.state.awaiting-permission)."""
+    await http.chat(agent_id, sid, "[permission] write the probe file")
+    parked = await http.wait_for(agent_id, sid, "awaiting_permission", timeout=http.settle_time)
+    await expect_parked_tail(http, agent_id, sid, "asking", "tool call waiting for the user's permission")
+    if parked.status != "awaiting_permission":
+        raise NotTestable(
+            f"the session never read awaiting_permission ({parked.describe()}): see http.state.awaiting-permission"
+        )
+    return parked
+
+
+async def parked_for_external(http: HttpStatusTarget, agent_id: str, sid: str, details: dict) -> StatusProbe:
+    """As :func:`parked_for_permission`, on a tool call waiting for an external executor."""
+    parked = await park_on_external(http, agent_id, sid, details)
+    await expect_parked_tail(http, agent_id, sid, "submitted", "tool call waiting for an external executor")
+    if parked.status != "awaiting_external_result":
+        raise NotTestable(
+            f"the session never read awaiting_external_result ({parked.describe()}): see http.state.awaiting-external"
+        )
+    return parked
 
 
 @case("http.state.awaiting-external", level=Level.MUST, spec=AWAITING_EXTERNAL, needs=HTTP_CAPABILITY)
@@ -143,6 +184,7 @@ async def parked_on_external_executor(http: HttpStatusTarget, details: dict) -> 
     """A turn that ends waiting on an external executor reads awaiting_external_result."""
     agent_id, sid = await driven_session(http, "a session waiting for an external executor")
     probe = await park_on_external(http, agent_id, sid, details)
+    await expect_parked_tail(http, agent_id, sid, "submitted", "tool call waiting for an external executor")
     if probe.status == "awaiting_external_result":
         await http.driver.submit_external_result(http.user_id, agent_id, sid)
         await http.settle(agent_id, sid)
@@ -218,12 +260,7 @@ async def ownership_holds_while_running(http: HttpStatusTarget, details: dict) -
 async def ownership_holds_while_parked(http: HttpStatusTarget, details: dict) -> None:
     """While the session waits for permission, another user and a wrong agent_id still get 404."""
     agent_id, sid = await driven_session(http, "a session waiting for permission")
-    await http.chat(agent_id, sid, "[permission] write the probe file")
-    parked = await http.wait_for(agent_id, sid, "awaiting_permission", timeout=http.settle_time)
-    if parked.status != "awaiting_permission":
-        raise NotTestable(
-            f"the session never read awaiting_permission ({parked.describe()}): see http.state.awaiting-permission"
-        )
+    await parked_for_permission(http, agent_id, sid)
     problems = await expect_hidden(http, agent_id, sid, details)
     await http.driver.confirm(http.user_id, agent_id, sid, allow=False)
     await http.settle(agent_id, sid)
@@ -239,11 +276,7 @@ async def ownership_holds_while_parked(http: HttpStatusTarget, details: dict) ->
 async def ownership_holds_while_awaiting_external(http: HttpStatusTarget, details: dict) -> None:
     """While the session waits for an external executor, another user and a wrong agent_id still get 404."""
     agent_id, sid = await driven_session(http, "a session waiting for an external executor")
-    parked = await park_on_external(http, agent_id, sid, details)
-    if parked.status != "awaiting_external_result":
-        raise NotTestable(
-            f"the session never read awaiting_external_result ({parked.describe()}): see http.state.awaiting-external"
-        )
+    await parked_for_external(http, agent_id, sid, details)
     problems = await expect_hidden(http, agent_id, sid, details)
     await http.driver.submit_external_result(http.user_id, agent_id, sid)
     await http.settle(agent_id, sid)

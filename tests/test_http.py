@@ -167,7 +167,7 @@ BROKEN: dict[str, tuple[int, dict[str, str]]] = {
 }
 # Services that defeat an assumption a probe could make (ids are free-form, 404 bodies are equal,
 # a view read twice is the same, the listing has AgentScope's layout, runs stream and start at
-# once, ids and users compare exactly): each must pass every case it runs.
+# once, the model's call parks the turn, ids and users compare exactly): none may fail a case.
 CONFORMING: dict[str, tuple[int, dict[str, str]]] = {
     "clock_fields": (0, {}),
     "listing_other_layout": (0, {}),
@@ -177,6 +177,19 @@ CONFORMING: dict[str, tuple[int, dict[str, str]]] = {
     "queued_runs": (0, {}),
     "case_insensitive_everywhere": (0, {}),
     "users_case_insensitive": (0, {}),
+    # No turn ever waits for permission: what needs one is not testable, never failed.
+    "no_permission_asked": (
+        0,
+        dict.fromkeys(
+            [
+                "http.state.awaiting-permission",
+                "http.ownership.while-parked",
+                "http.later.permission-answered",
+                "http.safe.parked-stays-parked",
+            ],
+            "not-testable",
+        ),
+    ),
 }
 # The cases a variant can touch (-k): the rest would only repeat the reference's passes. The
 # exact-outcomes check holds over the selection. Variants not named here run every case.
@@ -225,6 +238,7 @@ FOCUS: dict[str, str] = {
     "queued_runs": "running-during-run",
     "case_insensitive_everywhere": "identity",
     "users_case_insensitive": OWNERSHIP,
+    "no_permission_asked": "permission or parked",
 }
 MESSAGES = {
     "running_ignores_owner": ("http.ownership.while-running", "another user got HTTP 200"),
