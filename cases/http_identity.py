@@ -162,7 +162,6 @@ ODD_SESSION_IDS = {
     "a 600-character id": "conformance-long-" + "0123456789abcdef" * 36 + "-x",
     "a unicode id": "séance-会话-🙂",
     "the dot segment ..": "..",
-    "an id with a slash": "conformance/missing",
 }
 ODD_VALUES = {"empty": "", "600 characters long": "conformance-" + "x" * 588, "unicode": "ユーザー-é"}
 
@@ -175,7 +174,7 @@ ODD_VALUES = {"empty": "", "600 characters long": "conformance-" + "x" * 588, "u
     rules=("session-id", "user-id", "agent-id"),
 )
 async def odd_values(http: HttpStatusTarget, details: dict) -> None:
-    """Odd session ids (long, unicode, `..`, a slash) are 404 or 422; an odd x-user-id (empty, long,
+    """Odd session ids (long, unicode, `..`) are 404 or 422; an odd x-user-id (empty, long,
     unicode) never gets the caller's session (no 2xx) nor a server error; an odd agent_id is 404
     or 422."""
     agent_id, sid = await http.new_session()
