@@ -8,11 +8,11 @@ ownership, as ``--other-user-id``. Cases that drive a session into a state are i
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
+from conformance.http_calibration import body_view, differing, listed, parts_of
 from conformance.http_target import HttpStatusTarget, StatusProbe
-from conformance.outcomes import Violation
+from conformance.outcomes import MissingInput, NotTestable, Violation
 from conformance.registry import Level, SpecRef, case
 from conformance.schemas import schema_errors
 
@@ -45,9 +45,34 @@ SAFE = SpecRef(
 HTTP_CAPABILITY = ("http-status",)
 
 
-def same_shape(probe: StatusProbe, session_id: str) -> str:
-    """The body with the session id taken out, to compare two 404s."""
-    return re.sub(re.escape(session_id), "<id>", probe.text)
+class Unknown404:
+    """The answer for a session that does not exist, asked twice (two fresh ids) by one caller:
+    what differs between the two is per-request noise (a request id, a timestamp), never evidence,
+    so another answer is compared with it on every other field."""
+
+    def __init__(self, first: StatusProbe, first_id: str, second: StatusProbe, second_id: str) -> None:
+        self.probe, self.id = first, first_id
+        self.volatile = differing(body_view(first.text, first_id), body_view(second.text, second_id))
+        self.consistent = first.code == second.code
+
+    @classmethod
+    async def ask(cls, http: HttpStatusTarget, agent_id: str, user_id: str | None = None) -> Unknown404:
+        a, b = http.unknown_id(), http.unknown_id()
+        first = await http.status(a, agent_id, user_id=user_id)
+        return cls(first, a, await http.status(b, agent_id, user_id=user_id), b)
+
+    @property
+    def comparable(self) -> bool:
+        """Some field of the body stays the same from one unknown id to the next."""
+        return self.consistent and bool(set(body_view(self.probe.text, self.id)) - self.volatile)
+
+    def differs(self, probe: StatusProbe, session_id: str) -> list[str]:
+        """Where ``probe`` (about ``session_id``) tells itself apart from this answer: the code, or
+        the body's fields that do not vary between unknown ids."""
+        if probe.code != self.probe.code:
+            return [f"HTTP {probe.code}, not {self.probe.code}"]
+        mine, theirs = body_view(self.probe.text, self.id), body_view(probe.text, session_id)
+        return sorted(differing(mine, theirs) - self.volatile)
 
 
 async def expect_404(probe: StatusProbe, who: str) -> None:
@@ -125,17 +150,28 @@ async def other_users_session_is_404(http: HttpStatusTarget, details: dict) -> N
 
 @case("http.ownership.same-body", level=Level.MUST, spec=NOT_FOUND, needs=HTTP_CAPABILITY)
 async def other_users_404_says_nothing_more(http: HttpStatusTarget, details: dict) -> None:
-    """Another user's 404 is the unknown-session 404: the body does not tell existence apart."""
+    """Another user's 404 is the unknown-session 404: the body does not tell existence apart.
+
+    Calibrated: two unknown ids are asked first; fields that differ between those two answers
+    (request ids, timestamps) are noise and left out of the comparison. A body that is all noise
+    cannot be compared: not testable."""
     agent_id, sid = await http.new_session()
-    missing = http.unknown_id()
     theirs = await http.status(sid, agent_id, user_id=http.other_user_id)
-    unknown = await http.status(missing, agent_id, user_id=http.other_user_id)
-    details.update(other_user=theirs.describe(), unknown=unknown.describe())
-    if (theirs.code, same_shape(theirs, sid)) != (unknown.code, same_shape(unknown, missing)):
+    unknown = await Unknown404.ask(http, agent_id, http.other_user_id)
+    details.update(other_user=theirs.describe(), unknown=unknown.probe.describe())
+    if unknown.volatile:
+        details["varies_per_request"] = sorted(unknown.volatile)
+    if not unknown.comparable:
+        raise MissingInput(
+            "the answer for a session that does not exist differs from one unknown id to the next "
+            f"({unknown.probe.describe()}), so it cannot show whether another user's answer differs"
+        )
+    telling = unknown.differs(theirs, sid)
+    if telling:
         raise Violation(
             "another user's session and a session that does not exist get different answers, so the answer tells "
-            "whether the session exists",
-            expected=f"the same as for an unknown id: {unknown.describe()}",
+            f"whether the session exists (differs in: {', '.join(telling[:5])})",
+            expected=f"the same as for an unknown id: {unknown.probe.describe()}",
             observed=theirs.describe(),
         )
 
@@ -143,9 +179,9 @@ async def other_users_404_says_nothing_more(http: HttpStatusTarget, details: dic
 @case("http.ownership.wrong-agent-404", level=Level.MUST, spec=AGENT_PARAM, needs=HTTP_CAPABILITY)
 async def wrong_agent_is_404(http: HttpStatusTarget, details: dict) -> None:
     """The caller's session asked with another agent_id is 404 (agent_id validates ownership)."""
-    _, sid = await http.new_session()
+    agent_id, sid = await http.new_session()
     await expect_404(
-        await http.status(sid, f"conformance-agent-{http.unknown_id()[-8:]}"),
+        await http.status(sid, http.other_agent_id(agent_id)),
         "the caller's session asked with an agent_id it does not belong to",
     )
 
@@ -187,28 +223,48 @@ _validation_case("missing-user-id", "without the x-user-id header", "x-user-id",
 
 @case("http.safe.no-side-effects", level=Level.MUST, spec=SAFE, needs=HTTP_CAPABILITY)
 async def probes_change_nothing(http: HttpStatusTarget, details: dict) -> None:
-    """Repeated probes change nothing of the session (messages, listing, status) and create nothing."""
+    """Repeated probes change nothing of the session (messages, listing, status) and create nothing.
+
+    Calibrated: the session's view (its messages, its listing entry) is read twice before the
+    probes (fields that differ between two reads are the view's own noise) and, after the probes,
+    a chat message is written and read back: only the parts that show that write are judged. An
+    unknown id counts as created only if something first showed it missing (its messages 404, or
+    its first status 404) and later showed it present."""
     agent_id, sid = await http.new_session()
     missing = http.unknown_id()
     before = await _view(http, agent_id, sid)
+    again = await _view(http, agent_id, sid)
+    drift = differing(before, again)
+    missing_elsewhere = await http.exists_elsewhere(agent_id, missing) if http.drivable else None
     first = await http.status(sid, agent_id)
+    first_missing = await http.status(missing, agent_id)
     for _ in range(10):
         await http.status(sid, agent_id)
         await http.status(sid, agent_id, user_id=http.other_user_id)
         await http.status(missing, agent_id)
-    after = await _view(http, agent_id, sid)
     last, still_missing = await http.status(sid, agent_id), await http.status(missing, agent_id)
-    changed = [k for k in before if before[k] != after[k]]
-    problems = [f"{k} changed" for k in changed]
+    after = await _view(http, agent_id, sid)
+    settled = await _view(http, agent_id, sid)
+    drift |= differing(after, settled)
+    observed = await _observes_a_write(http, agent_id, sid, settled, drift)
+    details.update(observed=sorted(observed), unobserved=sorted({"messages", "listing"} - observed))
+    if drift:
+        details["varies_per_read"] = sorted(drift)[:20]
+    changed = sorted(p for p in differing(again, after) - drift if parts_of({p}) <= observed)
+    problems = [f"{listed(changed)} changed"] if changed else []
     if last.status != first.status:
         problems.append(f"the status went from {first.status!r} to {last.status!r}")
-    if still_missing.code == 200:
+    if missing_elsewhere is not None and missing_elsewhere >= 300:
+        if 200 <= await http.exists_elsewhere(agent_id, missing) < 300:
+            problems.append("probing an unknown id created it (its messages answer 200 now)")
+    elif first_missing.code == 404 and still_missing.code == 200:
         problems.append("probing an unknown id created it (it answers 200 now)")
     if problems:
         raise Violation(
             "after 30 status probes: " + "; ".join(problems),
             expected="the session, its listing and the unknown id exactly as before",
-            observed={k: {"before": before[k], "after": after[k]} for k in changed} or last.describe(),
+            observed={p: {"before": again.get(p), "after": after.get(p)} for p in changed[:10]}
+            or last.describe(),
         )
 
 
@@ -218,9 +274,26 @@ async def _view(http: HttpStatusTarget, agent_id: str, sid: str) -> dict[str, An
     return {}  # a service the suite cannot read: the status and the unknown id are still checked
 
 
+async def _observes_a_write(
+    http: HttpStatusTarget, agent_id: str, sid: str, last: dict[str, Any], drift: set[str]
+) -> set[str]:
+    """The parts of the session's view ("messages", "listing") that show a chat message written
+    now: only those can show a write a probe made."""
+    if not http.drivable:
+        return set()
+    response = await http.driver.start_chat(http.user_id, agent_id, sid, "calibration: say OK")
+    if response.status_code >= 300:
+        return set()
+    await http.settle(agent_id, sid)
+    return parts_of(differing(last, await _view(http, agent_id, sid)) - drift)
+
+
 @case("http.safe.no-lease", level=Level.MUST, spec=SAFE, needs=HTTP_CAPABILITY)
 async def probes_take_no_lease(http: HttpStatusTarget, details: dict) -> None:
-    """Probing an idle session neither makes it read running nor keeps a run from starting."""
+    """Probing an idle session neither makes it read running nor keeps a run from starting.
+
+    Calibrated: a chat refused right after a probe counts against the probe only if a chat on
+    another fresh session, with no probe before it, starts."""
     agent_id, sid = await http.new_session()
     seen = [(await http.status(sid, agent_id)).status for _ in range(5)]
     details["seen"] = seen
@@ -230,12 +303,25 @@ async def probes_take_no_lease(http: HttpStatusTarget, details: dict) -> None:
             expected="never running without a run",
             observed=seen,
         )
-    if http.drivable:
-        await http.status(sid, agent_id)
-        response = await http.driver.start_chat(http.user_id, agent_id, sid, "hello")
-        if response.status_code == 409:
-            raise Violation(
-                "POST /chat/ right after a status probe was refused with 409 (the session was held)",
-                expected="the run starts: a probe holds no lease",
-                observed=f"HTTP 409 {response.text[:300]}",
-            )
+    if not http.drivable:
+        return
+    await http.status(sid, agent_id)
+    response = await http.driver.start_chat(http.user_id, agent_id, sid, "hello")
+    if response.status_code < 300:
+        await http.settle(agent_id, sid)
+        return
+    _, control = await http.new_session()
+    unprobed = await http.driver.start_chat(http.user_id, agent_id, control, "hello")
+    details.update(after_probe=response.status_code, without_probe=unprobed.status_code)
+    if unprobed.status_code >= 300:
+        raise NotTestable(
+            f"POST /chat/ on a fresh session that was never probed answered HTTP {unprobed.status_code}: "
+            f"{unprobed.text[:300]}"
+        )
+    await http.settle(agent_id, control)
+    raise Violation(
+        f"POST /chat/ right after a status probe was refused with HTTP {response.status_code}, while on a session "
+        "that was not probed it started: the probe held the session",
+        expected="the run starts: a probe holds no lease",
+        observed=f"HTTP {response.status_code} {response.text[:300]}",
+    )

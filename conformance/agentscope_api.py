@@ -15,6 +15,7 @@ import json
 import time
 import uuid
 from typing import Any
+from urllib.parse import quote
 
 import httpx
 
@@ -76,11 +77,34 @@ class AgentScopeDriver:
         headers: dict[str, str] | None = None,
         record_body: bool = True,
     ) -> httpx.Response:
-        """One request; `user_id` None sends no `x-user-id` (headers may still carry one)."""
+        """One request; `user_id` None sends no `x-user-id` (headers may still carry one).
+
+        A GET whose reused connection the server had closed (it answers nothing: a read error or
+        a protocol error before any byte) is sent once more on a new connection, as browsers and
+        HTTP clients do for idempotent requests; both attempts are in the transcript."""
+        try:
+            return await self._send(method, path, user_id, params, json, headers, record_body)
+        except (httpx.ReadError, httpx.RemoteProtocolError):
+            if method != "GET":
+                raise
+            return await self._send(method, path, user_id, params, json, headers, record_body)
+
+    async def _send(
+        self,
+        method: str,
+        path: str,
+        user_id: str | None,
+        params: dict[str, Any] | None,
+        json: Any,
+        headers: dict[str, str] | None,
+        record_body: bool,
+    ) -> httpx.Response:
         sent = dict(headers or {})
         if user_id is not None:
             sent["x-user-id"] = user_id
-        kwargs: dict[str, Any] = {"params": params, "headers": sent}
+        # A header value outside ASCII (a caller id with unicode) goes out as its UTF-8 bytes.
+        wire = {k: v if v.isascii() else v.encode() for k, v in sent.items()}
+        kwargs: dict[str, Any] = {"params": params, "headers": wire}
         if json is not _OMIT:
             kwargs["json"] = json
         entry: dict[str, Any] = {
@@ -207,11 +231,15 @@ class AgentScopeDriver:
 
     async def interrupt(self, user_id: str, agent_id: str, session_id: str) -> httpx.Response:
         params = {"agent_id": agent_id}
-        return await self.request("POST", f"/sessions/{session_id}/interrupt", user_id=user_id, params=params)
+        return await self.request(
+            "POST", f"/sessions/{segment(session_id)}/interrupt", user_id=user_id, params=params
+        )
 
     async def delete_session(self, user_id: str, agent_id: str, session_id: str) -> httpx.Response:
         params = {"agent_id": agent_id}
-        return await self.request("DELETE", f"/sessions/{session_id}", user_id=user_id, params=params)
+        return await self.request(
+            "DELETE", f"/sessions/{segment(session_id)}", user_id=user_id, params=params
+        )
 
     # -- reading -----------------------------------------------------------------------------
 
@@ -226,7 +254,7 @@ class AgentScopeDriver:
         """GET /sessions/{id}/status; None leaves out the x-user-id header or the agent_id query."""
         params = {"agent_id": agent_id} if agent_id is not None else None
         return await self.request(
-            "GET", f"/sessions/{session_id}/status", user_id=user_id, params=params, headers=headers
+            "GET", f"/sessions/{segment(session_id)}/status", user_id=user_id, params=params, headers=headers
         )
 
     async def wait_status(
@@ -255,10 +283,20 @@ class AgentScopeDriver:
         self, user_id: str, agent_id: str, session_id: str, limit: int = 200
     ) -> httpx.Response:
         params = {"agent_id": agent_id, "limit": limit}
-        return await self.request("GET", f"/sessions/{session_id}/messages", user_id=user_id, params=params)
+        return await self.request(
+            "GET", f"/sessions/{segment(session_id)}/messages", user_id=user_id, params=params
+        )
 
     async def list_sessions(self, user_id: str, agent_id: str) -> httpx.Response:
         return await self.request("GET", "/sessions/", user_id=user_id, params={"agent_id": agent_id})
+
+
+def segment(session_id: str) -> str:
+    """A session id as one path segment: percent-encoded (``/``, ``?``, spaces, unicode), and the
+    dot segments ``.`` and ``..`` encoded too, so no client or server resolves them as a path."""
+    if session_id in (".", ".."):
+        return session_id.replace(".", "%2E")
+    return quote(session_id, safe="")
 
 
 def _ask_user_answers(call: dict[str, Any]) -> dict[str, Any]:

@@ -5,8 +5,9 @@ OpenAI-compatible credential at `base_url` (it ends in `/v1`). What it answers i
 marker in the user text of the current turn (the user messages after the last assistant one):
 
 - no marker: a short text reply;
-- `[slow]` or `[slow:N]`: a text reply streamed over N seconds (default `slow_seconds`),
-  which keeps the agent's run, and so the session, `running` meanwhile;
+- `[slow]` or `[slow:N]`: a text reply streamed over N seconds (default `slow_seconds`), or
+  sent whole after N seconds when the request does not stream, which keeps the agent's run, and
+  so the session, `running` meanwhile;
 - `[permission]`: a call of a tool the service asks the user about (`Write` by default);
 - `[external]` or `[external:Name]`: a call of a tool executed outside the service
   (`AskUser` by default: AgentScope's only built-in tool with `is_external_tool = True`);
@@ -63,7 +64,10 @@ class FakeChatModel:
     ) -> None:
         self.slow_seconds = slow_seconds
         self.permission_path = permission_path
-        self.requests: list[dict[str, Any]] = []  # each request body, plus the script it got
+        # Each request body, plus the script it got, when it came (`at`) and when its answer was
+        # sent whole (`done`, None while it is in flight): a case can tell the run was still
+        # waiting on its model while it probed the status.
+        self.requests: list[dict[str, Any]] = []
         self._server: asyncio.base_events.Server | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self.port = 0
@@ -141,13 +145,17 @@ class FakeChatModel:
             body = json.loads(raw or b"{}")
             script, arg = self.choose(body)
             tools = [t.get("function", {}).get("name", "") for t in body.get("tools") or []]
-            self.requests.append({"body": body, "script": script, "arg": arg, "at": time.time()})
-            if script == "fail":
-                await self._send(
-                    writer, 400, {"error": {"message": "scripted failure", "type": "invalid_request"}}
-                )
-                return
-            await self._answer(writer, body, script, arg, tools)
+            entry = {"body": body, "script": script, "arg": arg, "at": time.time(), "done": None}
+            self.requests.append(entry)
+            try:
+                if script == "fail":
+                    await self._send(
+                        writer, 400, {"error": {"message": "scripted failure", "type": "invalid_request"}}
+                    )
+                    return
+                await self._answer(writer, body, script, arg, tools)
+            finally:
+                entry["done"] = time.time()
         except (asyncio.IncompleteReadError, ConnectionError, asyncio.CancelledError, ValueError):
             pass
         finally:
@@ -186,7 +194,9 @@ class FakeChatModel:
                 },
             ]
         finish = "tool_calls" if call else "stop"
+        seconds = (float(arg) if arg else self.slow_seconds) if script == "slow" else 0.0
         if not body.get("stream"):
+            await asyncio.sleep(seconds)  # a service that does not stream waits as long
             choice = {"index": 0, "message": message, "finish_reason": finish}
             payload = {
                 "id": rid,
@@ -218,7 +228,6 @@ class FakeChatModel:
                 [{"index": 0, "delta": {"role": "assistant", "tool_calls": calls}, "finish_reason": None}]
             )
         else:
-            seconds = (float(arg) if arg else self.slow_seconds) if script == "slow" else 0.0
             pieces = [w + " " for w in text.split(" ")]
             ticks = int(seconds / 0.25)
             pieces = pieces[:1] + ["."] * ticks + pieces[1:]  # the dots are the slow part

@@ -15,8 +15,10 @@ with ``--agent-id`` / ``--session-id``, and cases that need more say so (not tes
 
 from __future__ import annotations
 
+import collections
 import json
 import shlex
+import time
 import uuid
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +29,7 @@ import httpx
 from .agent_process import _drain, read_url
 from .agentscope_api import AgentScopeDriver
 from .config import AgentConfig
+from .http_calibration import flatten, parsed, shaped_like
 from .outcomes import AgentExited, HarnessError, MissingInput, NotTestable, Unanswered
 from .stdio import StdioProcess
 from .transcript import NOTE, RECV, SEND, StderrTail, Transcript
@@ -47,10 +50,10 @@ class _NoPeer:
         self.exited: AgentExited | None = None
         self.problems: list[Any] = []
         self.reported = 0
-        self.answered: dict[str, int] = {}
+        self.answered: collections.Counter[str] = collections.Counter()  # status probes answered, this case
 
     def new_case(self) -> None:
-        self.answered = {}
+        self.answered.clear()
 
 
 class HttpService:
@@ -70,6 +73,14 @@ class HttpService:
         self._stop = anyio.Event()
 
     async def run(self, *, task_status: anyio.abc.TaskStatus[HttpService]) -> None:
+        try:
+            await self._serve(task_status)
+        except BaseExceptionGroup as group:  # one failure (no URL printed, say): that failure itself
+            if len(group.exceptions) == 1:
+                raise group.exceptions[0] from None
+            raise
+
+    async def _serve(self, task_status: anyio.abc.TaskStatus[HttpService]) -> None:
         try:
             async with anyio.create_task_group() as tg:
                 if self.process is not None:
@@ -107,7 +118,7 @@ class StatusProbe:
         self.text = response.text[:MAX_BODY]
         try:
             self.body: Any = response.json()
-        except ValueError:
+        except (ValueError, RecursionError):
             self.body = None
 
     @property
@@ -138,6 +149,7 @@ class HttpStatusTarget:
         self._synced = 0
         self._model: Any = None
         self._agent_id: str | None = None
+        self._id_model: str | None = self.given_session_id  # a real session id: unknown ids take its shape
 
     # -- setting up ----------------------------------------------------------------------------
 
@@ -230,6 +242,7 @@ class HttpStatusTarget:
         sid = await self.driver.create_session(
             self.user_id, self._agent_id, name=f"conformance-{uuid.uuid4().hex[:8]}"
         )
+        self._id_model = self._id_model or sid
         return self._agent_id, sid
 
     def given_session(self) -> tuple[str, str]:
@@ -248,7 +261,18 @@ class HttpStatusTarget:
             )
 
     def unknown_id(self) -> str:
-        return f"conformance-missing-{uuid.uuid4().hex[:12]}"
+        """A session id nobody created, in the shape of the service's own ids (a service that
+        validates the format must not answer 422 where the cases ask about existence)."""
+        return shaped_like(self._id_model)
+
+    def other_agent_id(self, agent_id: str) -> str:
+        """An agent id the session does not belong to, in the shape of the real one."""
+        return shaped_like(agent_id, fallback_prefix="conformance-agent")
+
+    def deletes(self) -> bool:
+        """The service documents DELETE /sessions/{session_id} (AgentScope does)."""
+        item = (self.openapi.get("paths") or {}).get("/sessions/{session_id}")
+        return isinstance(item, dict) and "delete" in item
 
     # -- probing -------------------------------------------------------------------------------
 
@@ -259,22 +283,37 @@ class HttpStatusTarget:
         *,
         user_id: str | None = None,
         omit_user: bool = False,
+        headers: dict[str, str] | None = None,
     ) -> StatusProbe:
-        user = None if omit_user else (user_id or self.user_id)
+        user = None if omit_user else (self.user_id if user_id is None else user_id)
         try:
-            return StatusProbe(await self.driver.status(user, agent_id, session_id))
+            response = await self.driver.status(user, agent_id, session_id, headers=headers)
         except httpx.TimeoutException:
             # The case ends at its first unanswered request (a stalling service holds no run hostage).
             raise Unanswered(
                 self.status_method, session_id, self.runtime.config.timeout, params={"agent_id": agent_id}
             ) from None
+        except (httpx.ReadError, httpx.RemoteProtocolError, httpx.WriteError) as exc:
+            raise Unanswered(
+                self.status_method,
+                session_id,
+                self.runtime.config.timeout,
+                why=f"the service closed the connection without an answer ({type(exc).__name__})",
+                params={"agent_id": agent_id},
+            ) from None
+        self.runtime.peer.answered[self.status_method] += 1
+        return StatusProbe(response)
 
-    async def chat(self, agent_id: str, session_id: str, text: str) -> None:
-        response = await self.driver.start_chat(self.user_id, agent_id, session_id, text)
+    async def chat(self, agent_id: str, session_id: str, text: str) -> str:
+        """Start a run with one user message; the tag it carries (every request the run makes to
+        the fake model quotes it, so the case finds its own run's calls among all others)."""
+        tag = f"turn-{uuid.uuid4().hex[:10]}"
+        response = await self.driver.start_chat(self.user_id, agent_id, session_id, f"{text} ({tag})")
         if response.status_code >= 300:
             raise NotTestable(
                 f"POST /chat/ to start a run answered HTTP {response.status_code}: {response.text[:300]}"
             )
+        return tag
 
     async def wait_for(
         self, agent_id: str, session_id: str, wanted: str | set[str], timeout: float = 15.0
@@ -294,31 +333,71 @@ class HttpStatusTarget:
         a confirmation would otherwise race the next case's requests on the service)."""
         await self.wait_for(agent_id, session_id, "idle", timeout=self.settle_time)
 
-    async def wait_for_model(self, mark: int, timeout: float = 10.0) -> None:
-        """Until the fake model has been asked something since ``mark`` (the run has started)."""
+    def model_requests(self, tag: str) -> list[dict[str, Any]]:
+        """The fake model's requests made for the run started with ``tag`` (and its resumptions)."""
+        return [r for r in self.model.requests if tag in json.dumps(r["body"].get("messages"))]
+
+    async def wait_for_model(
+        self, tag: str, timeout: float = 10.0, script: str | None = None
+    ) -> dict[str, Any] | None:
+        """Until the run started with ``tag`` has asked the fake model something (with ``script``,
+        if given): that request, or None."""
         with anyio.move_on_after(timeout):
-            while len(self.model.requests) <= mark:
+            while True:
+                for request in self.model_requests(tag):
+                    if script is None or request["script"] == script:
+                        return request
                 await anyio.sleep(0.02)
+        return None
+
+    async def status_in_flight(
+        self, session_id: str, agent_id: str | None, request: dict[str, Any], **kwargs: Any
+    ) -> tuple[StatusProbe, bool]:
+        """A status probe and whether it was sent and answered while the model ``request`` was in
+        flight (the run was working on it: a worker held the run lease the whole time)."""
+        sent = time.time()
+        probe = await self.status(session_id, agent_id, **kwargs)
+        inside = request["at"] <= sent and request["done"] is None
+        return probe, inside
 
     async def snapshot(self, agent_id: str, session_id: str) -> dict[str, Any]:
-        """What the service shows of a session besides its status: its messages and its listing entry."""
+        """What the service shows of a session besides its status, flattened field by field
+        (``messages.…``: the messages answer; ``listing.…``: the session's entry in the listing,
+        absent when the listing shows no entry carrying the id, whatever its layout)."""
         messages = await self.driver.messages(self.user_id, agent_id, session_id)
         listing = await self.driver.list_sessions(self.user_id, agent_id)
-        entry = None
-        if listing.status_code == 200:
-            body = listing.json()
-            items = body.get("sessions") if isinstance(body, dict) else body
-            for item in items if isinstance(items, list) else []:
-                if not isinstance(item, dict):
-                    continue
-                nested = item.get("session") if isinstance(item.get("session"), dict) else {}
-                if session_id in (item.get("session_id"), item.get("id"), nested.get("id")):
-                    entry = item
-        return {
-            "messages": (messages.status_code, messages.text[:MAX_BODY]),
-            "listing": entry,
-            "count": _count(listing),
-        }
+        view = flatten({"code": messages.status_code, "body": _body(messages)}, "messages")
+        entry = find_entry(_body(listing), session_id) if listing.status_code == 200 else None
+        if entry is not None:
+            view.update(flatten(entry, "listing"))
+        return view
+
+    async def waiting_calls(self, agent_id: str, session_id: str) -> list[dict[str, Any]] | None:
+        """The tool calls of the session's last assistant message that still wait (state
+        ``asking``: for the user's permission; ``submitted``: for an external executor), as its
+        messages show them; None when the messages cannot be read."""
+        response = await self.driver.messages(self.user_id, agent_id, session_id)
+        body = _body(response) if response.status_code == 200 else None
+        messages = body.get("messages") if isinstance(body, dict) else None
+        if not isinstance(messages, list):
+            return None
+        for message in reversed(messages):
+            if isinstance(message, dict) and message.get("role") == "assistant":
+                content = message.get("content")
+                return [
+                    b
+                    for b in (content if isinstance(content, list) else [])
+                    if isinstance(b, dict)
+                    and b.get("type") == "tool_call"
+                    and b.get("state") in ("asking", "submitted")
+                ]
+        return []
+
+    async def exists_elsewhere(self, agent_id: str, session_id: str, *, user_id: str | None = None) -> int:
+        """The HTTP code of the session's messages for this caller: how another method of the
+        service answers for the same (session id, agent id, caller)."""
+        response = await self.driver.messages(user_id or self.user_id, agent_id, session_id, limit=1)
+        return response.status_code
 
     # -- the transcript ------------------------------------------------------------------------
 
@@ -341,10 +420,31 @@ def curl(exchange: dict[str, Any]) -> str:
     return shlex.join(words)
 
 
-def _count(listing: httpx.Response) -> int | None:
-    try:
-        body = listing.json()
-    except ValueError:
+MAX_SNAPSHOT = 1_000_000  # bytes of a body parsed for a snapshot; a larger one is compared as text
+
+
+def _body(response: httpx.Response) -> Any:
+    if len(response.content) > MAX_SNAPSHOT:
+        return response.text[:MAX_BODY]
+    return parsed(response.text)
+
+
+def find_entry(body: Any, session_id: str, depth: int = 0) -> dict[str, Any] | None:
+    """The listing's entry for a session: the element of a list in the body (at any depth) that
+    carries the session id as one of its values, whatever the field is called."""
+    if depth > 16:
         return None
-    items = body.get("sessions", body.get("items")) if isinstance(body, dict) else body
-    return len(items) if isinstance(items, list) else None
+    if isinstance(body, dict):
+        for value in body.values():
+            found = find_entry(value, session_id, depth + 1)
+            if found is not None:
+                return found
+    elif isinstance(body, list):
+        for item in body:
+            if isinstance(item, dict) and session_id in flatten(item).values():
+                return item
+        for item in body:
+            found = find_entry(item, session_id, depth + 1)
+            if found is not None:
+                return found
+    return None

@@ -1,18 +1,27 @@
-"""The HTTP target: the reference service is certified, and every `http.*` case is shown to fail
-by a broken variant in tests/agents/http built for it (with the consequences its bug has on the
-cases after it, listed here so nothing else may differ)."""
+"""The HTTP target: the reference service is certified, every `http.*` case is shown to fail by a
+broken variant in tests/agents/http built for it (with the consequences its bug has on the cases
+it can touch, listed here so nothing else there may differ), every conforming variant that defeats
+an assumption a probe could make passes, and the probes' judgement is tested on data."""
 
 from __future__ import annotations
 
+import random
 import sys
 from collections.abc import Iterator
 
+import httpx
 import pytest
+from _pytest.mark.expression import Expression
 
 import cases
+from cases.http_status import Unknown404
+from conformance.agentscope_api import segment
+from conformance.http_calibration import differing, flatten, parts_of, shaped_like
+from conformance.http_target import StatusProbe, find_entry
 from conformance.registry import CASES
 
 from .conftest import AGENTS, ROOT, listening
+from .test_audit import check_variants_catch, expected_by_variant
 
 cases.load_all()
 
@@ -22,29 +31,70 @@ BASELINE = dict.fromkeys(HTTP_CASES, "pass")
 # States are reached in well under a second here; a short --timeout keeps waiting for a state a
 # broken service never reaches brief.
 FAST = ("--timeout", "5")
-HIDDEN_EVERYWHERE = {"http.ownership.while-running": "fail", "http.ownership.while-parked": "fail"}
+HIDDEN_EVERYWHERE = {
+    "http.ownership.while-running": "fail",
+    "http.ownership.while-parked": "fail",
+    "http.ownership.while-external": "fail",
+}
+OWNERSHIP = "ownership or isolation or identity or parallel"
 
-# variant file in tests/agents/http -> (exit code, outcomes that differ from BASELINE)
+# variant file in tests/agents/http -> (exit code, outcomes that differ from BASELINE in its FOCUS)
 BROKEN: dict[str, tuple[int, dict[str, str]]] = {
+    # 403 to another user: every check that asks as another user (and "ALICE" is another user).
     "forbidden_other_user": (
         1,
-        {"http.ownership.other-user-404": "fail", "http.ownership.same-body": "fail"} | HIDDEN_EVERYWHERE,
+        {
+            "http.ownership.other-user-404": "fail",
+            "http.ownership.same-body": "fail",
+            "http.isolation.after-owner-probe": "fail",
+            "http.identity.user-id-variants": "fail",
+            "http.concurrency.parallel-probes": "fail",
+        }
+        | HIDDEN_EVERYWHERE,
     ),
-    "telling_404_body": (1, {"http.ownership.same-body": "fail"} | HIDDEN_EVERYWHERE),
-    "ignores_agent_id": (1, {"http.ownership.wrong-agent-404": "fail"} | HIDDEN_EVERYWHERE),
-    # An empty 200 for a session nobody created: the unknown-session body others are compared with
-    # is wrong too.
+    "telling_404_body": (
+        1,
+        {"http.ownership.same-body": "fail", "http.isolation.after-owner-probe": "fail"} | HIDDEN_EVERYWHERE,
+    ),
+    "ignores_agent_id": (
+        1,
+        {
+            "http.ownership.wrong-agent-404": "fail",
+            "http.isolation.after-owner-probe": "fail",
+            "http.identity.agent-id-variants": "fail",
+            "http.types.odd-values": "fail",
+        }
+        | HIDDEN_EVERYWHERE,
+    ),
+    # An empty 200 for any session nobody has (never created, odd, deleted, another form): the
+    # unknown-session answer others are compared with is wrong too. Probing creates nothing, so
+    # http.safe.no-side-effects passes (its messages stay 404).
     "empty_200_unknown": (
         1,
         {
             "http.unknown.not-found": "fail",
-            "http.safe.no-side-effects": "fail",
             "http.ownership.same-body": "fail",
+            "http.isolation.after-owner-probe": "fail",
+            "http.identity.session-id-variants": "fail",
+            "http.types.odd-values": "fail",
+            "http.later.deleted": "fail",
         }
         | HIDDEN_EVERYWHERE,
     ),
-    "status_creates_session": (1, {"http.unknown.not-found": "fail", "http.safe.no-side-effects": "fail"}),
-    # The lease outlives the run, so no session that ran is ever anything but running again.
+    # Probing an unknown id creates it: the id variants and the odd ids too, and a deleted session
+    # comes back.
+    "status_creates_session": (
+        1,
+        {
+            "http.unknown.not-found": "fail",
+            "http.safe.no-side-effects": "fail",
+            "http.identity.session-id-variants": "fail",
+            "http.types.odd-values": "fail",
+            "http.later.deleted": "fail",
+        },
+    ),
+    # The lease outlives the run, so no session that ran is ever anything but running again (the
+    # later cases and the other parked ones fail the same way: not run here).
     "lease_never_released": (
         1,
         {
@@ -79,17 +129,166 @@ BROKEN: dict[str, tuple[int, dict[str, str]]] = {
             "http.safe.no-lease": "fail",
             "http.safe.no-side-effects": "fail",
             "http.status.known-value": "fail",
+            "http.concurrency.parallel-probes": "fail",
         },
     ),
-    "probe_touches_session": (1, {"http.safe.no-side-effects": "fail"}),
+    "probe_touches_session": (
+        1,
+        {"http.safe.no-side-effects": "fail", "http.safe.parked-stays-parked": "fail"},
+    ),
     "running_ignores_owner": (1, {"http.ownership.while-running": "fail"}),
-    "parked_ignores_owner": (1, {"http.ownership.while-parked": "fail"}),
+    "parked_ignores_owner": (
+        1,
+        {"http.ownership.while-parked": "fail", "http.ownership.while-external": "fail"},
+    ),
+    # -- the requirement audit's ways, each caught by the check it names --------------------------
+    "case_insensitive_ids": (1, {"http.identity.session-id-variants": "fail"}),
+    "prefix_match_ids": (1, {"http.identity.session-id-variants": "fail"}),
+    "owner_case_insensitive": (1, {"http.identity.user-id-variants": "fail"}),
+    "agent_case_insensitive": (1, {"http.identity.agent-id-variants": "fail"}),
+    "long_id_500": (1, {"http.types.odd-values": "fail"}),
+    "empty_user_skips_owner": (1, {"http.types.odd-values": "fail"}),
+    "empty_agent_skips_check": (1, {"http.types.odd-values": "fail"}),
+    "parked_flag_never_cleared": (1, {"http.later.permission-answered": "fail"}),
+    "denied_still_waiting": (1, {"http.later.permission-answered": "fail"}),
+    "external_flag_never_cleared": (1, {"http.later.external-answered": "fail"}),
+    "cached_status_after_delete": (1, {"http.later.deleted": "fail"}),
+    "deleted_run_keeps_lease": (1, {"http.later.deleted": "fail"}),
+    # Cached under the session id alone: probes sent together after the owner's are answered from it too.
+    "cached_idle_any_caller": (
+        1,
+        {"http.isolation.after-owner-probe": "fail", "http.concurrency.parallel-probes": "fail"},
+    ),
+    "external_ignores_owner": (1, {"http.ownership.while-external": "fail"}),
+    "probe_expires_permission": (1, {"http.safe.parked-stays-parked": "fail"}),
+    "probe_single_flight": (1, {"http.concurrency.parallel-probes": "fail"}),
+    "caller_in_global": (1, {"http.concurrency.parallel-probes": "fail"}),
+    "probe_renews_lease": (1, {"http.state.idle-after-run": "fail"}),
+}
+# Services that defeat an assumption a probe could make (ids are free-form, 404 bodies are equal,
+# a view read twice is the same, the listing has AgentScope's layout, runs stream and start at
+# once, the model's call parks the turn, ids and users compare exactly): none may fail a case.
+CONFORMING: dict[str, tuple[int, dict[str, str]]] = {
+    "clock_fields": (0, {}),
+    "listing_other_layout": (0, {}),
+    "request_id_in_404": (0, {}),
+    "hex_ids_validated": (0, {}),
+    "unstreamed_model": (0, {}),
+    "queued_runs": (0, {}),
+    "case_insensitive_everywhere": (0, {}),
+    "users_case_insensitive": (0, {}),
+    # No turn ever waits for permission: what needs one is not testable, never failed.
+    "no_permission_asked": (
+        0,
+        dict.fromkeys(
+            [
+                "http.state.awaiting-permission",
+                "http.ownership.while-parked",
+                "http.later.permission-answered",
+                "http.safe.parked-stays-parked",
+            ],
+            "not-testable",
+        ),
+    ),
+}
+# The cases a variant can touch (-k): the rest would only repeat the reference's passes. The
+# exact-outcomes check holds over the selection. Variants not named here run every case.
+FOCUS: dict[str, str] = {
+    "forbidden_other_user": OWNERSHIP,
+    "telling_404_body": OWNERSHIP,
+    "ignores_agent_id": OWNERSHIP,
+    "empty_200_unknown": f"unknown or side-effects or deleted or {OWNERSHIP}",
+    "status_creates_session": f"unknown or side-effects or deleted or {OWNERSHIP}",
+    "lease_never_released": "idle-after-run or awaiting-permission or awaiting-external or while-parked",
+    "precedence_inverted": "running-during-run or while-running",
+    "parked_as_idle": "awaiting-permission or while-parked",
+    "external_as_permission": "awaiting-external",
+    "unknown_status_word": "known-value or awaiting-permission or while-parked",
+    "wrong_session_echo": "shape",
+    "new_session_not_idle": "idle",
+    "missing_agent_400": "validation",
+    "missing_user_bad_422": "validation",
+    "probe_takes_lease": "no-lease or side-effects or known-value or parallel",
+    "probe_touches_session": "safe",
+    "running_ignores_owner": OWNERSHIP,
+    "parked_ignores_owner": OWNERSHIP,
+    "case_insensitive_ids": "identity",
+    "prefix_match_ids": "identity",
+    "owner_case_insensitive": "identity",
+    "agent_case_insensitive": "identity",
+    "long_id_500": "identity",
+    "empty_user_skips_owner": "identity",
+    "empty_agent_skips_check": "identity",
+    "parked_flag_never_cleared": "permission-answered",
+    "denied_still_waiting": "permission-answered",
+    "external_flag_never_cleared": "external-answered",
+    "cached_status_after_delete": "deleted or isolation",
+    "deleted_run_keeps_lease": "deleted or isolation",
+    "cached_idle_any_caller": OWNERSHIP,
+    "external_ignores_owner": OWNERSHIP,
+    "probe_expires_permission": "parked-stays",
+    "probe_single_flight": "parallel or isolation",
+    "caller_in_global": "parallel or isolation",
+    "probe_renews_lease": "idle-after-run or running-during-run",
+    "clock_fields": "side-effects or parked-stays",
+    "listing_other_layout": "side-effects or parked-stays",
+    "request_id_in_404": OWNERSHIP,
+    "hex_ids_validated": f"unknown or side-effects or {OWNERSHIP}",
+    "unstreamed_model": "running-during-run",
+    "queued_runs": "running-during-run",
+    "case_insensitive_everywhere": "identity",
+    "users_case_insensitive": OWNERSHIP,
+    "no_permission_asked": "permission or parked",
 }
 MESSAGES = {
     "running_ignores_owner": ("http.ownership.while-running", "another user got HTTP 200"),
     "telling_404_body": ("http.ownership.same-body", "tells whether the session exists"),
     "unknown_status_word": ("http.status.known-value", "'waiting'"),
 }
+# The rule of a case with rules that each variant's finding names (the sentence the report quotes).
+RULES = {
+    "long_id_500": ("http.types.odd-values", "session-id"),
+    "empty_user_skips_owner": ("http.types.odd-values", "user-id"),
+    "empty_agent_skips_check": ("http.types.odd-values", "agent-id"),
+    "parked_flag_never_cleared": ("http.later.permission-answered", "allowed"),
+    "denied_still_waiting": ("http.later.permission-answered", "denied"),
+    "cached_status_after_delete": ("http.later.deleted", "idle"),
+    "deleted_run_keeps_lease": ("http.later.deleted", "running"),
+    "cached_idle_any_caller": ("http.isolation.after-owner-probe", "other-user"),
+    "probe_single_flight": ("http.concurrency.parallel-probes", "owner"),
+    "caller_in_global": ("http.concurrency.parallel-probes", "others"),
+}
+
+
+def selected(expression: str | None) -> set[str]:
+    """The http cases ``-k expression`` selects (pytest matches a case by its id, its module's file
+    name and its level marker, case-insensitively, by substring)."""
+    if expression is None:
+        return set(HTTP_CASES)
+    compiled = Expression.compile(expression)
+
+    def names(case_id: str) -> list[str]:
+        case = CASES[case_id]
+        return [case_id, case.module.rsplit(".", 1)[-1] + ".py", "cases", case.level.marker]
+
+    return {
+        c
+        for c in HTTP_CASES
+        if compiled.evaluate(lambda word, c=c: any(word.lower() in n.lower() for n in names(c)))
+    }
+
+
+def run_variant(suite, name: str, table: dict[str, tuple[int, dict[str, str]]]):
+    code, delta = table[name]
+    focus = FOCUS.get(name)
+    chosen = selected(focus)
+    assert set(delta) <= chosen, f"FOCUS[{name!r}] leaves out cases its delta names: {set(delta) - chosen}"
+    run = suite("--http-cmd", _variant(name), *FAST, *(("-k", focus) if focus else ()))
+    expected = {c: (BASELINE | delta)[c] for c in chosen}
+    assert run.outcomes == expected, run.diff(expected)
+    assert run.code == code, run.stderr[-2000:]
+    assert run.report["target"] == "http"
+    return run, delta
 
 
 @pytest.fixture
@@ -106,16 +305,23 @@ def _variant(name: str) -> str:
 @pytest.mark.slow
 @pytest.mark.parametrize("variant", sorted(BROKEN))
 def test_broken_service_gets_exactly_its_outcomes(variant: str, suite) -> None:
-    code, delta = BROKEN[variant]
-    run = suite("--http-cmd", _variant(variant), *FAST)
-    expected = BASELINE | delta
-    assert run.outcomes == expected, run.diff(expected)
-    assert run.code == code, run.stderr[-2000:]
-    assert run.report["target"] == "http"
+    run, delta = run_variant(suite, variant, BROKEN)
     if variant in MESSAGES:
         case_id, text = MESSAGES[variant]
         assert text in run.case(case_id)["message"]
+    if variant in RULES:
+        case_id, rule = RULES[variant]
+        assert run.case(case_id)["rule"] == rule
     run.assert_explained(delta)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("variant", sorted(CONFORMING))
+def test_conforming_service_passes(variant: str, suite) -> None:
+    run, _ = run_variant(suite, variant, CONFORMING)
+    if variant == "listing_other_layout":  # its entry is found under another layout, and judged
+        for case_id in ("http.safe.no-side-effects", "http.safe.parked-stays-parked"):
+            assert "listing" in run.case(case_id)["details"]["observed"]
 
 
 def test_reference_service_is_certified(suite) -> None:
@@ -131,7 +337,12 @@ def test_reference_service_is_certified(suite) -> None:
 def test_a_service_the_suite_cannot_drive_is_probed_on_the_given_session(suite, plain_service: str) -> None:
     """Without an AgentScope-compatible API: the read-only cases run on --session-id, the others say why."""
     run = suite("--http-url", plain_service, "--user-id", "alice", "--agent-id", "a1", "--session-id", "s1")
-    driven = {c for c in HTTP_CASES if c.startswith("http.state.") or c.startswith("http.ownership.while-")}
+    driven = {
+        c
+        for c in HTTP_CASES
+        if c.startswith(("http.state.", "http.ownership.while-", "http.later."))
+        or c == "http.safe.parked-stays-parked"
+    }
     expected = BASELINE | dict.fromkeys(driven, "not-testable")
     assert run.outcomes == expected, run.diff(expected)
     assert run.code == 0
@@ -158,4 +369,77 @@ def test_every_http_case_is_caught_by_a_broken_service() -> None:
 
 def test_every_http_variant_is_listed() -> None:
     files = {p.stem for p in HTTP_AGENTS.glob("*.py") if not p.name.startswith("_")}
-    assert files == set(BROKEN)
+    assert files == set(BROKEN) | set(CONFORMING)
+    assert set(BROKEN).isdisjoint(CONFORMING)
+    assert set(FOCUS) <= files
+
+
+def test_the_requirement_audit_is_backed_by_the_variants() -> None:
+    """Each variant the HTTP revision's audit names makes the case it names fail (or warn) here."""
+    deltas = expected_by_variant(BROKEN, "http/") | expected_by_variant(CONFORMING, "http/")
+    assert check_variants_catch("http", deltas, prefix="http/") == []
+
+
+# -- the probes' calibration, on data -----------------------------------------------------------
+
+
+def test_a_view_is_compared_field_by_field() -> None:
+    a = flatten({"messages": [{"id": "m1", "text": "hi"}], "fetched_at": "t1"}, "messages")
+    b = flatten({"messages": [{"id": "m1", "text": "hi"}, {"id": "m2"}], "fetched_at": "t2"}, "messages")
+    assert differing(a, b) == {"messages.fetched_at", "messages.messages[1].id"}
+    assert parts_of(differing(a, b)) == {"messages"}
+    assert flatten({"a": []}) == {"a": []} and flatten(5, "x") == {"x": 5}
+
+
+def test_deep_bodies_flatten_without_recursing_forever() -> None:
+    deep: list = []
+    node = deep
+    for _ in range(500):
+        node.append([])
+        node = node[0]
+    assert len(flatten(deep, "body")) == 1
+
+
+def test_an_unknown_id_takes_the_shape_of_the_services_ids() -> None:
+    rng = random.Random(7)
+    model = "0d51e6ed27a3488fba2d7c31a880e16e"
+    made = shaped_like(model, rng)
+    assert made != model and len(made) == len(model) and set(made) <= set("0123456789abcdef")
+    upper = shaped_like(model.upper(), rng)
+    assert set(upper) <= set("0123456789ABCDEF")
+    dashed = shaped_like("123e4567-e89b-12d3-a456-426614174000", rng)
+    assert [i for i, c in enumerate(dashed) if c == "-"] == [8, 13, 18, 23]
+    assert shaped_like("s1", rng).startswith("conformance-missing-")  # too short to take a shape from
+    assert shaped_like(None, rng, fallback_prefix="conformance-agent").startswith(
+        "conformance-agent-missing-"
+    )
+
+
+def test_a_404_body_is_compared_outside_what_varies_per_request() -> None:
+    def answer(code: int, body: dict) -> StatusProbe:
+        return StatusProbe(httpx.Response(code, json=body))
+
+    first = answer(404, {"detail": "Session 'u1' not found.", "request_id": "r1"})
+    second = answer(404, {"detail": "Session 'u2' not found.", "request_id": "r2"})
+    unknown = Unknown404(first, "u1", second, "u2")
+    assert unknown.volatile == {"body.request_id"} and unknown.comparable
+    same = answer(404, {"detail": "Session 's9' not found.", "request_id": "r3"})
+    assert unknown.differs(same, "s9") == []
+    telling = answer(404, {"detail": "Session belongs to another user", "request_id": "r4"})
+    assert unknown.differs(telling, "s9") == ["body.detail"]
+    assert unknown.differs(answer(403, {"detail": "no"}), "s9") == ["HTTP 403, not 404"]
+    noise = Unknown404(answer(404, {"t": "a"}), "u1", answer(404, {"t": "b"}), "u2")
+    assert not noise.comparable
+
+
+def test_the_listing_entry_is_found_whatever_the_layout() -> None:
+    agentscope = {"sessions": [{"session": {"id": "s1"}, "status": "idle"}, {"session": {"id": "s2"}}]}
+    assert find_entry(agentscope, "s2") == {"session": {"id": "s2"}}
+    other = {"data": {"items": [{"sessionId": "s1", "state": "idle"}]}}
+    assert find_entry(other, "s1") == {"sessionId": "s1", "state": "idle"}
+    assert find_entry({"sessions": []}, "s1") is None and find_entry("not json", "s1") is None
+
+
+def test_an_odd_id_is_one_path_segment() -> None:
+    assert segment("..") == "%2E%2E" and segment("a/b c") == "a%2Fb%20c"
+    assert segment("séance") == "s%C3%A9ance" and segment("0d51e6ed") == "0d51e6ed"

@@ -197,17 +197,27 @@ class Runs:
                     "finished_at": None,
                 }
                 reply["content"].append(block)
-                if call["name"] == PERMISSION_TOOL:
+                if self.needs_permission(call["name"]):
                     block["state"] = "asking"
                 elif call["name"] == EXTERNAL_TOOL:
                     block["state"] = "submitted"
                 else:
                     block["state"] = "finished"
-                    reply["content"].append(
-                        self.tool_result(block, f"Unknown tool {call['name']!r}.", "error")
-                    )
+                    reply["content"].append(self.run_tool(block))
             self.touch(session)
         self.finish_reply(session, "exceed_max_iters")
+
+    def needs_permission(self, tool: str) -> bool:
+        """Whether a call of ``tool`` waits for the user's permission (the turn parks)."""
+        return tool == PERMISSION_TOOL
+
+    def run_tool(self, call: dict[str, Any]) -> dict[str, Any]:
+        """The result of a call run at once (Write is simulated: nothing is written)."""
+        if call["name"] == PERMISSION_TOOL:
+            args = _loads(call.get("input"))
+            output = f"Wrote {len(str(args.get('content', '')))} bytes to {args.get('file_path', '?')}."
+            return self.tool_result(call, output, "success")
+        return self.tool_result(call, f"Unknown tool {call['name']!r}.", "error")
 
     def open_reply(self, session: Session) -> dict[str, Any]:
         """The unfinished assistant reply at the tail, or a new one."""

@@ -117,9 +117,19 @@ class ReferenceService(Runs):
 
     # -- ownership -----------------------------------------------------------------------------
 
+    def identify(self, x_user_id: str) -> str:
+        """The caller, from the x-user-id header (trusted, not authenticated); every route asks."""
+        if not x_user_id:
+            raise HTTPException(401, "X-User-ID header is required.")
+        return x_user_id
+
+    def find(self, session_id: str) -> Session | None:
+        """The session with this id, as every route looks it up (ids compare exactly)."""
+        return self.sessions.get(session_id)
+
     def lookup(self, user_id: str, agent_id: str, session_id: str) -> tuple[Session | None, str]:
         """(session, verdict): verdict is ok, unknown, other_user or wrong_agent."""
-        session = self.sessions.get(session_id)
+        session = self.find(session_id)
         if session is None:
             return None, "unknown"
         if session.user_id != user_id:
@@ -134,6 +144,12 @@ class ReferenceService(Runs):
         if session is None or verdict != "ok":
             raise HTTPException(404, f"Session '{session_id}' not found.")
         return session
+
+    async def delete(self, user_id: str, agent_id: str, session_id: str) -> None:
+        """DELETE /sessions/{id}: stop its run (releasing the lease), then forget it."""
+        session = self.owned(user_id, agent_id, session_id)
+        await self.interrupt(session)
+        self.sessions.pop(session.id, None)
 
     # -- the status ----------------------------------------------------------------------------
 
@@ -252,14 +268,29 @@ class ReferenceService(Runs):
             "status": self.derive_status(session),
         }
 
+    def listing(self, user_id: str, agent_id: str) -> dict[str, Any]:
+        """GET /sessions/: the caller's sessions of the agent, most recently updated first."""
+        mine = [s for s in self.sessions.values() if s.user_id == user_id and s.agent_id == agent_id]
+        mine.sort(key=lambda s: s.updated_at, reverse=True)
+        return {"sessions": [self.session_view(s) for s in mine], "total": len(mine)}
+
+    def messages_page(self, session: Session, before: str | None, offset: int, limit: int) -> dict[str, Any]:
+        """GET /sessions/{id}/messages: a page of the session's messages, oldest first."""
+        messages = session.messages
+        if before is not None:
+            ids = [m.get("id") for m in messages]
+            messages = messages[: ids.index(before)] if before in ids else messages
+        end = max(0, len(messages) - offset)
+        start = max(0, end - limit)
+        return {
+            "messages": messages[start:end],
+            "event_cursor": None,
+            "is_running": self.lease_held(session.id),
+            "has_more": start > 0,
+        }
+
 
 # -- the app --------------------------------------------------------------------------------------
-
-
-def caller(x_user_id: str = Header(description=USER_HEADER)) -> str:
-    if not x_user_id:
-        raise HTTPException(401, "X-User-ID header is required.")
-    return x_user_id
 
 
 AgentQuery = Query(description="Agent the session belongs to.")
@@ -281,6 +312,9 @@ def create_app(service: ReferenceService | None = None) -> FastAPI:
         lifespan=lifespan,
     )
     app.state.service = svc
+
+    def caller(x_user_id: str = Header(description=USER_HEADER)) -> str:
+        return svc.identify(x_user_id)
 
     async def on_validation_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, RequestValidationError)
@@ -317,17 +351,13 @@ def create_app(service: ReferenceService | None = None) -> FastAPI:
 
     @app.get("/sessions/", tags=["sessions"])
     async def list_sessions(agent_id: str = AgentQuery, user_id: str = Depends(caller)) -> dict[str, Any]:
-        mine = [s for s in svc.sessions.values() if s.user_id == user_id and s.agent_id == agent_id]
-        mine.sort(key=lambda s: s.updated_at, reverse=True)
-        return {"sessions": [svc.session_view(s) for s in mine], "total": len(mine)}
+        return svc.listing(user_id, agent_id)
 
     @app.delete("/sessions/{session_id}", status_code=204, tags=["sessions"])
     async def delete_session(
         session_id: str, agent_id: str = AgentQuery, user_id: str = Depends(caller)
     ) -> Response:
-        session = svc.owned(user_id, agent_id, session_id)
-        await svc.interrupt(session)
-        svc.sessions.pop(session.id, None)
+        await svc.delete(user_id, agent_id, session_id)
         return Response(status_code=204)
 
     @app.get("/sessions/{session_id}/messages", tags=["sessions"])
@@ -339,19 +369,7 @@ def create_app(service: ReferenceService | None = None) -> FastAPI:
         limit: int = Query(50, ge=1, le=1000),
         user_id: str = Depends(caller),
     ) -> dict[str, Any]:
-        session = svc.owned(user_id, agent_id, session_id)
-        messages = session.messages
-        if before is not None:
-            ids = [m.get("id") for m in messages]
-            messages = messages[: ids.index(before)] if before in ids else messages
-        end = max(0, len(messages) - offset)
-        start = max(0, end - limit)
-        return {
-            "messages": messages[start:end],
-            "event_cursor": None,
-            "is_running": svc.lease_held(session.id),
-            "has_more": start > 0,
-        }
+        return svc.messages_page(svc.owned(user_id, agent_id, session_id), before, offset, limit)
 
     @app.post("/sessions/{session_id}/interrupt", status_code=202, tags=["sessions"])
     async def interrupt_session(

@@ -1,0 +1,126 @@
+"""Judging what the HTTP target's probes show, on plain data (no I/O; tested in tests/test_http.py).
+
+A case that infers a hidden effect through a probe first proves the probe observes it: it reads
+twice (what differs between two reads is the probe's own drift: clocks, request ids, read
+markers, never evidence), writes a known value and reads it back (a part that does not show the
+write cannot show a probe's write either). Only what is stable and shown to observe counts.
+
+- :func:`flatten` turns a body into ``{path: leaf}`` so answers are compared field by field;
+- :func:`differing` lists the paths where two flattened views differ;
+- :func:`shaped_like` makes an id that has never been created in the shape of one that has
+  (a service that validates its ids' format answers a malformed id 422, not 404);
+- :func:`body_view` is a 404 body with the probed id taken out, for comparing two 404s.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import string
+from typing import Any
+
+__all__ = ["body_view", "differing", "flatten", "listed", "parsed", "parts_of", "shaped_like"]
+
+_HEX = re.compile(r"^[0-9a-fA-F-]+$")
+MIN_SHAPED = 16  # shorter ids are too easy to hit by chance: fall back to a long, named id
+MAX_DEPTH = 64  # deeper nesting (hostile data) is one leaf
+
+
+def flatten(value: Any, prefix: str = "", depth: int = 0) -> dict[str, Any]:
+    """``{"a.b[0].c": leaf}`` for a JSON value (a leaf at ``prefix`` itself for scalars)."""
+    out: dict[str, Any] = {}
+    if depth > MAX_DEPTH and isinstance(value, dict | list):
+        out[prefix] = f"<nested deeper than {MAX_DEPTH}>"
+    elif isinstance(value, dict):
+        if not value:
+            out[prefix] = {}
+        for key, sub in value.items():
+            out.update(flatten(sub, f"{prefix}.{key}" if prefix else str(key), depth + 1))
+    elif isinstance(value, list):
+        if not value:
+            out[prefix] = []
+        for i, sub in enumerate(value):
+            out.update(flatten(sub, f"{prefix}[{i}]", depth + 1))
+    else:
+        out[prefix] = value
+    return out
+
+
+def differing(a: dict[str, Any], b: dict[str, Any]) -> set[str]:
+    """Paths present in either flattened view whose values differ (or that one lacks)."""
+    missing = object()
+    return {k for k in a.keys() | b.keys() if a.get(k, missing) != b.get(k, missing)}
+
+
+def parts_of(paths: set[str]) -> set[str]:
+    """The top-level parts ("messages", "listing") the paths belong to."""
+    return {re.split(r"[.\[]", p, maxsplit=1)[0] for p in paths}
+
+
+def listed(paths: list[str], most: int = 4) -> str:
+    """A few paths, and how many more: for a message."""
+    more = f" and {len(paths) - most} more fields" if len(paths) > most else ""
+    return ", ".join(paths[:most]) + more
+
+
+def parsed(text: str) -> Any:
+    """A body as JSON if it is JSON, else the text itself (one leaf)."""
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        return text
+
+
+def body_view(text: str, probed_id: str) -> dict[str, Any]:
+    """A 404 body, flattened, with the probed id (and its URL-encoded form) replaced by ``<id>``."""
+    pattern = re.compile("|".join(re.escape(v) for v in {probed_id, _quoted(probed_id)} if v))
+    value = parsed(text)
+
+    def scrub(node: Any) -> Any:
+        if isinstance(node, str):
+            return pattern.sub("<id>", node)
+        if isinstance(node, dict):
+            return {k: scrub(v) for k, v in node.items()}
+        if isinstance(node, list):
+            return [scrub(v) for v in node]
+        return node
+
+    return flatten(scrub(value), "body")
+
+
+def _quoted(value: str) -> str:
+    from urllib.parse import quote
+
+    return quote(value, safe="")
+
+
+def shaped_like(
+    model: str | None, rng: random.Random | None = None, fallback_prefix: str = "conformance"
+) -> str:
+    """A fresh id in the shape of ``model`` (same length, each character from its class: hex
+    digits stay hex, letters keep their case, separators stay), so a service that validates its
+    ids' format sees a well-formed id that was never created. A short or unusual model gives a
+    long, named id instead (``<fallback_prefix>-missing-<hex>``), too unlikely to exist."""
+    rng = rng or random.SystemRandom()
+    if model and len(model) >= MIN_SHAPED and re.fullmatch(r"[A-Za-z0-9_-]+", model):
+        upper = any(c.isupper() for c in model) and not any(c.islower() for c in model)
+        hex_digits = "0123456789ABCDEF" if upper else "0123456789abcdef"
+        hexish = bool(_HEX.match(model))
+        for _ in range(8):
+            out = []
+            for c in model:
+                if c in "-_":
+                    out.append(c)
+                elif hexish:
+                    out.append(rng.choice(hex_digits))
+                elif c.isdigit():
+                    out.append(rng.choice(string.digits))
+                elif c.isupper():
+                    out.append(rng.choice(string.ascii_uppercase))
+                else:
+                    out.append(rng.choice(string.ascii_lowercase))
+            candidate = "".join(out)
+            if candidate != model:
+                return candidate
+    return f"{fallback_prefix}-missing-{rng.getrandbits(48):012x}"
