@@ -13,7 +13,6 @@ import anyio
 
 from conformance.heartbeat_probe import (
     ABSENT,
-    StateProbe,
     calibrate,
     calibrated,
     execution_fields,
@@ -260,12 +259,10 @@ async def accepts_the_bounds(mcp: McpTarget, details: dict) -> None:
 @case("heartbeat.args.rejected-changes-nothing", level=Level.MUST, spec=VALIDATE, needs=("heartbeat",))
 async def rejected_call_changes_nothing(mcp: McpTarget, details: dict) -> None:
     """A rejected heartbeat applies nothing: neither the acknowledgements nor the state it carries."""
-    probe = await calibrated(mcp)
+    probe, unreadable = await calibrated(mcp)
     sid = new_session_id()
-    kept, refused = probe.values(2) if isinstance(probe, StateProbe) else (None, None)
-    await mcp.ok_heartbeat(
-        sid, **(probe.write(kept) if isinstance(probe, StateProbe) else {"status": "active"})
-    )
+    kept, refused = probe.values(2) if probe is not None else (None, None)
+    await mcp.ok_heartbeat(sid, **(probe.write(kept) if probe is not None else {"status": "active"}))
     text, ids = f"conformance rejected-ack {new_key()[-10:]}", []
     if mcp.can_instruct:
         await mcp.instruct(sid, text)
@@ -273,15 +270,15 @@ async def rejected_call_changes_nothing(mcp: McpTarget, details: dict) -> None:
         again, _ = await mcp.drain(sid)  # the control: unacknowledged, it comes again
         if any(carries(i, text) for i in again):
             ids = [i["id"] for i in first if carries(i, text)]
-    if not ids and not isinstance(probe, StateProbe):
+    if not ids and not probe is not None:
         raise MissingInput(
             "nothing shows whether a rejected call changed the session: "
-            + str(probe.message)  # type: ignore[union-attr]
+            + unreadable
             + "; and no pending instruction that comes again until acknowledged (needs --instruct-cmd or "
             "--instruct-url)"
         )
     invalid: dict[str, Any] = {"acknowledgedInstructionIds": [*ids, 7]}  # 7: not a string
-    if isinstance(probe, StateProbe):
+    if probe is not None:
         invalid |= probe.write(refused)
     reply = await mcp.heartbeat(sid, **invalid)
     if not reply.rejected:
@@ -294,7 +291,7 @@ async def rejected_call_changes_nothing(mcp: McpTarget, details: dict) -> None:
         after, _ = await mcp.drain(sid)
         if not any(carries(i, text) for i in after):
             changed.append("its acknowledgement removed the pending instruction")
-    if isinstance(probe, StateProbe):
+    if probe is not None:
         now = await probe.read(mcp, sid)
         if not same(now, kept):
             changed.append(f"its {probe.field} was recorded: {now!r}")
@@ -354,19 +351,17 @@ async def result_is_a_tool_result(mcp: McpTarget, details: dict) -> None:
 async def retry_returns_the_same_result(mcp: McpTarget, details: dict) -> None:
     """A retry (same key, same arguments) after another heartbeat is answered as the first call was,
     not executed again: it shows the session as the first call saw it."""
-    probe = await calibrated(mcp)
+    probe, unreadable = await calibrated(mcp)
     sid, key = new_session_id(), new_key()
-    seen, later = probe.values(2) if isinstance(probe, StateProbe) else (None, None)
-    await mcp.ok_heartbeat(
-        sid, **(probe.write(seen) if isinstance(probe, StateProbe) else {"status": "active"})
-    )
+    seen, later = probe.values(2) if probe is not None else (None, None)
+    await mcp.ok_heartbeat(sid, **(probe.write(seen) if probe is not None else {"status": "active"}))
     text = f"conformance retry check {key[-8:]}" if mcp.can_instruct else None
     if text is not None:  # a pending instruction makes a re-executed call visible
         await mcp.instruct(sid, text)
     first = await mcp.ok_heartbeat(sid, idempotencyKey=key, progressPercent=10)
     delivered = [i["id"] for i in _instructions_or_none(mcp, first) if text is not None and carries(i, text)]
     changes = {"acknowledgedInstructionIds": delivered}
-    if isinstance(probe, StateProbe):
+    if probe is not None:
         changes |= probe.write(later)
     await mcp.ok_heartbeat(sid, **changes)
     retry = await mcp.heartbeat(sid, idempotencyKey=key, progressPercent=10)
@@ -377,15 +372,11 @@ async def retry_returns_the_same_result(mcp: McpTarget, details: dict) -> None:
             expected=first.describe(),
             observed=retry.describe(),
         )
-    shows_state = isinstance(probe, StateProbe) and same(probe.value_in(first.data), seen)
+    shows_state = probe is not None and same(probe.value_in(first.data), seen)
     if not delivered and not shows_state:
         raise MissingInput(
             "nothing in the first call's result tells a replay from a re-execution: "
-            + (
-                str(probe.message)
-                if isinstance(probe, MissingInput)
-                else "its result does not show the state"
-            )
+            + (unreadable or "its result does not show the state it read")
             + (
                 "; and no operator hook to enqueue an instruction"
                 if text is None
@@ -393,9 +384,9 @@ async def retry_returns_the_same_result(mcp: McpTarget, details: dict) -> None:
             )
         )
     problems = []
-    if shows_state and not same(probe.value_in(retry.data), seen):  # type: ignore[union-attr]
+    if probe is not None and shows_state and not same(probe.value_in(retry.data), seen):
         problems.append(
-            f"the retry shows {probe.field} {probe.value_in(retry.data)!r}, written after the first call, "  # type: ignore[union-attr]
+            f"the retry shows {probe.field} {probe.value_in(retry.data)!r}, written after the first call, "
             f"where the first showed {seen!r}"
         )
     if delivered:
@@ -557,22 +548,20 @@ SESSION_ID_FORMS: tuple[tuple[str, Any], ...] = (
 async def session_id_in_another_form_is_another_session(mcp: McpTarget, details: dict) -> None:
     """A session id in another form (upper-case, surrounded by spaces, full-width) names another
     session: a heartbeat for it shows none of the first session's instructions or state."""
-    probe = await calibrated(mcp)
+    probe, unreadable = await calibrated(mcp)
     sid = new_session_id()
-    mark = probe.values(2)[1] if isinstance(probe, StateProbe) else None
-    await mcp.ok_heartbeat(
-        sid, **(probe.write(mark) if isinstance(probe, StateProbe) else {"status": "active"})
-    )
+    mark = probe.values(2)[1] if probe is not None else None
+    await mcp.ok_heartbeat(sid, **(probe.write(mark) if probe is not None else {"status": "active"}))
     text = f"conformance id-variant {new_key()[-10:]}" if mcp.can_instruct else None
     if text is not None:
         await mcp.instruct(sid, text)
         items, _ = await mcp.drain(sid)
         if not any(carries(i, text) for i in items):
             text = None  # not delivered in its own session: heartbeat.instructions.delivered says so
-    if text is None and not isinstance(probe, StateProbe):
+    if text is None and not probe is not None:
         raise MissingInput(
             "nothing of a session shows in another's results to look for: "
-            + str(probe.message)  # type: ignore[union-attr]
+            + unreadable
             + "; and no instruction delivered (needs --instruct-cmd or --instruct-url)"
         )
     seen = []
@@ -583,7 +572,7 @@ async def session_id_in_another_form_is_another_session(mcp: McpTarget, details:
         shown = []
         if text is not None and any(carries(i, text) for i in _instructions_or_none(mcp, reply)):
             shown.append("its pending instruction")
-        if isinstance(probe, StateProbe) and same(probe.value_in(reply.data), mark):
+        if probe is not None and same(probe.value_in(reply.data), mark):
             shown.append(f"its {probe.field} {mark!r}")
         if shown:
             seen.append(f"{form} {variant(sid)!r}: " + " and ".join(shown))

@@ -12,7 +12,7 @@ import json
 import uuid
 from typing import Any
 
-from conformance.heartbeat_probe import StateProbe, calibrated, same
+from conformance.heartbeat_probe import calibrated, same
 from conformance.heartbeat_queue import RULES
 from conformance.mcp import McpTarget, ToolReply, carries, new_key, new_session_id
 from conformance.outcomes import MissingInput, NotApplicable, NotTestable, Violation
@@ -274,27 +274,25 @@ async def other_caller_learns_nothing(mcp: McpTarget, details: dict) -> None:
 async def other_caller_changes_nothing(mcp: McpTarget, details: dict) -> None:
     """Caller B's heartbeat for A's session (state, acknowledgements) changes nothing of it."""
     mcp.require_other_caller()
-    probe = await calibrated(mcp)
+    probe, unreadable = await calibrated(mcp)
     sid = new_session_id()
-    kept, written = probe.values(2) if isinstance(probe, StateProbe) else (None, None)
-    await mcp.ok_heartbeat(
-        sid, **(probe.write(kept) if isinstance(probe, StateProbe) else {"status": "waiting"})
-    )
+    kept, written = probe.values(2) if probe is not None else (None, None)
+    await mcp.ok_heartbeat(sid, **(probe.write(kept) if probe is not None else {"status": "waiting"}))
     text, ids = marker("kept-from-b"), []
     if mcp.can_instruct:
         await enqueue(mcp, sid, text)
         await mcp.drain(sid)
         items, _ = await mcp.drain(sid)  # the control: without B, the unacknowledged instruction comes again
         ids = ids_for(items, [text])
-    if not ids and not isinstance(probe, StateProbe):
+    if not ids and not probe is not None:
         raise MissingInput(
             "nothing shows whether caller B changed caller A's session: "
-            + str(probe.message)  # type: ignore[union-attr]
+            + unreadable
             + "; and no instruction of A's that comes again until acknowledged"
             + ("" if mcp.can_instruct else " (needs --instruct-cmd or --instruct-url)")
         )
     changes: dict[str, Any] = {"acknowledgedInstructionIds": ids}
-    if isinstance(probe, StateProbe):
+    if probe is not None:
         changes |= probe.write(written)
     async with mcp.other_caller() as other:
         await other.heartbeat(sid, **changes)
@@ -303,7 +301,7 @@ async def other_caller_changes_nothing(mcp: McpTarget, details: dict) -> None:
         after, _ = await mcp.drain(sid)
         if not has(after, text):
             problems.append("caller B's acknowledgement removed caller A's pending instruction")
-    if isinstance(probe, StateProbe):
+    if probe is not None:
         now = await probe.read(mcp, sid)
         if not same(now, kept):
             problems.append(f"caller B's heartbeat changed the session's {probe.field} to {now!r}")

@@ -175,12 +175,13 @@ async def calibrate(mcp: McpTarget) -> StateProbe:
     )
 
 
-async def calibrated(mcp: McpTarget) -> StateProbe | MissingInput:
-    """The probe, or why there is none (for cases that can still conclude through another channel)."""
+async def calibrated(mcp: McpTarget) -> tuple[StateProbe | None, str]:
+    """The probe, or None and why there is none (for cases that can still conclude through another
+    channel)."""
     try:
-        return await calibrate(mcp)
+        return await calibrate(mcp), ""
     except MissingInput as missing:
-        return missing
+        return None, missing.message
 
 
 def new_probe_session() -> str:
