@@ -270,7 +270,7 @@ async def rejected_call_changes_nothing(mcp: McpTarget, details: dict) -> None:
         again, _ = await mcp.drain(sid)  # the control: unacknowledged, it comes again
         if any(carries(i, text) for i in again):
             ids = [i["id"] for i in first if carries(i, text)]
-    if not ids and not probe is not None:
+    if not ids and probe is None:
         raise MissingInput(
             "nothing shows whether a rejected call changed the session: "
             + unreadable
@@ -558,7 +558,7 @@ async def session_id_in_another_form_is_another_session(mcp: McpTarget, details:
         items, _ = await mcp.drain(sid)
         if not any(carries(i, text) for i in items):
             text = None  # not delivered in its own session: heartbeat.instructions.delivered says so
-    if text is None and not probe is not None:
+    if text is None and probe is None:
         raise MissingInput(
             "nothing of a session shows in another's results to look for: "
             + unreadable

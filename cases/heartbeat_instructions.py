@@ -284,7 +284,7 @@ async def other_caller_changes_nothing(mcp: McpTarget, details: dict) -> None:
         await mcp.drain(sid)
         items, _ = await mcp.drain(sid)  # the control: without B, the unacknowledged instruction comes again
         ids = ids_for(items, [text])
-    if not ids and not probe is not None:
+    if not ids and probe is None:
         raise MissingInput(
             "nothing shows whether caller B changed caller A's session: "
             + unreadable
@@ -334,8 +334,7 @@ async def other_caller_replay_is_rejected(mcp: McpTarget, details: dict) -> None
         raise Violation(
             "caller B's replay of caller A's call (same session, key and arguments) was "
             + ("answered" if not reply.rejected else "rejected")
-            + (" with caller A's " + " and ".join(repr(s) for s in leaked) if leaked else "")
-            + (": the idempotency cache answered before the access check" if not reply.rejected else ""),
+            + (" with caller A's " + " and ".join(repr(s) for s in leaked) if leaked else ""),
             expected="an error (no access to another caller's session) that says nothing of it",
             observed=reply.describe(),
         )
