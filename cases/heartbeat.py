@@ -9,9 +9,19 @@ from __future__ import annotations
 
 from typing import Any
 
+import anyio
+
+from conformance.heartbeat_probe import (
+    ABSENT,
+    calibrate,
+    calibrated,
+    execution_fields,
+    leaves,
+    same,
+)
 from conformance.heartbeat_schema import compare_properties, compare_required
-from conformance.mcp import TOOL, McpTarget, ToolReply, new_key, new_session_id
-from conformance.outcomes import MissingInput, Unimplemented, Violation
+from conformance.mcp import TOOL, McpTarget, ToolReply, carries, new_key, new_session_id
+from conformance.outcomes import MissingInput, NotApplicable, NotTestable, Unimplemented, Violation
 from conformance.registry import Level, SpecRef, case
 
 SOURCE = "mcp-session-heartbeat@2025-06-18"
@@ -34,6 +44,8 @@ RETRIES = SpecRef(
     "Read the result before continuing",
     "Preserve correlation IDs and unchanged mutation idempotency keys across safe retries.",
 )
+KEY = SpecRef(SOURCE, "Input schema: idempotencyKey", "Unique retry key")
+SESSION_ID = SpecRef(SOURCE, "Input schema: sessionId", "Session ID")
 INVALID_PARAMS = -32602
 REJECTED = "a JSON-RPC error -32602 (Invalid params) or a result with isError: true"
 
@@ -181,6 +193,116 @@ async def rejects_half_a_step_pair(mcp: McpTarget, details: dict) -> None:
     await check_rejected(mcp, "stepCount without stepIndex", stepCount=4)
 
 
+# JSON types as the schema gives them (draft 2020-12: 2.0 is an integer, so it is not here), and
+# the coercions lenient validators make (Pydantic's lax mode, Python's bool being an int).
+WRONG_TYPES: tuple[tuple[str, dict[str, Any]], ...] = (
+    ('progressPercent "50" (a string)', {"progressPercent": "50"}),
+    ("progressPercent true", {"progressPercent": True}),
+    ("stepIndex 2.5", {"stepIndex": 2.5, "stepCount": 5}),
+    ('stepIndex "2" (a string)', {"stepIndex": "2", "stepCount": 5}),
+    ("stepIndex true", {"stepIndex": True, "stepCount": 5}),
+    ("stepCount true", {"stepIndex": 1, "stepCount": True}),
+    ('stepCount "5" (a string)', {"stepIndex": 1, "stepCount": "5"}),
+    ('status "ACTIVE" (the enum is case-sensitive)', {"status": "ACTIVE"}),
+    ("status null", {"status": None}),
+    ('acknowledgedInstructionIds "ins-1" (not an array)', {"acknowledgedInstructionIds": "ins-1"}),
+    ("acknowledgedInstructionIds [1] (not strings)", {"acknowledgedInstructionIds": [1]}),
+    ("sessionId 123", {"sessionId": 123}),
+    ("idempotencyKey 123", {"idempotencyKey": 123}),
+    ("currentStep 5", {"currentStep": 5}),
+    ("instructionCursor 5", {"instructionCursor": 5}),
+)
+
+
+@case("heartbeat.args.wrong-types", level=Level.MUST, spec=VALIDATE, needs=("heartbeat",))
+async def rejects_wrong_types(mcp: McpTarget, details: dict) -> None:
+    """The tool rejects a value of the wrong JSON type in each field, coercible ones included."""
+    accepted = []
+    for what, fields in WRONG_TYPES:
+        try:
+            await check_rejected(mcp, what, **fields)
+        except Violation as violation:
+            accepted.append(violation.message)
+    if accepted:
+        details["accepted"] = accepted
+        raise Violation(
+            f"{len(accepted)} call(s) with a wrong JSON type were not rejected: " + "; ".join(accepted),
+            expected=REJECTED,
+            observed=accepted,
+        )
+
+
+BOUNDARIES: tuple[tuple[str, dict[str, Any]], ...] = (
+    ("progressPercent 0 (its minimum)", {"progressPercent": 0}),
+    ("progressPercent 100 (its maximum)", {"progressPercent": 100}),
+    ("stepIndex 1 of stepCount 1 (their minimum)", {"stepIndex": 1, "stepCount": 1}),
+    ("stepIndex 1 of stepCount 1000 (its maximum)", {"stepIndex": 1, "stepCount": 1000}),
+)
+
+
+@case("heartbeat.args.boundaries-accepted", level=Level.MUST, spec=PURPOSE, needs=("heartbeat",))
+async def accepts_the_bounds(mcp: McpTarget, details: dict) -> None:
+    """Each bound of the schema is a valid value: heartbeats at the bounds succeed."""
+    refused = []
+    for what, fields in BOUNDARIES:
+        reply = await mcp.heartbeat(new_session_id(), **fields)
+        if not reply.succeeded:
+            refused.append(f"{what}: {reply.describe()}")
+    if refused:
+        raise Violation(
+            f"{len(refused)} valid heartbeat(s) at the schema's bounds were refused: " + "; ".join(refused),
+            expected="a result with isError false (the bounds are inclusive)",
+            observed=refused,
+        )
+
+
+@case("heartbeat.args.rejected-changes-nothing", level=Level.MUST, spec=VALIDATE, needs=("heartbeat",))
+async def rejected_call_changes_nothing(mcp: McpTarget, details: dict) -> None:
+    """A rejected heartbeat applies nothing: neither the acknowledgements nor the state it carries."""
+    probe, unreadable = await calibrated(mcp)
+    sid = new_session_id()
+    kept, refused = probe.values(2) if probe is not None else (None, None)
+    await mcp.ok_heartbeat(sid, **(probe.write(kept) if probe is not None else {"status": "active"}))
+    text, ids = f"conformance rejected-ack {new_key()[-10:]}", []
+    if mcp.can_instruct:
+        await mcp.instruct(sid, text)
+        first, _ = await mcp.drain(sid)
+        again, _ = await mcp.drain(sid)  # the control: unacknowledged, it comes again
+        if any(carries(i, text) for i in again):
+            ids = [i["id"] for i in first if carries(i, text)]
+    if not ids and probe is None:
+        raise MissingInput(
+            "nothing shows whether a rejected call changed the session: "
+            + unreadable
+            + "; and no pending instruction that comes again until acknowledged (needs --instruct-cmd or "
+            "--instruct-url)"
+        )
+    invalid: dict[str, Any] = {"acknowledgedInstructionIds": [*ids, 7]}  # 7: not a string
+    if probe is not None:
+        invalid |= probe.write(refused)
+    reply = await mcp.heartbeat(sid, **invalid)
+    if not reply.rejected:
+        raise NotApplicable(
+            "the server accepted acknowledgedInstructionIds with a number in it (heartbeat.args.wrong-types says "
+            f"so): {reply.describe()}"
+        )
+    changed = []
+    if ids:
+        after, _ = await mcp.drain(sid)
+        if not any(carries(i, text) for i in after):
+            changed.append("its acknowledgement removed the pending instruction")
+    if probe is not None:
+        now = await probe.read(mcp, sid)
+        if not same(now, kept):
+            changed.append(f"its {probe.field} was recorded: {now!r}")
+    if changed:
+        raise Violation(
+            "a heartbeat the server rejected was applied: " + "; ".join(changed),
+            expected="a rejected call changes nothing",
+            observed={"rejected_with": reply.describe(), "changed": changed},
+        )
+
+
 # -- the result ------------------------------------------------------------------------------------
 
 
@@ -220,23 +342,63 @@ async def result_is_a_tool_result(mcp: McpTarget, details: dict) -> None:
 
 
 # -- idempotency -----------------------------------------------------------------------------------
+# Whether a call was applied is read back through a calibrated probe (conformance.heartbeat_probe):
+# each case first proves, on a fresh session, that a heartbeat without a field shows that field's
+# recorded value and that reading it changes nothing; where none does, the case is not testable.
 
 
 @case("heartbeat.idempotency.retry-same-result", level=Level.MUST, spec=RETRIES, needs=("heartbeat",))
 async def retry_returns_the_same_result(mcp: McpTarget, details: dict) -> None:
-    """A retry (same key, same arguments) after another heartbeat returns the first call's result."""
+    """A retry (same key, same arguments) after another heartbeat is answered as the first call was,
+    not executed again: it shows the session as the first call saw it."""
+    probe, unreadable = await calibrated(mcp)
     sid, key = new_session_id(), new_key()
-    if mcp.can_instruct:  # a pending instruction makes a re-executed call visible
-        await mcp.instruct(sid, f"conformance retry check {key[-8:]}")
-    first = await mcp.ok_heartbeat(sid, idempotencyKey=key, status="waiting", progressPercent=10)
-    acks = [i["id"] for i in _instructions_or_none(mcp, first)]
-    await mcp.ok_heartbeat(sid, status="blocked", progressPercent=50, acknowledgedInstructionIds=acks)
-    retry = await mcp.heartbeat(sid, idempotencyKey=key, status="waiting", progressPercent=10)
-    details.update(first=first.result, retry=retry.result if retry.reply.ok else retry.describe())
-    if not retry.succeeded or _comparable(retry) != _comparable(first):
+    seen, later = probe.values(2) if probe is not None else (None, None)
+    await mcp.ok_heartbeat(sid, **(probe.write(seen) if probe is not None else {"status": "active"}))
+    text = f"conformance retry check {key[-8:]}" if mcp.can_instruct else None
+    if text is not None:  # a pending instruction makes a re-executed call visible
+        await mcp.instruct(sid, text)
+    first = await mcp.ok_heartbeat(sid, idempotencyKey=key, progressPercent=10)
+    delivered = [i["id"] for i in _instructions_or_none(mcp, first) if text is not None and carries(i, text)]
+    changes = {"acknowledgedInstructionIds": delivered}
+    if probe is not None:
+        changes |= probe.write(later)
+    await mcp.ok_heartbeat(sid, **changes)
+    retry = await mcp.heartbeat(sid, idempotencyKey=key, progressPercent=10)
+    details.update(first=first.data, retry=retry.data if retry.succeeded else retry.describe())
+    if not retry.succeeded:
         raise Violation(
-            "a retry with the same idempotencyKey and arguments did not return the first call's result (it was "
-            "executed again, or answered differently)",
+            "a retry with the same idempotencyKey and arguments was answered with an error",
+            expected=first.describe(),
+            observed=retry.describe(),
+        )
+    shows_state = probe is not None and same(probe.value_in(first.data), seen)
+    if not delivered and not shows_state:
+        raise MissingInput(
+            "nothing in the first call's result tells a replay from a re-execution: "
+            + (unreadable or "its result does not show the state it read")
+            + (
+                "; and no operator hook to enqueue an instruction"
+                if text is None
+                else "; and no instruction came"
+            )
+        )
+    problems = []
+    if probe is not None and shows_state and not same(probe.value_in(retry.data), seen):
+        problems.append(
+            f"the retry shows {probe.field} {probe.value_in(retry.data)!r}, written after the first call, "
+            f"where the first showed {seen!r}"
+        )
+    if delivered:
+        again = {i["id"] for i in _instructions_or_none(mcp, retry)}
+        if not set(delivered) <= again:
+            problems.append(
+                "the retry lacks the instruction the first call delivered (acknowledged after the first call)"
+            )
+    if problems:
+        raise Violation(
+            "a retry with the same idempotencyKey and arguments was executed again, not answered as the first "
+            "call was: " + "; ".join(problems),
             expected=first.describe(),
             observed=retry.describe(),
         )
@@ -244,17 +406,20 @@ async def retry_returns_the_same_result(mcp: McpTarget, details: dict) -> None:
 
 @case("heartbeat.idempotency.not-applied-twice", level=Level.MUST, spec=RETRIES, needs=("heartbeat",))
 async def retry_is_not_applied_again(mcp: McpTarget, details: dict) -> None:
-    """A retry does not apply its arguments again: a later status change survives it."""
+    """A retry does not apply its arguments again: a later change survives it."""
+    probe = await calibrate(mcp)
+    details["probe"] = probe.describe()
     sid, key = new_session_id(), new_key()
-    await mcp.ok_heartbeat(sid, idempotencyKey=key, status="waiting")
-    await mcp.ok_heartbeat(sid, status="blocked")
-    await mcp.heartbeat(sid, idempotencyKey=key, status="waiting")
-    after = recorded_status(await mcp.ok_heartbeat(sid))
-    if after != "blocked":
+    first, later = probe.values(2)
+    await mcp.ok_heartbeat(sid, idempotencyKey=key, **probe.write(first))
+    await mcp.ok_heartbeat(sid, **probe.write(later))
+    await mcp.heartbeat(sid, idempotencyKey=key, **probe.write(first))
+    after = await probe.read(mcp, sid)
+    if not same(after, later):
         raise Violation(
-            f"after waiting (key K), blocked, then a retry of K, the session's status is {after!r}: the retry was "
-            "applied a second time",
-            expected="status 'blocked' (the retry changes nothing)",
+            f"after {probe.field} {first!r} (key K), {later!r}, then a retry of K, the session's {probe.field} is "
+            f"{after!r}: the retry was applied a second time",
+            expected=f"{probe.field} {later!r} (the retry changes nothing)",
             observed=after,
         )
 
@@ -262,17 +427,89 @@ async def retry_is_not_applied_again(mcp: McpTarget, details: dict) -> None:
 @case("heartbeat.idempotency.new-key-new-call", level=Level.MUST, spec=RETRIES, needs=("heartbeat",))
 async def new_key_is_a_new_call(mcp: McpTarget, details: dict) -> None:
     """The same arguments under a new key are a new call, applied again."""
+    probe = await calibrate(mcp)
+    details["probe"] = probe.describe()
     sid = new_session_id()
-    await mcp.ok_heartbeat(sid, status="waiting")
-    await mcp.ok_heartbeat(sid, status="blocked")
-    await mcp.ok_heartbeat(sid, status="waiting")  # same arguments as the first call, new key
-    after = recorded_status(await mcp.ok_heartbeat(sid))
-    if after != "waiting":
+    first, later = probe.values(2)
+    await mcp.ok_heartbeat(sid, **probe.write(first))
+    await mcp.ok_heartbeat(sid, **probe.write(later))
+    await mcp.ok_heartbeat(sid, **probe.write(first))  # the first call's arguments, a new key
+    after = await probe.read(mcp, sid)
+    if not same(after, first):
         raise Violation(
-            f"after waiting, blocked, then waiting again under a new key, the status is {after!r}: the server took the "
-            "new call for a retry of the first (deduplicated by arguments, not by key)",
-            expected="status 'waiting'",
+            f"after {probe.field} {first!r}, {later!r}, then {first!r} again under a new key, it is {after!r}: the "
+            "server took the new call for a retry of the first (deduplicated by arguments, not by key)",
+            expected=f"{probe.field} {first!r}",
             observed=after,
+        )
+
+
+@case("heartbeat.idempotency.key-variants", level=Level.MUST, spec=KEY, needs=("heartbeat",))
+async def key_in_another_form_is_another_key(mcp: McpTarget, details: dict) -> None:
+    """A key that differs from an earlier one only by case or surrounding spaces is a new key: its
+    call is applied, not answered as a retry."""
+    probe = await calibrate(mcp)
+    details["probe"] = probe.describe()
+    problems = []
+    for form, variant in (("upper-case", str.upper), ("surrounded by spaces", lambda k: f" {k} ")):
+        sid, key = new_session_id(), new_key()
+        first, later = probe.values(2)
+        await mcp.ok_heartbeat(sid, idempotencyKey=key, **probe.write(first))
+        await mcp.ok_heartbeat(sid, **probe.write(later))
+        reply = await mcp.heartbeat(sid, idempotencyKey=variant(key), **probe.write(first))
+        if reply.rejected:
+            continue  # refusing such a key is not taking it for the first one
+        after = await probe.read(mcp, sid)
+        if not same(after, first):
+            problems.append(f"{form} ({variant(key)!r}): {probe.field} stayed {after!r}")
+    if problems:
+        raise Violation(
+            "a key differing from an earlier key only in form was answered as a retry of it, not applied: "
+            + "; ".join(problems),
+            expected="another string is another key: its call applied",
+            observed=problems,
+        )
+
+
+@case("heartbeat.idempotency.concurrent-retry", level=Level.MUST, spec=RETRIES, needs=("heartbeat",))
+async def concurrent_retry_runs_once(mcp: McpTarget, details: dict) -> None:
+    """Two calls with one key in flight at once are executed once: both answers are that execution's
+    (or the second is refused while the first runs)."""
+    sid, key = new_session_id(), new_key()
+    await mcp.ok_heartbeat(sid, status="active")
+    first = await mcp.ok_heartbeat(sid, idempotencyKey=key, progressPercent=30)
+    other = await mcp.ok_heartbeat(sid, progressPercent=30)
+    replay = await mcp.heartbeat(sid, idempotencyKey=key, progressPercent=30)
+    fields = sorted(execution_fields(first.data, other.data, replay.data)) if replay.succeeded else []
+    details["execution_fields"] = fields
+    if not fields:
+        raise MissingInput(
+            "two executions cannot be told apart by their results: no field differs between two calls with the "
+            "same arguments under different keys and agrees between a call and its retry"
+        )
+    key = new_key()
+    replies: list[ToolReply] = []
+
+    async def send() -> None:
+        replies.append(await mcp.heartbeat(sid, idempotencyKey=key, progressPercent=30))
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(send)
+        tg.start_soon(send)
+    answered = [r for r in replies if r.succeeded]
+    details["answers"] = [r.data if r.succeeded else r.describe() for r in replies]
+    if not answered:
+        raise NotTestable(f"both calls were answered with errors: {replies[0].describe()}")
+    if len(answered) < 2:
+        return  # the second was refused while the first ran: not executed twice
+    a, b = (leaves(r.data) for r in answered)
+    differ = [p for p in fields if not same(a.get(p, ABSENT), b.get(p, ABSENT))]
+    if differ:
+        raise Violation(
+            f"two calls with one idempotencyKey, in flight at once, were both executed: their answers differ at "
+            f"{', '.join(differ)} (which tells one execution from another)",
+            expected="one execution: both answers alike, or one refused while the other runs",
+            observed={p: (a.get(p), b.get(p)) for p in differ},
         )
 
 
@@ -292,22 +529,63 @@ async def key_reuse_with_other_arguments(mcp: McpTarget, details: dict) -> None:
         )
 
 
-def recorded_status(reply: ToolReply) -> Any:
-    data = reply.data
-    if not isinstance(data, dict) or "status" not in data:
+# -- sessions --------------------------------------------------------------------------------------
+
+
+def full_width(text: str) -> str:
+    """ASCII as its full-width compatibility form (NFKC maps it back)."""
+    return "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in text)
+
+
+SESSION_ID_FORMS: tuple[tuple[str, Any], ...] = (
+    ("upper-case", str.upper),
+    ("surrounded by spaces", lambda s: f" {s} "),
+    ("full-width (NFKC-equal)", full_width),
+)
+
+
+@case("heartbeat.session.id-variants", level=Level.MUST, spec=SESSION_ID, needs=("heartbeat",))
+async def session_id_in_another_form_is_another_session(mcp: McpTarget, details: dict) -> None:
+    """A session id in another form (upper-case, surrounded by spaces, full-width) names another
+    session: a heartbeat for it shows none of the first session's instructions or state."""
+    probe, unreadable = await calibrated(mcp)
+    sid = new_session_id()
+    mark = probe.values(2)[1] if probe is not None else None
+    await mcp.ok_heartbeat(sid, **(probe.write(mark) if probe is not None else {"status": "active"}))
+    text = f"conformance id-variant {new_key()[-10:]}" if mcp.can_instruct else None
+    if text is not None:
+        await mcp.instruct(sid, text)
+        items, _ = await mcp.drain(sid)
+        if not any(carries(i, text) for i in items):
+            text = None  # not delivered in its own session: heartbeat.instructions.delivered says so
+    if text is None and probe is None:
         raise MissingInput(
-            "heartbeat results do not show the session's recorded status (no top-level 'status' in structuredContent "
-            "or in JSON text content), so whether a call was applied cannot be observed from outside"
+            "nothing of a session shows in another's results to look for: "
+            + unreadable
+            + "; and no instruction delivered (needs --instruct-cmd or --instruct-url)"
         )
-    return data["status"]
+    seen = []
+    for form, variant in SESSION_ID_FORMS:
+        reply = await mcp.heartbeat(variant(sid))
+        if reply.rejected:
+            continue  # refusing such an id is not taking it for the first session
+        shown = []
+        if text is not None and any(carries(i, text) for i in _instructions_or_none(mcp, reply)):
+            shown.append("its pending instruction")
+        if probe is not None and same(probe.value_in(reply.data), mark):
+            shown.append(f"its {probe.field} {mark!r}")
+        if shown:
+            seen.append(f"{form} {variant(sid)!r}: " + " and ".join(shown))
+    if seen:
+        raise Violation(
+            f"a session id in another form was taken for session {sid!r}: " + "; ".join(seen),
+            expected="another string is another session: none of the first session's instructions or state",
+            observed=seen,
+        )
 
 
 def _instructions_or_none(mcp: McpTarget, reply: ToolReply) -> list[dict[str, Any]]:
     try:
         return mcp.instructions(reply)
-    except MissingInput:
+    except (MissingInput, NotTestable):
         return []
-
-
-def _comparable(reply: ToolReply) -> Any:
-    return (reply.tool_error, reply.data if reply.data is not None else reply.text)

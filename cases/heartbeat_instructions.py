@@ -12,8 +12,10 @@ import json
 import uuid
 from typing import Any
 
-from conformance.mcp import McpTarget, ToolReply, new_session_id
-from conformance.outcomes import NotTestable, Violation
+from conformance.heartbeat_probe import calibrated, same
+from conformance.heartbeat_queue import RULES
+from conformance.mcp import McpTarget, ToolReply, carries, new_key, new_session_id
+from conformance.outcomes import MissingInput, NotApplicable, NotTestable, Violation
 from conformance.registry import Level, SpecRef, case
 
 SOURCE = "mcp-session-heartbeat@2025-06-18"
@@ -49,12 +51,17 @@ async def enqueue(mcp: McpTarget, sid: str, *texts: str) -> None:
         await mcp.instruct(sid, text)
 
 
-def texts_of(items: list[dict[str, Any]]) -> list[str]:
-    return [str(i.get("text", "")) for i in items]
+def texts_of(items: list[dict[str, Any]], texts: list[str]) -> list[str]:
+    """Which of these texts each item carries, in delivery order (the spec does not name the field)."""
+    return [t for i in items for t in texts if carries(i, t)]
+
+
+def has(items: list[dict[str, Any]], text: str) -> bool:
+    return any(carries(i, text) for i in items)
 
 
 def ids_for(items: list[dict[str, Any]], texts: list[str]) -> list[str]:
-    return [i["id"] for i in items if i.get("text") in texts]
+    return [i["id"] for i in items if any(carries(i, t) for t in texts)]
 
 
 async def started_session(mcp: McpTarget) -> str:
@@ -72,7 +79,7 @@ async def pending_instruction_is_delivered(mcp: McpTarget, details: dict) -> Non
     await enqueue(mcp, sid, text)
     items, _ = await mcp.drain(sid)
     details["delivered"] = items[:20]
-    if text not in texts_of(items):
+    if not has(items, text):
         raise Violation(
             "an instruction enqueued for the session did not arrive in its next heartbeat result",
             expected=f"an instruction with text {text!r}",
@@ -88,7 +95,7 @@ async def unacknowledged_comes_again(mcp: McpTarget, details: dict) -> None:
     await enqueue(mcp, sid, text)
     for attempt in range(1, 4):
         items, _ = await mcp.drain(sid)
-        if text not in texts_of(items):
+        if not has(items, text):
             raise Violation(
                 f"an instruction that was never acknowledged was missing from heartbeat {attempt} after it was enqueued "
                 "(lost before the agent acknowledged it)",
@@ -112,13 +119,13 @@ async def acknowledged_never_again(mcp: McpTarget, details: dict) -> None:
     await mcp.ok_heartbeat(sid, acknowledgedInstructionIds=ack_ids)
     for attempt in range(1, 4):
         again, _ = await mcp.drain(sid)
-        if acked in texts_of(again) or set(ack_ids) & {i["id"] for i in again}:
+        if has(again, acked) or set(ack_ids) & {i["id"] for i in again}:
             raise Violation(
                 f"an acknowledged instruction came again on heartbeat {attempt} after its acknowledgement",
                 expected=f"never again: {ack_ids}",
                 observed=again[:20],
             )
-        if kept not in texts_of(again):
+        if not has(again, kept):
             raise Violation(
                 "acknowledging one instruction also removed another that was not acknowledged",
                 expected=f"{kept!r} still pending",
@@ -133,8 +140,8 @@ async def paging_loses_and_duplicates_nothing(mcp: McpTarget, details: dict) -> 
     texts = [marker(f"page-{n}") for n in range(7)]
     await enqueue(mcp, sid, *texts)
     items, replies = await mcp.drain(sid)
-    details.update(pages=len(replies), delivered=texts_of(items)[:20])
-    ours = [t for t in texts_of(items) if t in texts]
+    ours = texts_of(items, texts)
+    details.update(pages=len(replies), delivered=ours[:20])
     lost = [t for t in texts if t not in ours]
     doubled = sorted({t for t in ours if ours.count(t) > 1})
     ids = [i["id"] for i in items]
@@ -152,7 +159,12 @@ async def paging_loses_and_duplicates_nothing(mcp: McpTarget, details: dict) -> 
                 if part
             ),
             expected=f"each of the {len(texts)} pending instructions exactly once",
-            observed=texts_of(items)[:20],
+            observed=ours[:20],
+        )
+    if len(replies) == 1:
+        raise NotApplicable(
+            f"the server delivered all {len(texts)} pending instructions in one result, with no cursor: paging did "
+            "not arise"
         )
 
 
@@ -163,11 +175,67 @@ async def instructions_stay_in_their_session(mcp: McpTarget, details: dict) -> N
     text = marker("elsewhere")
     await enqueue(mcp, other, text)
     items, _ = await mcp.drain(mine)
-    if text in texts_of(items):
+    if has(items, text):
         raise Violation(
             "an instruction enqueued for another session was delivered to this one",
             expected="only this session's instructions",
             observed=items[:20],
+        )
+
+
+@case("heartbeat.instructions.ack-other-session", level=Level.MUST, spec=ACK, needs=("heartbeat",))
+async def acknowledgement_stays_in_its_session(mcp: McpTarget, details: dict) -> None:
+    """Another session's instruction ids acknowledged in this session's heartbeat remove nothing
+    from the other session."""
+    mine, other = await started_session(mcp), await started_session(mcp)
+    text = marker("acked-elsewhere")
+    await enqueue(mcp, other, text)
+    items, _ = await mcp.drain(other)
+    again, _ = await mcp.drain(other)  # the control: unacknowledged, it comes again
+    ids = ids_for(items, [text])
+    if not ids or not has(again, text):
+        raise NotTestable(
+            "the instruction was not delivered, or not again before it was acknowledged (see "
+            "heartbeat.instructions.delivered and heartbeat.instructions.unacked-redelivered)",
+            observed=again[:20],
+        )
+    await mcp.heartbeat(mine, acknowledgedInstructionIds=ids)  # refusing ids it never sent is fine too
+    after, _ = await mcp.drain(other)
+    if not has(after, text):
+        raise Violation(
+            "acknowledging another session's instruction id in this session's heartbeat removed it from that "
+            "session (acknowledgements applied by id, whatever the session)",
+            expected=f"{text!r} still pending in its own session",
+            observed=after[:20],
+        )
+
+
+@case("heartbeat.instructions.cursor-other-session", level=Level.MUST, spec=CURSOR, needs=("heartbeat",))
+async def cursor_stays_in_its_session(mcp: McpTarget, details: dict) -> None:
+    """A cursor from one session's page, sent in another session's heartbeat, delivers none of the
+    first session's instructions."""
+    mine, other = await started_session(mcp), await started_session(mcp)
+    texts = [marker(f"cursor-{n}") for n in range(3)]
+    await enqueue(mcp, other, *texts)
+    first = await mcp.ok_heartbeat(other)
+    items = mcp.instructions(first)
+    if not texts_of(items, texts):
+        raise NotTestable("none of the session's pending instructions was delivered", observed=items[:20])
+    cursor = mcp.cursor(first)
+    if cursor is None:
+        raise NotApplicable(
+            f"the server delivered {len(items)} instruction(s) of 3 pending with no cursor: no page to continue"
+        )
+    reply = await mcp.heartbeat(mine, instructionCursor=cursor)
+    if reply.rejected:
+        return  # a cursor of another session refused: fine
+    got = texts_of(mcp.instructions(reply), texts)
+    if got:
+        raise Violation(
+            f"another session's cursor, sent in this session's heartbeat, delivered {len(got)} of that session's "
+            "instructions (the page continued the cursor's session)",
+            expected="this session's instructions only, or an error for a cursor it never returned",
+            observed=got,
         )
 
 
@@ -204,34 +272,71 @@ async def other_caller_learns_nothing(mcp: McpTarget, details: dict) -> None:
 
 @case("heartbeat.access.other-caller-no-change", level=Level.MUST, spec=ACCESS, needs=("heartbeat",))
 async def other_caller_changes_nothing(mcp: McpTarget, details: dict) -> None:
-    """Caller B's heartbeat for A's session (status, acknowledgements) changes nothing of it."""
+    """Caller B's heartbeat for A's session (state, acknowledgements) changes nothing of it."""
     mcp.require_other_caller()
+    probe, unreadable = await calibrated(mcp)
     sid = new_session_id()
-    await mcp.ok_heartbeat(sid, status="waiting")
-    text = marker("kept-from-b")
-    await enqueue(mcp, sid, text)
-    await mcp.drain(sid)
-    items, _ = await mcp.drain(sid)  # the control: without B, the unacknowledged instruction comes again
-    ids = ids_for(items, [text])
-    if not ids:
-        raise NotTestable(
-            "caller A's unacknowledged instruction did not come again on A's own next heartbeat, so what caller B "
-            "changes cannot be told apart (see heartbeat.instructions.unacked-redelivered)"
+    kept, written = probe.values(2) if probe is not None else (None, None)
+    await mcp.ok_heartbeat(sid, **(probe.write(kept) if probe is not None else {"status": "waiting"}))
+    text, ids = marker("kept-from-b"), []
+    if mcp.can_instruct:
+        await enqueue(mcp, sid, text)
+        await mcp.drain(sid)
+        items, _ = await mcp.drain(sid)  # the control: without B, the unacknowledged instruction comes again
+        ids = ids_for(items, [text])
+    if not ids and probe is None:
+        raise MissingInput(
+            "nothing shows whether caller B changed caller A's session: "
+            + unreadable
+            + "; and no instruction of A's that comes again until acknowledged"
+            + ("" if mcp.can_instruct else " (needs --instruct-cmd or --instruct-url)")
         )
+    changes: dict[str, Any] = {"acknowledgedInstructionIds": ids}
+    if probe is not None:
+        changes |= probe.write(written)
     async with mcp.other_caller() as other:
-        await other.heartbeat(sid, status="blocked", acknowledgedInstructionIds=ids)
-    after, replies = await mcp.drain(sid)
-    status = replies[0].data.get("status", "waiting") if isinstance(replies[0].data, dict) else "waiting"
+        await other.heartbeat(sid, **changes)
     problems = []
-    if text not in texts_of(after):
-        problems.append("caller B's acknowledgement removed caller A's pending instruction")
-    if status != "waiting":
-        problems.append(f"caller B's heartbeat changed the session's status to {status!r}")
+    if ids:
+        after, _ = await mcp.drain(sid)
+        if not has(after, text):
+            problems.append("caller B's acknowledgement removed caller A's pending instruction")
+    if probe is not None:
+        now = await probe.read(mcp, sid)
+        if not same(now, kept):
+            problems.append(f"caller B's heartbeat changed the session's {probe.field} to {now!r}")
     if problems:
         raise Violation(
             "; ".join(problems),
-            expected="A's session as A left it: status 'waiting', its instruction still pending",
-            observed={"status": status, "instructions": after[:20]},
+            expected="A's session as A left it: its state as A wrote it, its instruction still pending",
+            observed=problems,
+        )
+
+
+@case("heartbeat.access.other-caller-replay", level=Level.MUST, spec=ACCESS, needs=("heartbeat",))
+async def other_caller_replay_is_rejected(mcp: McpTarget, details: dict) -> None:
+    """Caller B sending caller A's exact call (same key, same arguments) is rejected, not answered
+    with A's result."""
+    mcp.require_other_caller()
+    sid = new_session_id()
+    step = marker("secret-step")
+    await mcp.ok_heartbeat(sid, status="waiting", currentStep=step)
+    secret = marker("secret-instruction") if mcp.can_instruct else None
+    if secret is not None:
+        await enqueue(mcp, sid, secret)
+    call = {"idempotencyKey": new_key(), "progressPercent": 20}
+    await mcp.ok_heartbeat(sid, **call)  # its result may show A's step and instruction: B sends neither
+    async with mcp.other_caller() as other:
+        reply = await other.heartbeat(sid, **call)
+    details["reply_to_b"] = reply.result if reply.reply.ok else reply.describe()
+    leaked = [s for s in (step, secret) if s is not None and s in _all_text(reply)]
+    if not reply.rejected or leaked:
+        raise Violation(
+            "caller B's replay of caller A's call (same session, key and arguments) was "
+            + ("answered" if not reply.rejected else "rejected")
+            + (" with caller A's " + " and ".join(repr(s) for s in leaked) if leaked else ""),
+            expected="an error (no access to another caller's session) that says nothing of it",
+            observed=reply.describe(),
         )
 
 
@@ -245,7 +350,7 @@ def _all_text(reply: ToolReply) -> str:
 SEQUENCE_ID = "heartbeat.instructions.model-based"
 
 
-@case(SEQUENCE_ID, level=Level.MUST, spec=DELIVERY, needs=("heartbeat",))
+@case(SEQUENCE_ID, level=Level.MUST, spec=DELIVERY, needs=("heartbeat",), rules=tuple(RULES))
 async def queue_model_sequences(mcp: McpTarget, details: dict) -> None:
     """Random enqueues, heartbeats, acknowledgements and pages never contradict the queue model."""
     from pathlib import Path
@@ -292,6 +397,8 @@ async def queue_model_sequences(mcp: McpTarget, details: dict) -> None:
         replay = f"; replay: python runner.py replay {path}"
     raise Violation(
         f"{run.failure} (minimal sequence of {len(run.steps)} steps, seed {run.seed}{replay})",
-        expected="every heartbeat result allowed by the queue model",
+        expected="every heartbeat result allowed by the queue model; the rule broken: "
+        + RULES.get(run.rule or "", "none named"),
         observed="\n".join(details["sequence"]),
+        rule=run.rule if run.rule in RULES else None,
     )

@@ -27,7 +27,7 @@ from .peer import JsonRpcPeer, Reply
 if TYPE_CHECKING:
     from .runtime import Runtime
 
-__all__ = ["TOOL", "McpTarget", "ToolReply"]
+__all__ = ["TOOL", "McpTarget", "ToolReply", "carries", "new_key", "new_session_id"]
 
 TOOL = "session_heartbeat"
 PROTOCOL_VERSION = "2025-06-18"  # the spec's revision; servers may answer another they support
@@ -324,6 +324,22 @@ class McpTarget:
 @functools.cache
 def _tls() -> ssl.SSLContext:
     return ssl.create_default_context()  # once: building one costs tens of ms, and enqueues are many
+
+
+def carries(item: dict[str, Any], text: str) -> bool:
+    """Whether an instruction item carries this text, in whatever field the server puts it
+    (``text``, ``message``, ``content`` …; the spec does not name it)."""
+    return any(v == text for p, v in _strings(item) if p != "/id")
+
+
+def _strings(node: Any, path: str = "") -> list[tuple[str, str]]:
+    if isinstance(node, str):
+        return [(path, node)]
+    if isinstance(node, dict):
+        return [s for k, v in node.items() for s in _strings(v, f"{path}/{k}")]
+    if isinstance(node, list):
+        return [s for i, v in enumerate(node) for s in _strings(v, f"{path}/{i}")]
+    return []
 
 
 def new_key() -> str:

@@ -16,8 +16,6 @@ from typing import Any
 
 import anyio
 import httpx
-from acp.http import create_http_stream
-from acp.http.client import AcpHttpStatusError
 
 from .outcomes import HarnessError
 from .transcript import StderrTail
@@ -69,9 +67,14 @@ class HttpChannel(EndingChannel):
         except httpx.HTTPError as exc:
             await self.client.aclose()
             raise HarnessError(f"cannot reach {self.url}: {exc or type(exc).__name__}") from None
+        # Imported here: the ACP SDK takes over a second to import, and MCP and HTTP runs never need it.
+        from acp.http import create_http_stream
+
         self.transport = create_http_stream(self.url, client=self.client)
 
     async def send_line(self, data: bytes) -> None:
+        from acp.http.client import AcpHttpStatusError
+
         try:
             message = json.loads(data)
         except ValueError:

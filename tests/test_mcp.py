@@ -10,9 +10,14 @@ import sys
 import pytest
 
 import cases
+from conformance import revisions
+from conformance.config import AgentConfig, McpOptions
+from conformance.outcomes import Outcome
 from conformance.registry import CASES
+from conformance.runtime import Runtime
 
 from .conftest import AGENTS, ROOT, focused, listening
+from .test_audit import check_variants_catch, expected_by_variant
 
 cases.load_all()
 
@@ -36,7 +41,18 @@ HTTP_OPTIONS = (
     "Authorization=Bearer caller-b",
 )
 SEQ = "heartbeat.instructions.model-based"
-ARGS = [c for c in HEARTBEAT if c.startswith("heartbeat.args.") and c != "heartbeat.args.valid-call-succeeds"]
+# The cases that send an invalid call and judge how it is rejected.
+ARGS = [
+    "heartbeat.args.missing-idempotency-key",
+    "heartbeat.args.missing-session-id",
+    "heartbeat.args.progress-out-of-range",
+    "heartbeat.args.status-outside-enum",
+    "heartbeat.args.step-count-too-large",
+    "heartbeat.args.step-index-zero",
+    "heartbeat.args.step-pair",
+    "heartbeat.args.unknown-property",
+    "heartbeat.args.wrong-types",
+]
 
 # server file in tests/agents/mcp -> (exit code, outcomes that differ from HTTP_BASELINE)
 BROKEN: dict[str, tuple[int, dict[str, str]]] = {
@@ -46,65 +62,170 @@ BROKEN: dict[str, tuple[int, dict[str, str]]] = {
     "schema_open": (1, {"heartbeat.schema.closed": "fail"}),
     "schema_loose_fields": (1, {"heartbeat.schema.properties": "fail"}),
     "rejects_fractional_progress": (1, {"heartbeat.args.valid-call-succeeds": "fail"}),
-    "accepts_progress_150": (1, {"heartbeat.args.progress-out-of-range": "fail"}),
+    # Skipping progressPercent's validation also lets a string or a boolean through.
+    "accepts_progress_150": (
+        1,
+        {"heartbeat.args.progress-out-of-range": "fail", "heartbeat.args.wrong-types": "fail"},
+    ),
     "accepts_missing_key": (1, {"heartbeat.args.missing-idempotency-key": "fail"}),
     "accepts_missing_session": (1, {"heartbeat.args.missing-session-id": "fail"}),
     "accepts_step_zero": (1, {"heartbeat.args.step-index-zero": "fail"}),
     "accepts_step_count_1001": (1, {"heartbeat.args.step-count-too-large": "fail"}),
-    "accepts_any_status": (1, {"heartbeat.args.status-outside-enum": "fail"}),
+    # Any string passes, "ACTIVE" too.
+    "accepts_any_status": (
+        1,
+        {"heartbeat.args.status-outside-enum": "fail", "heartbeat.args.wrong-types": "fail"},
+    ),
     "accepts_unknown_property": (1, {"heartbeat.args.unknown-property": "fail"}),
     "accepts_half_step_pair": (0, {"heartbeat.args.step-pair": "warn"}),
     # A wrong error code for every invalid call: each rejection case says so.
     "invalid_as_internal_error": (1, dict.fromkeys(ARGS, "fail") | {"heartbeat.args.step-pair": "warn"}),
-    # No idempotency at all: the retry is executed again, and a reused key is not noticed.
+    # No idempotency at all: the retry is executed again, and a reused key is not noticed; with no
+    # replay to compare, two executions cannot be told apart (the concurrency case says so).
     "retry_executes_again": (
         1,
         {
             "heartbeat.idempotency.retry-same-result": "fail",
             "heartbeat.idempotency.not-applied-twice": "fail",
             "heartbeat.idempotency.key-reuse-different-args": "warn",
+            "heartbeat.idempotency.concurrent-retry": "not-testable",
         },
     ),
     "retry_reapplies": (1, {"heartbeat.idempotency.not-applied-twice": "fail"}),
-    # Deduplicating by arguments also answers a later "plain" heartbeat with an old cached page.
+    # Deduplicating by arguments also answers a later "plain" heartbeat with an old cached page,
+    # takes a key in another form with the first call's arguments for a retry, and answers two calls
+    # with the same arguments alike (so executions cannot be told apart).
     "dedupe_by_arguments": (
         1,
         {
             "heartbeat.idempotency.new-key-new-call": "fail",
+            "heartbeat.idempotency.key-variants": "fail",
             "heartbeat.idempotency.key-reuse-different-args": "warn",
+            "heartbeat.idempotency.concurrent-retry": "not-testable",
             "heartbeat.instructions.acked-never-again": "fail",
             SEQ: "fail",
         },
     ),
     "key_reuse_accepted": (0, {"heartbeat.idempotency.key-reuse-different-args": "warn"}),
-    # Nothing delivered: every instruction case fails (the access control case is not testable: a fail).
-    "never_delivers": (
-        1,
-        {c: "fail" for c in INSTRUCTIONS if c != "heartbeat.instructions.per-session"}
-        | {"heartbeat.access.other-caller-no-change": "fail"},
-    ),
+    # Nothing delivered: every instruction case fails (the isolation ones: their control is not
+    # testable, a fail); the cases that also read the state still conclude through it.
+    "never_delivers": (1, {c: "fail" for c in INSTRUCTIONS if c != "heartbeat.instructions.per-session"}),
     "delivers_once": (
         1,
         {
             "heartbeat.instructions.unacked-redelivered": "fail",
             "heartbeat.instructions.acked-never-again": "fail",
-            "heartbeat.access.other-caller-no-change": "fail",
+            "heartbeat.instructions.ack-other-session": "fail",
             SEQ: "fail",
         },
     ),
     "redelivers_acked": (1, {"heartbeat.instructions.acked-never-again": "fail", SEQ: "fail"}),
     "paging_skips": (1, {"heartbeat.instructions.paging": "fail", SEQ: "fail"}),
     "paging_repeats": (1, {"heartbeat.instructions.paging": "fail", SEQ: "fail"}),
-    "shared_queue": (1, {"heartbeat.instructions.per-session": "fail", SEQ: "fail"}),
-    "drops_after_empty": (1, {SEQ: "fail"}),
-    "no_ownership": (
+    # Its first page is older instructions of other sessions: the cursor case's control fails.
+    "shared_queue": (
         1,
-        {"heartbeat.access.other-caller-rejected": "fail", "heartbeat.access.other-caller-no-change": "fail"},
+        {
+            "heartbeat.instructions.per-session": "fail",
+            "heartbeat.instructions.cursor-other-session": "fail",
+            SEQ: "fail",
+        },
     ),
-    "leaky_denial": (1, {"heartbeat.access.other-caller-rejected": "fail"}),
+    "drops_after_empty": (1, {SEQ: "fail"}),
+    "no_ownership": (1, dict.fromkeys(ACCESS, "fail")),
+    "leaky_denial": (
+        1,
+        {"heartbeat.access.other-caller-rejected": "fail", "heartbeat.access.other-caller-replay": "fail"},
+    ),
     "acks_before_access_check": (1, {"heartbeat.access.other-caller-no-change": "fail"}),
     "other_names": (0, {}),  # pendingInstructions / nextInstructionCursor: recognised by default
+    # The requirement audit's variants (cases/revisions/*.toml, `breaks`): each caught by one case.
+    "accepts_numeric_strings": (1, {"heartbeat.args.wrong-types": "fail"}),
+    "accepts_bool_as_integer": (1, {"heartbeat.args.wrong-types": "fail"}),
+    "accepts_single_ack_id": (1, {"heartbeat.args.wrong-types": "fail"}),
+    "progress_exclusive_max": (1, {"heartbeat.args.boundaries-accepted": "fail"}),
+    "acks_before_validation": (1, {"heartbeat.args.rejected-changes-nothing": "fail"}),
+    "rejected_call_keeps_state": (1, {"heartbeat.args.rejected-changes-nothing": "fail"}),
+    "keys_case_insensitive": (1, {"heartbeat.idempotency.key-variants": "fail"}),
+    "keys_trimmed": (1, {"heartbeat.idempotency.key-variants": "fail"}),
+    "concurrent_retry_runs_twice": (1, {"heartbeat.idempotency.concurrent-retry": "fail"}),
+    "acks_any_session": (1, {"heartbeat.instructions.ack-other-session": "fail"}),
+    "cursor_names_session": (1, {"heartbeat.instructions.cursor-other-session": "fail"}),
+    "session_ids_case_insensitive": (1, {"heartbeat.session.id-variants": "fail"}),
+    "session_ids_trimmed": (1, {"heartbeat.session.id-variants": "fail"}),
+    "session_ids_nfkc": (1, {"heartbeat.session.id-variants": "fail"}),
+    "replay_before_access_check": (1, {"heartbeat.access.other-caller-replay": "fail"}),
+    "cursor_is_offset": (1, {SEQ: "fail"}),  # only the sequences acknowledge pages while paging
 }
+# Conforming servers that each defeat an assumption the suite once made (a status-less heartbeat
+# keeps the status, results name their fields as the reference's do, a retry's answer is the same
+# bytes, pages are small…): the reference's outcomes, or ones that conclude nothing (never fail/warn).
+CONFORMING: dict[str, tuple[int, dict[str, str]]] = {
+    "status_defaults_active": (0, {}),
+    "state_nested": (0, {}),
+    "replay_flagged": (0, {}),
+    "instruction_message_field": (0, {}),
+    "per_session_ids": (0, {}),
+    "concurrent_retry_refused": (0, {}),
+    "one_page": (
+        0,
+        {"heartbeat.instructions.paging": "n/a", "heartbeat.instructions.cursor-other-session": "n/a"},
+    ),
+    # No state in its results: only what the state alone shows is not testable.
+    "state_not_shown": (
+        0,
+        dict.fromkeys(
+            [
+                "heartbeat.idempotency.not-applied-twice",
+                "heartbeat.idempotency.new-key-new-call",
+                "heartbeat.idempotency.key-variants",
+            ],
+            "not-testable",
+        ),
+    ),
+}
+# The cases a server can touch (runner -k, by id prefix): it runs only those, and the
+# exact-outcomes check covers that selection. Others run every case (see focused()).
+SELECTION: dict[str, tuple[str, ...]] = {
+    "accepts_numeric_strings": ("heartbeat.args",),
+    "accepts_bool_as_integer": ("heartbeat.args",),
+    "accepts_single_ack_id": ("heartbeat.args",),
+    "progress_exclusive_max": ("heartbeat.args",),
+    "acks_before_validation": ("heartbeat.args",),
+    "rejected_call_keeps_state": ("heartbeat.args",),
+    "keys_case_insensitive": ("heartbeat.idempotency",),
+    "keys_trimmed": ("heartbeat.idempotency",),
+    "concurrent_retry_runs_twice": ("heartbeat.idempotency",),
+    "acks_any_session": ("heartbeat.instructions",),
+    "cursor_names_session": ("heartbeat.instructions",),
+    "session_ids_case_insensitive": ("heartbeat.session",),
+    "session_ids_trimmed": ("heartbeat.session",),
+    "session_ids_nfkc": ("heartbeat.session",),
+    "replay_before_access_check": ("heartbeat.access",),
+    "cursor_is_offset": ("heartbeat.instructions",),
+    "replay_flagged": ("heartbeat.idempotency",),
+    "concurrent_retry_refused": ("heartbeat.idempotency",),
+    "instruction_message_field": ("heartbeat.instructions", "heartbeat.access", "heartbeat.args", SEQ),
+    "per_session_ids": ("heartbeat.instructions", "heartbeat.access", "heartbeat.args", "heartbeat.session"),
+    "one_page": ("heartbeat.instructions",),
+}
+
+
+def selected(server: str, delta: dict[str, str]) -> tuple[tuple[str, ...], dict[str, str]]:
+    """Runner arguments and expected outcomes: the server's selection, or focused()'s."""
+    prefixes = SELECTION.get(server)
+    if prefixes is None:
+        return focused(HTTP_BASELINE, delta, SEQ)
+    with_sequence = SEQ in prefixes or SEQ in delta
+    expected = {
+        k: v
+        for k, v in (HTTP_BASELINE | delta).items()
+        if k.startswith(prefixes) and (with_sequence or k != SEQ)
+    }
+    expression = " or ".join(prefixes)
+    return ("-k", expression if with_sequence else f"({expression}) and not {SEQ}"), expected
+
+
 # Hand-written on stdio (no SDK): results the SDK would not let the reference build.
 STDIO_BROKEN = {
     "result_not_tool_result": (1, {"heartbeat.result.shape": "fail"}),
@@ -137,7 +258,7 @@ def _server(name: str) -> str:
 @pytest.mark.parametrize("server", sorted(BROKEN))
 def test_broken_server_gets_exactly_its_outcomes(server: str, suite) -> None:
     code, delta = BROKEN[server]
-    selection, expected = focused(HTTP_BASELINE, delta, SEQ)
+    selection, expected = selected(server, delta)
     run = suite("--mcp-cmd", _server(server), *HTTP_OPTIONS, *selection)
     assert run.outcomes == expected, run.diff(expected)
     assert run.code == code, run.stderr[-2000:]
@@ -146,6 +267,53 @@ def test_broken_server_gets_exactly_its_outcomes(server: str, suite) -> None:
         case_id, text = MESSAGES[server]
         assert text in run.case(case_id)["message"]
     run.assert_explained(delta)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("server", sorted(CONFORMING))
+def test_conforming_server_gets_the_references_outcomes(server: str, suite) -> None:
+    code, delta = CONFORMING[server]
+    assert not {o for o in delta.values() if o in ("fail", "warn")}, (
+        "a conforming server never fails or warns"
+    )
+    selection, expected = selected(server, delta)
+    run = suite("--mcp-cmd", _server(server), *HTTP_OPTIONS, *selection)
+    assert run.outcomes == expected, run.diff(expected)
+    assert run.code == code, run.stderr[-2000:]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("server", "rule"), [("drops_after_empty", "lost"), ("cursor_is_offset", "cursor-skip")]
+)
+def test_sequences_find_a_sequence_only_bug_with_every_seed(server: str, rule: str, tmp_path) -> None:
+    """The ci profile's sequence case finds each bug only it can find, with every seed 0..9: that
+    case alone, seed after seed, in one process against one server (a runner per seed costs ten
+    process starts for ten one-second cases); the first seed that misses ends the test."""
+    config = AgentConfig(
+        command=[sys.executable, str(MCP_AGENTS / f"{server}.py"), "--http", "127.0.0.1:0"],
+        cwd=str(tmp_path),
+        target="mcp",
+        transport="http",
+        profile="ci",
+        mcp=McpOptions(instruct_url="{baseUrl}/operator/instructions"),
+    )
+    runtime, checked = Runtime(config), revisions.current().name
+    revisions.use("mcp-session-heartbeat-2025-06-18")
+    try:
+        runtime.start()
+        for seed in range(10):
+            config.seed = seed
+            result = runtime.run_case(CASES[SEQ]).result
+            assert (result.outcome, result.rule) == (Outcome.FAIL, rule), f"seed {seed}: {result.message}"
+    finally:
+        runtime.close()
+        revisions.use(checked)
+
+
+def test_the_audit_names_variants_that_fail_their_checks() -> None:
+    deltas = expected_by_variant(BROKEN | STDIO_BROKEN, prefix="mcp/")
+    assert check_variants_catch("mcp", deltas, prefix="mcp/") == []
 
 
 @pytest.mark.parametrize("server", sorted(STDIO_BROKEN))
@@ -165,7 +333,7 @@ def test_reference_server_is_certified_over_stdio(suite) -> None:
     assert run.code == 0, run.stderr
     assert run.report["spec"]["revision"] == "mcp-session-heartbeat-2025-06-18"
     assert run.report["agent"]["agentInfo"]["name"] == "session-heartbeat-reference"
-    assert "conformant" in run.stderr.splitlines()[-1]
+    assert "conformant" in run.stderr.splitlines()[-1].lower()
     access = run.case("heartbeat.access.other-caller-rejected")
     assert "--other-header" in access["message"]  # says what to pass
     coverage = run.report["traceability"]
@@ -248,7 +416,7 @@ def test_every_heartbeat_case_is_caught_by_a_broken_server() -> None:
 
 def test_every_mcp_server_is_listed() -> None:
     files = {p.stem for p in MCP_AGENTS.glob("*.py") if not p.name.startswith("_")}
-    assert files == set(BROKEN) | set(STDIO_BROKEN) | {"custom_result_shape"}
+    assert files == set(BROKEN) | set(STDIO_BROKEN) | set(CONFORMING) | {"custom_result_shape"}
 
 
 def _replay(path: str, *args: str) -> subprocess.CompletedProcess[str]:

@@ -130,23 +130,37 @@ class HeartbeatStore:
         if ("stepIndex" in args) != ("stepCount" in args):
             raise HeartbeatError("invalid arguments: send stepIndex with stepCount")
 
+    async def call(self, caller: str, args: dict[str, Any]) -> dict[str, Any]:
+        """The tool call as the server runs it: the seam where a variant can wait in between."""
+        return self.heartbeat(caller, args)
+
     def heartbeat(self, caller: str, args: dict[str, Any]) -> dict[str, Any]:
+        done = self.replay(caller, args)
+        return done if done is not None else self.execute(caller, args)
+
+    def replay(self, caller: str, args: dict[str, Any]) -> dict[str, Any] | None:
+        """Validates the call and checks access; a retry's first result, or None for a new call."""
         self.validate(args)
         sid, key = args["sessionId"], args["idempotencyKey"]
         session = self.sessions.get(sid)
         if session is not None and not self.may_access(caller, session):
             raise HeartbeatError(NOT_ACCESSIBLE)
-        fingerprint = json.dumps(args, sort_keys=True)
         done = self.results.get((caller, sid, key))
-        if done is not None:
-            if done[0] != fingerprint:
-                raise HeartbeatError("idempotencyKey was already used with different arguments")
-            return done[1]
+        if done is None:
+            return None
+        if done[0] != fingerprint(args):
+            raise HeartbeatError("idempotencyKey was already used with different arguments")
+        return done[1]
+
+    def execute(self, caller: str, args: dict[str, Any]) -> dict[str, Any]:
+        """A new call (validated, access checked): applied once, its result kept for retries."""
+        sid, key = args["sessionId"], args["idempotencyKey"]
         self.read_spool()
+        session = self.sessions.get(sid)
         if session is None:
             session = self.sessions[sid] = Session(owner=caller, instructions=self.waiting.pop(sid, []))
         result = self.apply(session, sid, args)
-        self.results[(caller, sid, key)] = (fingerprint, result)
+        self.results[(caller, sid, key)] = (fingerprint(args), result)
         return result
 
     def may_access(self, caller: str, session: Session) -> bool:
@@ -179,6 +193,10 @@ class HeartbeatStore:
         page = rest[: self.page_size]
         more = len(rest) > len(page)
         return page, (encode_cursor(page[-1].seq) if more else None)
+
+
+def fingerprint(args: dict[str, Any]) -> str:
+    return json.dumps(args, sort_keys=True)
 
 
 def encode_cursor(seq: int) -> str:

@@ -60,7 +60,7 @@ def build_server(
         if params.name != tool_name:
             return error_result(f"unknown tool {params.name!r}")
         try:
-            result = store.heartbeat(caller_of(ctx), dict(params.arguments or {}))
+            result = await store.call(caller_of(ctx), dict(params.arguments or {}))
         except HeartbeatError as exc:
             if exc.code is not None:
                 raise MCPError(exc.code, str(exc)) from None

@@ -1,0 +1,24 @@
+"""Broken MCP server: takes one instruction id where the schema wants an array of them
+(acknowledgedInstructionIds "ins-1" read as ["ins-1"]).
+
+Caught by heartbeat.args.wrong-types.
+"""
+
+import pathlib
+import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3]))
+
+from conformance.reference.heartbeat_store import HeartbeatStore
+from conformance.reference.mcp_server import main
+
+
+class Store(HeartbeatStore):
+    def heartbeat(self, caller, args):
+        if isinstance(args.get("acknowledgedInstructionIds"), str):
+            args = {**args, "acknowledgedInstructionIds": [args["acknowledgedInstructionIds"]]}
+        return super().heartbeat(caller, args)
+
+
+if __name__ == "__main__":
+    main(store_factory=Store)

@@ -1,0 +1,24 @@
+"""Broken MCP server: looks idempotency keys up case-insensitively, so a new key that differs
+from an earlier one only by case is answered as a retry of it.
+
+Caught by heartbeat.idempotency.key-variants.
+"""
+
+import pathlib
+import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3]))
+
+from conformance.reference.heartbeat_store import HeartbeatStore
+from conformance.reference.mcp_server import main
+
+
+class Store(HeartbeatStore):
+    def heartbeat(self, caller, args):
+        if isinstance(args.get("idempotencyKey"), str):
+            args = {**args, "idempotencyKey": args["idempotencyKey"].casefold()}
+        return super().heartbeat(caller, args)
+
+
+if __name__ == "__main__":
+    main(store_factory=Store)

@@ -1,0 +1,39 @@
+"""The judgement behind the calibrated probes, on plain data (no server)."""
+
+from __future__ import annotations
+
+from conformance.heartbeat_probe import ABSENT, StateProbe, execution_fields, leaves, pointers_to, same
+from conformance.mcp import carries
+
+
+def test_leaves_are_json_pointers() -> None:
+    data = {"a": {"b": [1, {"c": "x"}]}, "d/e": None, "empty": {}}
+    assert leaves(data) == {"/a/b/0": 1, "/a/b/1/c": "x", "/d~1e": None, "/empty": {}}
+
+
+def test_json_equality_keeps_booleans_apart_from_numbers() -> None:
+    assert same(1, 1.0) and same("a", "a") and same(ABSENT, ABSENT)
+    assert not same(True, 1) and not same(0, False) and not same("1", 1) and not same(None, ABSENT)
+
+
+def test_a_written_value_is_found_wherever_the_result_puts_it() -> None:
+    result = {"session": {"status": "waiting", "step": "probe 1"}, "echo": "waiting"}
+    assert pointers_to(result, "waiting") == {"/session/status", "/echo"}
+    probe = StateProbe("currentStep", "/session/step")
+    assert probe.value_in(result) == "probe 1" and probe.value_in({}) is ABSENT
+
+
+def test_execution_fields_leave_out_what_every_answer_changes() -> None:
+    first = {"heartbeatId": "hb-1", "respondedAt": 1.0, "status": "active"}
+    other = {"heartbeatId": "hb-2", "respondedAt": 2.0, "status": "active"}
+    replay = {"heartbeatId": "hb-1", "respondedAt": 3.0, "status": "active", "replayed": True}
+    assert execution_fields(first, other, replay) == {"/heartbeatId"}
+    # A server that executes the retry again: nothing tells executions apart.
+    again = {"heartbeatId": "hb-3", "respondedAt": 3.0, "status": "active"}
+    assert execution_fields(first, other, again) == set()
+
+
+def test_an_instruction_carries_its_text_in_any_field_but_its_id() -> None:
+    assert carries({"id": "1", "text": "do it"}, "do it")
+    assert carries({"id": "1", "message": {"body": "do it"}}, "do it")
+    assert not carries({"id": "do it", "text": "other"}, "do it")
