@@ -133,7 +133,19 @@ class RunReport:
         """The verdict line: "CONFORMANT: …", or "PARTIAL: n of N cases selected; no certificate …"."""
         return f"{self.label().upper()}: {self.explanation()}"
 
+    def status_capability(self) -> str:
+        """Where this run's target advertises its status method, as its protocol spells it."""
+        if self.target == "mcp":
+            return "the session_heartbeat tool (tools/list)"
+        if self.target == "http":
+            return "GET /sessions/{id}/status"
+        if self.agent.get("protocolVersion") == 2:
+            return "capabilities.session.status (ACP v2)"
+        return "agentCapabilities.sessionCapabilities.status (ACP v1)"
+
     def _verdict_explanation(self, v: Verdict) -> str:
+        if v is Verdict.UNIMPLEMENTED:
+            return f"the agent does not advertise {self.status_capability()}"
         if v is Verdict.ERROR and self.fatal:
             return f"no case could run: {self.fatal}"
         if v is Verdict.NON_CONFORMANT:

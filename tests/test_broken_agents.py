@@ -402,6 +402,16 @@ def test_v2_agent_gets_exactly_its_outcomes(agent: str, suite) -> None:
     run.assert_explained(delta)
 
 
+def test_v2_agent_without_status_is_unimplemented_in_v2_words(suite) -> None:
+    """Exit 3, and the one-line verdict and each case's reason name v2's capability path."""
+    run = suite("--protocol", "2", "--agent", agent_command("v2_no_status_capability"), "-k", "status.state")
+    assert run.code == 3, run.stderr[-2000:]
+    last = run.stderr.splitlines()[-1]
+    assert "capabilities.session.status" in last and "sessionCapabilities" not in last, last
+    reasons = {c["message"] for c in run.report["cases"] if c["outcome"] == "unimplemented"}
+    assert reasons == {"the agent does not advertise capabilities.session.status"}, reasons
+
+
 @pytest.mark.slow
 def test_v2_reference_agent_passes_every_v2_case(suite) -> None:
     run = suite("--protocol", "2")
@@ -427,7 +437,8 @@ def test_every_broken_agent_is_listed() -> None:
     from .conftest import AGENTS
 
     files = {p.stem for p in AGENTS.glob("*.py") if not p.name.startswith("_")}
-    assert files == set(BROKEN) | set(CONFORMING_VARIANTS) | set(WS_BROKEN) | set(V2_BROKEN)
+    others = {"v2_no_status_capability"}  # its own test: the v2 wording of "unimplemented"
+    assert files == set(BROKEN) | set(CONFORMING_VARIANTS) | set(WS_BROKEN) | set(V2_BROKEN) | others
 
 
 def test_the_audit_is_backed_by_these_variants() -> None:
