@@ -1,6 +1,7 @@
-"""Spec-derived conformance cases, one module per spec area.
+"""Spec-derived conformance cases, grouped by target (acp/, mcp/, http/), one module per spec area.
 
-Every module registers its cases with :func:`conformance.registry.case`; the pytest plugin
+Installed as ``conformance.cases``. Every module registers its cases with
+:func:`conformance.core.registry.case`; a case's target is its package here. The pytest plugin
 collects them as items whose names are the case ids.
 """
 
@@ -10,6 +11,6 @@ def load_all() -> None:
     import importlib
     import pkgutil
 
-    for module in pkgutil.iter_modules(__path__):
-        if not module.name.startswith("_"):
-            importlib.import_module(f"{__name__}.{module.name}")
+    for module in pkgutil.walk_packages(__path__, prefix=f"{__name__}."):
+        if not module.name.rpartition(".")[2].startswith("_"):
+            importlib.import_module(module.name)

@@ -16,29 +16,28 @@ from typing import Any
 import anyio
 from anyio.from_thread import start_blocking_portal
 
-from . import revisions
-from .acp import AcpTarget
-from .agent_process import AgentProcess
-from .config import AgentConfig
-from .http_target import HttpService, HttpStatusTarget
-from .layers import stderr_layer
-from .mcp import McpTarget
-from .outcomes import (
+from conformance.core import revisions
+from conformance.core.config import AgentConfig
+from conformance.core.layers import stderr_layer
+from conformance.core.outcomes import (
     AgentExited,
     CaseResult,
     HarnessError,
     NotApplicable,
     Outcome,
+    RunInterrupted,
     Unanswered,
     Unimplemented,
     broken,
     classify,
 )
-from .peer import JsonRpcPeer
-from .registry import Case, Level
-from .transcript import NOTE, RECV, SEND, Entry, StderrTail, Transcript
+from conformance.core.registry import Case, Level
+from conformance.core.transcript import NOTE, RECV, SEND, Entry, StderrTail, Transcript
+from conformance.targets import named
+from conformance.targets.base import Connection, Service, Target
+from conformance.transport.peer import JsonRpcPeer
 
-__all__ = ["CaseRecord", "RunInterrupted", "Runtime"]
+__all__ = ["CaseRecord", "Runtime"]
 
 CASE_BUDGET = 600.0  # seconds one case may take in all, whatever its requests' timeouts
 SILENT_CASES_LIMIT = 3  # cases in a row with an unanswered request: the rest are not run
@@ -59,26 +58,20 @@ class CaseRecord:
     details: dict[str, Any] = field(default_factory=dict)
 
 
-class RunInterrupted(KeyboardInterrupt):
-    """Raised in worker threads when the run is closing; Hypothesis re-raises it at once."""
-
-
 class Runtime:
     def __init__(self, config: AgentConfig, *, strict: bool = False) -> None:
         self.config = config
         self.strict = strict
         self.transcript = Transcript()
         self.stderr = StderrTail()
-        targets = {"mcp": McpTarget, "http": HttpStatusTarget}
-        self.target: Any = targets.get(config.target, AcpTarget)(self)
-        self._agent: AgentProcess | HttpService | None = None
+        self.target_class = named(config.target)
+        self.target: Target = self.target_class(self)
+        self._agent: Service | None = None
         self._portal_cm = start_blocking_portal()
         self._portal = self._portal_cm.__enter__()
         self._tg: anyio.abc.TaskGroup | None = None
         self._root_future, _ = self._portal.start_task(self._root)
         self.handshake_entries: list[Entry] = []
-        self.revision_entries: list[Entry] = []  # the exchange that picked the revision (--spec auto)
-        self.starts = 0
         self.pgids: list[int] = []
         self.closing = False
         self.started_at = time.monotonic()
@@ -95,21 +88,27 @@ class Runtime:
     # -- agent lifecycle -----------------------------------------------------------------------
 
     @property
-    def peer(self) -> JsonRpcPeer:
+    def connection(self) -> Connection:
         if self._agent is None:
             raise HarnessError("the agent is not running")
-        return self._agent.peer
+        return self._agent.connection
+
+    @property
+    def peer(self) -> JsonRpcPeer:
+        connection = self.connection
+        if not isinstance(connection, JsonRpcPeer):
+            raise HarnessError(f"the {self.target.name} target has no JSON-RPC connection")
+        return connection
 
     @property
     def agent_alive(self) -> bool:
-        return self._agent is not None and self._agent.peer.exited is None
+        return self._agent is not None and self._agent.connection.exited is None
 
     async def start_agent(self) -> dict[str, Any]:
         assert self._tg is not None
-        self.starts += 1
         mark = self.transcript.mark()
-        service = HttpService if self.config.target == "http" else AgentProcess
-        self._agent = await self._tg.start(service(self.config, self.transcript, self.stderr).run)
+        self._agent = service = self.target_class.service(self.config, self.transcript, self.stderr)
+        await self._tg.start(service.run)
         if self._agent.process is not None and self._agent.process.pgid is not None:
             self.pgids.append(self._agent.process.pgid)
         try:
@@ -132,14 +131,11 @@ class Runtime:
         await self.stop_agent()
         await self.start_agent()
 
-    async def open_connection(self, label: str = "B") -> AcpTarget:
-        """Another client connection to the same agent, initialized; closed when the case ends."""
+    async def open_connection(self, label: str = "B") -> JsonRpcPeer:
+        """Another connection to the same agent; closed when the case ends."""
         if self._agent is None or self._tg is None:
             raise HarnessError("the agent is not running")
-        peer = await self._agent.open_connection(label, self._tg)
-        other = AcpTarget(self, peer=peer)
-        await other.handshake()
-        return other
+        return await self._agent.open_connection(label, self._tg)
 
     def current_url(self) -> str | None:
         return self._agent.url if self._agent is not None else None
@@ -147,7 +143,7 @@ class Runtime:
     def note_problems(self, peer: JsonRpcPeer) -> None:
         """A connection the case opened itself: its envelope problems count for the case."""
         if self._agent is not None:
-            self._agent.extra_peers.append(peer)
+            self._agent.extra_connections.append(peer)
 
     def call(self, func: Any, *args: Any) -> Any:
         """Run an async function on the runtime's loop and wait for it (for tools and tests)."""
@@ -171,38 +167,19 @@ class Runtime:
                 )
             revisions.use(spec)
             return spec, f"chosen with --spec {spec}"
-        if target != "acp":
-            name = revisions.available(target)[0]
-            revisions.use(name)
-            return name, f"the {target} target's spec"
-        if not self.target.advertises("status"):
-            revisions.use(revisions.DEFAULT)
-            return revisions.DEFAULT, "the agent does not advertise session/status; the default revision"
-        mark = self.transcript.mark()
         try:
-            sid = await self.target.new_session()
-            reply = await self.target.status(sid)
+            name, why = await self.target.detect_revision()
         except Unanswered as exc:  # the status cases will meet it too; they stop after one more
             self.status_silent.append("the spec revision detection")
             self._restart_next = self.config.restartable
-            revisions.use(revisions.DEFAULT)
-            return revisions.DEFAULT, f"could not ask the agent ({exc.describe()}); the default revision"
+            name, why = revisions.DEFAULT, f"could not ask the agent ({exc.describe()}); the default revision"
         except Exception as exc:  # the cases will say what is wrong; detection only picks a revision
-            revisions.use(revisions.DEFAULT)
-            return revisions.DEFAULT, f"could not ask the agent ({exc}); the default revision"
+            name, why = revisions.DEFAULT, f"could not ask the agent ({exc}); the default revision"
         finally:
-            self.revision_entries = self.transcript.since(mark)
             # Envelope problems of this exchange are the cases' to find (they send the same
             # requests); charged to whichever case came first, they would blame the wrong one.
-            self.peer.reported = len(self.peer.problems)
-        value = reply.result.get("status") if reply.ok and isinstance(reply.result, dict) else None
-        if value is None:
-            revisions.use(revisions.DEFAULT)
-            return (
-                revisions.DEFAULT,
-                f"status of a new session answered {reply.describe()[:80]}; the default revision",
-            )
-        name, why = revisions.detect(value)
+            connection = self.connection
+            connection.reported = len(connection.problems)
         revisions.use(name)
         return name, why
 
@@ -255,7 +232,7 @@ class Runtime:
                 return CaseRecord(result, time.perf_counter() - started, stderr=self.stderr.text()[-2000:])
         mark, err_mark = self.transcript.mark(), self.stderr.mark()
         handshake = list(self.handshake_entries)  # the start this case begins with
-        self.peer.new_case()
+        self.connection.new_case()
         details: dict[str, Any] = {}
         exc: BaseException | None = None
         try:
@@ -304,7 +281,7 @@ class Runtime:
             result = self._died_answering(case, exc, self.stderr.since(err_mark))
         else:
             result = classify(exc, case.level, strict=self.strict)
-        exited = self._agent.peer.exited if self._agent is not None else None
+        exited = self._agent.connection.exited if self._agent is not None else None
         if result.outcome is Outcome.ERROR and exited is not None and "exited" not in result.message:
             # e.g. Hypothesis calls a run "flaky" when the agent died under it: say what happened.
             result = CaseResult(
@@ -383,7 +360,7 @@ class Runtime:
         self.silent_cases = self.silent_cases + 1 if silent else 0
         if isinstance(exc, Unanswered) and self.target.is_status_call(exc.method):
             self.status_silent.append(case.id)
-        elif self._agent is not None and self._agent.peer.answered[self.target.status_method]:
+        elif self._agent is not None and self._agent.connection.answered[self.target.status_method]:
             self.status_silent.clear()
         # The agent is in a state nobody knows (a request still hangs in it): the next case gets
         # a fresh process, as after a crash.
@@ -399,10 +376,10 @@ class Runtime:
         if self._agent is None:
             return result, [], []
         problems = []
-        for peer in [self._agent.peer, *self._agent.extra_peers]:  # connection B's frames count too
-            problems += peer.problems[peer.reported :]
-            peer.reported = len(peer.problems)
-        self._agent.extra_peers.clear()
+        for connection in [self._agent.connection, *self._agent.extra_connections]:  # B's frames count too
+            problems += connection.problems[connection.reported :]
+            connection.reported = len(connection.problems)
+        self._agent.extra_connections.clear()
         mine = [p for p in problems if p.index >= mark or case.shows_handshake]
         noise = sorted({p.index for p in mine if p.noise})
         broken_messages = [p for p in mine if not p.noise]
@@ -501,7 +478,7 @@ def _frame_id(entry: Entry) -> Any:
     frame = _parsed(entry)
     if frame is None or "id" not in frame:
         return None
-    from .peer import id_key
+    from conformance.transport.peer import id_key
 
     return id_key(frame["id"])
 

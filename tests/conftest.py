@@ -13,12 +13,12 @@ from typing import Any
 
 import pytest
 
-from conformance.agent_process import URL
+from conformance.transport.process import URL
 
 ROOT = Path(__file__).resolve().parents[1]
 AGENTS = ROOT / "tests" / "agents"
 RUNNER = ROOT / "runner.py"
-REFERENCE_AGENT = [sys.executable, "-m", "conformance.reference.agent"]
+REFERENCE_AGENT = [sys.executable, "-m", "conformance.reference.acp.agent"]
 
 pytest_plugins = ["pytester"]
 

@@ -13,8 +13,8 @@ import sys
 
 import pytest
 
-import cases
-from conformance.registry import CASES
+from conformance import cases
+from conformance.core.registry import CASES
 
 from .conftest import ROOT
 

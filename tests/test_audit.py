@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import pytest
 
-import cases
-from conformance import revisions
-from conformance.registry import CASES
-from conformance.traceability import AXES, load_revision
+from conformance import cases
+from conformance.core import revisions
+from conformance.core.registry import CASES
+from conformance.core.traceability import AXES, load_revision
 
 from .conftest import AGENTS
 

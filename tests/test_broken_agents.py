@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-import cases
-from conformance.registry import CASES
+from conformance import cases
+from conformance.core.registry import CASES
 
 from .conftest import agent_command, focused
 

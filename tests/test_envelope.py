@@ -2,7 +2,7 @@
 
 import pytest
 
-from conformance.envelope import classify_frame
+from conformance.transport.envelope import classify_frame
 
 
 @pytest.mark.parametrize(

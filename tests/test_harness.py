@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from conformance.config import AgentConfig
-from conformance.outcomes import AgentExited, Unanswered
+from conformance.core.config import AgentConfig
+from conformance.core.outcomes import AgentExited, Unanswered
 from conformance.runtime import Runtime
-from conformance.stdio import LaunchError, live_group_members
+from conformance.transport.stdio import LaunchError, live_group_members
 
 HARNESS = Path(__file__).parent / "agents" / "harness"
 

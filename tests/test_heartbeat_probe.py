@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from conformance.heartbeat_probe import ABSENT, StateProbe, execution_fields, leaves, pointers_to, same
-from conformance.mcp import carries
+from conformance.targets.mcp.probe import ABSENT, StateProbe, execution_fields, leaves, pointers_to, same
+from conformance.targets.mcp.target import carries
 
 
 def test_leaves_are_json_pointers() -> None:

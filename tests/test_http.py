@@ -12,13 +12,13 @@ from collections.abc import Iterator
 import httpx
 import pytest
 from _pytest.mark.expression import Expression
+from conformance.cases.http.status import Unknown404
 
-import cases
-from cases.http_status import Unknown404
-from conformance.agentscope_api import segment
-from conformance.http_calibration import differing, flatten, parts_of, shaped_like
-from conformance.http_target import StatusProbe, find_entry
-from conformance.registry import CASES
+from conformance import cases
+from conformance.core.registry import CASES
+from conformance.targets.http.agentscope import segment
+from conformance.targets.http.calibration import differing, flatten, parts_of, shaped_like
+from conformance.targets.http.target import StatusProbe, find_entry
 
 from .conftest import AGENTS, ROOT, listening
 from .test_audit import check_variants_catch, expected_by_variant

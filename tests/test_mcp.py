@@ -9,12 +9,13 @@ import sys
 
 import pytest
 
-import cases
-from conformance import revisions
-from conformance.config import AgentConfig, McpOptions
-from conformance.outcomes import Outcome
-from conformance.registry import CASES
+from conformance import cases
+from conformance.core import revisions
+from conformance.core.config import AgentConfig
+from conformance.core.outcomes import Outcome
+from conformance.core.registry import CASES
 from conformance.runtime import Runtime
+from conformance.targets.mcp.options import McpOptions
 
 from .conftest import AGENTS, ROOT, focused, listening
 from .test_audit import check_variants_catch, expected_by_variant
@@ -29,7 +30,7 @@ INSTRUCTIONS = [c for c in HEARTBEAT if c.startswith("heartbeat.instructions.")]
 HTTP_BASELINE = dict.fromkeys(HEARTBEAT, "pass")
 # Over stdio there is one caller: the access cases say what to pass instead.
 STDIO_BASELINE = HTTP_BASELINE | dict.fromkeys(ACCESS, "not-testable")
-REFERENCE_INSTRUCT_CMD = f"{sys.executable} -m conformance.reference.mcp_instruct {{sessionId}} {{text}}"
+REFERENCE_INSTRUCT_CMD = f"{sys.executable} -m conformance.reference.mcp.instruct {{sessionId}} {{text}}"
 HTTP_OPTIONS = (
     "--transport",
     "http",
@@ -296,7 +297,7 @@ def test_sequences_find_a_sequence_only_bug_with_every_seed(server: str, rule: s
         target="mcp",
         transport="http",
         profile="ci",
-        mcp=McpOptions(instruct_url="{baseUrl}/operator/instructions"),
+        target_options=McpOptions(instruct_url="{baseUrl}/operator/instructions"),
     )
     runtime, checked = Runtime(config), revisions.current().name
     revisions.use("mcp-session-heartbeat-2025-06-18")
@@ -352,7 +353,7 @@ def test_reference_server_is_certified_over_http(suite) -> None:
 
 def test_server_already_listening_with_mcp_url(suite, tmp_path) -> None:
     with listening(
-        [sys.executable, "-m", "conformance.reference.mcp_server", "--http", "127.0.0.1:0"]
+        [sys.executable, "-m", "conformance.reference.mcp.server", "--http", "127.0.0.1:0"]
     ) as url:
         run = suite("--mcp-url", url, *HTTP_OPTIONS[2:])
     assert run.outcomes == HTTP_BASELINE, run.diff(HTTP_BASELINE)
@@ -360,7 +361,7 @@ def test_server_already_listening_with_mcp_url(suite, tmp_path) -> None:
 
 
 def test_without_an_operator_hook_instruction_cases_are_not_testable(suite) -> None:
-    run = suite("--mcp-cmd", f"{sys.executable} -m conformance.reference.mcp_server")
+    run = suite("--mcp-cmd", f"{sys.executable} -m conformance.reference.mcp.server")
     expected = STDIO_BASELINE | dict.fromkeys(INSTRUCTIONS, "not-testable")
     assert run.outcomes == expected, run.diff(expected)
     assert run.code == 0
@@ -394,7 +395,7 @@ def test_failing_sequence_replays(suite, tmp_path) -> None:
     assert len(run.case(SEQ)["details"]["steps"]) <= 5  # shrunk: enqueue, a delivery, an ack, a delivery
     still = _replay(replay)
     assert still.returncode == 1 and "STILL FAILING" in still.stdout
-    fixed = _replay(replay, "--agent", f"{sys.executable} -m conformance.reference.mcp_server")
+    fixed = _replay(replay, "--agent", f"{sys.executable} -m conformance.reference.mcp.server")
     assert fixed.returncode == 0 and "FIXED" in fixed.stdout
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.stdio import live_group_members
+from conformance.transport.stdio import live_group_members
 
 from .conftest import ROOT, Run
 
@@ -210,7 +210,7 @@ def test_secrets_are_redacted(suite) -> None:
 
 
 def test_redaction_patterns() -> None:
-    from conformance.redact import REDACTED, redact
+    from conformance.core.redact import REDACTED, redact
 
     data = {"a": "Authorization: Bearer abc.def.ghi123", "b": ['{"api_key": "zzzzzzzz"}'], "c": "plain text"}
     out = redact(data, ["plain"])

@@ -19,8 +19,8 @@ def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
 
 def test_case_ids_are_node_ids(pytester: pytest.Pytester) -> None:
     result = run(pytester, "--collect-only", "-q")
-    assert "cases/unknown_session.py::status.error.unknown-session-code" in result.stdout.str()
-    assert "cases/capability.py::capability.status.object" in result.stdout.str()
+    assert "cases/acp/unknown_session.py::status.error.unknown-session-code" in result.stdout.str()
+    assert "cases/acp/capability.py::capability.status.object" in result.stdout.str()
 
 
 def test_keyword_selects_cases(pytester: pytest.Pytester) -> None:

@@ -8,7 +8,7 @@ import sys
 import pytest
 from jsonschema import Draft202012Validator
 
-from conformance.registry import CASES
+from conformance.core.registry import CASES
 
 from .conftest import ROOT
 from .test_broken_agents import BASELINE
@@ -42,13 +42,13 @@ def test_xdist_gives_one_merged_report(suite) -> None:
 
 def test_in_memory_agent_is_conformant(suite) -> None:
     """Without persistence, -32002 after a restart is accepted."""
-    run = suite("--agent", f"{sys.executable} -m conformance.reference.agent --in-memory")
+    run = suite("--agent", f"{sys.executable} -m conformance.reference.acp.agent --in-memory")
     assert run.code == 0, run.stderr
     assert run.case("status.inactive.after-restart")["details"]["status_after_restart"] == "unknown"
 
 
 def test_agent_without_status_is_unimplemented(suite) -> None:
-    run = suite("--agent", f"{sys.executable} -m conformance.reference.agent --no-status")
+    run = suite("--agent", f"{sys.executable} -m conformance.reference.acp.agent --no-status")
     assert run.code == 3, run.stderr
     assert run.report["verdict"]["label"] == "unimplemented"
     outcomes = run.outcomes

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 
+import conformance.cases.acp.capability  # noqa: F401 - registers cases
 import pytest
 
-import cases.capability  # noqa: F401 - registers cases
-from conformance.registry import CASES, DuplicateCaseError, Level, SpecRef, case
+from conformance.core.registry import CASES, DuplicateCaseError, Level, SpecRef, case
 
 from .conftest import ROOT
 
@@ -34,7 +34,7 @@ def test_unknown_capability_is_rejected() -> None:
 
 
 def test_every_case_quotes_its_sentence_from_the_source() -> None:
-    import cases
+    from conformance import cases
 
     cases.load_all()
     spec_dir = ROOT.parent / "shared" / "spec"

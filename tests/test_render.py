@@ -5,7 +5,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
 
-from conformance.render import badge_svg, html_report, markdown_summary
+from conformance.reports.render import badge_svg, html_report, markdown_summary
 
 HOSTILE = "\x1b[31m<script>alert(1)</script> | `x` ** [l](http://evil) </pre><img src=x onerror=alert(2)>"
 

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from conformance.reproduce import pipe_segments
+from conformance.core.transcript import NOTE, RECV, SEND, Entry
+from conformance.replay.reproduce import pipe_segments
 from conformance.runtime import reproduction
-from conformance.transcript import NOTE, RECV, SEND, Entry
 
 from .conftest import ROOT, RUNNER, agent_command
 

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from conformance import revisions
-from conformance.schemas import load
-from conformance.traceability import load_revision, revisions_dir
+from conformance.core import revisions
+from conformance.core.traceability import load_revision, revisions_dir
+from conformance.core.validation import load
 
 from .conftest import ROOT
 
@@ -90,7 +90,7 @@ def test_heartbeat_input_schema_is_the_spec_text_verbatim() -> None:
     ours = {k: v for k, v in load("mcp-session-heartbeat.input.json").items() if not k.startswith("$")}
     ours = {k: v for k, v in ours.items() if k not in ("title", "description")}
     assert ours == schema
-    from conformance.reference.heartbeat_store import INPUT_SCHEMA
+    from conformance.reference.mcp.store import INPUT_SCHEMA
 
     assert schema == INPUT_SCHEMA, "the reference server publishes exactly the spec's schema"
     mission = ROOT.parent / "shared" / "spec"

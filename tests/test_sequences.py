@@ -14,7 +14,7 @@ from .conftest import ROOT, RUNNER, agent_command
 from .test_broken_agents import SEQ, SEQUENCE_ONLY
 
 REPLAY_SCHEMA = json.loads((ROOT / "schemas" / "replay.schema.json").read_text())
-REFERENCE = f"{sys.executable} -m conformance.reference.agent"
+REFERENCE = f"{sys.executable} -m conformance.reference.acp.agent"
 
 
 def replay(path: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -88,10 +88,10 @@ def test_ci_profile_finds_each_sequence_only_bug_in_ten_seeds_of_ten(agent: str,
     seed, so a sequence-only bug is found every time, not when the draw is lucky."""
     import anyio.to_thread
 
-    from conformance import revisions
-    from conformance.config import AgentConfig
-    from conformance.machine import PROFILES, run_sequences
+    from conformance.core import revisions
+    from conformance.core.config import AgentConfig
     from conformance.runtime import Runtime
+    from conformance.targets.acp.machine import PROFILES, run_sequences
 
     config = AgentConfig.from_options(
         agent_command(agent), cwd=None, env=[], auth_method=None, timeout=10, settle=0.05, sandbox=tmp_path

@@ -13,7 +13,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from conformance.streamable_http import HttpChannel
+from conformance.targets.acp.streamable_http import AcpHttpChannel as HttpChannel
 
 from .conftest import REFERENCE_AGENT, listening
 

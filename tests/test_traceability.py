@@ -7,10 +7,10 @@ import re
 
 import pytest
 
-import cases
-from conformance import revisions
-from conformance.registry import CASES
-from conformance.traceability import (
+from conformance import cases
+from conformance.core import revisions
+from conformance.core.registry import CASES
+from conformance.core.traceability import (
     coverage,
     keyword_level,
     load_revision,

@@ -1,1 +1,2 @@
-"""The reference agent: a conforming ACP v1 agent with session/status, built on the official SDK."""
+"""Reference implementations: the systems under test the suite certifies, one folder per
+protocol. They import nothing from the harness, so each folder can be copied on its own."""

@@ -5,7 +5,7 @@ Caught by status.identity.empty-id (and the params fuzzer, which also sends "").
 
 import _base
 
-from conformance.reference.agent import ReferenceAgent, main
+from conformance.reference.acp.agent import ReferenceAgent, main
 
 
 class Agent(ReferenceAgent):

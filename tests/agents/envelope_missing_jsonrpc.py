@@ -4,7 +4,7 @@ import _base
 
 import json
 
-from conformance.reference.agent import ReferenceAgent, main
+from conformance.reference.acp.agent import ReferenceAgent, main
 
 
 def drop_jsonrpc_on_invalid_params(data: bytes) -> bytes:

@@ -5,7 +5,7 @@ spellings are the session for prompt and resume as much as for status.
 
 import _base
 
-from conformance.reference.agent import ReferenceAgent, main
+from conformance.reference.acp.agent import ReferenceAgent, main
 
 
 def folded(agent, session_id):

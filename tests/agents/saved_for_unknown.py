@@ -6,7 +6,7 @@ the SDK 2.4.0 schema has no such MAY: "A session the Agent does not know gets `-
 
 import _base
 
-from conformance.reference.agent import ReferenceAgent, main
+from conformance.reference.acp.agent import ReferenceAgent, main
 
 
 class Agent(ReferenceAgent):

@@ -2,7 +2,7 @@
 
 import _base
 
-from conformance.reference.agent import ReferenceAgent, main, now_iso
+from conformance.reference.acp.agent import ReferenceAgent, main, now_iso
 
 
 class Agent(ReferenceAgent):

@@ -7,7 +7,7 @@ same turn without status calls ends `end_turn`.
 
 import _base
 
-from conformance.reference.agent import ReferenceAgent, main
+from conformance.reference.acp.agent import ReferenceAgent, main
 
 
 class Agent(ReferenceAgent):

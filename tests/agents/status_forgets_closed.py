@@ -7,7 +7,7 @@ status.consistency.inactive-resumable: -32002, then a successful resume.
 
 import _base
 
-from conformance.reference.agent import ReferenceAgent, main, not_found
+from conformance.reference.acp.agent import ReferenceAgent, main, not_found
 
 
 class Agent(ReferenceAgent):

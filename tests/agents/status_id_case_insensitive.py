@@ -6,7 +6,7 @@ live id, and session/prompt with that spelling fails.
 
 import _base
 
-from conformance.reference.agent import ReferenceAgent, main
+from conformance.reference.acp.agent import ReferenceAgent, main
 
 
 class Agent(ReferenceAgent):

@@ -5,7 +5,7 @@ Caught by status.identity.id-variants (" sess_… " and "sess_…\\n" read as th
 
 import _base
 
-from conformance.reference.agent import ReferenceAgent, main
+from conformance.reference.acp.agent import ReferenceAgent, main
 
 
 class Agent(ReferenceAgent):

@@ -6,7 +6,7 @@ Caught by status.active.during-turn.
 
 import _base
 
-from conformance.reference.agent import ReferenceAgent, main
+from conformance.reference.acp.agent import ReferenceAgent, main
 
 
 class Agent(ReferenceAgent):

@@ -6,7 +6,7 @@ Caught by status.no-side-effects.history-unchanged.
 
 import _base
 
-from conformance.reference.agent import ReferenceAgent, main
+from conformance.reference.acp.agent import ReferenceAgent, main
 
 
 class Agent(ReferenceAgent):

@@ -4,7 +4,7 @@ import _base
 
 import asyncio
 
-from conformance.reference.agent import ReferenceAgent, main
+from conformance.reference.acp.agent import ReferenceAgent, main
 
 
 class Agent(ReferenceAgent):

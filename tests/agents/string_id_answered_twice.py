@@ -4,7 +4,7 @@ import _base
 
 import json
 
-from conformance.reference.agent import ReferenceAgent, main
+from conformance.reference.acp.agent import ReferenceAgent, main
 
 
 def twice_for_string_ids(data: bytes) -> bytes:

@@ -2,7 +2,7 @@
 
 import _base
 
-from conformance.reference.agent_v2 import ReferenceAgentV2, main_v2
+from conformance.reference.acp.agent_v2 import ReferenceAgentV2, main_v2
 
 
 class Agent(ReferenceAgentV2):

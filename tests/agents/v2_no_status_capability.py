@@ -4,7 +4,7 @@ capability path, not v1's agentCapabilities.sessionCapabilities.status."""
 
 import _base
 
-from conformance.reference.agent_v2 import ReferenceAgentV2, main_v2
+from conformance.reference.acp.agent_v2 import ReferenceAgentV2, main_v2
 from acp import RequestError
 
 

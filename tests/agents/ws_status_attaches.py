@@ -6,7 +6,7 @@ and B may prompt the session without ever resuming it.
 
 import _base
 
-from conformance.reference.agent import ReferenceAgent, main
+from conformance.reference.acp.agent import ReferenceAgent, main
 
 WATCHERS: dict = {}  # session id -> the connections (views) attached to it
 

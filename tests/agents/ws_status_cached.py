@@ -5,7 +5,7 @@ B asks status (active, cached), A closes the session, B asks again and still hea
 
 import _base
 
-from conformance.reference.agent import ReferenceAgent, main
+from conformance.reference.acp.agent import ReferenceAgent, main
 
 
 class Agent(ReferenceAgent):

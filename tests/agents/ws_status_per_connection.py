@@ -6,7 +6,7 @@ to it: "active" read as "attached to you" instead of "in memory, for any connect
 
 import _base
 
-from conformance.reference.agent import ReferenceAgent, main
+from conformance.reference.acp.agent import ReferenceAgent, main
 
 
 class Agent(ReferenceAgent):

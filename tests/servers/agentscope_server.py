@@ -19,7 +19,7 @@ from agentscope.app.message_bus import InMemoryMessageBus
 from agentscope.app.storage import AsyncSQLAlchemyStorage
 from agentscope.app.workspace_manager import LocalWorkspaceManager
 
-from conformance.reference.serving import serve_asgi
+from conformance.reference.acp.serving import serve_asgi
 
 
 def main() -> None:

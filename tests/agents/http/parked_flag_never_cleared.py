@@ -8,7 +8,7 @@ import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3]))
 
-from conformance.reference.http_status import ReferenceService, main
+from conformance.reference.http.service import ReferenceService, main
 
 
 class Service(ReferenceService):

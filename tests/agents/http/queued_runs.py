@@ -11,8 +11,8 @@ import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3]))
 
-from conformance.reference.http_status import ReferenceService, main
-from conformance.reference.http_models import BadInput
+from conformance.reference.http.service import ReferenceService, main
+from conformance.reference.http.models import BadInput
 from fastapi import HTTPException
 from fastapi.responses import JSONResponse
 

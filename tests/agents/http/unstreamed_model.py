@@ -10,8 +10,8 @@ import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3]))
 
-from conformance.reference.http_status import ReferenceService, main
-from conformance.reference.http_models import TOOLS, ModelError
+from conformance.reference.http.service import ReferenceService, main
+from conformance.reference.http.models import TOOLS, ModelError
 
 
 class Service(ReferenceService):

@@ -7,7 +7,7 @@ import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3]))
 
-from conformance.reference.heartbeat_store import HeartbeatError, HeartbeatStore, spool_dir
+from conformance.reference.mcp.store import HeartbeatError, HeartbeatStore, spool_dir
 
 store = HeartbeatStore(spool=spool_dir())
 

@@ -11,8 +11,8 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3]))
 
 import anyio
 
-from conformance.reference.heartbeat_store import HeartbeatError, HeartbeatStore
-from conformance.reference.mcp_server import main
+from conformance.reference.mcp.store import HeartbeatError, HeartbeatStore
+from conformance.reference.mcp.server import main
 
 
 class Store(HeartbeatStore):

@@ -8,10 +8,10 @@ import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3]))
 
-from conformance.reference.heartbeat_store import HeartbeatError, HeartbeatStore, INPUT_SCHEMA, Session
-from conformance.reference.mcp_server import main
+from conformance.reference.mcp.store import HeartbeatError, HeartbeatStore, INPUT_SCHEMA, Session
+from conformance.reference.mcp.server import main
 
-from conformance.reference.heartbeat_store import decode_cursor, encode_cursor
+from conformance.reference.mcp.store import decode_cursor, encode_cursor
 
 
 class Store(HeartbeatStore):

@@ -6,7 +6,7 @@ Caught by heartbeat.result.shape.
 
 from _raw import heartbeat, serve
 
-from conformance.reference.heartbeat_store import INPUT_SCHEMA
+from conformance.reference.mcp.store import INPUT_SCHEMA
 
 
 def call(arguments):

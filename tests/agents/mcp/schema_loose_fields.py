@@ -8,8 +8,8 @@ import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3]))
 
-from conformance.reference.heartbeat_store import HeartbeatError, HeartbeatStore, INPUT_SCHEMA, Session
-from conformance.reference.mcp_server import main
+from conformance.reference.mcp.store import HeartbeatError, HeartbeatStore, INPUT_SCHEMA, Session
+from conformance.reference.mcp.server import main
 
 PROPS = dict(INPUT_SCHEMA["properties"])
 PROPS["progressPercent"] = {"type": "number", "minimum": 0}

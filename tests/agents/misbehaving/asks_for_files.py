@@ -3,7 +3,7 @@ outside any sandbox, and run a command."""
 
 import _ref
 
-from conformance.reference.agent import ReferenceAgent, main
+from conformance.reference.acp.agent import ReferenceAgent, main
 
 PROBE = "/tmp/conformance-must-not-exist.txt"
 

@@ -6,7 +6,7 @@ import _ref
 
 signal.signal(signal.SIGTERM, signal.SIG_IGN)
 
-from conformance.reference.agent import main
+from conformance.reference.acp.agent import main
 
 main()
 while True:  # stdin closed: stay anyway

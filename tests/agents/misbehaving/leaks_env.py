@@ -5,7 +5,7 @@ import sys
 
 import _ref
 
-from conformance.reference.agent import ReferenceAgent, main
+from conformance.reference.acp.agent import ReferenceAgent, main
 
 sys.stderr.write(f"using key {os.environ.get('OPENAI_API_KEY')} and {os.environ.get('MY_MARKED')}\n")
 

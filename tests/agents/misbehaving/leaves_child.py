@@ -9,6 +9,6 @@ child = subprocess.Popen(["sleep", "300"])
 sys.stderr.write(f"child {child.pid}\n")
 sys.stderr.flush()
 
-from conformance.reference.agent import main
+from conformance.reference.acp.agent import main
 
 main()

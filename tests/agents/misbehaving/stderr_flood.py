@@ -9,6 +9,6 @@ chunk = b"E" * (1 << 20)
 for _ in range(200):
     os.write(sys.stderr.fileno(), chunk)
 
-from conformance.reference.agent import main
+from conformance.reference.acp.agent import main
 
 main()

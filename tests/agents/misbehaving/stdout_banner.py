@@ -7,6 +7,6 @@ import _ref
 sys.stdout.write("\x1b[1;32mWelcome to BannerAgent\x1b[0m <script>alert(1)</script>\n")
 sys.stdout.flush()
 
-from conformance.reference.agent import main
+from conformance.reference.acp.agent import main
 
 main()

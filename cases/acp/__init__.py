@@ -1,0 +1,1 @@
+"""Spec-derived cases for the acp target, one module per spec area."""

@@ -1,0 +1,88 @@
+"""Two connections to one agent: `active` "for any connection", and status attaches nobody.
+
+These need an agent that serves more than one connection (WebSocket: ``--transport websocket``
+with a server command, or ``--agent-url``). Over stdio they are not testable, and say so.
+"""
+
+import anyio
+from conformance.cases.acp import spec
+
+from conformance.core.outcomes import NotTestable, Violation
+from conformance.core.registry import Level, case
+from conformance.targets.acp.expect import SESSION_NOT_FOUND, expect_status, show
+from conformance.targets.acp.target import AcpTarget
+
+STATUS_CALLS = 3
+
+
+@case("status.connections.active-for-any-connection", level=Level.MUST, spec=spec.ACTIVE)
+async def active_for_any_connection(acp: AcpTarget, details: dict) -> None:
+    """A session created on connection A is `active` in connection B's status."""
+    sid = await acp.new_session()
+    other = await acp.connect_again()
+    expect_status(
+        await other.status(sid), {"active"}, "connection B's status of a session live on connection A"
+    )
+
+
+@case("status.connections.no-attach", level=Level.MUST, spec=spec.NOT_ATTACHED)
+async def status_does_not_attach(acp: AcpTarget, details: dict) -> None:
+    """After B's status calls, A's prompt sends session/update to A and nothing to B."""
+    sid = await acp.new_session()
+    other = await acp.connect_again()
+    for _ in range(STATUS_CALLS):
+        await other.status(sid)
+    seen_by_a, seen_by_b = len(acp.peer.notifications), len(other.peer.notifications)
+    reply = await acp.prompt(sid, "who hears this?")
+    if not reply.ok:
+        raise NotTestable(f"session/prompt on connection A failed: {reply.describe()}")
+    await anyio.sleep(max(acp.settle, 0.2))  # updates to B, if any, arrive around A's answer
+    to_a = [n for n in acp.peer.notifications[seen_by_a:] if n.method == "session/update"]
+    to_b = [n for n in other.peer.notifications[seen_by_b:] if n.method == "session/update"]
+    details.update(updates_to_a=len(to_a), updates_to_b=len(to_b))
+    if to_b:
+        raise Violation(
+            f"connection B got {len(to_b)} session/update notification(s) for A's prompt after only asking "
+            "session/status: status attached B to the session",
+            expected="no session/update on B",
+            observed=show(to_b[0].params),
+        )
+    if not to_a:
+        raise NotTestable("A's prompt produced no session/update on A, so attaching cannot be observed")
+
+
+@case("status.connections.prompt-needs-resume", level=Level.SHOULD, spec=spec.CLIENT_MUST_RESUME)
+async def prompt_from_unattached_connection(acp: AcpTarget, details: dict) -> None:
+    """B's session/prompt without session/resume (after a status) is rejected, not served."""
+    sid = await acp.new_session()
+    other = await acp.connect_again()
+    await other.status(sid)
+    reply = await other.prompt(sid, "prompt from a connection that never resumed")
+    details["reply"] = reply.describe()
+    if reply.ok:
+        raise Violation(
+            "the agent served session/prompt from a connection that never created or resumed the session "
+            "(it only asked session/status); Clients MUST resume first, and an agent that accepts this "
+            "lets status act as an attach",
+            expected="an error (e.g. -32002) until B resumes the session",
+            observed=reply.describe(),
+        )
+
+
+@case(
+    "status.connections.close-seen-by-other",
+    level=Level.MUST,
+    spec=spec.INACTIVE,
+    needs=("status", "close"),
+)
+async def close_on_a_seen_by_b(acp: AcpTarget, details: dict) -> None:
+    """After A closes a session, B's status of it is not `active` (the state is the agent's, not A's)."""
+    sid = await acp.new_session()
+    other = await acp.connect_again()
+    expect_status(await other.status(sid), {"active"}, "connection B's status before A closes")
+    await acp.close(sid)
+    reply = await other.status(sid)
+    details["after_close"] = reply.describe()
+    if not reply.ok and reply.code == SESSION_NOT_FOUND:
+        return  # the agent let it go entirely: not active either
+    expect_status(reply, {"inactive"}, "connection B's status after A closed the session", unknown_ok=True)

@@ -1,0 +1,99 @@
+"""Consistency between methods: what each status answer implies, the other methods then do.
+
+`inactive` means the agent knows the session and can resume it; after a resume it is in
+memory, so `active`; after a delete the agent no longer knows it. Each case asks status, then
+checks its answer against session/resume, session/prompt and each other.
+"""
+
+from conformance.cases.acp import spec
+from conformance.cases.acp.implied import answer_of, check_implied, forgets_closed
+
+from conformance.core import revisions
+from conformance.core.outcomes import Info, NotApplicable, NotTestable, Violation
+from conformance.core.registry import Level, case
+from conformance.targets.acp.expect import SESSION_NOT_FOUND, show
+from conformance.targets.acp.target import AcpTarget
+
+
+@case(
+    "status.consistency.inactive-resumable",
+    level=Level.MUST,
+    spec=spec.RESUMABLE,
+    needs=("status", "close", "resume-or-load"),
+)
+async def inactive_means_resumable(acp: AcpTarget, details: dict) -> None:
+    """A closed session status calls inactive can be resumed (on the RFD's MAY path, resume may
+    fail with -32002 only because the session does not exist)."""
+    sid = await acp.new_session()
+    await acp.prompt(sid, "remember this")
+    await acp.close(sid)
+    reply = await acp.status(sid)
+    details["status_after_close"] = reply.describe()
+    details["answer"] = await check_implied(acp, sid, reply, "after session/close")
+
+
+@case(
+    "status.consistency.resume-makes-active",
+    level=Level.MUST,
+    spec=spec.ACTIVE,
+    needs=("status", "close", "resume-or-load"),
+)
+async def resumed_session_is_active(acp: AcpTarget, details: dict) -> None:
+    """Right after a successful resume the session is in memory: status says active (a status that
+    still says inactive while the session serves prompts answers from a stale record)."""
+    sid = await acp.new_session()
+    await acp.prompt(sid, "remember this")
+    await acp.close(sid)
+    if await forgets_closed(acp, sid):  # also a status asked while inactive: a cached answer would stick
+        raise NotApplicable("the agent keeps no session once closed (status -32002), so none can be resumed")
+    back = await acp.reopen(sid)
+    if not back.ok:
+        raise NotTestable(f"resuming a session closed a moment ago failed: {back.describe()}")
+    after = await acp.status(sid)
+    details["after"] = after.describe()
+    if answer_of(after) == "active":
+        return
+    prompted = await acp.prompt(sid, "am I in memory?")
+    again = await acp.status(sid)
+    details["after_prompt"] = again.describe()
+    if prompted.ok and answer_of(again) != "active":
+        raise Violation(
+            f"after a successful resume, status said {show(after.result or after.error)}, and still "
+            f"{show(again.result or again.error)} after the session served a prompt: status answers from a record "
+            "the resume did not update",
+            expected=revisions.word("active"),
+            observed={
+                "after resume": after.describe(),
+                "prompt": prompted.describe(),
+                "after prompt": again.describe(),
+            },
+        )
+
+
+@case("status.consistency.after-delete", level=Level.MUST, spec=spec.UNKNOWN, needs=("status", "delete"))
+async def deleted_session_is_unknown(acp: AcpTarget, details: dict) -> None:
+    """After session/delete the agent does not know the session: -32002 (or an answer every other
+    method agrees with)."""
+    live = await acp.new_session()
+    await acp.prompt(live, "to be deleted while in memory")
+    targets = [("a session in memory", live)]
+    if acp.advertises("close"):
+        idle = await acp.new_session()
+        await acp.prompt(idle, "to be deleted")
+        await acp.close(idle)
+        if not await forgets_closed(acp, idle):  # a session the agent no longer knows has nothing to delete
+            targets.append(("a closed session", idle))
+    answers = details["answers"] = {}
+    may_path: list[str] = []
+    for label, sid in targets:
+        await acp.delete(sid)
+        reply = await acp.status(sid)
+        answers[label] = reply.describe()
+        if not reply.ok and reply.code == SESSION_NOT_FOUND:
+            continue
+        try:
+            await check_implied(acp, sid, reply, f"after session/delete of {label}")
+        except Info as taken:
+            may_path.append(taken.message)
+    if may_path:
+        raise Info(may_path[0])

@@ -1,0 +1,224 @@
+"""Generated input: session/status requests of every shape ACP allows, and malformed frames.
+
+`fuzz.status.params` is the status method's own robustness and decides the certificate: any
+well-formed session/status request (any id ACP's RequestId allows, any params) gets a result or an
+error, never a crash. The frame fuzzers send what no ACP client sends (not an object, batches, ids
+past 2^53, invalid UTF-8, oversized lines): robustness findings, shown but not deciding the verdict
+unless --strict, each naming the layer that broke where the evidence tells (an SDK's reader).
+"""
+
+import json
+from pathlib import Path
+
+import anyio.to_thread
+from conformance.cases.acp import spec
+
+from conformance.core import revisions
+from conformance.core.layers import GUARD_HINT, id_layer
+from conformance.core.outcomes import AgentExited, Violation
+from conformance.core.registry import Level, case
+from conformance.targets.acp.fuzzing import FuzzFailure, LiveSession, run_fuzz, settle
+from conformance.targets.acp.machine import PROFILES, hypothesis_dir
+from conformance.targets.acp.strategies import FrameInput, ParamsInput, malformed_frames, status_params
+from conformance.targets.acp.target import AcpTarget
+from conformance.transport.peer import Reply
+
+PARAMS_RULES = ("invalid-params", "unknown-id", "live-active", "same-id", "survives")
+
+
+def _status_of(reply) -> object:
+    return reply.result.get("status") if reply.ok and isinstance(reply.result, dict) else None
+
+
+async def _fuzz(acp: AcpTarget, details: dict, strategy, check) -> None:
+    config = acp.harness.config
+    profile = PROFILES[config.profile]
+    database = hypothesis_dir(Path(config.report_dir)) if config.report_dir else None
+    used_seed, failing, failure = await anyio.to_thread.run_sync(
+        lambda: run_fuzz(acp, strategy, check, profile, config.seed, database)
+    )
+    details.update(profile=profile.name, seed=used_seed)
+    if failure is not None:
+        details["input"] = failing.describe()
+        where = f"; the crash is {failure.layer}. {GUARD_HINT}" if failure.layer else ""
+        raise Violation(
+            f"{failure} (shrunk input, seed {used_seed}){where}",
+            observed=failing.describe(),
+            rule=failure.rule,
+        )
+
+
+async def _ask(acp: AcpTarget, inp: ParamsInput, params: object) -> Reply:
+    """Send one session/status request with the drawn id; the reply, whatever id it came back by."""
+    line = json.dumps(
+        {"jsonrpc": "2.0", "id": inp.request_id, "method": "session/status", "params": params},
+        ensure_ascii=False,
+        allow_nan=False,  # a well-formed request: JSON has no NaN or Infinity
+    ).encode("utf-8", "surrogatepass")
+    raw = await acp.peer.exchange_raw(
+        line, inp.request_id, wait=True, timeout=acp.harness.config.timeout, method="session/status"
+    )
+    frame = raw.frame if raw.frame is not None else raw.stray
+    if raw.frame is None and raw.stray is not None:
+        got = raw.stray.get("id")
+        raise FuzzFailure(
+            f"the response to session/status with id {json.dumps(inp.request_id)} carries id {json.dumps(got)}; "
+            "JSON-RPC: the Server MUST reply with the same value",
+            rule="same-id",
+        )
+    assert frame is not None
+    error = frame.get("error")
+    return Reply(0, "session/status", frame.get("result"), error if isinstance(error, dict) else None)
+
+
+@case("fuzz.status.params", level=Level.MUST, spec=spec.REQUEST_SCHEMA, rules=PARAMS_RULES)
+async def fuzz_status_params(acp: AcpTarget, details: dict) -> None:
+    """Generated requests (any id ACP allows; valid, invalid, huge, unicode params, deep _meta) get
+    the right answer, by the request's id; the agent lives."""
+    live = LiveSession(acp)
+
+    async def check(inp: ParamsInput) -> None:
+        sid = await live.ensure()
+        params = live.fill(inp.params)
+        try:
+            reply = await _ask(acp, inp, params)
+        except AgentExited as exc:
+            raise FuzzFailure(
+                f"the agent died on session/status with params {inp.describe()}: {str(exc).splitlines()[0]}",
+                rule="survives",
+                died=True,
+                layer=live.crash_layer(),
+            ) from None
+        if inp.expect == "invalid" and (reply.ok or reply.code != -32602):
+            raise FuzzFailure(
+                f"params {inp.describe()} got {reply.describe()}, expected error -32602",
+                rule="invalid-params",
+            )
+        if inp.expect == "status":
+            if reply.ok:
+                status = reply.result.get("status") if isinstance(reply.result, dict) else None
+                if not isinstance(status, str):
+                    raise FuzzFailure(
+                        f"params {inp.describe()} got a result without a string status: {reply.describe()}",
+                        rule="unknown-id",
+                    )
+                if params.get("sessionId") == sid and revisions.canonical(status) != "active":
+                    raise FuzzFailure(
+                        f"params {inp.describe()} (a live session) got {status!r}, "
+                        f"expected {revisions.word('active')!r}",
+                        rule="live-active",
+                    )
+            elif params.get("sessionId") == sid:
+                raise FuzzFailure(
+                    f"params {inp.describe()} (a live session) got {reply.describe()}", rule="live-active"
+                )
+            elif reply.code != -32002:
+                raise FuzzFailure(f"valid params {inp.describe()} got {reply.describe()}", rule="unknown-id")
+        if inp.expect == "either" and not reply.ok and reply.code != -32602:
+            raise FuzzFailure(
+                f"params {inp.describe()} got {reply.describe()}, expected a status or -32602",
+                rule="invalid-params",
+            )
+        try:
+            after = await acp.status(sid)
+        except AgentExited as exc:
+            raise FuzzFailure(
+                f"the agent died after session/status with params {inp.describe()}: {str(exc).splitlines()[0]}",
+                rule="survives",
+                died=True,
+                layer=live.crash_layer(),
+            ) from None
+        if not after.ok or revisions.canonical(_status_of(after)) != "active":
+            raise FuzzFailure(
+                f"after params {inp.describe()}, the live session is no longer active: {after.describe()}",
+                rule="survives",
+            )
+
+    await _fuzz(acp, details, status_params(), check)
+
+
+async def _send_frame(acp: AcpTarget, live: LiveSession, inp: FrameInput):
+    sid = await live.ensure()
+    line = inp.line.replace(b"$live", sid.encode())
+    peer = acp.peer
+    problems_before = len(peer.problems)
+    if inp.response == "required":
+        raw = await peer.exchange_raw(line, inp.response_id, wait=True, timeout=acp.harness.config.timeout)
+        if raw.frame is None and raw.stray is not None:
+            got = raw.stray.get("id")
+            why = id_layer(inp.response_id, got)
+            raise FuzzFailure(
+                f"the response to {inp.describe()} carries id {got!r}, not the request's "
+                f"{inp.response_id!r} (JSON-RPC: the id MUST be the same as the request's)"
+                + (f"; {why}" if why else "")
+            )
+        return raw.frame, peer.problems[problems_before:], True
+    pending = peer.expect(inp.response_id) if inp.response == "error" else None
+    alternatives = [peer.expect(alt) for alt in inp.alt_ids]
+    try:
+        await peer.send_raw(line)
+        sentinel = await acp.status(sid)
+        await settle()
+    finally:
+        if pending is not None:
+            peer.unexpect(inp.response_id)
+        for alt in inp.alt_ids:
+            peer.unexpect(alt)
+    if pending is None or pending.frame is None:
+        pending = next((a for a in alternatives if a.frame is not None), pending)
+    alive = sentinel.ok and revisions.canonical(_status_of(sentinel)) == "active"
+    return (pending.frame if pending else None), peer.problems[problems_before:], alive
+
+
+@case("fuzz.frames.survives", level=Level.ROBUSTNESS, spec=spec.ONE_RESPONSE, needs=("status", "frames"))
+async def fuzz_frames_survive(acp: AcpTarget, details: dict) -> None:
+    """After frames no ACP client sends (not JSON, not an object, batches, odd ids, 3 MB lines), the
+    agent answers each request once, by its id, and keeps its sessions."""
+    live = LiveSession(acp)
+
+    async def check(inp: FrameInput) -> None:
+        try:
+            frame, problems, alive = await _send_frame(acp, live, inp)
+        except AgentExited as exc:
+            raise FuzzFailure(
+                f"the agent died after {inp.describe()}: {str(exc).splitlines()[0]}",
+                died=True,
+                layer=live.crash_layer(),
+            ) from None
+        if inp.response == "required" and frame is None:
+            raise FuzzFailure(f"no response carrying id {inp.response_id!r} to {inp.describe()}")
+        broken_messages = [p for p in problems if not p.noise]
+        if broken_messages:
+            raise FuzzFailure(f"after {inp.describe()}: {broken_messages[0].problem}")
+        if not alive:
+            raise FuzzFailure(f"after {inp.describe()}, the live session no longer answers as active")
+
+    await _fuzz(acp, details, malformed_frames(), check)
+
+
+@case("fuzz.frames.error-codes", level=Level.ROBUSTNESS, spec=spec.ERROR_CODES, needs=("status", "frames"))
+async def fuzz_frames_error_codes(acp: AcpTarget, details: dict) -> None:
+    """Malformed frames get -32700 (not JSON) or -32600 (not a valid request), with id null if unreadable."""
+    live = LiveSession(acp)
+
+    async def check(inp: FrameInput) -> None:
+        if inp.response != "error":
+            return
+        try:
+            frame, _, _ = await _send_frame(acp, live, inp)
+        except AgentExited:
+            return  # fuzz.frames.survives reports crashes
+        code = (
+            (frame or {}).get("error", {}).get("code")
+            if isinstance((frame or {}).get("error"), dict)
+            else None
+        )
+        if frame is None or code != inp.code:
+            got = "no response" if frame is None else f"code {code}"
+            if frame is not None and inp.kind == "bad-utf8" and frame.get("id") is not None:
+                got += f" by id {frame.get('id')!r} (the agent decoded the invalid UTF-8 leniently and read a request)"
+            raise FuzzFailure(
+                f"{inp.describe()} got {got}, expected error {inp.code} with id {inp.response_id!r}"
+            )
+
+    await _fuzz(acp, details, malformed_frames(), check)

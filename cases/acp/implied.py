@@ -1,0 +1,87 @@
+"""What a status answer implies, checked against what the other methods then do.
+
+Helpers for the cases (no case here). An answer is judged by consistency, not by an assumption
+the spec does not make: `active` for an id means a prompt with that id works on the connection
+that created it; `inactive` means resume works (or, on the RFD's MAY path, fails with -32002
+because the session does not exist); -32002 means the agent does not know it, so it does not
+resume. An agent that treats two spellings of an id as one session everywhere is consistent,
+and passes; one whose status alone does is not.
+"""
+
+from __future__ import annotations
+
+from conformance.core import revisions
+from conformance.core.outcomes import Info, Violation
+from conformance.targets.acp.expect import SESSION_NOT_FOUND, show
+from conformance.targets.acp.target import AcpTarget
+from conformance.transport.peer import Reply
+
+__all__ = ["answer_of", "check_implied", "forgets_closed"]
+
+
+def answer_of(reply: Reply) -> str:
+    """'active', 'inactive', 'unknown' (-32002), 'other:<word>' or 'error <code>'."""
+    if not reply.ok:
+        return "unknown" if reply.code == SESSION_NOT_FOUND else f"error {reply.code}"
+    value = reply.result.get("status") if isinstance(reply.result, dict) else None
+    return revisions.canonical(value) or f"other:{value}"
+
+
+async def check_implied(
+    acp: AcpTarget, session_id: str, reply: Reply, context: str, *, rule: str | None = None
+) -> str:
+    """Raise a Violation when what the other methods do contradicts the status answer; an Info
+    when the answer took the MAY path. Returns the answer (see :func:`answer_of`)."""
+    answer = answer_of(reply)
+    if answer == "active":
+        prompted = await acp.prompt(session_id, "status said active")
+        if not prompted.ok:
+            raise Violation(
+                f"{context}: status said {revisions.word('active')!r} (in memory), but session/prompt with that id "
+                f"on the connection that created the session failed: {prompted.describe()}",
+                expected="a session status calls active accepts session/prompt",
+                observed={"status": reply.describe(), "prompt": prompted.describe()},
+                rule=rule,
+            )
+    elif answer == "inactive" and acp.advertises("resume-or-load"):
+        back = await acp.reopen(session_id)
+        if back.ok:
+            return answer
+        may = revisions.current().may_inactive_for_unknown
+        if may and back.code == SESSION_NOT_FOUND:
+            raise Info(
+                f"{context}: status said {revisions.word('inactive')!r} and resume then failed with -32002: the "
+                "MAY path (inactive for any session not in memory; the session does not exist)"
+            )
+        raise Violation(
+            f"{context}: status said {revisions.word('inactive')!r} (known, resumable), but resuming it failed: "
+            f"{back.describe()}",
+            expected="resume succeeds" + (" (or fails with -32002 on the MAY path)" if may else ""),
+            observed={"status": reply.describe(), "resume": back.describe()},
+            rule=rule,
+        )
+    elif answer == "unknown" and acp.advertises("resume-or-load"):
+        back = await acp.reopen(session_id)
+        if back.ok:
+            raise Violation(
+                f"{context}: status said -32002 (the agent does not know the session), yet session/resume then "
+                "resumed it",
+                expected="resume fails: the agent does not know the session",
+                observed={"status": reply.describe(), "resume": show(back.result)},
+                rule=rule,
+            )
+    return answer
+
+
+async def forgets_closed(acp: AcpTarget, session_id: str) -> bool:
+    """True when the agent keeps no session once it is closed: status says -32002 for it and
+    resume agrees (the cases that need a closed session to resume are then n/a, not failures).
+    A session status calls unknown that resume brings back is closed again and kept: the case goes
+    on (status.consistency.inactive-resumable reports the contradiction)."""
+    reply = await acp.status(session_id)
+    if reply.ok or reply.code != SESSION_NOT_FOUND:
+        return False
+    if not acp.advertises("resume-or-load") or not (await acp.reopen(session_id)).ok:
+        return True
+    await acp.close(session_id)
+    return False

@@ -1,0 +1,62 @@
+"""Model-based sequences: Hypothesis-generated lifecycle and status calls against the session model."""
+
+from pathlib import Path
+
+import anyio.to_thread
+from conformance.cases.acp import spec
+
+from conformance.core import revisions
+from conformance.core.outcomes import NotTestable, Violation
+from conformance.core.registry import Level, case
+from conformance.replay.files import numbered_steps, write_replay
+from conformance.targets.acp.machine import PROFILES, run_sequences
+from conformance.targets.acp.sequences import RULES
+from conformance.targets.acp.target import AcpTarget
+
+CASE_ID = "sequence.status.model-based"
+
+
+@case(CASE_ID, level=Level.MUST, spec=spec.NO_SIDE_EFFECTS, rules=tuple(RULES))
+async def model_based_sequences(acp: AcpTarget, details: dict) -> None:
+    """Random sequences of lifecycle and status calls never contradict the session model."""
+    config = acp.harness.config
+    report_dir = Path(config.report_dir) if config.report_dir else None
+    run = await anyio.to_thread.run_sync(
+        lambda: run_sequences(acp, PROFILES[config.profile], seed_value=config.seed, report_dir=report_dir)
+    )
+    details.update(profile=run.profile, seed=run.seed, examples=run.examples)
+    if run.dry_examples:
+        details["budget_note"] = f"time budget spent: the last {run.dry_examples} examples ran no steps"
+    if run.failure is None:
+        return
+    steps = [s.to_json() for s in run.steps]
+    details["steps"] = steps
+    details["sequence"] = numbered_steps(run.steps)
+    if report_dir is not None:
+        path = write_replay(
+            report_dir / "replays",
+            case_id=CASE_ID,
+            command=config.command,
+            cwd=config.cwd,
+            agent_info=acp.agent_info,
+            spec_revision=revisions.current().name,
+            seed=run.seed,
+            profile=run.profile,
+            failure=run.failure,
+            steps=steps,
+        )
+        details["replay_file"] = str(path)
+    if run.rule == "prerequisite":
+        raise NotTestable(f"{run.failure} (seed {run.seed})", observed="\n".join(details["sequence"]))
+    raise Violation(
+        f"{run.failure} (minimal sequence of {len(run.steps)} steps, seed {run.seed}"
+        + (
+            f"; replay: session-status-conformance replay {details['replay_file']})"
+            if "replay_file" in details
+            else ")"
+        ),
+        expected=f"every answer allowed by the session model; the rule broken: {RULES.get(run.rule or '', run.rule)}",
+        observed="\n".join(details["sequence"]),
+        rule=run.rule if run.rule in RULES else None,
+        spec_key="envelope" if run.rule == "envelope" else None,
+    )

@@ -1,0 +1,195 @@
+"""No side effects: status never loads, resumes, creates, closes, changes or attaches.
+
+Each case observes the session from outside, before and after status calls, through the
+agent's own lifecycle methods.
+"""
+
+import anyio
+from conformance.cases.acp import spec
+from conformance.cases.acp.implied import forgets_closed
+
+from conformance.core import revisions
+from conformance.core.outcomes import MissingInput, NotApplicable, NotTestable, Violation
+from conformance.core.registry import Level, case
+from conformance.targets.acp.expect import show, status_value
+from conformance.targets.acp.target import AcpTarget
+from conformance.transport.peer import Reply
+
+REPEATS = 20
+
+
+def _answer(reply: Reply) -> str:
+    if reply.ok:
+        return status_value(reply, "status")
+    return f"error {reply.code}"
+
+
+@case("status.no-side-effects.inactive-stays-inactive", level=Level.MUST, spec=spec.NO_SIDE_EFFECTS)
+async def inactive_stays_inactive(acp: AcpTarget, details: dict) -> None:
+    """Many status calls on an inactive session leave it inactive (status does not load it)."""
+    sid = await acp.inactive_session()
+    answers = [_answer(await acp.status(sid)) for _ in range(REPEATS)]
+    details["answers"] = answers
+    if revisions.canonical(answers[0]) == "active":
+        raise NotTestable("the session is still `active` after close/restart (see status.inactive.*)")
+    for i, got in enumerate(answers[1:], start=2):
+        if got != answers[0]:
+            raise Violation(
+                f"status call #{i} on an inactive session answered {got!r} after {answers[0]!r}: "
+                "status changed the session",
+                expected=answers[0],
+                observed=answers,
+            )
+
+
+@case("status.no-side-effects.unknown-stays-unknown", level=Level.MUST, spec=spec.NO_SIDE_EFFECTS)
+async def unknown_stays_unknown(acp: AcpTarget, details: dict) -> None:
+    """Status of an unknown id does not create it: status, resume and session/list agree afterwards."""
+    asked = acp.unknown_id()
+    answers = [_answer(await acp.status(asked)) for _ in range(3)]
+    details["answers"] = answers
+    if any(a != answers[0] for a in answers):
+        raise Violation(
+            f"repeated status of a never-created id changed its answer: {answers}",
+            expected=[answers[0]] * len(answers),
+            observed=answers,
+        )
+    if acp.advertises("list") and asked in await acp.list_sessions():
+        raise Violation(
+            "session/list shows a session that only session/status was asked about", observed=asked
+        )
+    if acp.advertises("persist"):
+        back = await acp.reopen(asked)
+        if back.ok:
+            control = await acp.reopen(acp.unknown_id())
+            if control.ok:
+                raise NotTestable(
+                    "resume/load of any never-created id succeeds, so it cannot tell what status did"
+                )
+            raise Violation(
+                "a never-created id could be resumed after session/status was asked about it",
+                expected="error -32002",
+                observed=back.describe(),
+            )
+
+
+@case("status.no-side-effects.active-accepts-prompt", level=Level.MUST, spec=spec.NO_SIDE_EFFECTS)
+async def active_still_accepts_prompt(acp: AcpTarget, details: dict) -> None:
+    """After status of an active session, it still accepts session/prompt (status did not evict it)."""
+    sid = await acp.new_session()
+    before = await acp.prompt(sid, "first")
+    if not before.ok:
+        raise NotTestable(f"session/prompt on a new session failed: {before.describe()}")
+    for _ in range(3):
+        await acp.status(sid)
+    after = await acp.prompt(sid, "second")
+    if not after.ok:
+        raise Violation(
+            "session/prompt failed after session/status: status evicted or changed the session",
+            expected="a PromptResponse",
+            observed=after.describe(),
+        )
+
+
+@case(
+    "status.no-side-effects.list-unchanged",
+    level=Level.MUST,
+    spec=spec.NO_SIDE_EFFECTS,
+    needs=("status", "list"),
+)
+async def list_entries_unchanged(acp: AcpTarget, details: dict) -> None:
+    """session/list entries (ids, titles, updatedAt) are the same before and after status calls."""
+    live = await acp.new_session()
+    await acp.prompt(live, "hello")
+    idle = await acp.inactive_session() if acp.advertises("close") else None
+    mine = [s for s in (live, idle) if s]
+    before = await acp.list_sessions()
+    await anyio.sleep(0.02)  # a timestamp bumped by status must be able to differ
+    for sid in mine:
+        for _ in range(3):
+            await acp.status(sid)
+    after = await acp.list_sessions()
+    for sid in mine:
+        if before.get(sid) != after.get(sid):
+            raise Violation(
+                f"the session/list entry of {sid} changed across session/status calls",
+                expected=show(before.get(sid)),
+                observed=show(after.get(sid)),
+            )
+    new_ids = sorted(set(after) - set(before))
+    if new_ids:
+        raise Violation("session/list gained sessions across session/status calls", observed=new_ids[:5])
+
+
+@case("status.no-side-effects.no-notifications", level=Level.MUST, spec=spec.NO_SIDE_EFFECTS)
+async def no_notifications(acp: AcpTarget, details: dict) -> None:
+    """No session/update (or any notification) arrives because of a status call."""
+    idle = await acp.inactive_session()  # first: it may restart the agent
+    live = await acp.new_session()
+    await acp.prompt(live, "hello")
+    await anyio.sleep(acp.settle)
+    mark = acp.peer.transcript.mark()
+    for sid in (live, idle):
+        await acp.status(sid)
+    await anyio.sleep(acp.settle)
+    await acp.status(acp.unknown_id())  # a round trip after, so late frames have arrived
+    got = acp.peer.notifications_since(mark)
+    if got:
+        first = got[0]
+        raise Violation(
+            f"{len(got)} notification(s) arrived after session/status, first {first.method}: "
+            "status replayed or attached the session",
+            expected="no notification",
+            observed=show({"method": first.method, "params": first.params}),
+        )
+
+
+@case(
+    "status.no-side-effects.history-unchanged",
+    level=Level.MUST,
+    spec=spec.NO_SIDE_EFFECTS,
+    needs=("status", "load", "close", "v1"),
+)
+async def history_unchanged(acp: AcpTarget, details: dict) -> None:
+    """The history session/load replays is the same after status calls (on the session inactive
+    and in memory) as before them; calibrated first: two loads with nothing between agree."""
+    sid = await acp.new_session()
+    await acp.prompt(sid, "a turn to remember")
+    await acp.close(sid)
+    if await forgets_closed(acp, sid):
+        raise NotApplicable("the agent keeps no session once closed (status -32002), so none can be loaded")
+    first = await _replay(acp, sid)
+    second = await _replay(acp, sid)
+    details["replayed_updates"] = len(first)
+    if not first:
+        raise MissingInput("session/load replays no history, so a change status made to it cannot be seen")
+    if first != second:
+        raise MissingInput(
+            "two session/loads with nothing between them replay different histories, so the replay cannot show "
+            "what status changed"
+        )
+    for _ in range(3):
+        await acp.status(sid)  # inactive
+    back, _ = await acp.load_replay(sid)
+    if not back.ok:
+        raise NotTestable(f"session/load after status calls failed: {back.describe()}")
+    for _ in range(3):
+        await acp.status(sid)  # in memory
+    await acp.close(sid)
+    after = await _replay(acp, sid)
+    if after != first:
+        extra = [u for u in after if u not in first] or after
+        raise Violation(
+            f"the history session/load replays changed across session/status calls ({len(first)} updates before, "
+            f"{len(after)} after)",
+            expected=show(first),
+            observed=show(extra),
+        )
+
+
+async def _replay(acp: AcpTarget, sid: str) -> list:
+    reply, updates = await acp.load_replay(sid)
+    if not reply.ok:
+        raise NotTestable(f"session/load of a closed session failed: {reply.describe()}")
+    await acp.close(sid)
+    return updates

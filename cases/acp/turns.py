@@ -1,0 +1,117 @@
+"""Status while a turn is in progress: the session is in memory, and asking changes nothing.
+
+The suite holds its answer to the agent's `session/request_permission` (sent for a prompt that
+contains "[permission]"), so a turn stays in progress for as long as the case needs. An agent
+that asks no permission for such a prompt leaves no turn to ask about: n/a, not a pass. Whether
+status touched the turn is judged against a control turn on another session, run the same way
+without status calls (their stop reasons must agree).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anyio
+from conformance.cases.acp import spec
+from conformance.cases.acp.implied import answer_of
+
+from conformance.core import revisions
+from conformance.core.outcomes import NotApplicable, NotTestable, Unanswered, Violation
+from conformance.core.registry import Level, case
+from conformance.targets.acp.expect import show
+from conformance.targets.acp.target import AcpTarget
+
+PERMISSION = "[permission] a turn that needs the user's permission"
+STATUS_CALLS = 3
+
+
+async def _turn(acp: AcpTarget, sid: str, during: Any = None) -> tuple[str | None, Any]:
+    """Run a turn that waits on a held permission request; call ``during()`` while it waits.
+    Returns the turn's stop reason (None: the agent asked no permission) and what ``during``
+    returned."""
+    peer = acp.peer
+    peer.hold_methods = {"session/request_permission"}
+    held_before, got = len(peer.held), {}
+    stalled: list[Unanswered] = []
+    mark = len(peer.notifications)
+
+    async def prompt() -> None:
+        # Longer than --timeout: the turn waits on a permission the suite holds while status is asked.
+        reply = await acp.prompt(sid, PERMISSION, wait=False, timeout=3 * acp.harness.config.timeout)
+        got["reply"] = reply
+        if acp.protocol == 2 and reply.ok:
+            update = await acp.wait_state(sid, "idle", since=mark)
+            got["stop"] = (update or {}).get("stopReason")
+        elif reply.ok and isinstance(reply.result, dict):
+            got["stop"] = reply.result.get("stopReason")
+
+    try:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(prompt)
+            with anyio.move_on_after(min(acp.harness.config.timeout, 5)):
+                while len(peer.held) == held_before and "reply" not in got:
+                    await anyio.sleep(0.01)
+            asked = len(peer.held) > held_before
+            if asked and during is not None:
+                try:
+                    got["during"] = await during()
+                except Unanswered as exc:  # re-raised below, once the turn is let go
+                    stalled.append(exc)
+                    tg.cancel_scope.cancel()
+            await peer.release()
+    finally:
+        peer.hold_methods = set()
+        await peer.release()
+    if stalled:
+        first = stalled[0]
+        raise Unanswered(
+            first.method,
+            first.request_id,
+            first.limit,
+            params=first.params,
+            why=f"{first.why}, while the session's turn waited on the user's permission (does status wait for the turn?)",
+        )
+    if not asked:
+        return None, None
+    reply = got.get("reply")
+    if reply is None or not reply.ok:
+        raise NotTestable(
+            f"the turn waiting on a permission request failed: {reply.describe() if reply else 'no answer'}"
+        )
+    return str(got.get("stop")), got.get("during")
+
+
+@case("status.active.during-turn", level=Level.MUST, spec=spec.ACTIVE, rules=("turn-untouched",))
+async def active_while_a_turn_waits(acp: AcpTarget, details: dict) -> None:
+    """While a turn waits on the user's permission, status answers at once, `active`, and the turn
+    then ends as a turn without status calls does."""
+    control = await acp.new_session()
+    control_stop, _ = await _turn(acp, control)
+    if control_stop is None:
+        raise NotApplicable(
+            "the agent asked no permission for a '[permission]' prompt, so no turn stays in progress"
+        )
+    sid = await acp.new_session()
+
+    async def ask() -> list[Any]:
+        return [await acp.status(sid) for _ in range(STATUS_CALLS)]
+
+    stop, replies = await _turn(acp, sid, ask)
+    answers = [answer_of(r) for r in replies or []]
+    details.update(control_stop=control_stop, stop=stop, answers=answers)
+    wrong = [r for r in replies or [] if answer_of(r) != "active"]
+    if wrong:
+        raise Violation(
+            f"while a turn waited on the user's permission, status answered {show(wrong[0].result or wrong[0].error)}: "
+            "a session with a turn in progress is in memory",
+            expected=revisions.word("active"),
+            observed=answers,
+        )
+    if stop != control_stop:
+        raise Violation(
+            f"the turn status was asked about ended with stopReason {stop!r}, the same turn without status calls with "
+            f"{control_stop!r}: status changed the turn in progress",
+            expected=control_stop,
+            observed=stop,
+            rule="turn-untouched",
+        )

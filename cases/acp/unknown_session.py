@@ -1,0 +1,114 @@
+"""Unknown sessions: the -32002 error, its message and data, and the MAY path of `inactive`."""
+
+from conformance.cases.acp import spec
+
+from conformance.core import revisions
+from conformance.core.outcomes import Info, NotApplicable, Violation
+from conformance.core.registry import Level, case
+from conformance.targets.acp.expect import SESSION_NOT_FOUND, expect_error, show
+from conformance.targets.acp.target import AcpTarget
+from conformance.transport.peer import Reply
+
+NOT_FOUND_MESSAGE = "Resource not found"
+
+
+def _took_may_path(reply: Reply) -> bool:
+    """The agent answered the not-in-memory word for an unknown id, and the revision allows it."""
+    said_inactive = (
+        reply.ok
+        and isinstance(reply.result, dict)
+        and revisions.canonical(reply.result.get("status")) == "inactive"
+    )
+    return said_inactive and revisions.current().may_inactive_for_unknown
+
+
+@case("status.error.unknown-session-code", level=Level.MUST, spec=spec.UNKNOWN)
+async def unknown_session_code(acp: AcpTarget, details: dict) -> None:
+    """A never-created id gets error -32002 (or `inactive`, the MAY path)."""
+    reply = await acp.status(acp.unknown_id())
+    if _took_may_path(reply):
+        raise Info(
+            f"the agent answers {revisions.word('inactive')!r} for an unknown id "
+            "(allowed by MAY; see status.unknown.may-inactive)"
+        )
+    expect_error(reply, SESSION_NOT_FOUND, "status of a never-created session id")
+
+
+@case("status.error.unknown-session-message", level=Level.SHOULD, spec=spec.NOT_FOUND_MESSAGE)
+async def unknown_session_message(acp: AcpTarget, details: dict) -> None:
+    """The -32002 error's message is "Resource not found"."""
+    reply = await acp.status(acp.unknown_id())
+    if reply.ok:
+        raise NotApplicable(f"the agent answers a result for unknown ids ({reply.describe()})")
+    message = (reply.error or {}).get("message")
+    if message != NOT_FOUND_MESSAGE:
+        raise Violation(
+            f"error message is {message!r}, expected {NOT_FOUND_MESSAGE!r}",
+            expected=NOT_FOUND_MESSAGE,
+            observed=message,
+        )
+
+
+@case("status.error.unknown-session-data", level=Level.MUST, spec=spec.NOT_FOUND_DATA)
+async def unknown_session_data(acp: AcpTarget, details: dict) -> None:
+    """The -32002 error carries `data.sessionId` equal to the id asked for, exactly: short, 10 kB,
+    with quotes, backslashes, non-ASCII and surrounding spaces."""
+    base = acp.unknown_id()
+    asked_ids = {
+        "a plain id": base,
+        "a 10 kB id": base + "x" * 10_240,
+        "an id with JSON-special characters": base + '"\\/\b',
+        "a non-ASCII id": base + "-ünïcödé-会话-🙂",
+        "an id with surrounding spaces": f"  {base}  ",
+    }
+    for label, asked in asked_ids.items():
+        reply = await acp.status(asked)
+        if reply.ok:
+            raise NotApplicable(f"the agent answers a result for unknown ids ({reply.describe()})")
+        if reply.code != SESSION_NOT_FOUND:
+            continue  # the code is status.error.unknown-session-code's to judge
+        data = (reply.error or {}).get("data")
+        got = data.get("sessionId") if isinstance(data, dict) else None
+        if got != asked:
+            raise Violation(
+                f"for {label}, error.data.sessionId is missing or differs from the id asked for"
+                + (f" ({len(got)} of {len(asked)} characters)" if isinstance(got, str) else ""),
+                expected={"sessionId": asked[:300]},
+                observed=show(data),
+            )
+
+
+@case("status.unknown.may-inactive", level=Level.MAY, spec=spec.MAY_INACTIVE)
+async def may_answer_inactive_for_unknown(acp: AcpTarget, details: dict) -> None:
+    """`inactive` for an unknown id is allowed only if resuming that id then fails with -32002."""
+    asked = acp.unknown_id()
+    reply = await acp.status(asked)
+    if not _took_may_path(reply):
+        raise NotApplicable(f"the agent does not answer {revisions.word('inactive')!r} for unknown ids")
+    back = await acp.reopen(asked)
+    if back.ok or back.code != SESSION_NOT_FOUND:
+        raise Violation(
+            f"the agent said {revisions.word('inactive')!r} for a never-created id, but resuming it did not "
+            "fail with -32002",
+            expected="error -32002 from session/resume (or session/load)",
+            observed=back.describe(),
+        )
+    raise Info(
+        f"MAY path taken: {revisions.word('inactive')!r} for unknown ids, and resume then fails with -32002"
+    )
+
+
+@case("status.error.long-session-id", level=Level.MUST, spec=spec.UNKNOWN)
+async def long_unknown_id(acp: AcpTarget, details: dict) -> None:
+    """A 10 kB unknown id gets -32002 (or `inactive`) and the agent keeps working."""
+    asked = "sess_" + "x" * 10_240
+    try:
+        reply = await acp.status(asked)
+    except Exception as exc:  # the agent died or hung on it: that is the finding
+        raise Violation(
+            f"session/status with a 10 kB sessionId got no answer: {str(exc).splitlines()[0]}",
+            expected="error -32002",
+            observed=str(exc)[:500],
+        ) from None
+    if not _took_may_path(reply):
+        expect_error(reply, SESSION_NOT_FOUND, "status of a 10 kB never-created id")

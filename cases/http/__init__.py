@@ -1,0 +1,1 @@
+"""Spec-derived cases for the http target, one module per spec area."""

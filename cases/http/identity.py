@@ -1,0 +1,205 @@
+"""HTTP status: the session, the caller and the agent named in another form, and odd values.
+
+An id in another form (upper-case, a prefix, with a trailing space) names another session, user
+or agent unless the service treats it as the same one everywhere. The spec does not say how ids
+compare, so the status is judged against what the service's other methods do with the same
+form: a 404 on status must not be contradicted by the session's messages answering 200 (the
+service has the session under that name), and a 200 must be backed by them (the caller sees the
+session there too). The messages are a probe, calibrated before use: they must answer 200 for the
+caller's session as named and not 2xx for the kind of name being varied (an unknown session, another
+user, another agent). Without a calibrated probe (a service the suite cannot drive, or messages
+that answer everyone), a 404 passes (a different string is a different id until something shows
+otherwise) and a 200 is not testable.
+"""
+
+from __future__ import annotations
+
+from conformance.cases.http.status import AGENT_PARAM, HTTP_CAPABILITY, NOT_FOUND
+
+from conformance.core.outcomes import MissingInput, Violation
+from conformance.core.registry import Level, case
+from conformance.targets.http.target import HttpStatusTarget
+
+NOT_FOUND_CODES = (404, 422)  # 422: a validation error for a name the service cannot take
+
+
+def ok(code: int | None) -> bool:
+    return code is not None and 200 <= code < 300
+
+
+def forms(value: str) -> dict[str, str]:
+    """The id in other forms a lookup might confuse with it, each differing from it."""
+    found = {
+        "upper-case": value.upper(),
+        "lower-case": value.lower(),
+        "a prefix": value[: max(4, len(value) // 2)],
+        "with a trailing space": value + " ",
+    }
+    return {name: form for name, form in found.items() if form != value}
+
+
+class Variants:
+    """Probing one name (session, user or agent) of the caller's session in other forms."""
+
+    def __init__(self, http: HttpStatusTarget, details: dict, calibrated: bool) -> None:
+        self.http, self.details, self.calibrated = http, details, calibrated
+        self.problems: list[str] = []
+        self.unjudged: list[str] = []
+        details["messages_probe_calibrated"] = calibrated
+
+    async def judge(self, label: str, session_id: str, agent_id: str, user_id: str | None = None) -> None:
+        http = self.http
+        elsewhere = (
+            await http.exists_elsewhere(agent_id, session_id, user_id=user_id) if self.calibrated else None
+        )
+        probe = await http.status(session_id, agent_id, user_id=user_id)
+        later = (
+            await http.exists_elsewhere(agent_id, session_id, user_id=user_id) if self.calibrated else None
+        )
+        self.details[label] = {
+            "messages before": elsewhere,
+            "status": probe.describe(),
+            "messages after": later,
+        }
+        if ok(later) and not ok(elsewhere):
+            self.problems.append(
+                f"{label}: the session's messages answered {elsewhere} before the status probe and {later} after "
+                f"it ({probe.describe()}): the probe created what it was asked about"
+            )
+        elif probe.code in NOT_FOUND_CODES:
+            if ok(elsewhere):
+                self.problems.append(
+                    f"{label}: status answered HTTP {probe.code}, but the session's messages answer {elsewhere} "
+                    "for the same name: the service has the session under it"
+                )
+        elif ok(probe.code):
+            if elsewhere is None:
+                self.unjudged.append(f"{label} ({probe.describe()})")
+            elif not ok(elsewhere):
+                self.problems.append(
+                    f"{label}: status answered {probe.describe()}, but the session's messages answer {elsewhere} "
+                    "for the same name: the status tells about a session the caller cannot see there"
+                )
+        else:
+            self.problems.append(
+                f"{label}: answered {probe.describe()}, neither the session's status nor 404"
+            )
+
+    def verdict(self, what: str, level_of: str) -> None:
+        if self.problems:
+            raise Violation(
+                f"the caller's session with {what} in another form: " + "; ".join(self.problems),
+                expected=f"HTTP 404 (another {level_of}), or 200 only where the service's other methods agree",
+                observed=self.problems,
+            )
+        if self.unjudged:
+            raise MissingInput(
+                f"status answered 200 for {what} in another form ({'; '.join(self.unjudged)}), and the suite has no "
+                "calibrated probe (the session's messages telling names apart) to see whether the service treats it "
+                "as the same everywhere"
+            )
+
+
+async def calibrated(http: HttpStatusTarget, agent_id: str, sid: str, *, varied: dict[str, str]) -> bool:
+    """The messages probe tells the caller's session as named (2xx) from the varied name (not
+    2xx): ``varied`` holds the one name changed, ``session_id``, ``agent_id`` or ``user_id``."""
+    if not http.drivable:
+        return False
+    mine = await http.exists_elsewhere(agent_id, sid)
+    theirs = await http.exists_elsewhere(
+        varied.get("agent_id", agent_id), varied.get("session_id", sid), user_id=varied.get("user_id")
+    )
+    return ok(mine) and not ok(theirs)
+
+
+@case("http.identity.session-id-variants", level=Level.MUST, spec=NOT_FOUND, needs=HTTP_CAPABILITY)
+async def session_id_in_another_form(http: HttpStatusTarget, details: dict) -> None:
+    """The caller's session id upper-cased, shortened or with a space is 404, unless the service
+    answers for it everywhere (its messages too)."""
+    agent_id, sid = await http.new_session()
+    variants = Variants(
+        http, details, await calibrated(http, agent_id, sid, varied={"session_id": http.unknown_id()})
+    )
+    for name, form in forms(sid).items():
+        await variants.judge(f"the session id {name} ({form!r})", form, agent_id)
+    variants.verdict("its session id", "session")
+
+
+@case("http.identity.user-id-variants", level=Level.MUST, spec=NOT_FOUND, needs=HTTP_CAPABILITY)
+async def user_id_in_another_form(http: HttpStatusTarget, details: dict) -> None:
+    """The caller's x-user-id in another letter case is another user (404), unless the service
+    treats it as the same user everywhere (the session's messages answer it too)."""
+    agent_id, sid = await http.new_session()
+    cased = {n: f for n, f in forms(http.user_id).items() if n in ("upper-case", "lower-case")}
+    if not cased:
+        raise MissingInput(
+            f"the caller's id {http.user_id!r} has no letters whose case could differ (--user-id)"
+        )
+    variants = Variants(
+        http, details, await calibrated(http, agent_id, sid, varied={"user_id": http.other_user_id})
+    )
+    for name, form in cased.items():
+        await variants.judge(f"x-user-id {name} ({form!r})", sid, agent_id, user_id=form)
+    variants.verdict("the caller's x-user-id", "user")
+
+
+@case("http.identity.agent-id-variants", level=Level.MUST, spec=AGENT_PARAM, needs=HTTP_CAPABILITY)
+async def agent_id_in_another_form(http: HttpStatusTarget, details: dict) -> None:
+    """The session's agent_id upper-cased or shortened is another agent (404), unless the service
+    answers for it everywhere (the session's messages too)."""
+    agent_id, sid = await http.new_session()
+    variants = Variants(
+        http,
+        details,
+        await calibrated(http, agent_id, sid, varied={"agent_id": http.other_agent_id(agent_id)}),
+    )
+    for name, form in forms(agent_id).items():
+        await variants.judge(f"the agent_id {name} ({form!r})", sid, form)
+    variants.verdict("its agent_id", "agent")
+
+
+ODD_SESSION_IDS = {
+    "a 600-character id": "conformance-long-" + "0123456789abcdef" * 36 + "-x",
+    "a unicode id": "séance-会话-🙂",
+    "the dot segment ..": "..",
+}
+ODD_VALUES = {"empty": "", "600 characters long": "conformance-" + "x" * 588, "unicode": "ユーザー-é"}
+
+
+@case(
+    "http.types.odd-values",
+    level=Level.MUST,
+    spec=NOT_FOUND,
+    needs=HTTP_CAPABILITY,
+    rules=("session-id", "user-id", "agent-id"),
+)
+async def odd_values(http: HttpStatusTarget, details: dict) -> None:
+    """Odd session ids (long, unicode, `..`) are 404 or 422; an odd x-user-id (empty, long,
+    unicode) never gets the caller's session (no 2xx) nor a server error; an odd agent_id is 404
+    or 422."""
+    agent_id, sid = await http.new_session()
+    problems: dict[str, list[str]] = {"session-id": [], "user-id": [], "agent-id": []}
+    for name, value in ODD_SESSION_IDS.items():
+        probe = await http.status(value, agent_id)
+        details[f"session id: {name}"] = probe.describe()
+        if probe.code not in NOT_FOUND_CODES:
+            problems["session-id"].append(f"{name} got {probe.describe()}")
+    for name, value in ODD_VALUES.items():
+        probe = await http.status(sid, agent_id, user_id=value)  # "": the header sent empty
+        details[f"x-user-id {name}"] = probe.describe()
+        if ok(probe.code) or probe.code >= 500:
+            problems["user-id"].append(f"an x-user-id {name} got {probe.describe()}")
+    for name, value in ODD_VALUES.items():
+        probe = await http.status(sid, value)
+        details[f"agent_id {name}"] = probe.describe()
+        if probe.code not in NOT_FOUND_CODES:
+            problems["agent-id"].append(f"an agent_id {name} got {probe.describe()}")
+    found = [(rule, p) for rule, ps in problems.items() for p in ps]
+    if found:
+        raise Violation(
+            "odd values: " + "; ".join(p for _, p in found),
+            expected="a session id that does not exist and an agent_id the session does not belong to: 404 (or 422); "
+            "an x-user-id that is not the owner's: never the session's status, never a server error",
+            observed=[p for _, p in found],
+            rule=found[0][0],
+        )

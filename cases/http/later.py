@@ -1,0 +1,208 @@
+"""HTTP status later on: once a parked turn is answered, and once the session is deleted.
+
+The hidden effect (the answer was taken; the session is gone) is read through the session's
+messages, calibrated in the same case: they showed the tool call waiting before the answer
+(and the session present before the delete), so when they stop showing it the suite knows the
+service has taken the answer (or dropped the session), and from then on the status must agree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import anyio
+import httpx
+from conformance.cases.http.states import (
+    AWAITING_EXTERNAL,
+    AWAITING_PERMISSION,
+    driven_session,
+    parked_for_external,
+    parked_for_permission,
+)
+from conformance.cases.http.status import HTTP_CAPABILITY, NOT_FOUND
+
+from conformance.core.outcomes import MissingInput, NotTestable, Violation
+from conformance.core.registry import Level, case
+from conformance.targets.http.target import HttpStatusTarget, StatusProbe
+
+PARKED = ("awaiting_permission", "awaiting_external_result")
+
+
+async def wait_until(check: Callable[[], Awaitable[bool]], timeout: float) -> bool:
+    """Poll ``check`` every 50 ms until it holds (True) or ``timeout`` passes (False)."""
+    with anyio.move_on_after(timeout):
+        while not await check():
+            await anyio.sleep(0.05)
+        return True
+    return False
+
+
+async def answer_and_settle(
+    http: HttpStatusTarget,
+    agent_id: str,
+    sid: str,
+    waiting: str,
+    answer: Callable[[], Awaitable[httpx.Response]],
+    what: str,
+) -> StatusProbe:
+    """Answer the parked turn (its calls in state ``waiting`` as the messages show them) and
+    return the status once the resumed run has ended (or the last one within --timeout)."""
+    calls = await http.waiting_calls(agent_id, sid)
+    if not calls or not any(c.get("state") == waiting for c in calls):
+        raise MissingInput(
+            f"the session's messages show no tool call in state {waiting!r} ({calls!r:.200}), so the suite cannot "
+            f"tell when the service has taken {what}"
+        )
+    response = await answer()
+    if response.status_code >= 300:
+        raise NotTestable(f"{what} was refused: HTTP {response.status_code} {response.text[:300]}")
+
+    async def taken() -> bool:
+        now = await http.waiting_calls(agent_id, sid)
+        return now is not None and not any(c.get("state") == waiting for c in now)
+
+    if not await wait_until(taken, http.settle_time):
+        raise MissingInput(
+            f"{http.settle_time:g} s after {what} was accepted, the session's messages still show the tool call "
+            "waiting: the service has not taken it"
+        )
+    return await http.wait_for(agent_id, sid, "idle", timeout=http.settle_time)
+
+
+def left_parked(final: StatusProbe, what: str) -> str | None:
+    """A problem when the status still says the turn waits after the messages showed it answered."""
+    if final.status in PARKED:
+        return f"after {what} was taken (the messages show no call waiting), the status stayed {final.describe()}"
+    if final.status != "idle":
+        raise MissingInput(f"the run resumed by {what} did not end within the timeout ({final.describe()})")
+    return None
+
+
+@case(
+    "http.later.permission-answered",
+    level=Level.MUST,
+    spec=AWAITING_PERMISSION,
+    needs=HTTP_CAPABILITY,
+    rules=("allowed", "denied"),
+)
+async def permission_answered(http: HttpStatusTarget, details: dict) -> None:
+    """Once the user allows (and, on another session, denies) the tool call, the session leaves
+    awaiting_permission: idle once the resumed run ends."""
+    problems: list[tuple[str, str]] = []
+    for rule, allow in (("allowed", True), ("denied", False)):
+        agent_id, sid = await driven_session(http, "a session waiting for permission")
+        await parked_for_permission(http, agent_id, sid)
+        what = f"the user's answer ({'allow' if allow else 'deny'})"
+        final = await answer_and_settle(
+            http,
+            agent_id,
+            sid,
+            "asking",
+            lambda a=agent_id, s=sid, y=allow: http.driver.confirm(http.user_id, a, s, allow=y),
+            what,
+        )
+        details[rule] = final.describe()
+        problem = left_parked(final, what)
+        if problem:
+            problems.append((rule, problem))
+    if problems:
+        raise Violation(
+            "; ".join(p for _, p in problems),
+            expected="idle once the resumed run ends: no tool call waits for permission any more",
+            observed=[p for _, p in problems],
+            rule=problems[0][0],
+        )
+
+
+@case("http.later.external-answered", level=Level.MUST, spec=AWAITING_EXTERNAL, needs=HTTP_CAPABILITY)
+async def external_answered(http: HttpStatusTarget, details: dict) -> None:
+    """Once the external executor's result is submitted, the session leaves
+    awaiting_external_result: idle once the resumed run ends."""
+    agent_id, sid = await driven_session(http, "a session waiting for an external executor")
+    await parked_for_external(http, agent_id, sid, details)
+    what = "the external executor's result"
+    final = await answer_and_settle(
+        http,
+        agent_id,
+        sid,
+        "submitted",
+        lambda: http.driver.submit_external_result(http.user_id, agent_id, sid),
+        what,
+    )
+    details["after"] = final.describe()
+    problem = left_parked(final, what)
+    if problem:
+        raise Violation(
+            problem,
+            expected="idle once the resumed run ends: no tool call waits for an executor any more",
+            observed=final.describe(),
+        )
+
+
+@case(
+    "http.later.deleted", level=Level.MUST, spec=NOT_FOUND, needs=HTTP_CAPABILITY, rules=("idle", "running")
+)
+async def deleted_is_404(http: HttpStatusTarget, details: dict) -> None:
+    """Once the session is deleted (idle, and on another session while a run holds its lease),
+    its status is 404."""
+    http.require_driving("deleting a session")
+    if not http.deletes():
+        raise MissingInput("the service documents no DELETE /sessions/{session_id} in its /openapi.json")
+    problems: list[tuple[str, str]] = []
+    for rule in ("idle", "running"):
+        agent_id, sid = await http.new_session()
+        if not await _messages_tell_existence(http, agent_id, sid):
+            raise MissingInput(
+                "the session's messages do not tell an existing session (200) from an unknown id (not 2xx), so "
+                "the suite cannot see when a deletion has taken effect"
+            )
+        request: dict[str, Any] | None = None
+        if rule == "running":
+            tag = await http.chat(agent_id, sid, "[slow:3] answer slowly")
+            request = await http.wait_for_model(tag, timeout=http.settle_time, script="slow")
+            if request is None:
+                raise NotTestable(
+                    f"the run never called its model within {http.settle_time:g} s of POST /chat/"
+                )
+        details[f"{rule}: before"] = (await http.status(sid, agent_id)).describe()
+        if request is not None and request["done"] is not None:
+            raise MissingInput("the run had ended before the DELETE could be sent")
+        response = await http.driver.delete_session(http.user_id, agent_id, sid)
+        if response.status_code >= 300:
+            raise NotTestable(
+                f"DELETE /sessions/{{id}} answered HTTP {response.status_code}: {response.text[:300]}"
+            )
+
+        async def gone(a: str = agent_id, s: str = sid) -> bool:
+            return not 200 <= await http.exists_elsewhere(a, s) < 300
+
+        if not await wait_until(gone, http.settle_time):
+            raise MissingInput(
+                f"{http.settle_time:g} s after the DELETE, the session's messages still answer 200"
+            )
+        after = [await http.status(sid, agent_id), await http.status(sid, agent_id)]
+        details[f"{rule}: after"] = [p.describe() for p in after]
+        wrong = [p for p in after if p.code != 404]
+        if wrong:
+            when = "while a run held its lease" if rule == "running" else "idle"
+            problems.append((rule, f"the session deleted {when} was then answered {wrong[0].describe()}"))
+        if request is not None:  # leave no run going: a run the delete did not stop ends with its model call
+            await wait_until(lambda r=request: _done(r), http.settle_time)
+    if problems:
+        raise Violation(
+            "; ".join(p for _, p in problems),
+            expected="HTTP 404: the session does not exist any more (its messages are 404 already)",
+            observed=[p for _, p in problems],
+            rule=problems[0][0],
+        )
+
+
+async def _done(request: dict[str, Any]) -> bool:
+    return request["done"] is not None
+
+
+async def _messages_tell_existence(http: HttpStatusTarget, agent_id: str, sid: str) -> bool:
+    mine = await http.exists_elsewhere(agent_id, sid)
+    unknown = await http.exists_elsewhere(agent_id, http.unknown_id())
+    return 200 <= mine < 300 and not 200 <= unknown < 300

@@ -1,0 +1,287 @@
+"""HTTP `GET /sessions/{session_id}/status`: each of the four states, driven from outside.
+
+Sessions are driven through the service's own public API: ``POST /chat/`` against the fake
+OpenAI-compatible model the suite runs on 127.0.0.1, whose reply is scripted by a marker in the
+message (``[slow:N]`` streams for N seconds and holds the run lease, ``[permission]`` calls a tool
+that needs the user's permission, ``[external]`` one for an external executor). A state the
+public API cannot reach is reported as not testable, with why.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anyio
+from conformance.cases.http.status import HTTP_CAPABILITY, NOT_FOUND, SOURCE, Unknown404
+
+from conformance.core.outcomes import MissingInput, NotTestable, Violation
+from conformance.core.registry import Level, SpecRef, case
+from conformance.targets.http.target import HttpStatusTarget, StatusProbe
+
+RUNNING = SpecRef(
+    SOURCE,
+    "SessionStatus",
+    "``RUNNING``: a worker somewhere in the cluster currently holds the session's run lease on the message bus.",
+)
+PRECEDENCE = SpecRef(
+    SOURCE,
+    "SessionStatus",
+    "Precedence: ``RUNNING`` is decided first from the distributed session-run lock; only when the session is not "
+    "held by any worker do the ``AWAITING_*`` / ``IDLE`` values (derived from the stored context tail) apply.",
+)
+IDLE = SpecRef(
+    SOURCE,
+    "SessionStatus",
+    "``IDLE``: no worker is running the session, and its persisted context is not parked on any pending tool call.",
+)
+AWAITING_PERMISSION = SpecRef(
+    SOURCE,
+    "SessionStatus",
+    "``AWAITING_PERMISSION``: no worker is running the session, and the persisted context tail has at least one "
+    "tool call waiting for user permission confirmation (HITL).",
+)
+AWAITING_EXTERNAL = SpecRef(
+    SOURCE,
+    "SessionStatus",
+    "``AWAITING_EXTERNAL_RESULT``: no worker is running the session, and the persisted context tail has at least "
+    "one tool call dispatched to an external executor and awaiting its result (with no peer awaiting permission).",
+)
+
+
+async def driven_session(http: HttpStatusTarget, what: str) -> tuple[str, str]:
+    http.require_driving(what)
+    return await http.new_session()
+
+
+def expect(probe: StatusProbe, wanted: str, when: str) -> None:
+    if probe.status != wanted:
+        raise Violation(
+            f"{when}, the status was {probe.describe()}",
+            expected=f"status {wanted!r}",
+            observed=probe.describe(),
+        )
+
+
+@case("http.state.idle-fresh", level=Level.MUST, spec=IDLE, needs=HTTP_CAPABILITY)
+async def fresh_session_is_idle(http: HttpStatusTarget, details: dict) -> None:
+    """A session that never ran is idle."""
+    agent_id, sid = await driven_session(http, "a fresh session")
+    expect(await http.status(sid, agent_id), "idle", "for a session that never ran")
+
+
+@case("http.state.running-during-run", level=Level.MUST, spec=PRECEDENCE, needs=HTTP_CAPABILITY)
+async def running_while_the_lease_is_held(http: HttpStatusTarget, details: dict) -> None:
+    """While a run holds the lease the session reads running (whatever its persisted tail says).
+
+    Calibrated: a probe counts only if it was sent and answered while the run's (slow) model call
+    was in flight, so the run was working then whether the service streams its model or not and
+    however late its worker picks the run up."""
+    agent_id, sid = await driven_session(http, "a running session")
+    probe, _ = await probe_while_running(http, agent_id, sid, details)
+    expect(probe, "running", "while the run was waiting on its model (its call still in flight)")
+    await http.settle(agent_id, sid)
+
+
+async def probe_while_running(
+    http: HttpStatusTarget, agent_id: str, sid: str, details: dict
+) -> tuple[StatusProbe, dict[str, Any]]:
+    """Start a 3 s run and probe until a probe falls inside its model call: the first such probe
+    that reads running, else the last that fell inside (not testable if none did); and the
+    model request (its ``done`` is None while the run still waits on it)."""
+    tag = await http.chat(agent_id, sid, "[slow:3] answer slowly")
+    request = await http.wait_for_model(tag, timeout=http.settle_time, script="slow")
+    if request is None:
+        raise NotTestable(f"the run never called its model within {http.settle_time:g} s of POST /chat/")
+    inside: StatusProbe | None = None
+    with anyio.move_on_after(http.settle_time):  # a hang bound: the model answers in 3 s
+        while request["done"] is None:
+            probe, bracketed = await http.status_in_flight(sid, agent_id, request)
+            if bracketed:
+                inside = probe
+                if probe.status == "running":
+                    break
+            await anyio.sleep(0.05)
+    details["seen"] = inside.describe() if inside else None
+    if inside is None:
+        raise MissingInput("no status probe was answered while the run's model call was in flight")
+    return inside, request
+
+
+@case("http.state.idle-after-run", level=Level.MUST, spec=IDLE, needs=HTTP_CAPABILITY)
+async def idle_once_the_run_ends(http: HttpStatusTarget, details: dict) -> None:
+    """Once the run has ended (and released its lease), the session is idle again.
+
+    Calibrated: the wait starts once the run's model call has been answered, so an idle read
+    before a queued run even started does not count."""
+    agent_id, sid = await driven_session(http, "a session after a run")
+    tag = await http.chat(agent_id, sid, "[slow:1] answer")
+    request = await http.wait_for_model(tag, timeout=http.settle_time, script="slow")
+    if request is None:
+        raise NotTestable(f"the run never called its model within {http.settle_time:g} s of POST /chat/")
+    with anyio.move_on_after(http.settle_time):
+        while request["done"] is None:
+            await anyio.sleep(0.05)
+    probe = await http.wait_for(agent_id, sid, "idle", timeout=http.settle_time)
+    expect(probe, "idle", f"{http.settle_time:g} s after the run's 1 s model call was answered")
+
+
+@case("http.state.awaiting-permission", level=Level.MUST, spec=AWAITING_PERMISSION, needs=HTTP_CAPABILITY)
+async def parked_on_permission(http: HttpStatusTarget, details: dict) -> None:
+    """A turn that ends waiting on a permission request reads awaiting_permission.
+
+    Calibrated: judged only once the session's messages show its tool call waiting for
+    permission (state ``asking``), so a toolkit that asks no permission for the model's call is
+    not testable, not a failure."""
+    agent_id, sid = await driven_session(http, "a session waiting for permission")
+    await http.chat(agent_id, sid, "[permission] write the probe file")
+    probe = await http.wait_for(agent_id, sid, "awaiting_permission", timeout=http.settle_time)
+    await expect_parked_tail(http, agent_id, sid, "asking", "tool call waiting for the user's permission")
+    if probe.status == "awaiting_permission":
+        await http.driver.confirm(http.user_id, agent_id, sid, allow=False)
+        await http.settle(agent_id, sid)
+    expect(probe, "awaiting_permission", "after the model asked for a tool that needs the user's permission")
+
+
+async def expect_parked_tail(http: HttpStatusTarget, agent_id: str, sid: str, state: str, what: str) -> None:
+    """Not testable unless the session's messages show a tool call of the tail in ``state``."""
+    calls = await http.waiting_calls(agent_id, sid)
+    if not calls or not any(c.get("state") == state for c in calls):
+        raise MissingInput(
+            f"the session's messages show no {what} (state {state!r}; the last reply's waiting calls: "
+            f"{calls!r:.200}), so the turn did not park as the case needs"
+        )
+
+
+async def parked_for_permission(http: HttpStatusTarget, agent_id: str, sid: str) -> StatusProbe:
+    """Park the session on a permission request, for a case that needs it parked: its
+    awaiting_permission probe. Not testable when the messages show no call waiting for
+    permission (the toolkit asked none); a failed prerequisite when they do and the status never
+    says so (see http.state.awaiting-permission)."""
+    await http.chat(agent_id, sid, "[permission] write the probe file")
+    parked = await http.wait_for(agent_id, sid, "awaiting_permission", timeout=http.settle_time)
+    await expect_parked_tail(http, agent_id, sid, "asking", "tool call waiting for the user's permission")
+    if parked.status != "awaiting_permission":
+        raise NotTestable(
+            f"the session never read awaiting_permission ({parked.describe()}): see http.state.awaiting-permission"
+        )
+    return parked
+
+
+async def parked_for_external(http: HttpStatusTarget, agent_id: str, sid: str, details: dict) -> StatusProbe:
+    """As :func:`parked_for_permission`, on a tool call waiting for an external executor."""
+    parked = await park_on_external(http, agent_id, sid, details)
+    await expect_parked_tail(http, agent_id, sid, "submitted", "tool call waiting for an external executor")
+    if parked.status != "awaiting_external_result":
+        raise NotTestable(
+            f"the session never read awaiting_external_result ({parked.describe()}): see http.state.awaiting-external"
+        )
+    return parked
+
+
+@case("http.state.awaiting-external", level=Level.MUST, spec=AWAITING_EXTERNAL, needs=HTTP_CAPABILITY)
+async def parked_on_external_executor(http: HttpStatusTarget, details: dict) -> None:
+    """A turn that ends waiting on an external executor reads awaiting_external_result."""
+    agent_id, sid = await driven_session(http, "a session waiting for an external executor")
+    probe = await park_on_external(http, agent_id, sid, details)
+    await expect_parked_tail(http, agent_id, sid, "submitted", "tool call waiting for an external executor")
+    if probe.status == "awaiting_external_result":
+        await http.driver.submit_external_result(http.user_id, agent_id, sid)
+        await http.settle(agent_id, sid)
+        return
+    expect(probe, "awaiting_external_result", "after the model called a tool run by an external executor")
+
+
+async def park_on_external(http: HttpStatusTarget, agent_id: str, sid: str, details: dict) -> StatusProbe:
+    """Have the model call a tool run by an external executor; the status once the turn has
+    parked (or settled). Not testable when the agent offers the model no such tool."""
+    tag = await http.chat(agent_id, sid, "[external] ask the user")
+    await http.wait_for_model(tag, timeout=http.settle_time)
+    probe = await http.wait_for(agent_id, sid, {"awaiting_external_result", "idle"}, timeout=http.settle_time)
+    if probe.status == "awaiting_external_result":
+        return probe
+    offered = {
+        str((tool.get("function") or {}).get("name"))
+        for request in http.model_requests(tag)
+        for tool in request["body"].get("tools") or []
+        if isinstance(tool, dict)
+    }
+    details["tools_offered_to_the_model"] = sorted(offered)
+    if "AskUser" not in offered:
+        raise MissingInput(
+            "not reachable through the public API: the agent's toolkit offers the model no tool dispatched to an "
+            f"external executor (tools offered: {sorted(offered) or 'none'}); on AgentScope, AskUser is external but "
+            "only added with create_app(extra_agent_tools=…)"
+        )
+    return probe
+
+
+async def expect_hidden(http: HttpStatusTarget, agent_id: str, sid: str, details: dict) -> list[str]:
+    """Another user and a wrong agent_id get the unknown-session 404 (the same answer as for an
+    unknown id, outside the fields that vary per request) while the session is in its state."""
+    unknown = await Unknown404.ask(http, agent_id, http.other_user_id)
+    theirs = await http.status(sid, agent_id, user_id=http.other_user_id)
+    wrong_agent = await http.status(sid, http.other_agent_id(agent_id))
+    problems = []
+    if theirs.code != 404:
+        problems.append(f"another user got {theirs.describe()}")
+    elif not unknown.comparable:
+        details["body_not_compared"] = "the unknown-session answer varies from one unknown id to the next"
+    elif unknown.differs(theirs, sid):
+        problems.append(f"another user got {theirs.describe()}, not the unknown-session answer")
+    if wrong_agent.code != 404:
+        problems.append(f"a wrong agent_id got {wrong_agent.describe()}")
+    return problems
+
+
+@case("http.ownership.while-running", level=Level.MUST, spec=NOT_FOUND, needs=HTTP_CAPABILITY)
+async def ownership_holds_while_running(http: HttpStatusTarget, details: dict) -> None:
+    """While the session runs, another user and a wrong agent_id still get the unknown-session 404."""
+    agent_id, sid = await driven_session(http, "a running session")
+    running, request = await probe_while_running(http, agent_id, sid, details)
+    if running.status != "running":
+        raise NotTestable(
+            f"the session did not read running during its run ({running.describe()}): see http.state.running-during-run"
+        )
+    problems = await expect_hidden(http, agent_id, sid, details)
+    still_running = request["done"] is None
+    await http.settle(agent_id, sid)
+    if problems:
+        raise Violation(
+            "while the session was running: " + "; ".join(problems),
+            expected="HTTP 404, the same body as for a session that does not exist",
+            observed=problems,
+        )
+    if not still_running:
+        raise MissingInput("the run ended before the other callers' probes were answered")
+
+
+@case("http.ownership.while-parked", level=Level.MUST, spec=NOT_FOUND, needs=HTTP_CAPABILITY)
+async def ownership_holds_while_parked(http: HttpStatusTarget, details: dict) -> None:
+    """While the session waits for permission, another user and a wrong agent_id still get 404."""
+    agent_id, sid = await driven_session(http, "a session waiting for permission")
+    await parked_for_permission(http, agent_id, sid)
+    problems = await expect_hidden(http, agent_id, sid, details)
+    await http.driver.confirm(http.user_id, agent_id, sid, allow=False)
+    await http.settle(agent_id, sid)
+    if problems:
+        raise Violation(
+            "while the session waited for permission: " + "; ".join(problems),
+            expected="HTTP 404, the same body as for a session that does not exist",
+            observed=problems,
+        )
+
+
+@case("http.ownership.while-external", level=Level.MUST, spec=NOT_FOUND, needs=HTTP_CAPABILITY)
+async def ownership_holds_while_awaiting_external(http: HttpStatusTarget, details: dict) -> None:
+    """While the session waits for an external executor, another user and a wrong agent_id still get 404."""
+    agent_id, sid = await driven_session(http, "a session waiting for an external executor")
+    await parked_for_external(http, agent_id, sid, details)
+    problems = await expect_hidden(http, agent_id, sid, details)
+    await http.driver.submit_external_result(http.user_id, agent_id, sid)
+    await http.settle(agent_id, sid)
+    if problems:
+        raise Violation(
+            "while the session waited for an external executor: " + "; ".join(problems),
+            expected="HTTP 404, the same body as for a session that does not exist",
+            observed=problems,
+        )

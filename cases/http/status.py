@@ -1,0 +1,327 @@
+"""HTTP `GET /sessions/{session_id}/status` (AgentScope 2.0.4's API): shape, 404s, 422s, safety.
+
+Spec: ../shared/spec/003_*.txt (vendored in cases/revisions/sources/). The service is probed as
+the caller given by ``--user-id`` (the ``x-user-id`` header, trusted, not authenticated) and, for
+ownership, as ``--other-user-id``. Cases that drive a session into a state are in
+``http_states.py``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from conformance.core.outcomes import MissingInput, NotTestable, Violation
+from conformance.core.registry import Level, SpecRef, case
+from conformance.core.validation import schema_errors
+from conformance.targets.http.calibration import body_view, differing, listed, parts_of
+from conformance.targets.http.target import HttpStatusTarget, StatusProbe
+
+SOURCE = "agentscope-2.0.4-session-status"
+SCHEMA = "agentscope-session-status.json"
+STATUSES = ("running", "idle", "awaiting_permission", "awaiting_external_result")
+
+RESPONSE = SpecRef(
+    SOURCE, "Returns", "`SessionStatusResponse`: The probed session id and its unified status."
+)
+ONE_VALUE = SpecRef(
+    SOURCE,
+    "SessionStatus",
+    "Exactly one value applies at any moment — the frontend renders a single indicator without having to "
+    "reconcile multiple boolean flags.",
+)
+NOT_FOUND = SpecRef(
+    SOURCE, "Raises", "404 if the session does not exist or does not belong to the authenticated user."
+)
+AGENT_PARAM = SpecRef(
+    SOURCE, "Args", "agent_id (`str`): The agent that owns the session (ownership validation)."
+)
+VALIDATION = SpecRef(SOURCE, "responses", "'422': description: Validation Error")
+SAFE = SpecRef(
+    "rfc9110",
+    "9.2.1 Safe Methods",
+    "the client does not request, and does not expect, any state change on the origin server as a result of "
+    "applying a safe method to a target resource",
+)
+HTTP_CAPABILITY = ("http-status",)
+
+
+class Unknown404:
+    """The answer for a session that does not exist, asked twice (two fresh ids) by one caller:
+    what differs between the two is per-request noise (a request id, a timestamp), never evidence,
+    so another answer is compared with it on every other field."""
+
+    def __init__(self, first: StatusProbe, first_id: str, second: StatusProbe, second_id: str) -> None:
+        self.probe, self.id = first, first_id
+        self.volatile = differing(body_view(first.text, first_id), body_view(second.text, second_id))
+        self.consistent = first.code == second.code
+
+    @classmethod
+    async def ask(cls, http: HttpStatusTarget, agent_id: str, user_id: str | None = None) -> Unknown404:
+        a, b = http.unknown_id(), http.unknown_id()
+        first = await http.status(a, agent_id, user_id=user_id)
+        return cls(first, a, await http.status(b, agent_id, user_id=user_id), b)
+
+    @property
+    def comparable(self) -> bool:
+        """Some field of the body stays the same from one unknown id to the next."""
+        return self.consistent and bool(set(body_view(self.probe.text, self.id)) - self.volatile)
+
+    def differs(self, probe: StatusProbe, session_id: str) -> list[str]:
+        """Where ``probe`` (about ``session_id``) tells itself apart from this answer: the code, or
+        the body's fields that do not vary between unknown ids."""
+        if probe.code != self.probe.code:
+            return [f"HTTP {probe.code}, not {self.probe.code}"]
+        mine, theirs = body_view(self.probe.text, self.id), body_view(probe.text, session_id)
+        return sorted(differing(mine, theirs) - self.volatile)
+
+
+async def expect_404(probe: StatusProbe, who: str) -> None:
+    if probe.code != 404:
+        raise Violation(
+            f"{who} was answered {probe.describe()}",
+            expected="HTTP 404 (the session does not exist or does not belong to the caller)",
+            observed=probe.describe(),
+        )
+
+
+@case("http.status.shape", level=Level.MUST, spec=RESPONSE, needs=HTTP_CAPABILITY)
+async def response_shape(http: HttpStatusTarget, details: dict) -> None:
+    """200 with a SessionStatusResponse whose session_id is the path's id."""
+    agent_id, sid = await http.new_session()
+    probe = await http.status(sid, agent_id)
+    details["answer"] = probe.describe()
+    if probe.code != 200:
+        raise Violation(
+            f"the status of the caller's own session was answered {probe.describe()}", expected="HTTP 200"
+        )
+    errors = schema_errors("SessionStatusResponse", probe.body, name=SCHEMA)
+    if probe.body is None or errors:
+        raise Violation(
+            "the body is not a SessionStatusResponse: "
+            + ("not JSON" if probe.body is None else "; ".join(errors)),
+            expected='{"session_id": <the path id>, "status": <one of the four>}',
+            observed=probe.text[:500],
+        )
+    if probe.body["session_id"] != sid:
+        raise Violation(
+            f"session_id is {probe.body['session_id']!r}, not the probed id {sid!r}",
+            expected=f"session_id {sid!r}",
+            observed=probe.body,
+        )
+
+
+@case("http.status.known-value", level=Level.SHOULD, spec=ONE_VALUE, needs=HTTP_CAPABILITY)
+async def known_values_only(http: HttpStatusTarget, details: dict) -> None:
+    """Every status is one of running, idle, awaiting_permission, awaiting_external_result."""
+    agent_id, sid = await http.new_session()
+    seen = [(await http.status(sid, agent_id)).status]
+    if http.drivable:  # a parked session too: where a service is most tempted to invent a word
+        await http.chat(agent_id, sid, "[permission] write the probe file")
+        seen.append((await http.wait_for(agent_id, sid, "awaiting_permission", timeout=10)).status)
+    details["seen"] = seen
+    unknown = [v for v in seen if v is not None and v not in STATUSES]
+    if unknown:
+        raise Violation(
+            f"status {unknown[0]!r} is none of the four values",
+            expected=" / ".join(STATUSES),
+            observed=unknown,
+        )
+
+
+@case("http.unknown.not-found", level=Level.MUST, spec=NOT_FOUND, needs=HTTP_CAPABILITY)
+async def unknown_session_is_404(http: HttpStatusTarget, details: dict) -> None:
+    """A session id that was never created is 404, every time it is asked."""
+    agent_id, _ = await http.new_session()
+    missing = http.unknown_id()
+    for attempt in ("first", "second"):
+        await expect_404(
+            await http.status(missing, agent_id), f"the {attempt} probe of a session that does not exist"
+        )
+
+
+@case("http.ownership.other-user-404", level=Level.MUST, spec=NOT_FOUND, needs=HTTP_CAPABILITY)
+async def other_users_session_is_404(http: HttpStatusTarget, details: dict) -> None:
+    """Another user's probe of the caller's session is 404."""
+    agent_id, sid = await http.new_session()
+    await expect_404(
+        await http.status(sid, agent_id, user_id=http.other_user_id), "another user's probe of the session"
+    )
+
+
+@case("http.ownership.same-body", level=Level.MUST, spec=NOT_FOUND, needs=HTTP_CAPABILITY)
+async def other_users_404_says_nothing_more(http: HttpStatusTarget, details: dict) -> None:
+    """Another user's 404 is the unknown-session 404: the body does not tell existence apart.
+
+    Calibrated: two unknown ids are asked first; fields that differ between those two answers
+    (request ids, timestamps) are noise and left out of the comparison. A body that is all noise
+    cannot be compared: not testable."""
+    agent_id, sid = await http.new_session()
+    theirs = await http.status(sid, agent_id, user_id=http.other_user_id)
+    unknown = await Unknown404.ask(http, agent_id, http.other_user_id)
+    details.update(other_user=theirs.describe(), unknown=unknown.probe.describe())
+    if unknown.volatile:
+        details["varies_per_request"] = sorted(unknown.volatile)
+    if not unknown.comparable:
+        raise MissingInput(
+            "the answer for a session that does not exist differs from one unknown id to the next "
+            f"({unknown.probe.describe()}), so it cannot show whether another user's answer differs"
+        )
+    telling = unknown.differs(theirs, sid)
+    if telling:
+        raise Violation(
+            "another user's session and a session that does not exist get different answers, so the answer tells "
+            f"whether the session exists (differs in: {', '.join(telling[:5])})",
+            expected=f"the same as for an unknown id: {unknown.probe.describe()}",
+            observed=theirs.describe(),
+        )
+
+
+@case("http.ownership.wrong-agent-404", level=Level.MUST, spec=AGENT_PARAM, needs=HTTP_CAPABILITY)
+async def wrong_agent_is_404(http: HttpStatusTarget, details: dict) -> None:
+    """The caller's session asked with another agent_id is 404 (agent_id validates ownership)."""
+    agent_id, sid = await http.new_session()
+    await expect_404(
+        await http.status(sid, http.other_agent_id(agent_id)),
+        "the caller's session asked with an agent_id it does not belong to",
+    )
+
+
+def _validation_case(slug: str, what: str, field: str, omit_user: bool) -> None:
+    async def run(http: HttpStatusTarget, details: dict) -> None:
+        agent_id, sid = await http.new_session()
+        probe = await http.status(sid, None if not omit_user else agent_id, omit_user=omit_user)
+        details["answer"] = probe.describe()
+        errors = (
+            schema_errors("HTTPValidationError", probe.body, name=SCHEMA)
+            if probe.body is not None
+            else ["not JSON"]
+        )
+        locs = [d.get("loc") for d in probe.body.get("detail", [])] if not errors else []
+        named = any(isinstance(loc, list) and field in loc for loc in locs)
+        if probe.code != 422 or errors or not named:
+            raise Violation(
+                f"a probe {what} was answered {probe.describe()}"
+                + (
+                    f" ({'; '.join(errors)})"
+                    if errors
+                    else ""
+                    if named or probe.code != 422
+                    else f" (no detail names {field})"
+                ),
+                expected=f"HTTP 422 with an HTTPValidationError whose detail[].loc names {field!r}",
+                observed=probe.text[:500],
+            )
+
+    run.__doc__ = f"A probe {what} is 422 with the HTTPValidationError shape."
+    run.__name__ = run.__qualname__ = f"validation_{slug.replace('-', '_')}"
+    case(f"http.validation.{slug}", level=Level.MUST, spec=VALIDATION, needs=HTTP_CAPABILITY)(run)
+
+
+_validation_case("missing-agent-id", "without the agent_id query parameter", "agent_id", omit_user=False)
+_validation_case("missing-user-id", "without the x-user-id header", "x-user-id", omit_user=True)
+
+
+@case("http.safe.no-side-effects", level=Level.MUST, spec=SAFE, needs=HTTP_CAPABILITY)
+async def probes_change_nothing(http: HttpStatusTarget, details: dict) -> None:
+    """Repeated probes change nothing of the session (messages, listing, status) and create nothing.
+
+    Calibrated: the session's view (its messages, its listing entry) is read twice before the
+    probes (fields that differ between two reads are the view's own noise) and, after the probes,
+    a chat message is written and read back: only the parts that show that write are judged. An
+    unknown id counts as created only if something first showed it missing (its messages 404, or
+    its first status 404) and later showed it present."""
+    agent_id, sid = await http.new_session()
+    missing = http.unknown_id()
+    before = await _view(http, agent_id, sid)
+    again = await _view(http, agent_id, sid)
+    drift = differing(before, again)
+    missing_elsewhere = await http.exists_elsewhere(agent_id, missing) if http.drivable else None
+    first = await http.status(sid, agent_id)
+    first_missing = await http.status(missing, agent_id)
+    for _ in range(10):
+        await http.status(sid, agent_id)
+        await http.status(sid, agent_id, user_id=http.other_user_id)
+        await http.status(missing, agent_id)
+    last, still_missing = await http.status(sid, agent_id), await http.status(missing, agent_id)
+    after = await _view(http, agent_id, sid)
+    settled = await _view(http, agent_id, sid)
+    drift |= differing(after, settled)
+    observed = await _observes_a_write(http, agent_id, sid, settled, drift)
+    details.update(observed=sorted(observed), unobserved=sorted({"messages", "listing"} - observed))
+    if drift:
+        details["varies_per_read"] = sorted(drift)[:20]
+    changed = sorted(p for p in differing(again, after) - drift if parts_of({p}) <= observed)
+    problems = [f"{listed(changed)} changed"] if changed else []
+    if last.status != first.status:
+        problems.append(f"the status went from {first.status!r} to {last.status!r}")
+    if missing_elsewhere is not None and missing_elsewhere >= 300:
+        if 200 <= await http.exists_elsewhere(agent_id, missing) < 300:
+            problems.append("probing an unknown id created it (its messages answer 200 now)")
+    elif first_missing.code == 404 and still_missing.code == 200:
+        problems.append("probing an unknown id created it (it answers 200 now)")
+    if problems:
+        raise Violation(
+            "after 30 status probes: " + "; ".join(problems),
+            expected="the session, its listing and the unknown id exactly as before",
+            observed={p: {"before": again.get(p), "after": after.get(p)} for p in changed[:10]}
+            or last.describe(),
+        )
+
+
+async def _view(http: HttpStatusTarget, agent_id: str, sid: str) -> dict[str, Any]:
+    if http.drivable:
+        return await http.snapshot(agent_id, sid)
+    return {}  # a service the suite cannot read: the status and the unknown id are still checked
+
+
+async def _observes_a_write(
+    http: HttpStatusTarget, agent_id: str, sid: str, last: dict[str, Any], drift: set[str]
+) -> set[str]:
+    """The parts of the session's view ("messages", "listing") that show a chat message written
+    now: only those can show a write a probe made."""
+    if not http.drivable:
+        return set()
+    response = await http.driver.start_chat(http.user_id, agent_id, sid, "calibration: say OK")
+    if response.status_code >= 300:
+        return set()
+    await http.settle(agent_id, sid)
+    return parts_of(differing(last, await _view(http, agent_id, sid)) - drift)
+
+
+@case("http.safe.no-lease", level=Level.MUST, spec=SAFE, needs=HTTP_CAPABILITY)
+async def probes_take_no_lease(http: HttpStatusTarget, details: dict) -> None:
+    """Probing an idle session neither makes it read running nor keeps a run from starting.
+
+    Calibrated: a chat refused right after a probe counts against the probe only if a chat on
+    another fresh session, with no probe before it, starts."""
+    agent_id, sid = await http.new_session()
+    seen = [(await http.status(sid, agent_id)).status for _ in range(5)]
+    details["seen"] = seen
+    if "running" in seen:
+        raise Violation(
+            "an idle session read 'running' while only status probes touched it: a probe takes the run lease",
+            expected="never running without a run",
+            observed=seen,
+        )
+    if not http.drivable:
+        return
+    await http.status(sid, agent_id)
+    response = await http.driver.start_chat(http.user_id, agent_id, sid, "hello")
+    if response.status_code < 300:
+        await http.settle(agent_id, sid)
+        return
+    _, control = await http.new_session()
+    unprobed = await http.driver.start_chat(http.user_id, agent_id, control, "hello")
+    details.update(after_probe=response.status_code, without_probe=unprobed.status_code)
+    if unprobed.status_code >= 300:
+        raise NotTestable(
+            f"POST /chat/ on a fresh session that was never probed answered HTTP {unprobed.status_code}: "
+            f"{unprobed.text[:300]}"
+        )
+    await http.settle(agent_id, control)
+    raise Violation(
+        f"POST /chat/ right after a status probe was refused with HTTP {response.status_code}, while on a session "
+        "that was not probed it started: the probe held the session",
+        expected="the run starts: a probe holds no lease",
+        observed=f"HTTP {response.status_code} {response.text[:300]}",
+    )

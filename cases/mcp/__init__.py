@@ -1,0 +1,1 @@
+"""Spec-derived cases for the mcp target, one module per spec area."""

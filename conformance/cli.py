@@ -1,0 +1,283 @@
+"""Certify an agent's session/status: run the conformance cases and print a verdict.
+
+The console script `session-status-conformance`; `python -m conformance` and, in the repository,
+`python runner.py` do the same.
+
+    session-status-conformance                                  # certify the embedded reference agent
+    session-status-conformance --agent "node my-agent.js"       # certify your agent (stdio)
+    session-status-conformance --agent "my-agent" -k unknown    # only cases whose id matches
+    session-status-conformance --agent "my-agent" -- -n auto    # anything after -- goes to pytest
+    session-status-conformance replay reports/<run>/replays/sequence.status.model-based.replay.json
+    session-status-conformance matrix reports/*/report.json -o matrix.html   # agents side by side
+    session-status-conformance reproduce reports/<run>/report.json CASE_ID   # pipe a case's reproduction into a fresh agent
+
+Exit codes: 0 conformant, 1 non-conformant, 2 usage or harness error, 3 not implemented.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shlex
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+from conformance import COMMAND
+
+USAGE_ERROR = 2
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from conformance.core.options import run_options
+    from conformance.targets import TARGETS
+
+    p = argparse.ArgumentParser(
+        prog=COMMAND,
+        description="Certify an ACP agent's session/status (or, with --mcp-cmd / --mcp-url, an MCP server's "
+        "session_heartbeat tool; with --http-url / --http-cmd, a GET /sessions/{id}/status service such as "
+        "AgentScope) against the spec.",
+        epilog="Exit codes: 0 conformant, 1 non-conformant, 2 usage or harness error, 3 not implemented. "
+        f"Subcommands: '{COMMAND} matrix REPORT.json… -o matrix.html' compares runs side by side; "
+        f"'{COMMAND} replay FILE.replay.json [--agent CMD]' re-sends a recorded failing sequence; "
+        f"'{COMMAND} reproduce REPORT.json CASE_ID' pipes a case's reproduction into a fresh agent.",
+    )
+    for option in run_options(tuple(t.name for t in TARGETS)):
+        p.add_argument(option.flag, *option.aliases, **option.keywords())
+    p.add_argument("-k", dest="keyword", metavar="EXPR", help="only cases whose id matches EXPR (pytest -k)")
+    p.add_argument(
+        "-m",
+        dest="markexpr",
+        metavar="EXPR",
+        help="only cases at these levels: must, should, may, robustness (pytest -m)",
+    )
+    p.add_argument(
+        "-n", dest="numprocesses", metavar="N", help="run cases on N workers (pytest-xdist), e.g. auto"
+    )
+    p.add_argument("--alluredir", help="also write Allure results to this folder")
+    p.add_argument("-q", "--quiet", action="store_true", help="one character per case instead of one line")
+    p.add_argument("--debug", action="store_true", help="show tracebacks of harness errors")
+    for target in TARGETS:
+        group = p.add_argument_group(target.option_group)
+        for option in target.options:
+            group.add_argument(option.flag, *option.aliases, **option.keywords())
+    p.add_argument("pytest_args", nargs="*", help="after --: arguments passed to pytest as-is")
+    return p
+
+
+def check_agent_command(agent: str | None, option: str = "--agent") -> str | None:
+    """A one-line problem with the agent command, or None if it can be started."""
+    if agent is None:
+        return None
+    try:
+        words = shlex.split(agent)
+    except ValueError as exc:
+        return f"{option} {agent!r} cannot be split into words ({exc}); quote it as you would in a shell"
+    if not words or not words[0].strip():
+        return f"{option} is empty: pass the command that starts it, e.g. {option} 'node server.js'"
+    exe = words[0]
+    if os.sep in exe:
+        path = Path(exe)
+        if not path.exists():
+            return f"agent command not found: {exe!r} does not exist"
+        if path.is_dir() or not os.access(path, os.X_OK):
+            return f"agent command is not executable: {exe!r} (chmod +x it, or prefix the interpreter, e.g. 'python {exe}')"
+    elif shutil.which(exe) is None:
+        return f"agent command not found: {exe!r} is not on PATH (install it, or pass its full path)"
+    return None
+
+
+def check_cwd(path: str | None) -> str | None:
+    if path is not None and not Path(path).is_dir():
+        return f"--cwd {path!r} is not a directory: create it or pass an existing one"
+    return None
+
+
+def check_env(pairs: list[str]) -> str | None:
+    for pair in pairs:
+        key, sep, _ = pair.partition("=")
+        if not sep or not key or any(c.isspace() for c in key):
+            return f"--env {pair!r} is not KEY=VALUE: write it as --env NAME=value"
+    return None
+
+
+def check_target(args: argparse.Namespace) -> str | None:
+    if args.agent_url is not None:
+        if args.agent is not None:
+            return "pass --agent CMD or --agent-url URL, not both"
+        if not re.match(r"^(wss?|https?)://\S+$", args.agent_url):
+            return f"--agent-url {args.agent_url!r} is not a ws://, wss://, http:// or https:// URL"
+    return None
+
+
+def check_baseline(args: argparse.Namespace) -> str | None:
+    if args.update_expected_failures and not args.expected_failures:
+        return "--update-expected-failures needs --expected-failures FILE (the file to write)"
+    path = Path(args.expected_failures) if args.expected_failures else None
+    if path is None or (args.update_expected_failures and not path.exists()):
+        return None
+    from conformance.core.config import UsageError
+    from conformance.reports.baseline import load_baseline
+
+    try:
+        load_baseline(path)
+    except UsageError as exc:
+        return str(exc)
+    return None
+
+
+class _WithoutPytestExitLine:
+    """stderr while pytest runs: pytest repeats an exit's message as 'Exit: …'; the runner
+    prints it once, as 'error: …'."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+
+    def write(self, text: str) -> int:
+        return len(text) if text.startswith("Exit: ") else self._inner.write(text)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+def check_report_dir(path: str | None) -> str | None:
+    if path is None:
+        return None
+    try:
+        Path(path).mkdir(parents=True, exist_ok=True)
+        probe = Path(path) / ".write-test"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as exc:
+        return f"--report-dir {path!r} is not writable ({exc.strerror}): pass a folder you can write to"
+    return None
+
+
+def pytest_argv(args: argparse.Namespace) -> list[str]:
+    import importlib.util
+
+    from conformance.core.options import run_options
+    from conformance.targets import TARGETS
+
+    # Found, not imported: pytest must import the cases itself (assertion rewriting, one registry).
+    spec = importlib.util.find_spec("conformance.cases")
+    if spec is None or spec.origin is None:
+        raise SystemExit(
+            "error: the 'conformance.cases' package is not installed; run pip install -e . in the suite's folder"
+        )
+    cases_dir = Path(spec.origin).parent
+    argv = [
+        str(cases_dir),
+        f"--rootdir={cases_dir.parent}",
+        "-p",
+        "no:cacheprovider",
+        # The command line may import the suite before pytest does (to check a baseline file);
+        # the plugin's own modules need no assertion rewriting.
+        "-W",
+        "ignore::pytest.PytestAssertRewriteWarning",
+        "-q" if args.quiet else "-v",
+    ]
+    for option in [*run_options(tuple(t.name for t in TARGETS)), *(o for t in TARGETS for o in t.options)]:
+        argv += option.argv(getattr(args, option.dest))
+    for flag, value in (("-k", args.keyword), ("-m", args.markexpr), ("-n", args.numprocesses)):
+        if value:
+            argv += [flag, value]
+    if args.alluredir:
+        argv += ["--alluredir", args.alluredir]
+    return argv + list(args.pytest_args)
+
+
+def replay_main(argv: list[str]) -> int:
+    p = argparse.ArgumentParser(
+        prog=f"{COMMAND} replay",
+        description="Re-send a recorded failing sequence to an agent; prints FIXED (exit 0) or STILL FAILING (exit 1).",
+    )
+    p.add_argument("file", help="a replay file (reports/<run>/replays/*.replay.json)")
+    p.add_argument("--agent", help="the agent to replay against (default: the command recorded in the file)")
+    p.add_argument("--cwd", help="working directory for the agent (default: a fresh temporary directory)")
+    p.add_argument("--env", action="append", default=[], metavar="K=V")
+    p.add_argument("--timeout", type=float, default=10.0)
+    args = p.parse_args(argv)
+    problem = check_agent_command(args.agent)
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return USAGE_ERROR
+    from conformance.replay.run import replay_file
+
+    return replay_file(Path(args.file), agent=args.agent, cwd=args.cwd, env=args.env, timeout=args.timeout)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["replay"]:
+        return replay_main(argv[1:])
+    if argv[:1] == ["matrix"]:
+        from conformance.reports.matrix import main as matrix_main
+
+        return matrix_main(argv[1:])
+    if argv[:1] == ["reproduce"]:
+        from conformance.replay.reproduce import main as reproduce_main
+
+        return reproduce_main(argv[1:])
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    problem = (
+        check_agent_command(args.agent)
+        or check_agent_command(args.mcp_cmd, "--mcp-cmd")
+        or check_agent_command(args.http_cmd, "--http-cmd")
+        or check_report_dir(args.report_dir)
+        or check_cwd(args.agent_cwd)
+        or check_env(args.agent_env + args.agent_secret_env)
+        or check_target(args)
+    )
+    if not problem:
+        problem = check_baseline(args)
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return USAGE_ERROR
+    import pytest
+
+    stderr = sys.stderr
+    sys.stderr = _WithoutPytestExitLine(stderr)  # type: ignore[assignment]
+    try:
+        code = pytest.main(pytest_argv(args))
+    finally:
+        sys.stderr = stderr
+    from conformance.pytest import plugin
+
+    last = plugin.LAST_RUN
+    if last.get("verdict") is not None:
+        print(f"{last['line']} — report: {last['report']}", file=sys.stderr)
+        return last["exit_code"]
+    if last.get("message"):
+        print(f"error: {last['message']}", file=sys.stderr)
+    elif code == pytest.ExitCode.USAGE_ERROR or code == pytest.ExitCode.NO_TESTS_COLLECTED:
+        print(
+            f"error: usage error (see the message above); {COMMAND} --help lists the options",
+            file=sys.stderr,
+        )
+    elif code == pytest.ExitCode.INTERRUPTED:
+        print("error: the run was interrupted before a verdict", file=sys.stderr)
+    else:
+        print(f"error: pytest ended with code {int(code)} and no verdict", file=sys.stderr)
+    return USAGE_ERROR
+
+
+def run() -> None:
+    """The console script: main() with one-line messages for interrupts and unexpected errors."""
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        print("error: interrupted", file=sys.stderr)
+        sys.exit(USAGE_ERROR)
+    except Exception as exc:
+        if "--debug" in sys.argv:
+            raise
+        print(f"error: {type(exc).__name__}: {exc} (run with --debug for the traceback)", file=sys.stderr)
+        sys.exit(USAGE_ERROR)
+
+
+if __name__ == "__main__":
+    run()

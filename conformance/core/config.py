@@ -1,0 +1,184 @@
+"""What the user told the suite about the agent under test, parsed and checked once."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "AgentConfig",
+    "UsageError",
+    "absolutize_paths",
+    "parse_env",
+    "parse_headers",
+]
+
+
+PROFILE_NAMES = ("ci", "dev", "thorough")
+
+
+class UsageError(Exception):
+    """A bad option value: reported as one line, exit code 2."""
+
+
+def parse_headers(pairs: list[str], option: str) -> dict[str, str]:
+    headers: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip() or any(c.isspace() for c in key.strip()):
+            raise UsageError(
+                f"{option} {pair!r} is not NAME=VALUE: write it as {option} 'Authorization=Bearer …'"
+            )
+        headers[key.strip()] = value
+    return headers
+
+
+def parse_env(pairs: list[str]) -> dict[str, str]:
+    env: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key or any(c.isspace() for c in key):
+            raise UsageError(f"--env {pair!r} is not KEY=VALUE: write it as --env NAME=value")
+        env[key] = value
+    return env
+
+
+def absolutize_paths(command: list[str]) -> list[str]:
+    """Make words that name existing relative paths absolute.
+
+    The agent runs in its own working directory (a sandbox unless --cwd says otherwise), so
+    `--agent "python my_agent.py"` must keep meaning the file next to the user, not in it.
+    """
+    out = []
+    for word in command:
+        names_a_path = word and not word.startswith("-") and not os.path.isabs(word) and os.path.exists(word)
+        if names_a_path and (os.sep in word or os.path.isfile(word)):
+            word = os.path.abspath(word)
+        out.append(word)
+    return out
+
+
+TRANSPORTS = ("stdio", "websocket", "http")
+
+
+@dataclass
+class AgentConfig:
+    command: list[str]
+    cwd: str
+    env: dict[str, str] = field(default_factory=dict)
+    auth_method: str | None = None
+    timeout: float = 10.0
+    settle: float = 0.05
+    embedded: bool = False
+    run_budget: float = 1800.0  # seconds for the whole run; later cases are reported as not run
+    secrets: list[str] = field(default_factory=list)  # values to redact from reports
+    profile: str = "ci"  # Hypothesis profile for sequence and fuzz cases: ci | dev | thorough
+    seed: int | None = None
+    report_dir: str | None = None
+    # "stdio", or "websocket" / "http" (Streamable HTTP): the command is a server that prints
+    # its URL on stdout, or, with no command, an agent already listening at ``url``.
+    transport: str = "stdio"
+    url: str | None = None
+    protocol: int = 1  # the ACP protocol version the suite initializes with
+    # What is certified: a name in conformance.targets.TARGETS ("acp", "mcp", "http").
+    target: str = "acp"
+    # The target's own options, parsed by the target (its configure()): McpOptions, HttpOptions…
+    target_options: Any = None
+
+    @property
+    def restartable(self) -> bool:
+        return bool(self.command)
+
+    @classmethod
+    def from_options(
+        cls,
+        agent: str | None,
+        *,
+        cwd: str | None,
+        env: list[str],
+        auth_method: str | None,
+        timeout: float,
+        settle: float,
+        sandbox: Path,
+        profile: str = "ci",
+        seed: int | None = None,
+        report_dir: Path | None = None,
+        transport: str = "stdio",
+        url: str | None = None,
+        protocol: int = 1,
+        target: str = "acp",
+        reference: Callable[[str, int], list[str]] | None = None,
+        fixed_transport: str | None = None,
+        agent_option: str = "--agent",
+    ) -> AgentConfig:
+        """``reference(transport, protocol)``: the target's embedded reference command, used when
+        neither a command nor a URL is given (it raises UsageError for what it cannot serve)."""
+        if protocol not in (1, 2):
+            raise UsageError(f"--protocol {protocol} is not 1 or 2")
+        if transport not in TRANSPORTS:
+            raise UsageError(f"--transport {transport!r} is not one of {', '.join(TRANSPORTS)}")
+        if url is not None:
+            if agent is not None:
+                raise UsageError("pass --agent CMD or --agent-url URL, not both")
+            if re.match(r"^wss?://[^\s]+$", url):
+                transport = "websocket"
+            elif re.match(r"^https?://[^\s]+$", url):
+                transport = "http"
+            else:
+                raise UsageError(f"--agent-url {url!r} is not a ws://, wss://, http:// or https:// URL")
+        if fixed_transport is not None:
+            transport = fixed_transport  # e.g. plain HTTP requests; a command is a server that prints its URL
+        if url is not None:
+            command, embedded = [], False
+        elif agent is None:
+            if reference is None:
+                raise UsageError(f"pass {agent_option} CMD: this target has no embedded reference")
+            command, embedded = reference(transport, protocol), True
+        else:
+            try:
+                command = shlex.split(agent)
+            except ValueError as exc:
+                raise UsageError(f"{agent_option} {agent!r} cannot be split into words: {exc}") from None
+            if not command or not command[0].strip():
+                raise UsageError(
+                    f"{agent_option} is empty: pass the command that starts it, e.g. {agent_option} 'node agent.js'"
+                )
+            embedded = False
+            command = absolutize_paths(command)
+        if cwd is None:
+            sandbox.mkdir(parents=True, exist_ok=True)
+            workdir = sandbox
+        else:
+            workdir = Path(cwd)
+            if not workdir.is_dir():
+                raise UsageError(f"--cwd {cwd!r} is not a directory: create it or pass an existing one")
+        if profile not in PROFILE_NAMES:
+            raise UsageError(f"--profile {profile!r} is not one of {', '.join(PROFILE_NAMES)}")
+        if timeout <= 0:
+            raise UsageError(f"--timeout {timeout} must be a positive number of seconds")
+        return cls(
+            command=command,
+            cwd=str(workdir.resolve()),
+            env=parse_env(env),
+            auth_method=auth_method,
+            timeout=timeout,
+            settle=settle,
+            embedded=embedded,
+            profile=profile,
+            seed=seed,
+            report_dir=str(report_dir) if report_dir is not None else None,
+            transport=transport,
+            url=url,
+            protocol=protocol,
+            target=target,
+        )
+
+    def process_env(self) -> dict[str, str]:
+        env = dict(os.environ)
+        env.update(self.env)
+        return env

@@ -1,0 +1,162 @@
+"""The options every run has, declared once: the command line (conformance/cli.py) and the pytest
+plugin (conformance/pytest/options.py) both build theirs from this table and the targets' own
+(each target's ``options``), so flags, defaults and help texts cannot drift apart."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from conformance.core import revisions
+
+__all__ = ["PROFILES", "TRANSPORTS", "Option", "run_options"]
+
+PROFILES = ("ci", "dev", "thorough")
+TRANSPORTS = ("stdio", "websocket", "http")
+
+
+@dataclass(frozen=True)
+class Option:
+    """One command-line option, for both the command line and pytest."""
+
+    flag: str
+    dest: str  # the name pytest's config.getoption() and the command line's namespace use
+    help: str
+    default: Any = None
+    type: Any = None
+    choices: tuple[Any, ...] | None = None
+    action: str | None = None  # "append" or "store_true"
+    metavar: str | None = None
+    # Other spellings on the command line only (pytest has its own --strict).
+    aliases: tuple[str, ...] = ()
+
+    def keywords(self) -> dict[str, Any]:
+        """argparse / pytest addoption keywords (pytest's parser takes argparse's)."""
+        found: dict[str, Any] = {"dest": self.dest, "help": self.help, "default": self.default}
+        if self.action is not None:
+            found["action"] = self.action
+        if self.type is not None:
+            found["type"] = self.type
+        if self.choices is not None:
+            found["choices"] = list(self.choices)
+        if self.metavar is not None:
+            found["metavar"] = self.metavar
+        return found
+
+    def argv(self, value: Any) -> list[str]:
+        """The value as pytest command-line words (none when it is the default)."""
+        if self.action == "store_true":
+            return [self.flag] if value else []
+        if self.action == "append":
+            return [word for item in value or [] for word in (self.flag, str(item))]
+        return [] if value is None or value == self.default else [self.flag, str(value)]
+
+
+def run_options(targets: tuple[str, ...]) -> tuple[Option, ...]:
+    """Options of every run, whatever the target (``targets``: the names --target accepts)."""
+    return (
+        Option(
+            "--target",
+            "conformance_target",
+            "what to certify: acp (session/status; the default), mcp (the session_heartbeat tool), http "
+            "(GET /sessions/{id}/status); a target's own command or URL option implies it",
+            choices=targets,
+        ),
+        Option(
+            "--transport",
+            "agent_transport",
+            "stdio (default), websocket, or http (Streamable HTTP; for --target http, plain HTTP): the "
+            "command then starts a server that prints its URL on stdout",
+            default="stdio",
+            choices=TRANSPORTS,
+        ),
+        Option(
+            "--cwd",
+            "agent_cwd",
+            "working directory of the agent and its sessions (default: a fresh sandbox in the report dir)",
+        ),
+        Option(
+            "--env",
+            "agent_env",
+            "extra environment variable for the agent (repeatable)",
+            default=[],
+            action="append",
+            metavar="K=V",
+        ),
+        Option(
+            "--secret-env",
+            "agent_secret_env",
+            "like --env, and the value is redacted from every report (names with KEY/TOKEN/SECRET are anyway)",
+            default=[],
+            action="append",
+            metavar="K=V",
+        ),
+        Option(
+            "--timeout",
+            "agent_timeout",
+            "seconds to wait for each response (default 10)",
+            default=10.0,
+            type=float,
+        ),
+        Option(
+            "--settle",
+            "settle",
+            "seconds to wait for stray notifications after a status call (default 0.05)",
+            default=0.05,
+            type=float,
+        ),
+        Option(
+            "--run-budget",
+            "run_budget",
+            "seconds for the whole run; cases after it are reported as not run (default 1800)",
+            default=1800.0,
+            type=float,
+        ),
+        Option(
+            "--spec",
+            "conformance_spec",
+            "spec revision to check: auto (the default: the revision the agent speaks), "
+            + ", ".join(revisions.available()),
+            default="auto",
+            choices=("auto", *revisions.available()),
+        ),
+        Option(
+            "--profile",
+            "conformance_profile",
+            "budget of the Hypothesis sequence and fuzz cases: ci (derandomized, bounded; default), dev, thorough",
+            default="ci",
+            choices=PROFILES,
+        ),
+        Option(
+            "--seed",
+            "conformance_seed",
+            "seed of the sequence and fuzz cases (printed by every run)",
+            type=int,
+        ),
+        Option(
+            "--strict-should",
+            "conformance_strict",
+            "count broken SHOULDs (warn) and robustness findings as failures; pytest's own --strict implies it",
+            action="store_true",
+            aliases=("--strict",),
+        ),
+        Option(
+            "--expected-failures",
+            "expected_failures",
+            "baseline of known failures (TOML or YAML, entries by case id with a reason): only new failures "
+            "and stale entries fail the run",
+            metavar="FILE",
+        ),
+        Option(
+            "--update-expected-failures",
+            "update_expected_failures",
+            "write this run's failures to the --expected-failures file (keeping existing reasons)",
+            action="store_true",
+        ),
+        Option(
+            "--report-dir",
+            "report_dir",
+            "where report.json, junit.xml and the other reports go (default reports/<agent>-<timestamp>/)",
+            metavar="DIR",
+        ),
+    )

@@ -1,0 +1,261 @@
+"""Outcomes and verdicts, mapped in one place.
+
+A case function signals what it found by returning (pass) or raising one of the typed
+results below. :func:`classify` turns that into an :class:`Outcome` using the case's level;
+:func:`verdict` turns all outcomes of a run into the verdict and the process exit code.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from conformance.core.registry import Level
+
+__all__ = [
+    "AgentExited",
+    "CaseResult",
+    "HarnessError",
+    "Info",
+    "MissingInput",
+    "NotApplicable",
+    "NotTestable",
+    "Outcome",
+    "Unanswered",
+    "Unimplemented",
+    "Verdict",
+    "Violation",
+    "broken",
+    "classify",
+    "verdict",
+]
+
+
+class Outcome(enum.Enum):
+    PASS = "pass"
+    FAIL = "fail"  # a MUST (or a MAY's boundary) broken, or a prerequisite the agent advertised
+    WARN = "warn"  # a SHOULD broken; fail under --strict
+    INFO = "info"  # a MAY path taken
+    UNIMPLEMENTED = "unimplemented"  # the capability the case needs is not advertised
+    NOT_APPLICABLE = "n/a"  # the behaviour the case checks cannot arise with this agent
+    NOT_TESTABLE = "not-testable"  # the case needs an input the user did not give
+    ERROR = "error"  # the harness or the agent crashed
+
+
+# How each outcome reads in pytest's terminal line: (category, letter, word).
+TERMINAL = {
+    Outcome.PASS: ("passed", ".", "PASS"),
+    Outcome.FAIL: ("failed", "F", "FAIL"),
+    Outcome.WARN: ("warn", "W", "WARN"),
+    Outcome.INFO: ("info", "I", "INFO"),
+    Outcome.UNIMPLEMENTED: ("unimplemented", "U", "UNIMPLEMENTED"),
+    Outcome.NOT_APPLICABLE: ("n/a", "-", "N/A"),
+    Outcome.NOT_TESTABLE: ("not testable", "T", "NOT TESTABLE"),
+    Outcome.ERROR: ("error", "E", "ERROR"),
+}
+
+
+class CaseSignal(Exception):
+    """Base of everything a case raises on purpose.
+
+    ``rule`` names the check inside the case that found it (one of the case's declared rules),
+    so the report quotes the sentence that rule checks, not the case's first one.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        expected: Any = None,
+        observed: Any = None,
+        rule: str | None = None,
+        spec_key: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.expected = expected
+        self.observed = observed
+        self.rule = rule
+        self.spec_key = spec_key
+
+
+class Violation(CaseSignal):
+    """The agent broke the requirement the case checks."""
+
+
+class NotTestable(CaseSignal):
+    """A prerequisite the agent advertised did not work, so the requirement could not be checked.
+
+    This is a failure, not a skip: the agent claimed what it could not do.
+    """
+
+
+class Info(CaseSignal):
+    """The agent took a path the spec allows with MAY."""
+
+
+class NotApplicable(CaseSignal):
+    """The behaviour checked cannot arise with this agent (e.g. a MAY path it does not take)."""
+
+
+class Unimplemented(CaseSignal):
+    """The capability the case needs is not advertised."""
+
+
+class MissingInput(CaseSignal):
+    """The case needs an input the user did not pass (a second credential, an operator hook)."""
+
+
+class HarnessError(CaseSignal):
+    """The suite itself could not run the case."""
+
+
+class Unanswered(BaseException):
+    """A request of the case got no response in time: the case ends here, at once.
+
+    A BaseException on purpose: Hypothesis (fuzzing, sequences) and cases that catch Exception
+    must not turn it into an example to shrink or a failure to retry, since every later request
+    would wait out the timeout again. The runtime turns it into the case's outcome.
+    """
+
+    def __init__(
+        self, method: str, request_id: Any, limit: float, *, why: str = "", params: Any = None
+    ) -> None:
+        self.method = method
+        self.request_id = request_id
+        self.limit = limit
+        self.why = why or f"no response within {limit:g} s"
+        self.params = params
+        super().__init__(self.describe())
+
+    def describe(self) -> str:
+        shown = ""
+        if self.params is not None:
+            text = self.params if isinstance(self.params, str) else _compact(self.params)
+            shown = f", params {text[:160]}{'…' if len(text) > 160 else ''}"
+        return f"{self.method} (id {self.request_id!r}{shown}) got no answer: {self.why}"
+
+
+def _compact(value: Any) -> str:
+    import json
+
+    try:
+        return json.dumps(value, ensure_ascii=True, separators=(",", ":"))
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+class AgentExited(Exception):
+    """The agent process exited while the suite was waiting for it; ``method``: the request that
+    was waiting for an answer then, if one was."""
+
+    def __init__(self, code: int | None, stderr_tail: str, method: str | None = None) -> None:
+        self.code = code
+        self.stderr_tail = stderr_tail
+        self.method = method
+        super().__init__(
+            f"agent exited with code {code}" + (f"; stderr tail:\n{stderr_tail}" if stderr_tail else "")
+        )
+
+    def during(self, method: str) -> AgentExited:
+        return AgentExited(self.code, self.stderr_tail, method)
+
+
+@dataclass
+class CaseResult:
+    outcome: Outcome
+    message: str
+    expected: Any = None
+    observed: Any = None
+    rule: str | None = None  # the case's rule that found it (see CaseSignal)
+    # A finding of the harness's own, about any case: "reply" (a request went unanswered) or
+    # "envelope" (a broken message); each revision names the sentence such a finding breaks.
+    spec_key: str | None = None
+
+
+def broken(level: Level, *, strict: bool = False) -> Outcome:
+    """The outcome of a broken requirement at this level: a MUST (or a MAY's bounds) fails; a
+    SHOULD and a robustness finding warn, and fail only under --strict."""
+    if level in (Level.SHOULD, Level.ROBUSTNESS) and not strict:
+        return Outcome.WARN
+    return Outcome.FAIL
+
+
+def classify(exc: BaseException | None, level: Level, *, strict: bool = False) -> CaseResult:
+    """Map what a case raised (or ``None`` for a clean return) to its outcome."""
+    if exc is None:
+        return CaseResult(Outcome.PASS, "")
+    if isinstance(exc, CaseSignal):
+        kind: Outcome
+        message = exc.message
+        if isinstance(exc, Violation):
+            kind = broken(level, strict=strict)
+        elif isinstance(exc, NotTestable):
+            kind, message = Outcome.FAIL, f"not testable: {exc.message}"
+        elif isinstance(exc, Info):
+            kind = Outcome.INFO
+        elif isinstance(exc, NotApplicable):
+            kind = Outcome.NOT_APPLICABLE
+        elif isinstance(exc, Unimplemented):
+            kind = Outcome.UNIMPLEMENTED
+        elif isinstance(exc, MissingInput):
+            kind, message = Outcome.NOT_TESTABLE, f"not testable: {exc.message}"
+        else:
+            kind = Outcome.ERROR
+        return CaseResult(kind, message, exc.expected, exc.observed, exc.rule, exc.spec_key)
+    if isinstance(exc, AgentExited):
+        return CaseResult(Outcome.ERROR, str(exc))
+    if isinstance(exc, TimeoutError):
+        return CaseResult(Outcome.ERROR, f"timed out: {exc}")
+    if type(exc).__name__.startswith("Flaky"):  # Hypothesis: a failure that did not replay
+        inner = getattr(exc, "exceptions", None)  # FlakyFailure groups the failure it first saw
+        source = inner[0] if inner else exc
+        first = str(source).strip().splitlines()[0][:300] if str(source).strip() else ""
+        return CaseResult(
+            Outcome.ERROR,
+            "the agent's behaviour was not reproducible: an input failed once and behaved differently when "
+            f"replayed (it died, restarted, or answered differently); first failure: {type(source).__name__}: {first}",
+        )
+    return CaseResult(Outcome.ERROR, f"harness error: {type(exc).__name__}: {exc}")
+
+
+class RunInterrupted(KeyboardInterrupt):
+    """Raised in worker threads when the run is closing; Hypothesis re-raises it at once."""
+
+
+class Verdict(enum.Enum):
+    CONFORMANT = ("conformant", 0, "the agent conforms: no MUST requirement is broken")
+    NON_CONFORMANT = ("non-conformant", 1, "the agent breaks at least one MUST requirement")
+    ERROR = ("error", 2, "the suite could not finish: a case errored (harness or agent crash)")
+    UNIMPLEMENTED = ("unimplemented", 3, "the agent does not advertise session/status")
+    INCOMPLETE = ("incomplete", 2, "the run was interrupted before every selected case ran")
+
+    @property
+    def label(self) -> str:
+        return self.value[0]
+
+    @property
+    def exit_code(self) -> int:
+        return self.value[1]
+
+    @property
+    def explanation(self) -> str:
+        return self.value[2]
+
+
+def verdict(
+    outcomes: Iterable[tuple[Outcome, Level]], *, status_advertised: bool, strict: bool = False
+) -> Verdict:
+    """The certificate from the cases' outcomes. It is decided by the status specs' own
+    requirements: robustness findings (the JSON-RPC layer on frames the protocol never carries)
+    take part only under --strict."""
+    seen = {o for o, level in outcomes if level.decides_certificate or strict}
+    if Outcome.FAIL in seen:
+        return Verdict.NON_CONFORMANT
+    if Outcome.ERROR in seen:
+        return Verdict.ERROR
+    if not status_advertised:
+        return Verdict.UNIMPLEMENTED
+    return Verdict.CONFORMANT

@@ -1,0 +1,179 @@
+"""The case registry: every conformance case is a small async function with metadata.
+
+A case is declared with :func:`case`; its id is a stable slug (never a position), its level
+says what breaking it means, and its spec reference quotes the sentence it checks. Revisions
+of a spec are data (``SpecRef.source``), so a later revision adds references, not code.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = [
+    "CASES",
+    "Case",
+    "DuplicateCaseError",
+    "Level",
+    "SpecRef",
+    "case",
+    "cases_in_order",
+    "target_of_module",
+]
+
+SLUG = re.compile(r"^[a-z][a-z0-9]*(?:[.-][a-z0-9]+)*$")
+
+
+class Level(enum.Enum):
+    """What breaking a case means. MUST, SHOULD and MAY are the status specs' own keywords and
+    decide the certificate (SHOULD only under --strict). ROBUSTNESS is the JSON-RPC layer on
+    frames the protocol never carries (not an object, batches, ids past 2^53, invalid UTF-8,
+    oversized lines, text on stdout): shown and counted in its own row, never deciding the
+    verdict unless --strict."""
+
+    MUST = "MUST"
+    SHOULD = "SHOULD"
+    MAY = "MAY"
+    ROBUSTNESS = "ROBUSTNESS"
+
+    @property
+    def decides_certificate(self) -> bool:
+        return self is not Level.ROBUSTNESS
+
+    @property
+    def marker(self) -> str:
+        return self.value.lower()
+
+
+@dataclass(frozen=True)
+class SpecRef:
+    """Where a requirement comes from: a spec source, its section, and the sentence quoted."""
+
+    source: str
+    section: str
+    sentence: str
+    url: str = ""  # where a reader finds the section (report links, Allure link)
+
+
+# Capabilities a case can need. "status" is sessionCapabilities.status; the others are the
+# lifecycle methods a case uses to put a session in the state it probes.
+# "v1" / "v2": the case belongs to that protocol version (--protocol). "frames": the transport
+# can carry malformed frames (stdio, WebSocket; not Streamable HTTP, one JSON object per POST).
+KNOWN_CAPABILITIES = frozenset(
+    {
+        "status",
+        "no-status",
+        "close",
+        "list",
+        "persist",
+        "delete",
+        "load",
+        "resume-or-load",
+        "v1",
+        "v2",
+        "frames",
+        "heartbeat",
+        "http-status",
+    }
+)
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    level: Level
+    spec: SpecRef
+    needs: tuple[str, ...]
+    func: Callable[..., Awaitable[None]] = field(compare=False)
+    module: str = ""
+    title: str = ""
+    # The case judges the initialize exchange, so its transcript starts with that exchange.
+    shows_handshake: bool = False
+    # Named checks inside one case (a sequence model's rules, a fuzzer's checks): a failure names
+    # the rule it broke, and each revision maps "case#rule" to the sentence that rule checks.
+    rules: tuple[str, ...] = ()
+    # The system the case certifies: the package its module is in (conformance.cases.mcp -> "mcp").
+    target: str = "acp"
+
+    def rule_id(self, rule: str) -> str:
+        return f"{self.id}#{rule}"
+
+    @property
+    def area(self) -> str:
+        return self.id.rsplit(".", 1)[0] if "." in self.id else self.id
+
+
+def target_of_module(module: str) -> str:
+    """A case's target is the package it is declared in (conformance.cases.acp.identity -> "acp"); a
+    flat case folder of the user's own (cases/x.py) holds ACP cases, as before targets had packages."""
+    package = module.rpartition(".")[0].rpartition(".")[2]
+    return "acp" if package in ("", "cases") or package.startswith("conformance_cases_") else package
+
+
+class DuplicateCaseError(Exception):
+    pass
+
+
+CASES: dict[str, Case] = {}
+
+
+def case(
+    id: str,
+    *,
+    level: Level,
+    spec: SpecRef,
+    needs: tuple[str, ...] = ("status",),
+    shows_handshake: bool = False,
+    rules: tuple[str, ...] = (),
+) -> Callable[[Callable[..., Awaitable[Any]]], Callable[..., Awaitable[Any]]]:
+    """Register ``func`` as the conformance case ``id``."""
+    if not SLUG.match(id):
+        raise ValueError(
+            f"case id {id!r} is not a slug: use lowercase words joined by '.' and '-', "
+            "e.g. 'status.error.unknown-session-code'"
+        )
+    bad_rules = [r for r in rules if not SLUG.match(r)]
+    if bad_rules:
+        raise ValueError(f"case {id!r}: rule names must be slugs like 'unknown-error-data': {bad_rules}")
+    unknown = set(needs) - KNOWN_CAPABILITIES
+    if unknown:
+        raise ValueError(
+            f"case {id!r} needs unknown capabilities {sorted(unknown)}; known: {sorted(KNOWN_CAPABILITIES)}"
+        )
+
+    def register(func: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[Any]]:
+        existing = CASES.get(id)
+        if existing is not None and _origin(existing.func) != _origin(func):
+            raise DuplicateCaseError(
+                f"case id {id!r} is declared twice: in {existing.module}.{existing.func.__qualname__} and "
+                f"{func.__module__}.{func.__qualname__}; ids are permanent, so give the newer case a new id"
+            )
+        doc = (func.__doc__ or "").strip().splitlines()
+        CASES[id] = Case(
+            id=id,
+            level=level,
+            spec=spec,
+            needs=tuple(needs),
+            func=func,
+            module=func.__module__,
+            title=doc[0] if doc else id,
+            shows_handshake=shows_handshake,
+            rules=tuple(rules),
+            target=target_of_module(func.__module__),
+        )
+        return func
+
+    return register
+
+
+def _origin(func: Callable[..., Any]) -> tuple[str, str]:
+    # Compare by file and name, not module name: one file imported under two names is one case.
+    return (func.__code__.co_filename, func.__qualname__)
+
+
+def cases_in_order(module: str | None = None) -> list[Case]:
+    """Cases in declaration order, optionally only those of one module."""
+    return [c for c in CASES.values() if module is None or c.module == module]

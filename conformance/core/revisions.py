@@ -1,0 +1,120 @@
+"""Spec revisions the suite knows, which one a run checks, and each one's status vocabulary.
+
+Agents in the wild speak two revisions of session/status: the RFD of 2026-10-26 (`active` /
+`inactive`) and the official schema of @agentclientprotocol/sdk 2.4.0 (`open` / `saved`).
+A revision is data (``cases/revisions/<name>.toml``). Cases think in canonical names,
+``active`` (in memory) and ``inactive`` (known, not in memory); :func:`word` and
+:func:`canonical` translate to and from the checked revision's wire words, so messages
+show what the agent actually sent.
+
+One runtime per process checks one revision, so the checked revision is process state.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import replace
+from typing import Any
+
+from conformance.core.registry import SpecRef
+from conformance.core.traceability import Revision, load_revision, revisions_dir
+
+__all__ = [
+    "DEFAULT",
+    "available",
+    "canonical",
+    "current",
+    "detect",
+    "foreign",
+    "get",
+    "known_words",
+    "spec_of",
+    "use",
+    "word",
+]
+
+DEFAULT = "rfd-2026-10-26"
+_current: list[Revision] = []
+
+
+def available(target: str | None = None) -> list[str]:
+    """Revision names, optionally only those of one target (acp, mcp, http)."""
+    names = sorted(p.stem for p in revisions_dir().glob("*.toml"))
+    return names if target is None else [n for n in names if get(n).target == target]
+
+
+@functools.cache
+def get(name: str) -> Revision:
+    if name not in available(None):
+        raise KeyError(f"unknown spec revision {name!r}: use one of {', '.join(available())}")
+    return load_revision(name)
+
+
+def use(name: str) -> Revision:
+    revision = get(name)
+    _current[:] = [revision]
+    return revision
+
+
+def current() -> Revision:
+    return _current[0] if _current else get(DEFAULT)
+
+
+def spec_of(case: Any, rule: str | None = None, key: str | None = None) -> SpecRef:
+    """The sentence the checked revision has this case check (the case's own quote by default),
+    with the link the revision file gives its source. With ``rule``, the sentence of that rule of
+    the case; with ``key``, the sentence the revision names for a finding of the harness's own
+    (an unanswered request, a broken envelope) whichever case it arrived in."""
+    revision = current()
+    if key is not None and (found := revision.by_key(key)) is not None:
+        return SpecRef(found.source, found.section, found.sentence, revision.url_for(found))
+    req = revision.spec_for(case.id, rule)
+    if req is None or (req.source, req.sentence) == (case.spec.source, case.spec.sentence):
+        home = revision if req is not None else get(DEFAULT)
+        own = home.quoting(case.spec.source, case.spec.sentence)
+        return replace(case.spec, url=home.url_for(own) if own else "")
+    return SpecRef(req.source, req.section, req.sentence, revision.url_for(req))
+
+
+def word(name: str) -> str:
+    """The checked revision's wire word for a canonical status name."""
+    return current().vocabulary.get(name, name)
+
+
+def canonical(value: object) -> str | None:
+    """``active`` / ``inactive`` for a wire word of the checked revision, else None."""
+    for name, wire in current().vocabulary.items():
+        if value == wire:
+            return name
+    return None
+
+
+def known_words() -> frozenset[str]:
+    return frozenset(current().vocabulary.values())
+
+
+def foreign(value: object) -> str | None:
+    """The other revision whose vocabulary has this word, when the checked one does not."""
+    if value in known_words():
+        return None
+    for name in available("acp"):
+        if name != current().name and value in get(name).vocabulary.values():
+            return name
+    return None
+
+
+def detect(value: object) -> tuple[str, str]:
+    """The revision an agent speaks, from its status word for a session it has just created."""
+    for name in available("acp"):
+        if get(name).vocabulary.get("active") == value:
+            return name, f"the agent answered {value!r} for a session it had just created"
+    for name in available("acp"):  # the right revision's other word: its cases will say what is wrong
+        if get(name).vocabulary.get("inactive") == value:
+            return name, (
+                f"the agent answered {value!r} (this revision's word for not in memory) for a session it "
+                "had just created"
+            )
+    return (
+        DEFAULT,
+        f"the agent answered {str(value)[:60]!r} for a new session, which no known revision names; checked against the default",
+    )

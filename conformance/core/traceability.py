@@ -1,0 +1,255 @@
+"""Traceability: which spec sentence each case checks, and which sentences no case can check.
+
+A revision's requirements file (``cases/revisions/<name>.toml``) maps every normative
+sentence of the spec to case ids, or to an exclusion with its reason. This module reads it,
+splits a spec text into sentences (so the project's tests can prove nothing is missing),
+and computes a run's coverage for the report: sentences tested, excluded, not run.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "Requirement",
+    "Revision",
+    "coverage",
+    "keyword_level",
+    "load_revision",
+    "normalize",
+    "schema_sentences",
+    "spec_sentences",
+]
+
+KEYWORD = re.compile(r"\b(MUST|SHOULD|SHALL|REQUIRED|RECOMMENDED|MAY|OPTIONAL)\b|\bmust\b")
+DECISIVE = ("pass", "fail", "warn", "info")  # outcomes where the case did check its sentence
+
+
+def normalize(text: str) -> str:
+    return " ".join(text.split())
+
+
+def keyword_level(sentence: str) -> str:
+    """The strongest RFC 2119 keyword in a sentence ("MUST" for a lowercase "must"), or "-"."""
+    words = {m.group() for m in KEYWORD.finditer(sentence)}
+    for level, keys in (
+        ("MUST", {"MUST", "SHALL", "REQUIRED", "must"}),
+        ("SHOULD", {"SHOULD", "RECOMMENDED"}),
+    ):
+        if words & keys:
+            return level
+    return "MAY" if words & {"MAY", "OPTIONAL"} else "-"
+
+
+AXES = (
+    "shape",  # the message as the schema gives it
+    "identity",  # the same id in another form, long ids, deleted or closed sessions, empty or missing ids
+    "channel",  # every place a side effect could show: history, timers, turns, listings, notifications, queues
+    "consistency",  # what an answer implies, checked against what the other methods then do
+    "isolation",  # between sessions and between callers: keys, acknowledgements, queue items, caches
+    "types",  # wrong JSON types, and the coercions lenient validators make
+    "concurrency",  # a retry while the first call is in flight, status during a turn
+    "later",  # status after a permission is answered, after a delete, after an eviction
+)
+
+
+@dataclass(frozen=True)
+class Break:
+    """One way an implementation can break a sentence, and what catches it (the audit)."""
+
+    way: str
+    axis: str
+    by: str = ""  # a case id, or "case#rule" for a rule inside a sequence or fuzz case
+    unobservable: str = ""  # why no client can see it through the protocol
+    variant: str = ""  # the broken implementation in tests/agents/ that shows the check catches it
+
+
+@dataclass(frozen=True)
+class Requirement:
+    source: str
+    section: str
+    sentence: str
+    cases: tuple[str, ...] = ()
+    excluded: str = ""
+    note: str = ""
+    anchor: str = ""
+    key: str = ""  # a name the harness's own findings use ("reply", "envelope")
+    breaks: tuple[Break, ...] = ()
+
+    @property
+    def level(self) -> str:
+        return keyword_level(self.sentence)
+
+
+@dataclass
+class Revision:
+    name: str
+    title: str
+    vocabulary: dict[str, str]  # canonical ("active" / "inactive") -> the revision's wire word
+    normative_sections: tuple[str, ...]
+    sources: dict[str, dict[str, str]]
+    requirements: list[Requirement] = field(default_factory=list)
+    folder: Path = Path()
+    may_inactive_for_unknown: bool = False
+    schema: str = ""
+    schema_definitions: tuple[str, ...] = ()
+    not_part: dict[str, str] = field(default_factory=dict)  # case id -> why it is not part of it
+    target: str = "acp"  # the system whose cases it maps: acp, mcp or http
+
+    def spec_for(self, case_id: str, rule: str | None = None) -> Requirement | None:
+        """The sentence this revision has a case (or one of its rules) check, or None: the case is
+        not part of it."""
+        if rule is not None:
+            found = next((r for r in self.requirements if f"{case_id}#{rule}" in r.cases), None)
+            if found is not None:
+                return found
+        return next((r for r in self.requirements if case_id in r.cases), None)
+
+    def by_key(self, key: str) -> Requirement | None:
+        return next((r for r in self.requirements if r.key == key), None)
+
+    def quoting(self, source: str, sentence: str) -> Requirement | None:
+        return next((r for r in self.requirements if (r.source, r.sentence) == (source, sentence)), None)
+
+    def url_for(self, req: Requirement) -> str:
+        source = self.sources.get(req.source, {})
+        base = source.get("url", "")
+        if base and req.anchor:
+            return f"{base}#{req.anchor}"
+        if base and source.get("anchors"):
+            return f"{base}#{'-'.join(re.findall(r'[a-z0-9]+', req.section.lower()))}"
+        return base
+
+    def source_text(self, source: str) -> str | None:
+        file = self.sources.get(source, {}).get("file")
+        return (self.folder / file).read_text(encoding="utf-8") if file else None
+
+
+def revisions_dir() -> Path:
+    # Found, not imported: pytest must import the cases package itself (assertion rewriting).
+    spec = importlib.util.find_spec("conformance.cases")
+    if spec is None or spec.origin is None:
+        raise FileNotFoundError("the 'conformance.cases' package is not installed")
+    return Path(spec.origin).parent / "revisions"
+
+
+def load_revision(name: str, folder: Path | None = None) -> Revision:
+    folder = folder or revisions_dir()
+    data = tomllib.loads((folder / f"{name}.toml").read_text(encoding="utf-8"))
+    meta = data["revision"]
+    return Revision(
+        name=meta["name"],
+        title=meta["title"],
+        vocabulary=dict(meta.get("vocabulary", {})),
+        normative_sections=tuple(meta.get("normative_sections", ())),
+        sources=data.get("sources", {}),
+        requirements=[
+            Requirement(
+                source=r["source"],
+                section=r["section"],
+                sentence=r["sentence"],
+                cases=tuple(r.get("cases", ())),
+                excluded=r.get("excluded", ""),
+                note=r.get("note", ""),
+                anchor=r.get("anchor", ""),
+                key=r.get("key", ""),
+                breaks=tuple(Break(**b) for b in r.get("breaks", ())),
+            )
+            for r in data.get("requirement", [])
+        ],
+        folder=folder,
+        may_inactive_for_unknown=bool(meta.get("may_inactive_for_unknown", False)),
+        schema=meta.get("schema", ""),
+        schema_definitions=tuple(meta.get("schema_definitions", ())),
+        not_part=dict(meta.get("not_part", {})),
+        target=meta.get("target", "acp"),
+    )
+
+
+def _sections(text: str) -> list[tuple[str, str]]:
+    """(section, bullet text) for every bullet or numbered item of a spec text."""
+    items: list[tuple[str, str]] = []
+    section, blanks = "", 0
+    for line in text.splitlines():
+        stripped = line.strip()
+        if not stripped:
+            blanks += 1
+            continue
+        bullet = re.match(r"^(?:•|\d+\.)\s+(.*)$", stripped)
+        if bullet:
+            items.append((section, bullet.group(1)))
+        elif blanks >= 2 and not line.startswith((" ", "{", "}", '"')):
+            section = stripped
+        blanks = 0
+    return items
+
+
+def spec_sentences(text: str, normative_sections: tuple[str, ...]) -> list[tuple[str, str]]:
+    """Every sentence that needs an entry: all of the normative sections, and keyword ones anywhere."""
+    found = []
+    for section, item in _sections(text):
+        for sentence in re.split(r"(?<=\.)\s+(?=[A-Z])", normalize(item)):
+            if section in normative_sections or KEYWORD.search(sentence):
+                found.append((section, sentence))
+    return found
+
+
+def _descriptions(node: Any, path: str):
+    if not isinstance(node, dict):
+        return
+    if isinstance(node.get("description"), str):
+        yield path, node["description"]
+    for name, sub in (node.get("properties") or {}).items():
+        yield from _descriptions(sub, f"{path}.{name}")
+    for key in ("anyOf", "oneOf", "allOf"):
+        for i, sub in enumerate(node.get(key) or []):
+            if isinstance(sub, dict):
+                yield from _descriptions(sub, f"{path}.{sub.get('const') or sub.get('title') or i}")
+
+
+def schema_sentences(definitions: dict[str, Any], names: tuple[str, ...]) -> list[tuple[str, str]]:
+    """Every sentence of the descriptions of these schema definitions (and their properties and
+    variants), skipping the UNSTABLE banner and documentation links."""
+    found = []
+    for name in names:
+        for path, text in _descriptions(definitions[name], name):
+            for paragraph in re.split(r"\n\s*\n", text):
+                if paragraph.startswith(("**UNSTABLE**", "This capability is not part of the spec yet")):
+                    continue
+                for sentence in re.split(r"(?<=\.)\s+(?=[A-Z`])", normalize(paragraph)):
+                    if sentence and not sentence.startswith("See protocol docs:"):
+                        found.append((path, sentence))
+    return found
+
+
+def coverage(revision: Revision, cases: list[dict[str, Any]]) -> dict[str, Any]:
+    """The run's coverage of the revision's sentences, for report.json. A rule ("case#rule") ran
+    when its case did."""
+    outcomes = {c["id"]: c["outcome"] for c in cases}
+    rows = []
+    for req in revision.requirements:
+        ran = {cid: outcomes[cid.split("#")[0]] for cid in req.cases if cid.split("#")[0] in outcomes}
+        if req.excluded:
+            status = "excluded"
+        elif any(o in DECISIVE for o in ran.values()):
+            status = "tested"
+        else:
+            status = "not-run"
+        rows.append(
+            {
+                "source": req.source,
+                "section": req.section,
+                "sentence": req.sentence,
+                "level": req.level,
+                "status": status,
+                "cases": {cid: ran.get(cid, "not run") for cid in req.cases},
+                "reason": req.excluded or req.note,
+            }
+        )
+    counts = {k: sum(r["status"] == k for r in rows) for k in ("tested", "excluded", "not-run")}
+    return {"revision": revision.name, "total": len(rows), **counts, "sentences": rows}

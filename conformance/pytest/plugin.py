@@ -1,0 +1,466 @@
+"""The pytest plugin (entry point ``pytest11``): options, collection, verdict and reports.
+
+A run is a conformance run when it collects case files (``pytest cases --agent CMD``). The
+controller starts the agent once before any case (a pre-flight: a command that cannot start
+or initialize is a usage error, exit 2, not 40 failing cases); each worker then has its own
+agent process. Reports are merged on the controller from the per-case records that travel
+with pytest's reports, so ``-n auto`` gives one report.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conformance.core import revisions
+from conformance.core.config import AgentConfig, UsageError
+from conformance.core.options import run_options
+from conformance.core.outcomes import TERMINAL, AgentExited, CaseSignal, Outcome, Unanswered
+from conformance.core.redact import redact, secret_env_values
+from conformance.core.registry import CASES, Level
+from conformance.pytest.items import CaseItem, CaseModule, import_case_module, is_case_file
+from conformance.pytest.options import pytest_addoption  # noqa: F401 - the hook, registered with this plugin
+from conformance.reports.baseline import Baseline, BaselineResult, load_baseline, write_baseline
+from conformance.reports.junit import enrich_junit, write_fatal_junit
+from conformance.reports.report import RunReport, clean, default_report_dir
+from conformance.runtime import Runtime
+from conformance.targets import DEFAULT, TARGETS, chosen
+from conformance.transport.stdio import LaunchError
+
+RUNTIME = pytest.StashKey[Runtime]()
+SPEC_CHOICES = ("auto", *revisions.available())
+# What the last run decided, for the command line (conformance/cli.py runs pytest in-process).
+LAST_RUN: dict[str, Any] = {}
+# pytest_runtest_logreport gets no config; the controller's report of the current run lives here.
+_CONTROLLER_REPORT: list[RunReport | None] = [None]
+REPORT = pytest.StashKey[RunReport]()
+BASELINE = pytest.StashKey[Baseline | None]()
+COLLECTED = pytest.StashKey[set[str]]()
+ACTIVE = pytest.StashKey[bool]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    for level in Level:
+        config.addinivalue_line("markers", f"{level.marker}: conformance case at level {level.value}")
+    config.addinivalue_line("markers", "conformance: a session/status conformance case")
+    config.stash[ACTIVE] = _is_conformance_run(config)
+    _CONTROLLER_REPORT[0] = None
+    if not hasattr(config, "workerinput"):
+        LAST_RUN.clear()
+    if not config.stash[ACTIVE]:
+        return
+    worker = getattr(config, "workerinput", None)
+    if worker is not None:
+        if "conformance_report_dir" not in worker:
+            return  # the controller is not certifying (a worker of the project's own tests)
+        report_dir = Path(worker["conformance_report_dir"])
+    else:
+        report_dir = Path(config.getoption("report_dir") or default_report_dir(_agent_label(config)))
+        try:
+            report_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise pytest.UsageError(
+                f"--report-dir {str(report_dir)!r} cannot be created: {exc.strerror}"
+            ) from None
+        if config.option.xmlpath is None:
+            config.option.xmlpath = str(report_dir / "junit.xml")
+    config._conformance_report_dir = report_dir  # type: ignore[attr-defined]
+    if worker is not None:
+        config.option.conformance_seed = worker["conformance_seed"]
+        revisions.use(worker["conformance_revision"])
+    elif config.getoption("conformance_seed") is None:
+        # One seed per run, shared by every worker and case, and printed in the summary.
+        fixed = config.getoption("conformance_profile") == "ci"
+        config.option.conformance_seed = 0 if fixed else random.SystemRandom().randrange(2**32)
+    if config.getoption("conformance_spec") not in SPEC_CHOICES:
+        raise pytest.UsageError(
+            f"--spec {config.getoption('conformance_spec')!r} is not a known revision: use one of {', '.join(SPEC_CHOICES)}"
+        )
+    try:
+        agent_config = _agent_config(config, report_dir)
+    except UsageError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    config._conformance_agent = agent_config  # type: ignore[attr-defined]
+    config.stash[BASELINE] = _baseline(config)
+    if worker is None:
+        config.stash[REPORT] = RunReport(
+            command=agent_config.command or [str(agent_config.url)],
+            transport=agent_config.transport,
+            cwd=agent_config.cwd,
+            strict=_strict(config),
+            timeout=agent_config.timeout,
+            profile=agent_config.profile,
+            seed=agent_config.seed,
+            secrets=agent_config.secrets,
+        )
+        _CONTROLLER_REPORT[0] = config.stash[REPORT]
+
+
+# pytest_configure above must run before junitxml reads xmlpath.
+pytest_configure = pytest.hookimpl(tryfirst=True)(pytest_configure)
+
+
+def _baseline(config: pytest.Config) -> Baseline | None:
+    option = config.getoption("expected_failures")
+    update = config.getoption("update_expected_failures")
+    if option is None:
+        if update:
+            raise pytest.UsageError(
+                "--update-expected-failures needs --expected-failures FILE (the file to write)"
+            )
+        return None
+    path = Path(option)
+    if update and not path.exists():
+        return Baseline(path)
+    try:
+        return load_baseline(path)
+    except UsageError as exc:
+        raise pytest.UsageError(str(exc)) from None
+
+
+def _strict(config: pytest.Config) -> bool:
+    return bool(config.getoption("conformance_strict") or getattr(config.option, "strict", False))
+
+
+def _values(config: pytest.Config) -> dict[str, Any]:
+    """Every conformance option's value, by dest."""
+    options = [*run_options(tuple(t.name for t in TARGETS)), *(o for t in TARGETS for o in t.options)]
+    return {o.dest: config.getoption(o.dest) for o in options}
+
+
+def _is_conformance_run(config: pytest.Config) -> bool:
+    values = _values(config)
+    if values["conformance_target"] is not None:
+        return True
+    if any(values[t.command_option] is not None or values[t.url_option] is not None for t in TARGETS):
+        return True
+    for arg in config.args:
+        path = Path(arg.split("::")[0])
+        if (path.is_dir() and path.name == "cases") or is_case_file(path):
+            return True
+    return False
+
+
+def _agent_label(config: pytest.Config) -> str:
+    target = chosen(_values(config))
+    agent = config.getoption(target.command_option)
+    if agent is None:
+        return "reference" if target.name == DEFAULT else f"{target.name}-reference"
+    return Path(agent.split()[0] if agent.split() else "agent").name
+
+
+def _agent_config(config: pytest.Config, report_dir: Path) -> AgentConfig:
+    worker = getattr(config, "workerinput", {}).get("workerid", "main")
+    values = _values(config)
+    target = chosen(values)
+    agent_config = AgentConfig.from_options(
+        values[target.command_option],
+        cwd=values["agent_cwd"],
+        env=values["agent_env"] + values["agent_secret_env"],
+        auth_method=values["auth_method"],
+        timeout=values["agent_timeout"],
+        settle=values["settle"],
+        sandbox=report_dir / "sandbox" / worker,
+        profile=values["conformance_profile"],
+        seed=values["conformance_seed"],
+        report_dir=report_dir,
+        transport=values["agent_transport"],
+        url=values[target.url_option],
+        protocol=values["agent_protocol"],
+        target=target.name,
+        reference=target.reference_command,
+        fixed_transport=target.fixed_transport,
+        agent_option="--" + target.command_option.replace("_", "-"),
+    )
+    agent_config.target_options = target.configure(values, agent_config)
+    agent_config.run_budget = values["run_budget"]
+    marked = [pair.partition("=")[2] for pair in values["agent_secret_env"]]
+    agent_config.secrets = secret_env_values(agent_config.env, marked + target.secrets(agent_config))
+    return agent_config
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """xdist: every worker writes into the controller's report dir."""
+    report_dir = getattr(node.config, "_conformance_report_dir", None)
+    if report_dir is not None:
+        node.workerinput["conformance_report_dir"] = str(report_dir)
+        node.workerinput["conformance_seed"] = node.config.getoption("conformance_seed")
+        node.workerinput["conformance_revision"] = revisions.current().name
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    if is_case_file(file_path):
+        return CaseModule.from_parent(parent, path=file_path)
+    return None
+
+
+def pytest_itemcollected(item: pytest.Item) -> None:
+    if isinstance(item, CaseItem):  # every case, before -k / -m deselect any
+        item.config.stash.setdefault(COLLECTED, set()).add(item.case.id)
+
+
+def _check_baseline_ids(config: pytest.Config) -> None:
+    baseline = config.stash.get(BASELINE, None)
+    if baseline is None:
+        return
+    unknown = sorted(set(baseline.entries) - config.stash.get(COLLECTED, set()))
+    if unknown:
+        LAST_RUN["message"] = (
+            f"{baseline.path} lists case ids this suite does not have (renamed or mistyped?): {', '.join(unknown)}"
+        )
+        pytest.exit(LAST_RUN["message"], returncode=2)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(
+    session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
+) -> None:
+    _check_baseline_ids(config)
+    if config.stash.get(ACTIVE, False) and not any(isinstance(i, CaseItem) for i in items):
+        LAST_RUN["message"] = (
+            "no conformance case selected: check the -k / -m expression (ids look like status.error.unknown-session-code)"
+        )
+        pytest.exit(LAST_RUN["message"], returncode=2)
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist starts workers: they need the revision
+def pytest_sessionstart(session: pytest.Session) -> None:
+    config = session.config
+    if not config.stash.get(ACTIVE, False) or hasattr(config, "workerinput") or config.option.collectonly:
+        return
+    runtime = Runtime(config._conformance_agent, strict=_strict(config))  # type: ignore[attr-defined]
+    try:
+        init = runtime.start()
+    except (LaunchError, CaseSignal, AgentExited, TimeoutError, Unanswered) as exc:
+        runtime.close()
+        message = _preflight_message(exc)
+        LAST_RUN["message"] = clean(f"cannot certify: {message}")
+        report = config.stash[REPORT]
+        report.fatal = LAST_RUN["message"]
+        report.revision_why = "not determined: the agent could not be started and initialized"
+        report.process_groups = list(runtime.pgids)
+        LAST_RUN["report"] = str(report.write(config._conformance_report_dir))  # type: ignore[attr-defined]
+        if config.option.xmlpath:  # CI test views still get a file, with the reason as one error
+            write_fatal_junit(Path(config.option.xmlpath), LAST_RUN["message"])
+        pytest.exit(clean(f"cannot certify: {message}"), returncode=2)
+    report = config.stash[REPORT]
+    target = runtime.target
+    report.agent, report.target, report.subject = dict(init), target.name, target.subject
+    report.advertised = target.advertises(target.status_need)
+    report.capability = target.capability_name(target.status_need)
+    try:
+        name, why = runtime.resolve_revision(config.getoption("conformance_spec"))
+    except CaseSignal as exc:
+        runtime.close()
+        LAST_RUN["message"] = exc.message
+        pytest.exit(exc.message, returncode=2)
+    config.stash[REPORT].revision, config.stash[REPORT].revision_why = name, why
+    if config.pluginmanager.has_plugin("dsession"):
+        runtime.close()  # workers start their own agents
+    else:
+        config.stash[RUNTIME] = runtime
+
+
+def _preflight_message(exc: BaseException) -> str:
+    if isinstance(exc, AgentExited):
+        lines = [ln for ln in exc.stderr_tail.strip().splitlines() if ln.strip()]
+        tail = f"; its last stderr line: {lines[-1][:200]}" if lines else ""
+        return f"the agent exited with code {exc.code} before answering initialize{tail}"
+    if isinstance(exc, TimeoutError | Unanswered):
+        what = exc.describe() if isinstance(exc, Unanswered) else str(exc)
+        return f"the agent did not answer initialize ({what}); is it an ACP agent (with --mcp-cmd: an MCP server) on stdio?"
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+
+
+def runtime_for(config: pytest.Config) -> Runtime:
+    runtime = config.stash.get(RUNTIME, None)
+    if runtime is None:
+        runtime = Runtime(config._conformance_agent, strict=_strict(config))  # type: ignore[attr-defined]
+        config.stash[RUNTIME] = runtime
+    return runtime
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
+    outcome = yield
+    report = outcome.get_result()
+    if not isinstance(item, CaseItem) or call.when != "call":
+        return
+    record = item.record
+    case = item.case
+    spec = _spec_of(case)
+    if record is None:  # the harness failed before the case produced a record
+        exc = call.excinfo.value if call.excinfo else None
+        result = {"outcome": Outcome.ERROR.value, "message": f"harness error: {exc!r}"}
+        body: dict[str, Any] = {"duration": call.duration, "transcript": [], "stderr": "", "reproduction": []}
+    else:
+        r = record.result
+        spec = _spec_of(case, r.rule, r.spec_key)
+        result = {
+            "outcome": r.outcome.value,
+            "message": r.message,
+            "expected": r.expected,
+            "observed": r.observed,
+        }
+        if r.rule is not None:
+            result["rule"] = r.rule
+        body = {
+            "duration": round(record.duration, 6),
+            "transcript": record.transcript,
+            "stderr": record.stderr,
+            "reproduction": record.reproduction,
+            "details": record.details,
+        }
+    secrets = item.config._conformance_agent.secrets  # type: ignore[attr-defined]
+    report.conformance = redact(  # type: ignore[attr-defined]
+        {
+            "id": case.id,
+            "title": case.title,
+            "level": case.level.value,
+            "area": case.area,
+            "needs": list(case.needs),
+            "spec": spec,
+            "nodeid": item.nodeid,
+            **result,
+            **body,
+        },
+        secrets,
+    )
+    report.user_properties.append(("outcome", result["outcome"]))
+    if isinstance(report.longrepr, str):
+        report.longrepr = redact(report.longrepr, secrets)
+    baseline = item.config.stash.get(BASELINE, None)
+    mark = baseline.classify(case.id, result["outcome"], _strict(item.config)) if baseline else None
+    if mark is not None:
+        report.conformance["baseline"] = mark  # type: ignore[attr-defined]
+    if mark == "known":  # shown and counted by pytest (terminal, junit, allure) as xfailed
+        report.outcome = "skipped"
+        report.wasxfail = f"known failure in {baseline.path}: {baseline.entries[case.id]}"  # type: ignore[union-attr]
+    elif mark == "stale":
+        report.outcome = "failed"
+        report.longrepr = (
+            f"{case.id}: stale entry in {baseline.path}: the case no longer fails ({result['outcome']}), so the "  # type: ignore[union-attr]
+            "baseline no longer describes this agent; remove the entry (or rerun with --update-expected-failures)"
+        )
+
+
+def _spec_of(case: Any, rule: str | None = None, key: str | None = None) -> dict[str, str]:
+    spec = revisions.spec_of(case, rule, key)
+    return {"source": spec.source, "section": spec.section, "sentence": spec.sentence, "url": spec.url}
+
+
+def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -> tuple[str, str, str] | None:
+    data = getattr(report, "conformance", None)
+    if data is None or report.when != "call":
+        return None
+    if data.get("baseline") == "known":
+        return "xfailed", "x", f"KNOWN {data['outcome'].upper()}"
+    if data.get("baseline") == "stale":
+        return "failed", "S", "STALE BASELINE"
+    return TERMINAL[Outcome(data["outcome"])]
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    data = getattr(report, "conformance", None)
+    if data is not None and report.when == "call" and _CONTROLLER_REPORT[0] is not None:
+        _CONTROLLER_REPORT[0].add(data)
+
+
+@pytest.hookimpl(trylast=True)  # after junitxml has written its file, which this rewrites
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    config = session.config
+    runtime = config.stash.get(RUNTIME, None)
+    if runtime is not None:
+        runtime.close()
+    report = config.stash.get(REPORT, None)
+    if report is None or hasattr(config, "workerinput"):
+        return
+    if exitstatus == pytest.ExitCode.INTERRUPTED and "message" not in LAST_RUN:  # not our own exit
+        report.incomplete = True
+    elif not report.cases:
+        return
+    if not report.incomplete:
+        report.selection = _selection(config, report)
+    _apply_baseline(config, report)
+    path = report.write(config._conformance_report_dir)  # type: ignore[attr-defined]
+    config._conformance_report_path = path  # type: ignore[attr-defined]
+    if config.option.xmlpath and report.written is not None:
+        enrich_junit(Path(config.option.xmlpath), report.written)
+    if report.incomplete:
+        LAST_RUN["message"] = f"interrupted: partial report (marked incomplete) in {path}"
+    elif exitstatus in (0, 1):  # keep pytest's own codes for usage errors
+        gated, explanation = report.gate()
+        session.exitstatus = gated.exit_code
+        LAST_RUN.update(
+            verdict=report.verdict(), exit_code=gated.exit_code, line=explanation, report=str(path)
+        )
+
+
+def _selection(config: pytest.Config, report: RunReport) -> dict[str, Any] | None:
+    """What the run selected, when it is not every case of its target: a partial run gets no
+    certificate. Every case file beside the ones collected counts, so `pytest cases/x.py` and
+    `pytest cases -k …` are partial alike."""
+    folders = {Path(str(a).split("::")[0]).resolve() for a in config.args}
+    folders = {f if f.is_dir() else f.parent for f in folders if f.exists()}
+    every: set[str] = set()
+    for folder in folders:
+        for path in sorted(folder.rglob("*.py")):
+            if is_case_file(path):
+                module = import_case_module(path)
+                every |= {c.id for c in CASES.values() if c.module == module and c.target == report.target}
+    ran = {c["id"] for c in report.cases}
+    if not every or every <= ran:
+        return None
+    narrowed = [str(a) for a in config.args if "::" in str(a) or str(a).endswith(".py")]
+    return {
+        "keyword": config.option.keyword or None,
+        "markers": config.option.markexpr or None,
+        "args": narrowed,
+        "selected": len(ran & every),
+        "total": len(every),
+        "deselected": len(every - ran),
+    }
+
+
+def _apply_baseline(config: pytest.Config, report: RunReport) -> None:
+    baseline = config.stash.get(BASELINE, None)
+    if baseline is None or report.incomplete:
+        return
+    strict = _strict(config)
+    if config.getoption("update_expected_failures"):
+        added, removed = write_baseline(baseline.path, report.cases, strict, baseline)
+        report.notes.append(
+            f"wrote baseline {baseline.path}: {added} entr(ies) added, {removed} removed; this run's failures "
+            "are its known failures now (give each entry a real reason)"
+        )
+        baseline = load_baseline(baseline.path)
+        for c in report.cases:
+            c.pop("baseline", None)
+            mark = baseline.classify(c["id"], c["outcome"], strict)
+            if mark is not None:
+                c["baseline"] = mark
+    marks: dict[str, list[str]] = {"known": [], "new": [], "stale": []}
+    for c in report.cases:
+        if c.get("baseline") in marks:
+            marks[c["baseline"]].append(c["id"])
+    report.baseline = BaselineResult(
+        str(baseline.path), sorted(marks["known"]), sorted(marks["new"]), sorted(marks["stale"])
+    )
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    report = config.stash.get(REPORT, None)
+    if report is None or not report.cases:
+        return
+    terminalreporter.section(f"{report.subject} conformance")
+    for line in report.summary_lines():
+        terminalreporter.write_line(line)
+    path = getattr(config, "_conformance_report_path", None)
+    if path is not None:
+        terminalreporter.write_line(f"report: {path}")
+    sys.stdout.flush()

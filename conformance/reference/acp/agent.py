@@ -1,0 +1,357 @@
+"""A conforming ACP v1 agent with `session/status`, built on the official ACP Python SDK.
+
+Copy this to add `session/status` to an SDK agent. The SDK (agent-client-protocol 0.12) has no
+`session/status` route and drops unknown capability keys when it parses an InitializeResponse,
+so this agent (1) answers `initialize` with a plain dict that carries
+`sessionCapabilities.status: {}` and (2) puts its own handler in front of the SDK's router:
+`session/status` is answered here, every other method goes to the SDK.
+
+Sessions are persisted as JSON files under `<cwd>/.acp-reference-sessions/`, so after a
+restart with the same working directory they are `inactive` (known, resumable, not in memory).
+Status is an in-memory lookup: known ids are indexed at start and on create. `session/delete`
+(unstable, also not routed by the SDK 0.12) forgets a session: its status is then -32002.
+
+Test hooks in the prompt text, as in the v2 agent: "[slow]" keeps the turn working for half a
+second, "[permission]" asks the client for permission first (a turn in progress that status can
+be asked about).
+
+Run: python -m conformance.reference.acp.agent [--no-status] [--in-memory] [--revision acp-unstable-2026-11]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import copy
+import json
+import os
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from acp import RequestError
+from acp.agent.router import build_agent_router
+from acp.connection import Connection
+from acp.stdio import stdio_streams
+
+from .common import REVISION_WORDS, STATE_DIR, not_found, now_iso
+from .guard import guard_stdin
+
+__all__ = ["ReferenceAgent", "main", "not_found"]
+
+SLOW_TURN = 0.5
+
+
+class ReferenceAgent:
+    """The agent's methods, called by the SDK router with snake_case keyword arguments."""
+
+    advertise_status = True
+    # The wire words for "in memory" and "known, not in memory": the RFD's by default,
+    # `open` / `saved` with --revision acp-unstable-2026-11 (the SDK 2.4.0 schema).
+    words: dict[str, str] = {"active": "active", "inactive": "inactive"}  # noqa: RUF012
+    persist = True
+    guard_input = True  # see guard.py: the SDK alone dies on a batch array
+
+    def __init__(self, state_dir: Path) -> None:
+        self.state_dir = state_dir
+        self.loaded: dict[str, dict[str, Any]] = {}  # sessions in memory
+        self.turns: dict[str, asyncio.Event] = {}  # turns in progress, by session
+        self.known: set[str] = set()  # sessions on disk (index, so status needs no I/O)
+        self.listing: dict[str, dict[str, Any]] = {}  # session/list entries, kept in memory
+        self.conn: Connection | None = None
+        # Over WebSocket, the sessions this connection created, loaded or resumed (only these
+        # may be prompted from it); None on stdio, where there is one connection.
+        self.attached: set[str] | None = None
+        if self.persist:
+            state_dir.mkdir(parents=True, exist_ok=True)
+            for path in state_dir.glob("*.json"):
+                self.index(json.loads(path.read_text(encoding="utf-8")))
+
+    def view(self) -> ReferenceAgent:
+        """This agent as a new connection sees it: the same sessions, nothing attached."""
+        other = copy.copy(self)
+        other.attached, other.conn = set(), None
+        return other
+
+    def attach(self, session_id: str) -> None:
+        if self.attached is not None:
+            self.attached.add(session_id)
+
+    # -- the methods the SDK does not route ----------------------------------------------------
+
+    def front(self, router: Callable[[str, Any, bool], Any]) -> Callable[[str, Any, bool], Any]:
+        """The connection's handler: `session/status` and `session/delete` here, the rest to the SDK."""
+
+        async def handler(method: str, params: Any, is_notification: bool) -> Any:
+            if not is_notification and method == "session/status" and self.advertise_status:
+                return await self.session_status(params)
+            if not is_notification and method == "session/delete":
+                return await self.delete_session(params)
+            return await router(method, params, is_notification)
+
+        return handler
+
+    # -- the session/status method -------------------------------------------------------------
+
+    async def session_status(self, params: Any) -> dict[str, Any]:
+        session_id = self.status_params(params)
+        return {"status": self.status_of(session_id)}
+
+    def status_params(self, params: Any) -> str:
+        if not isinstance(params, dict) or not isinstance(params.get("sessionId"), str):
+            raise RequestError.invalid_params({"reason": "sessionId (string) is required"})
+        return params["sessionId"]
+
+    def status_of(self, session_id: str) -> str:
+        if session_id in self.loaded:
+            return self.words["active"]
+        if session_id in self.known:
+            return self.words["inactive"]
+        raise not_found(session_id)
+
+    # -- ACP methods ---------------------------------------------------------------------------
+
+    def capabilities(self) -> dict[str, Any]:
+        session_caps: dict[str, Any] = {"list": {}, "close": {}, "delete": {}}
+        if self.persist:
+            session_caps["resume"] = {}
+        if self.advertise_status:
+            session_caps["status"] = {}
+        return {
+            "loadSession": self.persist,
+            "promptCapabilities": {"image": False, "audio": False, "embeddedContext": False},
+            "sessionCapabilities": session_caps,
+        }
+
+    async def initialize(self, protocol_version: int, **kwargs: Any) -> dict[str, Any]:
+        return {
+            "protocolVersion": 1,
+            "agentCapabilities": self.capabilities(),
+            "agentInfo": {
+                "name": "acp-reference-agent",
+                "title": "ACP session/status reference agent",
+                "version": "0.1.0",
+            },
+            "authMethods": [],
+        }
+
+    async def authenticate(self, method_id: str, **kwargs: Any) -> dict[str, Any]:
+        return {}
+
+    async def new_session(self, cwd: str, **kwargs: Any) -> dict[str, Any]:
+        session_id = f"sess_{uuid.uuid4().hex}"
+        session = {"sessionId": session_id, "cwd": cwd, "title": None, "updatedAt": now_iso(), "history": []}
+        self.loaded[session_id] = session
+        self.save(session)
+        self.attach(session_id)
+        return {"sessionId": session_id}
+
+    async def load_session(self, cwd: str, session_id: str, **kwargs: Any) -> dict[str, Any]:
+        session = self.read(session_id)
+        self.loaded[session_id] = session
+        self.attach(session_id)
+        for role, text in session["history"]:
+            kind = "user_message_chunk" if role == "user" else "agent_message_chunk"
+            await self.notify(session_id, {"sessionUpdate": kind, "content": {"type": "text", "text": text}})
+        return {}
+
+    async def resume_session(self, session_id: str, cwd: str, **kwargs: Any) -> dict[str, Any]:
+        self.loaded[session_id] = self.read(session_id)
+        self.attach(session_id)
+        return {}
+
+    async def close_session(self, session_id: str, **kwargs: Any) -> dict[str, Any]:
+        session = self.loaded.pop(session_id, None)
+        if session is None and session_id not in self.known:
+            raise not_found(session_id)
+        if not self.persist:
+            self.known.discard(session_id)  # nothing to resume from: the session is gone
+            self.listing.pop(session_id, None)
+        return {}
+
+    async def delete_session(self, params: Any) -> dict[str, Any]:
+        session_id = self.status_params(params)
+        if session_id not in self.loaded and session_id not in self.known:
+            raise not_found(session_id)
+        self.loaded.pop(session_id, None)
+        self.known.discard(session_id)
+        self.listing.pop(session_id, None)
+        if self.persist:
+            (self.state_dir / f"{session_id}.json").unlink(missing_ok=True)
+        return {}
+
+    async def list_sessions(
+        self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
+    ) -> dict[str, Any]:
+        entries = [dict(e) for _, e in sorted(self.listing.items()) if cwd is None or e["cwd"] == cwd]
+        return {"sessions": entries}
+
+    async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> dict[str, Any]:
+        session = self.loaded.get(session_id)
+        if session is None or (self.attached is not None and session_id not in self.attached):
+            raise not_found(session_id)  # not in memory, or not attached to this connection
+        text = " ".join(getattr(block, "text", "") or "" for block in prompt).strip()
+        cancelled = self.turns[session_id] = asyncio.Event()
+        try:
+            if not await self.work(session_id, text, cancelled):
+                return {"stopReason": "cancelled"}
+        finally:
+            self.turns.pop(session_id, None)
+        reply = f"echo: {text}"
+        await self.notify(
+            session_id, {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": reply}}
+        )
+        session["history"] += [["user", text], ["agent", reply]]
+        session["title"] = session["title"] or text[:40] or None
+        session["updatedAt"] = now_iso()
+        self.save(session)
+        return {"stopReason": "end_turn"}
+
+    async def work(self, session_id: str, text: str, cancelled: asyncio.Event) -> bool:
+        """The turn's work before it answers; False when the client cancelled it meanwhile."""
+        steps: list[Any] = []
+        if "[slow]" in text:
+            steps.append(asyncio.sleep(SLOW_TURN))
+        if "[permission]" in text:
+            assert self.conn is not None
+            steps.append(
+                self.conn.send_request(
+                    "session/request_permission",
+                    {
+                        "sessionId": session_id,
+                        "toolCall": {"toolCallId": "call_1", "title": "write a file"},
+                        "options": [{"optionId": "allow", "name": "Allow", "kind": "allow_once"}],
+                    },
+                )
+            )
+        for step in steps:
+            task, stop = asyncio.ensure_future(step), asyncio.ensure_future(cancelled.wait())
+            await asyncio.wait({task, stop}, return_when=asyncio.FIRST_COMPLETED)
+            stop.cancel()
+            if cancelled.is_set():
+                task.cancel()
+                return False
+        return True
+
+    async def cancel(self, session_id: str, **kwargs: Any) -> None:
+        turn = self.turns.get(session_id)
+        if turn is not None:
+            turn.set()
+
+    # -- storage and notifications -------------------------------------------------------------
+
+    def index(self, session: dict[str, Any]) -> None:
+        entry = {k: session[k] for k in ("sessionId", "cwd", "updatedAt")}
+        if session.get("title"):
+            entry["title"] = session["title"]
+        self.listing[session["sessionId"]] = entry
+        self.known.add(session["sessionId"])
+
+    def save(self, session: dict[str, Any]) -> None:
+        self.index(session)
+        if not self.persist:
+            return
+        path = self.state_dir / f"{session['sessionId']}.json"
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(session), encoding="utf-8")
+        os.replace(tmp, path)
+
+    def read(self, session_id: str) -> dict[str, Any]:
+        if session_id in self.loaded:
+            return self.loaded[session_id]
+        if session_id not in self.known or not self.persist:
+            raise not_found(session_id)
+        return json.loads((self.state_dir / f"{session_id}.json").read_text(encoding="utf-8"))
+
+    async def notify(self, session_id: str, update: dict[str, Any]) -> None:
+        assert self.conn is not None
+        await self.conn.send_notification("session/update", {"sessionId": session_id, "update": update})
+
+
+async def serve(agent: ReferenceAgent, transform_out: Callable[[bytes], bytes] | None = None) -> None:
+    handler = agent.front(build_agent_router(agent, use_unstable_protocol=True))  # type: ignore[arg-type]
+
+    reader, writer = await stdio_streams(limit=64 * 1024 * 1024)
+    if agent.guard_input:
+        reader = await guard_stdin(reader, writer)  # the SDK crashes on some malformed frames
+    if transform_out is not None:  # test hook: broken variants rewrite outgoing bytes
+        write = writer.write
+        writer.write = lambda data: write(transform_out(data))  # type: ignore[method-assign]
+    agent.conn = Connection(handler, writer, reader, listening=False)
+    await agent.conn.main_loop()
+
+
+def main(
+    agent_class: type[ReferenceAgent] = ReferenceAgent,
+    argv: list[str] | None = None,
+    transform_out: Callable[[bytes], bytes] | None = None,
+) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--no-status", action="store_true", help="do not advertise or serve session/status")
+    parser.add_argument("--in-memory", action="store_true", help="do not persist sessions (no load/resume)")
+    parser.add_argument(
+        "--state-dir", default=None, help=f"where sessions are stored (default: ./{STATE_DIR})"
+    )
+    parser.add_argument(
+        "--listen",
+        default=None,
+        metavar="HOST:PORT",
+        help="serve over WebSocket instead of stdio (port 0: any free port); prints 'ACP_URL ws://…' when ready",
+    )
+    parser.add_argument(
+        "--listen-http",
+        default=None,
+        metavar="HOST:PORT",
+        help="serve over ACP Streamable HTTP instead of stdio; prints 'ACP_URL http://…/acp' when ready",
+    )
+    parser.add_argument(
+        "--protocol",
+        type=int,
+        choices=[1, 2],
+        default=1,
+        help="ACP protocol version: 1 (default) or 2 (agent_v2.py: foreground state in session/status)",
+    )
+    parser.add_argument(
+        "--revision",
+        default=None,
+        choices=sorted(REVISION_WORDS),
+        help="answer in this spec revision's status words (rfd-2026-10-26: active/inactive, the default; "
+        "acp-unstable-2026-11: open/saved)",
+    )
+    args = parser.parse_args(argv)
+    if args.protocol == 2:
+        from .agent_v2 import main_v2  # broken v2 variants call main_v2 with their own class
+
+        if args.listen or args.listen_http:
+            parser.error("--listen / --listen-http serve ACP v1 only; the v2 reference agent speaks stdio")
+        with contextlib.suppress(KeyboardInterrupt):
+            main_v2(Path(args.state_dir) if args.state_dir else None, args.revision)
+        return
+    cls = agent_class
+    if args.no_status or args.in_memory or args.revision:
+        overrides: dict[str, Any] = {
+            "advertise_status": agent_class.advertise_status and not args.no_status,
+            "persist": agent_class.persist and not args.in_memory,
+        }
+        if args.revision:
+            overrides["words"] = dict(REVISION_WORDS[args.revision])
+        cls = type(agent_class.__name__, (agent_class,), overrides)
+    agent = cls(Path(args.state_dir or Path.cwd() / STATE_DIR))
+    with contextlib.suppress(KeyboardInterrupt):
+        if args.listen:
+            from .ws import parse_listen, serve_websocket
+
+            asyncio.run(serve_websocket(agent.view, *parse_listen(args.listen)))
+        elif args.listen_http:
+            from .streamable_http import serve_http
+            from .ws import parse_listen
+
+            asyncio.run(serve_http(agent.view, *parse_listen(args.listen_http)))
+        else:
+            asyncio.run(serve(agent, transform_out))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,132 @@
+"""Reference MCP server for `session_heartbeat`, on the official MCP Python SDK's low-level API.
+
+The low-level API is used on purpose: it publishes the tool's ``inputSchema`` exactly as given
+(the decorator API derives one from type hints and drops ``additionalProperties: false``).
+
+    python -m conformance.reference.mcp.server                      # stdio
+    python -m conformance.reference.mcp.server --http 127.0.0.1:0   # Streamable HTTP; prints its URL
+
+Callers: over HTTP the caller is the ``Authorization`` header's value (any token is accepted;
+it names the caller, as a real server's token would after verification); over stdio there is
+one caller. Operators enqueue instructions with ``POST /operator/instructions`` (HTTP, JSON
+``{"sessionId", "text"}``) or ``python -m conformance.reference.mcp.instruct SESSION TEXT``
+(stdio: a spool directory in the server's working directory).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import anyio
+import mcp.types as types
+from mcp.server import Server, ServerRequestContext
+from mcp.shared.exceptions import MCPError
+
+from .serving import serve_asgi
+from .store import INPUT_SCHEMA, HeartbeatError, HeartbeatStore, spool_dir
+
+__all__ = ["build_server", "main", "serve_http", "serve_stdio"]
+
+TOOL = "session_heartbeat"
+DESCRIPTION = (
+    "Report session status, progress, and the current step. Pending human instructions are delivered "
+    "automatically; unacknowledged instructions may be redelivered until the agent acknowledges them."
+)
+STDIO_CALLER = "local"
+
+
+def caller_of(ctx: ServerRequestContext[Any]) -> str:
+    request = ctx.request
+    headers = getattr(request, "headers", None)
+    if headers is None:
+        return STDIO_CALLER
+    return headers.get("authorization") or "anonymous"
+
+
+def build_server(
+    store: HeartbeatStore, *, input_schema: dict[str, Any] = INPUT_SCHEMA, tool_name: str = TOOL
+) -> Server[Any]:
+    async def list_tools(ctx: ServerRequestContext[Any], params: Any) -> types.ListToolsResult:
+        tool = types.Tool(name=tool_name, description=DESCRIPTION, input_schema=input_schema)
+        return types.ListToolsResult(tools=[tool])
+
+    async def call_tool(
+        ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        if params.name != tool_name:
+            return error_result(f"unknown tool {params.name!r}")
+        try:
+            result = await store.call(caller_of(ctx), dict(params.arguments or {}))
+        except HeartbeatError as exc:
+            if exc.code is not None:
+                raise MCPError(exc.code, str(exc)) from None
+            return error_result(str(exc))
+        text = json.dumps(result, separators=(",", ":"))
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=text)], structured_content=result, is_error=False
+        )
+
+    return Server(
+        "session-heartbeat-reference", version="0.1.0", on_list_tools=list_tools, on_call_tool=call_tool
+    )
+
+
+def error_result(message: str) -> types.CallToolResult:
+    return types.CallToolResult(content=[types.TextContent(type="text", text=message)], is_error=True)
+
+
+async def serve_stdio(store: HeartbeatStore, server: Server[Any]) -> None:
+    from mcp.server.stdio import stdio_server
+
+    async with stdio_server() as (read, write):
+        await server.run(read, write, server.create_initialization_options())
+
+
+async def serve_http(store: HeartbeatStore, server: Server[Any], host: str, port: int) -> None:
+    from starlette.requests import Request
+    from starlette.responses import JSONResponse
+    from starlette.routing import Route
+
+    async def enqueue(request: Request) -> JSONResponse:
+        try:
+            body = await request.json()
+            session_id, text = body["sessionId"], body["text"]
+        except (ValueError, KeyError, TypeError):
+            return JSONResponse({"error": 'send JSON {"sessionId": ..., "text": ...}'}, status_code=400)
+        return JSONResponse({"id": store.enqueue(str(session_id), str(text))}, status_code=201)
+
+    routes = [Route("/operator/instructions", enqueue, methods=["POST"])]
+    app = server.streamable_http_app(custom_starlette_routes=routes, host=host)
+    await serve_asgi(app, host, port, lambda h, p: f"listening on http://{h}:{p}/mcp")
+
+
+def main(
+    argv: list[str] | None = None,
+    *,
+    store_factory: Callable[..., HeartbeatStore] = HeartbeatStore,
+    input_schema: dict[str, Any] = INPUT_SCHEMA,
+    tool_name: str = TOOL,
+) -> None:
+    """Serve; the keyword arguments let a variant change one rule (tests/agents/mcp)."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--http", metavar="HOST:PORT", help="serve Streamable HTTP instead of stdio")
+    parser.add_argument("--page-size", type=int, default=2, help="instructions per heartbeat result")
+    args = parser.parse_args(argv)
+    store = store_factory(page_size=args.page_size, spool=None if args.http else spool_dir())
+    server = build_server(store, input_schema=input_schema, tool_name=tool_name)
+    if args.http:
+        host, _, port = args.http.rpartition(":")
+        anyio.run(serve_http, store, server, host or "127.0.0.1", int(port or 0))
+    else:
+        anyio.run(serve_stdio, store, server)
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except KeyboardInterrupt:
+        sys.exit(0)

@@ -1,0 +1,1 @@
+"""Replay files of failing sequences, replaying them, and reproductions piped into a fresh agent."""

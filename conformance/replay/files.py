@@ -1,0 +1,79 @@
+"""Replay files: write the minimal failing sequence, and re-send it to the same or another agent."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from conformance import __version__
+from conformance.targets.acp.sequences import Step
+
+__all__ = ["FORMAT", "load_replay", "numbered_steps", "write_replay"]
+
+FORMAT = "session-status-conformance/replay@1"
+
+
+def numbered_steps(steps: list[Step], max_frame: int = 400) -> list[str]:
+    """The shrunk sequence as numbered lines: each step with the requests and responses it made."""
+    lines = []
+    for n, step in enumerate(steps, start=1):
+        lines.append(f"{n}. {step.label()} -> {step.answer or '(failed here)'}")
+        for frame in step.frames:
+            arrow = {"send": "-->", "recv": "<--"}.get(frame["dir"], " ! ")
+            text = frame["frame"]
+            lines.append(f"     {arrow} {text[:max_frame]}{'…' if len(text) > max_frame else ''}")
+    return lines
+
+
+def write_replay(
+    directory: Path,
+    *,
+    case_id: str,
+    command: list[str],
+    cwd: str,
+    agent_info: Any,
+    spec_revision: str,
+    seed: int,
+    profile: str,
+    failure: str,
+    steps: list[dict[str, Any]],
+    target: str = "acp",
+    extra_agent: dict[str, Any] | None = None,
+) -> Path:
+    directory.mkdir(parents=True, exist_ok=True)
+    frames = [f for s in steps for f in s.get("frames", [])]
+    body = {
+        "format": FORMAT,
+        "suite": {"name": "session-status-conformance", "version": __version__},
+        "target": target,
+        "spec": {"revision": spec_revision},
+        "agent": {"command": command, "cwd": cwd, "agentInfo": agent_info, **(extra_agent or {})},
+        "case": case_id,
+        "seed": seed,
+        "profile": profile,
+        "failure": failure,
+        "steps": [{k: v for k, v in s.items() if k != "frames"} for s in steps],
+        "frames": {
+            "sent": [f["frame"] for f in frames if f["dir"] == "send"],
+            "received": [f["frame"] for f in frames if f["dir"] == "recv"],
+        },
+    }
+    path = directory / f"{re.sub(r'[^a-z0-9.-]+', '-', case_id)}.replay.json"
+    path.write_text(json.dumps(body, indent=2, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+def load_replay(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"cannot read replay file {str(path)!r}: {exc}") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise ValueError(f"{str(path)!r} is not a replay file (format {FORMAT})")
+    return data
+
+
+def steps_of(data: dict[str, Any]) -> list[Step]:
+    return [Step.from_json(s) for s in data["steps"]]

@@ -1,0 +1,192 @@
+"""A side-by-side matrix of several runs: cases as rows, agents as columns (like Autobahn's).
+
+    session-status-conformance matrix reports/*/report.json -o matrix.html [--markdown matrix.md]
+
+Each cell links to that case's entry in that run's report.html. Every string that came from
+an agent (names, versions) is escaped, as in the single-run report.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from conformance.reports.render import COLORS, VERDICT_COLORS, html_text, md_text
+
+__all__ = ["Column", "load_columns", "main", "matrix_html", "matrix_markdown"]
+
+FORMAT = "session-status-conformance/report@1"
+SYMBOLS = {"pass": "pass", "fail": "FAIL", "warn": "warn", "info": "info", "error": "ERROR"}
+
+
+@dataclass
+class Column:
+    label: str
+    report: dict[str, Any]
+    path: Path  # of report.json
+
+    @property
+    def outcomes(self) -> dict[str, dict[str, Any]]:
+        return {c["id"]: c for c in self.report["cases"]}
+
+
+class MatrixError(Exception):
+    pass
+
+
+def _label(report: dict[str, Any], path: Path) -> str:
+    info = report.get("agent", {}).get("agentInfo")
+    if isinstance(info, dict) and isinstance(info.get("name"), str):
+        return f"{info['name']} {info.get('version') or ''}".strip()[:60]
+    return path.parent.name[:60]
+
+
+def load_columns(paths: list[Path]) -> list[Column]:
+    columns = []
+    for path in paths:
+        if path.is_dir():
+            path = path / "report.json"
+        try:
+            report = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise MatrixError(f"{path}: cannot read a report ({exc})") from None
+        if not isinstance(report, dict) or report.get("format") != FORMAT:
+            raise MatrixError(f"{path}: not a session-status-conformance report.json")
+        columns.append(Column(_label(report, path), report, path))
+    seen: dict[str, int] = {}
+    for col in columns:  # two runs of one agent: tell them apart by their folder
+        seen[col.label] = seen.get(col.label, 0) + 1
+    for col in columns:
+        if seen[col.label] > 1:
+            col.label = f"{col.label} ({col.path.parent.name})"
+    return columns
+
+
+def _case_rows(columns: list[Column]) -> list[tuple[str, str, str]]:
+    """(id, level, sentence) of every case in any column, grouped by area."""
+    rows: dict[str, tuple[str, str, str]] = {}
+    for col in columns:
+        for c in col.report["cases"]:
+            rows.setdefault(c["id"], (c["id"], c["level"], c["spec"]["sentence"]))
+    return sorted(rows.values(), key=lambda r: (r[0].split(".")[0], r[0]))
+
+
+def _cell_text(case: dict[str, Any]) -> str:
+    """The outcome as a cell shows it, with what a baseline made of it."""
+    text = SYMBOLS.get(case["outcome"], case["outcome"])
+    if case.get("baseline") in ("known", "stale"):
+        text += f" ({case['baseline']})"
+    return text
+
+
+def _link(col: Column, out_dir: Path, case_id: str) -> str:
+    target = col.path.with_name("report.html")
+    return f"{Path(os.path.relpath(target, out_dir)).as_posix()}#{case_id}"
+
+
+STYLE = """
+body{font:13px/1.4 system-ui,sans-serif;margin:1.5em;color:#222}
+table{border-collapse:collapse}
+td,th{border:1px solid #ccc;padding:.25em .5em;text-align:center}
+th.case,td.case{text-align:left;font-family:ui-monospace,monospace;white-space:nowrap}
+td a{color:#fff;text-decoration:none;display:block;font-weight:bold}
+td.none{color:#999}
+.verdict{color:#fff;font-weight:bold}
+"""
+
+
+def matrix_html(columns: list[Column], out_dir: Path) -> str:
+    head = "".join(f"<th>{html_text(c.label)}</th>" for c in columns)
+    verdicts = "".join(
+        f"<td class='verdict' style='background:{VERDICT_COLORS.get(c.report['verdict']['label'], '#6a1b9a')}'>"
+        f"{html_text(c.report['verdict']['label'])}</td>"
+        for c in columns
+    )
+    revisions = "".join(f"<td>{html_text(c.report['spec']['revision'])}</td>" for c in columns)
+    body = []
+    outcome_maps = [c.outcomes for c in columns]
+    for case_id, level, sentence in _case_rows(columns):
+        cells = []
+        for col, outcomes in zip(columns, outcome_maps, strict=True):
+            case = outcomes.get(case_id)
+            if case is None:
+                cells.append("<td class='none'>—</td>")
+                continue
+            outcome = case["outcome"]
+            color = COLORS.get(outcome, "#9e9e9e") if case.get("baseline") != "stale" else COLORS["warn"]
+            text = html_text(_cell_text(case))
+            href = html_text(_link(col, out_dir, case_id))
+            cells.append(f"<td style='background:{color}'><a href='{href}'>{text}</a></td>")
+        body.append(
+            f"<tr><td class='case' title='{html_text(sentence)}'>{html_text(case_id)}</td>"
+            f"<td>{html_text(level)}</td>{''.join(cells)}</tr>"
+        )
+    return "\n".join(
+        [
+            "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
+            "<meta http-equiv='Content-Security-Policy' content=\"default-src 'none'; style-src 'unsafe-inline'\">",
+            f"<title>session/status conformance matrix</title><style>{STYLE}</style></head><body>",
+            f"<h1>session/status conformance matrix</h1><p>{len(columns)} runs; click a cell for the case's "
+            "transcript in that run's report.</p>",
+            "<table id='matrix'>",
+            f"<tr><th class='case'>case</th><th>level</th>{head}</tr>",
+            f"<tr><th class='case'>verdict</th><th></th>{verdicts}</tr>",
+            f"<tr><th class='case'>revision</th><th></th>{revisions}</tr>",
+            *body,
+            "</table></body></html>",
+        ]
+    )
+
+
+def matrix_markdown(columns: list[Column], out_dir: Path) -> str:
+    lines = [
+        "| case | level | " + " | ".join(md_text(c.label, 60) for c in columns) + " |",
+        "| --- | --- |" + " --- |" * len(columns),
+        "| **verdict** | | "
+        + " | ".join(f"**{md_text(c.report['verdict']['label'])}**" for c in columns)
+        + " |",
+    ]
+    outcome_maps = [c.outcomes for c in columns]
+    for case_id, level, _ in _case_rows(columns):
+        cells = []
+        for col, outcomes in zip(columns, outcome_maps, strict=True):
+            case = outcomes.get(case_id)
+            if case is None:
+                cells.append("—")
+                continue
+            cells.append(f"[{md_text(_cell_text(case))}]({_link(col, out_dir, case_id)})")
+        lines.append(f"| `{case_id}` | {level} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="session-status-conformance matrix",
+        description="Compare runs side by side: cases as rows, agents as columns.",
+    )
+    parser.add_argument("reports", nargs="+", type=Path, help="report.json files (or their folders)")
+    parser.add_argument(
+        "-o", "--output", type=Path, default=Path("matrix.html"), help="matrix.html or matrix.md"
+    )
+    parser.add_argument("--markdown", type=Path, help="also write the Markdown table here")
+    args = parser.parse_args(argv)
+    try:
+        columns = load_columns(args.reports)
+    except MatrixError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    outputs = [(args.output, args.output.suffix == ".md")]
+    if args.markdown:
+        outputs.append((args.markdown, True))
+    for path, markdown in outputs:
+        out_dir = path.resolve().parent
+        out_dir.mkdir(parents=True, exist_ok=True)
+        text = matrix_markdown(columns, out_dir) if markdown else matrix_html(columns, out_dir)
+        path.write_text(text, encoding="utf-8")
+    print(f"matrix of {len(columns)} runs: {', '.join(str(p) for p, _ in outputs)}", file=sys.stderr)
+    return 0

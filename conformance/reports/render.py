@@ -1,0 +1,265 @@
+"""Human formats of a run report: a self-contained report.html, a Markdown summary, an SVG badge.
+
+Everything the agent sent is hostile: every string goes through :func:`html_text` (HTML and
+SVG) or :func:`md_text` (Markdown), which strip control characters and escape markup. No
+format loads anything from the network: no scripts, no fonts, no images.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from typing import Any
+
+from conformance.core.transcript import reproduction_lines
+
+__all__ = ["badge_svg", "html_report", "markdown_summary"]
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]|~])")  # what can start markup inside a line
+COLORS = {"pass": "#2e7d32", "fail": "#c62828", "warn": "#ef6c00", "info": "#1565c0", "error": "#6a1b9a"}
+VERDICT_COLORS = {
+    "conformant": "#2e7d32",
+    "non-conformant": "#c62828",
+    "unimplemented": "#757575",
+    "partial": "#757575",
+}
+
+
+def _visible(text: str) -> str:
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
+def html_text(value: Any) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, indent=1, default=str)
+    return html.escape(_visible(text), quote=True)
+
+
+def md_text(value: Any, limit: int = 300) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    text = _visible(text).replace("\n", " ")[:limit]
+    return _MD_SPECIAL.sub(r"\\\1", html.escape(text, quote=False))
+
+
+def _agent_label(report: dict[str, Any]) -> str:
+    info = report["agent"].get("agentInfo")
+    if isinstance(info, dict) and info.get("name"):
+        return f"{info.get('name')} {info.get('version') or ''}".strip()
+    return " ".join(report["agent"]["command"])[:80]
+
+
+STYLE = """
+body{font:14px/1.45 system-ui,sans-serif;margin:2em;color:#222;max-width:1200px}
+h1{font-size:1.5em;margin:0 0 .3em}
+.verdict{display:inline-block;padding:.3em .8em;border-radius:4px;color:#fff;font-weight:bold}
+table.counts{border-collapse:collapse;margin:1em 0}
+table.counts td,table.counts th{border:1px solid #ccc;padding:.2em .6em;text-align:right}
+.case{border:1px solid #ddd;border-left:6px solid #999;border-radius:4px;margin:.6em 0;padding:.5em .8em}
+.case h3{margin:.1em 0;font-size:1em;font-family:ui-monospace,monospace}
+.outcome{font-weight:bold;text-transform:uppercase}
+.sentence{color:#444;font-style:italic}
+pre{background:#f6f6f6;padding:.5em;overflow-x:auto;white-space:pre-wrap;word-break:break-all;font-size:12px}
+.send{color:#0d47a1}.recv{color:#1b5e20}.note{color:#b71c1c}
+table.trace{border-collapse:collapse;font-size:12px}
+table.trace td,table.trace th{border:1px solid #ddd;padding:.2em .4em;vertical-align:top;text-align:left}
+tr.excluded{color:#777}tr.not-run{background:#fff8e1}
+"""
+
+
+def html_report(report: dict[str, Any]) -> str:
+    verdict = report["verdict"]
+    color = VERDICT_COLORS.get(verdict["label"], "#6a1b9a")
+    counts = report["counts"]
+    outcomes = list(counts["by_outcome"])
+    head = "".join(f"<th>{html_text(o)}</th>" for o in outcomes)
+    rows = "".join(
+        f"<tr><th>{html_text(level)}</th>" + "".join(f"<td>{row[o]}</td>" for o in outcomes) + "</tr>"
+        for level, row in counts["by_level"].items()
+    )
+    parts = [
+        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
+        "<meta http-equiv='Content-Security-Policy' content=\"default-src 'none'; style-src 'unsafe-inline'\">",
+        f"<title>{html_text(_subject(report))} conformance: {html_text(_agent_label(report))}</title>",
+        f"<style>{STYLE}</style></head><body>",
+        f"<h1>{html_text(_subject(report))} conformance: {html_text(_agent_label(report))}</h1>",
+        f"<p><span class='verdict' id='verdict' style='background:{color}'>{html_text(verdict['label'].upper())}</span> ",
+        f"{html_text(verdict['explanation'])}</p>",
+        f"<p>spec revision <b id='revision'>{html_text(report['spec']['revision'])}</b> "
+        f"<small>({html_text(report['spec'].get('why', ''))})</small> · command "
+        f"<code>{html_text(' '.join(report['agent']['command']))}</code> · suite "
+        f"{html_text(report['suite']['version'])} · {html_text(report['started'])} · "
+        f"seed {html_text(str(report['options'].get('seed')))}</p>",
+    ]
+    if report.get("selection"):
+        parts.append(f"<p class='note' id='selection'>{html_text(_selection_text(report))}</p>")
+    if report.get("fatal"):
+        parts.append(f"<p class='note'>{html_text(report['fatal'])}</p>")
+    if report.get("incomplete"):
+        parts.append("<p class='note'>The run was interrupted: this report is incomplete.</p>")
+    baseline = report.get("baseline")
+    if baseline:
+        parts.append(
+            f"<p id='baseline'><b>baseline gate (exit {baseline['exitCode']})</b>: {html_text(baseline['explanation'])}</p>"
+        )
+    parts.append(f"<table class='counts'><tr><th></th>{head}</tr>{rows}</table>")
+    trace = report.get("traceability")
+    if trace:
+        parts.append(
+            f"<p>traceability ({html_text(trace['revision'])}): <b>{trace['tested']}</b> of {trace['total']} "
+            f"spec sentences tested in this run, {trace['excluded']} excluded, {trace['not-run']} not run "
+            "(<a href='#traceability'>table</a>)</p>"
+        )
+    parts.append("<h2>Cases</h2>")
+    for case in report["cases"]:  # report.json already lists failures first
+        parts.append(_case_html(case))
+    if trace:
+        parts.append(_traceability_html(trace))
+    parts.append("</body></html>")
+    return "\n".join(parts)
+
+
+def _case_html(case: dict[str, Any]) -> str:
+    color = COLORS.get(case["outcome"], "#999")
+    lines = [
+        f"<div class='case' id='{html_text(case['id'])}' style='border-left-color:{color}'>",
+        f"<h3>{html_text(case['id'])} <small>[{html_text(case['level'])}]</small> ",
+        f"<span class='outcome' style='color:{color}'>{html_text(case['outcome'])}</span></h3>",
+        f"<div class='sentence'>{html_text(case['spec']['sentence'])} ",
+        f"<small>({_spec_link(case['spec'])})</small></div>",
+    ]
+    if case.get("baseline"):
+        meaning = {
+            "known": "a known failure, listed in the baseline: it does not fail the run",
+            "new": "a new failure: not in the baseline, it fails the run",
+            "stale": "a stale baseline entry: the case passes now, remove it from the baseline",
+        }
+        lines.append(
+            f"<p class='note'>baseline: {html_text(meaning.get(case['baseline'], case['baseline']))}</p>"
+        )
+    if case.get("message"):
+        lines.append(f"<p>{html_text(case['message'])}</p>")
+    for key in ("expected", "observed"):
+        if case.get(key) is not None:
+            lines.append(f"<p><b>{key}</b></p><pre>{html_text(case[key])}</pre>")
+    sequence = (case.get("details") or {}).get("sequence")
+    if sequence and "\n".join(sequence) != case.get("observed"):
+        lines.append(f"<p><b>minimal sequence</b></p><pre>{html_text(chr(10).join(sequence))}</pre>")
+    if case.get("reproduction") and case["outcome"] in ("fail", "error", "warn"):
+        text = "\n".join(reproduction_lines(case["reproduction"]))
+        lines.append(f"<p><b>reproduce</b></p><pre class='repro'>{html_text(text)}</pre>")
+    if case.get("transcript"):
+        frames = "\n".join(
+            f"<span class='{html_text(f['dir'])}'>{f['t']:9.4f} {html_text(f['dir'])} {html_text(f['frame'])}</span>"
+            for f in case["transcript"]
+        )
+        is_open = " open" if case["outcome"] in ("fail", "error") else ""
+        summary = f"<summary>wire transcript ({len(case['transcript'])} frames)</summary>"
+        lines.append(f"<details class='transcript'{is_open}>{summary}<pre>{frames}</pre></details>")
+    if case.get("stderr"):
+        lines.append(
+            f"<details><summary>agent stderr</summary><pre>{html_text(case['stderr'])}</pre></details>"
+        )
+    lines.append("</div>")
+    return "".join(lines)
+
+
+def _spec_link(spec: dict[str, Any]) -> str:
+    label = f"{html_text(spec['source'])}, {html_text(spec['section'])}"
+    url = spec.get("url") or ""
+    if url.startswith("https://"):  # the suite's own data, but checked anyway
+        return f"<a href='{html_text(url)}'>{label}</a>"
+    return label
+
+
+def _traceability_html(trace: dict[str, Any]) -> str:
+    rows = []
+    for r in trace["sentences"]:
+        cases = ", ".join(
+            (f"<a href='#{html_text(cid)}'>{html_text(cid)}</a>" if out != "not run" else html_text(cid))
+            + f"&nbsp;<small>{html_text(out)}</small>"
+            for cid, out in r["cases"].items()
+        )
+        rows.append(
+            f"<tr class='{html_text(r['status'])}'><td>{html_text(r['section'])}</td><td>{html_text(r['sentence'])}</td>"
+            f"<td>{html_text(r['level'])}</td><td>{html_text(r['status'])}</td><td>{cases}</td>"
+            f"<td>{html_text(r['reason'])}</td></tr>"
+        )
+    return (
+        f"<h2 id='traceability'>Traceability: {html_text(trace['revision'])}</h2>"
+        "<table class='trace'><tr><th>section</th><th>sentence</th><th>level</th><th>status</th>"
+        f"<th>cases (outcome)</th><th>reason / note</th></tr>{''.join(rows)}</table>"
+    )
+
+
+def _selection_text(report: dict[str, Any]) -> str:
+    from conformance.reports.report import describe_selection
+
+    sel = report["selection"]
+    return (
+        f"PARTIAL: {sel['selected']} of {sel['total']} cases selected ({describe_selection(sel)}); "
+        f"no certificate. The selected cases alone: {report['verdict'].get('selected', '')}."
+    )
+
+
+def markdown_summary(report: dict[str, Any]) -> str:
+    """For $GITHUB_STEP_SUMMARY or a PR comment."""
+    verdict = report["verdict"]
+    counts = report["counts"]
+    outcomes = [o for o in counts["by_outcome"]]
+    lines = [
+        f"### {md_text(_subject(report))} conformance: {md_text(_agent_label(report))}",
+        "",
+        f"**{md_text(verdict['label'].upper())}**: {md_text(verdict['explanation'])} "
+        f"(spec {md_text(report['spec']['revision'])}: {md_text(report['spec'].get('why', ''))}; "
+        f"seed {report['options'].get('seed')})",
+        "",
+        "| level | " + " | ".join(outcomes) + " |",
+        "| --- |" + " ---: |" * len(outcomes),
+    ]
+    for level, row in counts["by_level"].items():
+        lines.append(f"| {level} | " + " | ".join(str(row[o]) for o in outcomes) + " |")
+    if report.get("selection"):
+        lines += ["", f"**{md_text(_selection_text(report))}**"]
+    baseline = report.get("baseline")
+    if baseline:
+        lines += ["", f"Baseline gate (exit {baseline['exitCode']}): {md_text(baseline['explanation'])}"]
+    trace = report.get("traceability")
+    if trace:
+        lines += [
+            "",
+            f"Traceability ({md_text(trace['revision'])}): {trace['tested']} of {trace['total']} spec sentences "
+            f"tested, {trace['excluded']} excluded, {trace['not-run']} not run.",
+        ]
+    bad = [c for c in report["cases"] if c["outcome"] in ("fail", "error", "warn")]
+    if bad:
+        lines += ["", "| case | level | outcome | why |", "| --- | --- | --- | --- |"]
+        for c in bad:
+            known = " (known)" if c.get("baseline") == "known" else ""
+            lines.append(f"| `{c['id']}` | {c['level']} | {c['outcome']}{known} | {md_text(c['message'])} |")
+    if report.get("fatal"):
+        lines += ["", md_text(report["fatal"])]
+    return "\n".join(lines) + "\n"
+
+
+def badge_svg(report: dict[str, Any]) -> str:
+    counts = report["counts"]["by_outcome"]
+    checked = sum(v for k, v in counts.items() if k not in ("unimplemented", "n/a", "not-testable"))
+    right = f"{report['verdict']['label']} · {report['spec']['revision']} · {counts['pass']}/{checked}"
+    if report.get("selection"):  # no certificate: say how much ran, not how much passed
+        sel = report["selection"]
+        right = f"partial · {sel['selected']} of {sel['total']} cases selected · no certificate"
+    left = _subject(report).split(" ")[0]
+    lw, rw = 6 * len(left) + 12, int(6.2 * len(right)) + 12
+    color = VERDICT_COLORS.get(report["verdict"]["label"], "#6a1b9a")
+    return (
+        f"<svg xmlns='http://www.w3.org/2000/svg' width='{lw + rw}' height='20' role='img' "
+        f"aria-label='{html_text(left)}: {html_text(right)}'><title>{html_text(left)}: {html_text(right)}</title>"
+        f"<rect width='{lw}' height='20' fill='#555'/><rect x='{lw}' width='{rw}' height='20' fill='{color}'/>"
+        f"<g fill='#fff' font-family='Verdana,DejaVu Sans,sans-serif' font-size='11'>"
+        f"<text x='6' y='14'>{html_text(left)}</text><text x='{lw + 6}' y='14'>{html_text(right)}</text></g></svg>"
+    )
+
+
+def _subject(report: dict[str, Any]) -> str:
+    return str(report.get("subject") or "session/status")

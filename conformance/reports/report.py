@@ -1,0 +1,304 @@
+"""The run report: collected per-case records, the verdict, report.json and the summary table."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from conformance import __version__
+from conformance.core import revisions
+from conformance.core.outcomes import Outcome, Verdict, verdict
+from conformance.core.redact import redact
+from conformance.core.registry import Level
+from conformance.core.traceability import coverage
+from conformance.reports.baseline import BaselineResult
+
+__all__ = ["RunReport", "default_report_dir", "describe_selection"]
+
+SPEC_SOURCES = {
+    "acp-rfd-session-status@2026-10-26": "ACP RFD 'Session status', revision of 2026-10-26",
+    "acp-sdk-2.4.0/v1/schema.unstable.json": "official ACP schema shipped in @agentclientprotocol/sdk 2.4.0",
+    "jsonrpc-2.0": "JSON-RPC 2.0 specification",
+    "mcp-session-heartbeat@2025-06-18": "MCP tool 'session_heartbeat' (MCP 2025-06-18)",
+    "mcp-2025-06-18": "Model Context Protocol specification, revision 2025-06-18",
+    "agentscope-2.0.4-session-status": "AgentScope 2.0.4 API: GET /sessions/{session_id}/status",
+}
+# What each target certifies, as titles say it.
+OUTCOME_ORDER = [o.value for o in Outcome]
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\x9b]|\x1b\[[0-?]*[ -/]*[@-~]?|\x1b.?")
+
+
+def clean(text: str) -> str:
+    """Strip terminal control sequences from agent-supplied text before it reaches a console."""
+    return _CONTROL.sub("", text)
+
+
+def describe_selection(selection: dict[str, Any]) -> str:
+    parts = []
+    if selection.get("keyword"):
+        parts.append(f"-k {selection['keyword']!r}")
+    if selection.get("markers"):
+        parts.append(f"-m {selection['markers']!r}")
+    if selection.get("args"):
+        parts.append("only " + ", ".join(selection["args"]))
+    parts.append(f"{selection['deselected']} deselected")
+    return "; ".join(parts)
+
+
+def default_report_dir(agent_label: str, base: Path = Path("reports")) -> Path:
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", agent_label).strip("-")[:40] or "agent"
+    return base / f"{slug}-{datetime.now(UTC).strftime('%Y%m%dT%H%M%S')}"
+
+
+@dataclass
+class RunReport:
+    command: list[str]
+    cwd: str
+    strict: bool
+    timeout: float
+    profile: str = "ci"
+    seed: int | None = None
+    transport: str = "stdio"
+    started: float = field(default_factory=time.time)
+    agent: dict[str, Any] = field(default_factory=dict)
+    cases: list[dict[str, Any]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    incomplete: bool = False  # interrupted: not every selected case ran
+    fatal: str | None = None  # why no case could run (the agent could not be started)
+    process_groups: list[int] = field(default_factory=list)  # of the agent processes the pre-flight started
+    secrets: list[str] = field(default_factory=list)
+    written: dict[str, Any] | None = None  # the body of the last report.json written
+    baseline: BaselineResult | None = None
+    revision: str = revisions.DEFAULT  # the spec revision checked
+    revision_why: str = "the default revision"
+    target: str = "acp"  # a name in conformance.targets.TARGETS
+    subject: str = "session/status"  # what is certified, as the target names it
+    # Whether the target advertises its status method, and where (as its protocol spells it);
+    # set by the plugin from the target. Without it, an ACP agent's initialize result decides.
+    advertised: bool | None = None
+    capability: str = ""
+    # What the run selected, when it is not every case of its target (-k, -m, a case file or
+    # node id): {"keyword", "markers", "args", "selected", "total", "deselected"}. No certificate.
+    selection: dict[str, Any] | None = None
+
+    def add(self, record: dict[str, Any]) -> None:
+        self.cases.append(record)
+
+    @property
+    def status_advertised(self) -> bool:
+        if self.advertised is not None:
+            return self.advertised
+        v2 = self.agent.get("protocolVersion") == 2
+        caps = self.agent.get("capabilities" if v2 else "agentCapabilities") or {}
+        session = caps.get("session" if v2 else "sessionCapabilities") if isinstance(caps, dict) else None
+        return isinstance(session, dict) and session.get("status") is not None
+
+    def verdict(self) -> Verdict:
+        """The verdict of the cases that ran (a partial run's exit code follows it too)."""
+        if self.incomplete:
+            return Verdict.INCOMPLETE
+        if self.fatal:
+            return Verdict.ERROR
+        return verdict(self._outcomes(), status_advertised=self.status_advertised, strict=self.strict)
+
+    def _outcomes(self, marks: dict[str, Outcome] | None = None) -> list[tuple[Outcome, Level]]:
+        return [((marks or {}).get(c["id"]) or Outcome(c["outcome"]), Level(c["level"])) for c in self.cases]
+
+    @property
+    def partial(self) -> bool:
+        return self.selection is not None and not self.fatal and not self.incomplete
+
+    def label(self) -> str:
+        """What the certificate says: the verdict, or "partial" when not every case was selected."""
+        return "partial" if self.partial else self.verdict().label
+
+    def robustness_findings(self) -> list[dict[str, Any]]:
+        return [c for c in self.cases if c["level"] == "ROBUSTNESS" and c["outcome"] in ("warn", "fail")]
+
+    def explanation(self) -> str:
+        """The verdict in one sentence, as it applies to this run."""
+        v = self.verdict()
+        text = self._verdict_explanation(v)
+        if self.partial:
+            assert self.selection is not None
+            return (
+                f"{self.selection['selected']} of {self.selection['total']} cases selected "
+                f"({describe_selection(self.selection)}); no certificate. The selected cases: {v.label}, {text}"
+            )
+        return text
+
+    def headline(self) -> str:
+        """The verdict line: "CONFORMANT: …", or "PARTIAL: n of N cases selected; no certificate …"."""
+        return f"{self.label().upper()}: {self.explanation()}"
+
+    def _verdict_explanation(self, v: Verdict) -> str:
+        if v is Verdict.UNIMPLEMENTED:
+            return f"the agent does not advertise {self.capability or self.subject}"
+        if v is Verdict.ERROR and self.fatal:
+            return f"no case could run: {self.fatal}"
+        if v is Verdict.NON_CONFORMANT:
+            failed_levels = {c["level"] for c in self.cases if c["outcome"] == "fail"}
+            if failed_levels <= {"SHOULD", "ROBUSTNESS"} and self.strict:
+                return (
+                    "the agent breaks a SHOULD requirement or has a robustness finding, which count as "
+                    "failures under --strict"
+                )
+        text = v.explanation
+        if v is Verdict.CONFORMANT:
+            skipped = sum(c["outcome"] in ("not-testable", "unimplemented") for c in self.cases)
+            if skipped:
+                text += f"; {skipped} case(s) not testable or unimplemented (see the coverage)"
+        robust = self.robustness_findings()
+        if robust and not self.strict and v in (Verdict.CONFORMANT, Verdict.NON_CONFORMANT):
+            text += (
+                f"; {len(robust)} robustness finding(s) on frames the protocol never carries, shown but not "
+                "deciding the verdict (--strict counts them)"
+            )
+        return text
+
+    def gate(self) -> tuple[Verdict, str]:
+        """What the run's exit code follows: the verdict, or with a baseline, only what is new.
+
+        Known failures count as passes and stale entries as failures; the report's own
+        verdict (``verdict()``) stays the honest one.
+        """
+        v = self.verdict()
+        if self.baseline is None or self.incomplete or self.fatal:
+            return v, self.headline()
+        marks = {
+            c["id"]: Outcome.PASS if c.get("baseline") == "known" else Outcome.FAIL
+            for c in self.cases
+            if c.get("baseline") in ("known", "stale")
+        }
+        gated = verdict(self._outcomes(marks), status_advertised=self.status_advertised, strict=self.strict)
+        b = self.baseline
+        if b.new or b.stale:
+            why = []
+            if b.new:
+                why.append(f"new failure(s) not in the baseline: {', '.join(b.new)}")
+            if b.stale:
+                why.append(
+                    f"stale baseline entries (these cases now pass; remove them): {', '.join(b.stale)}"
+                )
+            return gated, f"{self.label()}, and the baseline gate fails: " + "; ".join(why)
+        if v is gated:
+            return gated, f"{self.headline()} ({b.explanation()})"
+        return gated, f"{self.label()}, but every failure is a known one: {b.explanation()}"
+
+    def counts(self) -> dict[str, Any]:
+        by_outcome = dict.fromkeys(OUTCOME_ORDER, 0)
+        by_level: dict[str, dict[str, int]] = {lv.value: dict.fromkeys(OUTCOME_ORDER, 0) for lv in Level}
+        for c in self.cases:
+            by_outcome[c["outcome"]] += 1
+            by_level[c["level"]][c["outcome"]] += 1
+        return {"total": len(self.cases), "by_outcome": by_outcome, "by_level": by_level}
+
+    def to_json(self) -> dict[str, Any]:
+        v = self.verdict()
+        order = {"fail": 0, "error": 1, "warn": 2, "not-testable": 3, "info": 4}
+        cases = sorted(self.cases, key=lambda c: (order.get(c["outcome"], 9), c["id"]))
+        return {
+            "format": "session-status-conformance/report@1",
+            "suite": {"name": "session-status-conformance", "version": __version__},
+            "target": self.target,
+            "subject": self.subject,
+            "spec": {
+                "revision": self.revision,
+                "title": revisions.get(self.revision).title,
+                "why": self.revision_why,
+                "sources": SPEC_SOURCES,
+            },
+            "agent": {
+                "command": self.command,
+                "transport": self.transport,
+                "cwd": self.cwd,
+                "agentInfo": self.agent.get("agentInfo")
+                or self.agent.get("info")
+                or self.agent.get("serverInfo"),
+                "protocolVersion": self.agent.get("protocolVersion"),
+                "agentCapabilities": self.agent.get("agentCapabilities") or self.agent.get("capabilities"),
+            },
+            "started": datetime.fromtimestamp(self.started, UTC).isoformat(),
+            "duration": round(time.time() - self.started, 3),
+            "options": {
+                "strict": self.strict,
+                "timeout": self.timeout,
+                "profile": self.profile,
+                "seed": self.seed,
+            },
+            "verdict": {
+                "label": self.label(),
+                "exitCode": v.exit_code,
+                "explanation": self.explanation(),
+                **({"selected": v.label} if self.partial else {}),
+            },
+            "selection": self.selection,
+            "baseline": self._baseline_json(),
+            "counts": self.counts(),
+            "notes": self.notes,
+            "incomplete": self.incomplete,
+            "fatal": self.fatal,
+            "processGroups": self.process_groups,
+            "traceability": self._traceability(),
+            "cases": cases,
+        }
+
+    def _traceability(self) -> dict[str, Any] | None:
+        try:
+            revision = revisions.get(self.revision)
+        except (KeyError, FileNotFoundError, ModuleNotFoundError):  # a suite without the revision files
+            return None
+        return coverage(revision, self.cases)
+
+    def _baseline_json(self) -> dict[str, Any] | None:
+        if self.baseline is None:
+            return None
+        gated, explanation = self.gate()
+        return {**self.baseline.to_json(), "exitCode": gated.exit_code, "explanation": explanation}
+
+    def write(self, directory: Path) -> Path:
+        directory.mkdir(parents=True, exist_ok=True)
+        path = directory / "report.json"
+        tmp = path.with_suffix(".tmp")
+        body = redact(self.to_json(), self.secrets)
+        self.written = body
+        tmp.write_text(json.dumps(body, indent=2, ensure_ascii=False), encoding="utf-8")
+        os.replace(tmp, path)
+        from conformance.reports.render import badge_svg, html_report, markdown_summary
+
+        (directory / "report.html").write_text(html_report(body), encoding="utf-8")
+        (directory / "summary.md").write_text(markdown_summary(body), encoding="utf-8")
+        (directory / "badge.svg").write_text(badge_svg(body), encoding="utf-8")
+        return path
+
+    def summary_lines(self) -> list[str]:
+        info = self.agent.get("agentInfo") or self.agent.get("info") or self.agent.get("serverInfo") or {}
+        name = info.get("name") if isinstance(info, dict) else None
+        version = info.get("version") if isinstance(info, dict) else None
+        label = " ".join(str(x) for x in (name, version) if x) or "agent"
+        counts = self.counts()
+        cols = [o for o in OUTCOME_ORDER]
+        lines = [
+            clean(f"{self.subject} conformance: {label} — {' '.join(self.command)[:120]}"),
+            f"spec revision: {self.revision} ({self.revision_why})",
+            f"profile: {self.profile}    seed: {self.seed} (rerun with --seed {self.seed})",
+            "level      " + " ".join(f"{c:>13}" for c in cols),
+        ]
+        for lv, row in counts["by_level"].items():
+            lines.append(f"{lv:<10} " + " ".join(f"{row[c]:>13}" for c in cols))
+        lines.append("total      " + " ".join(f"{counts['by_outcome'][c]:>13}" for c in cols))
+        v = self.verdict()
+        lines.append(f"verdict: {self.headline()} (exit {v.exit_code})")
+        for c in self.robustness_findings():
+            lines.append(clean(f"robustness finding: {c['id']}: {str(c.get('message', ''))[:300]}"))
+        if self.baseline is not None:
+            gated, explanation = self.gate()
+            lines.append(f"baseline gate: exit {gated.exit_code} — {explanation}")
+        lines.extend(clean(note) for note in self.notes)
+        return lines

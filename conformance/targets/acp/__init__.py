@@ -1,0 +1,1 @@
+"""ACP `session/status`: the target, its sequence model and driver, and its fuzzers."""

@@ -1,0 +1,103 @@
+"""Malformed-input fuzzing: Hypothesis draws inputs, the agent must answer as JSON-RPC says.
+
+A check runs on the runtime's loop; Hypothesis runs in a worker thread and shrinks a failing
+input to a small one, which the failure names. An agent that dies on an input is restarted
+before the next example, so shrinking can go on.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+import anyio.from_thread
+from hypothesis import given, seed
+from hypothesis import strategies as st
+
+from conformance.core.outcomes import RunInterrupted
+from conformance.targets.acp.machine import Profile, hypothesis_settings
+from conformance.targets.acp.target import AcpTarget
+
+__all__ = ["FuzzFailure", "LiveSession", "run_fuzz"]
+
+FUZZ_EXAMPLES = {"ci": 60, "dev": 150, "thorough": 1000}
+
+
+class FuzzFailure(AssertionError):
+    """An input broke a rule; ``rule`` names which (one of the case's declared rules), ``died``
+    says the agent process ended on it (its stderr may then tell which layer crashed)."""
+
+    def __init__(
+        self, message: str, *, rule: str | None = None, died: bool = False, layer: str | None = None
+    ) -> None:
+        super().__init__(message)
+        self.rule = rule
+        self.died = died
+        self.layer = layer  # where the evidence shows the crash was (see layers.stderr_layer)
+
+
+class LiveSession:
+    """A fresh session for every input (so examples do not depend on each other), after
+    restarting the agent if an earlier input killed it."""
+
+    def __init__(self, target: AcpTarget) -> None:
+        self.t = target
+        self.sid: str | None = None
+        self.restarts = 0
+        self.err_mark = 0
+
+    async def ensure(self) -> str:
+        if not self.t.harness.agent_alive:
+            self.restarts += 1
+            await self.t.harness.restart_agent()
+        self.sid = await self.t.new_session()
+        self.err_mark = self.t.harness.stderr.mark()
+        return self.sid
+
+    def crash_layer(self) -> str | None:
+        """Which layer the agent's crash on this input was in, from what it wrote since."""
+        from conformance.core.layers import stderr_layer
+
+        return stderr_layer(self.t.harness.stderr.since(self.err_mark))
+
+    def fill(self, value: Any) -> Any:
+        text = json.dumps(value).replace('"$live"', json.dumps(self.sid))
+        return json.loads(text)
+
+
+def run_fuzz(
+    target: AcpTarget,
+    strategy: st.SearchStrategy[Any],
+    check: Callable[[Any], Awaitable[None]],
+    profile: Profile,
+    seed_value: int | None,
+    database_dir: Path | None = None,
+) -> tuple[int, Any, FuzzFailure | None]:
+    """Run ``check`` on drawn inputs (from a worker thread): (seed, failing input, failure)."""
+    chosen = seed_value if seed_value is not None else profile.fixed_seed
+    if chosen is None:
+        chosen = random.SystemRandom().randrange(2**32)
+    last: dict[str, Any] = {}
+
+    @seed(chosen)
+    @hypothesis_settings(profile, FUZZ_EXAMPLES[profile.name], database_dir)
+    @given(strategy)
+    def test(value: Any) -> None:
+        if target.harness.closing:
+            raise RunInterrupted
+        last["input"] = value
+        anyio.from_thread.run(check, value)
+
+    try:
+        test()
+    except FuzzFailure as exc:
+        return chosen, last.get("input"), exc
+    return chosen, None, None
+
+
+async def settle() -> None:
+    await anyio.sleep(0.02)

@@ -1,0 +1,361 @@
+"""Hypothesis drives the sequence driver: a RuleBasedStateMachine over one agent.
+
+Each example gets a fresh model and fresh sessions on the shared agent process; only the
+methods the agent advertises are used. Hypothesis shrinks a failing sequence to a minimal one,
+and the last run (the shrunk sequence, replayed once more by Hypothesis) is what the report
+shows and the replay file holds.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import anyio.from_thread
+from hypothesis import HealthCheck, Phase, Verbosity, seed, settings
+from hypothesis import strategies as st
+from hypothesis.database import DirectoryBasedExampleDatabase
+from hypothesis.stateful import Bundle, RuleBasedStateMachine, precondition, rule, run_state_machine_as_test
+
+from conformance.core.outcomes import RunInterrupted
+from conformance.targets.acp.sequences import Driver, SequenceFailure, Step
+from conformance.targets.acp.target import AcpTarget
+
+__all__ = ["PROFILES", "Profile", "SequenceRun", "run_sequences"]
+
+
+MAX_SESSIONS = 3
+MAX_UNKNOWN = 2
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    max_examples: int
+    steps: int
+    restarts_per_example: int
+    restart_odds: int  # 1 in this many draws of the restart rule restarts (a restart costs seconds)
+    fixed_seed: int | None  # a fixed seed makes the run derandomized
+    database: bool
+    budget: float = 20.0  # seconds of generating before further examples run dry
+
+
+PROFILES = {
+    "ci": Profile(
+        "ci", 150, steps=40, restarts_per_example=1, restart_odds=256, fixed_seed=0, database=False
+    ),
+    "dev": Profile(
+        "dev", 200, steps=20, restarts_per_example=1, restart_odds=32, fixed_seed=None, database=False
+    ),
+    "thorough": Profile(
+        "thorough",
+        1000,
+        steps=40,
+        restarts_per_example=2,
+        restart_odds=8,
+        fixed_seed=None,
+        database=True,
+        budget=900,
+    ),
+}
+
+
+@dataclass
+class SequenceRun:
+    profile: str
+    seed: int
+    examples: int
+    failure: str | None
+    steps: list[Step]
+    dry_examples: int = 0  # examples that ran no steps because the time budget was spent
+    rule: str | None = None  # the model's rule the failure broke (see sequences.RULES)
+
+
+def hypothesis_settings(profile: Profile, examples: int, database_dir: Path | None, **extra: Any) -> settings:
+    """Settings shared by the sequence and fuzz runs: quiet, no deadline, no explain phase (the
+    last run must be the shrunk failure), and the example database only in the thorough profile."""
+    database = DirectoryBasedExampleDatabase(str(database_dir)) if profile.database and database_dir else None
+    return settings(
+        max_examples=examples,
+        database=database,
+        deadline=None,
+        suppress_health_check=list(HealthCheck),
+        phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink],
+        report_multiple_bugs=False,
+        verbosity=Verbosity.quiet,
+        print_blob=False,
+        **extra,
+    )
+
+
+def hypothesis_dir(report_dir: Path) -> Path:
+    """The example database of the thorough profile: beside the runs, in reports/.hypothesis."""
+    return report_dir.parent / ".hypothesis"
+
+
+def build_machine(
+    target: AcpTarget,
+    new_driver: Callable[[], Driver],
+    restarts: int,
+    restart_odds: int,
+    on_failure: Callable[[], None] = lambda: None,
+) -> type[RuleBasedStateMachine]:
+    can = target.advertises
+    reopen = can("resume") or can("load")
+
+    class StatusMachine(RuleBasedStateMachine):
+        # Never-created ids share the bundle: every rule probes them too (status, resume, close…).
+        sessions = Bundle("sessions")
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.driver = new_driver()
+            self.restarts = 0
+
+        def _do(self, step: Step) -> None:
+            if target.harness.closing:
+                raise RunInterrupted
+            if self.driver.dry:
+                return
+            try:
+                anyio.from_thread.run(self.driver.run, step)
+            except SequenceFailure:
+                on_failure()
+                raise
+
+        # Few sessions per example, so steps pile up on each: the bugs worth finding need several
+        # lifecycle and status calls on the same session.
+        @precondition(lambda self: self.driver.count("s") < MAX_SESSIONS)
+        @rule(target=sessions)
+        def new(self) -> str:
+            ref = self.driver.next_ref("s")
+            self._do(Step("new", ref))
+            return ref
+
+        @precondition(lambda self: self.driver.count("u") < MAX_UNKNOWN)
+        @rule(target=sessions)
+        def unknown(self) -> str:
+            ref = self.driver.next_ref("u")
+            self._do(Step("unknown", ref))
+            return ref
+
+        @rule(ref=sessions, meta=st.booleans())
+        def status(self, ref: str, meta: bool) -> None:
+            self._do(Step("status", ref, meta=meta))
+
+        # Clients may call status often (a routing probe): a burst of calls on one session, each
+        # recorded as its own step, so shrinking finds the fewest calls that still fail.
+        @rule(ref=sessions, times=st.integers(2, 5))
+        def status_repeatedly(self, ref: str, times: int) -> None:
+            for _ in range(times):
+                self._do(Step("status", ref))
+
+        @rule(ref=sessions)
+        def prompt(self, ref: str) -> None:
+            self._do(Step("prompt", ref))
+
+        @rule(ref=sessions)
+        def cancel(self, ref: str) -> None:
+            self._do(Step("cancel", ref))
+
+        @precondition(lambda self: can("close"))
+        @rule(ref=sessions)
+        def close(self, ref: str) -> None:
+            self._do(Step("close", ref))
+
+        @precondition(lambda self: reopen)
+        @rule(ref=sessions)
+        def reopen(self, ref: str) -> None:
+            self._do(Step("reopen", ref))
+
+        # list and restart take a session they ignore: with none yet, only new and unknown can run,
+        # so examples do not spend their steps listing nothing.
+        @precondition(lambda self: can("list"))
+        @rule(_=sessions)
+        def list_sessions(self, _: str) -> None:
+            self._do(Step("list"))
+
+        # A restart costs a process start (0.1-1.6 s), so most draws of this rule do nothing: only
+        # one ticket in the middle of the range restarts (Hypothesis favours the ends of a range).
+        # Shrinking lowers tickets (no restart) and deletes steps that do nothing, so it never
+        # adds restarts, and keeps one only where the failure needs it.
+        @precondition(lambda self: self.restarts < restarts)
+        @rule(_=sessions, ticket=st.integers(0, restart_odds - 1))
+        def restart(self, _: str, ticket: int) -> None:
+            if ticket == restart_odds // 2 + 1:
+                self.restarts += 1
+                self._do(Step("restart"))
+
+    return StatusMachine
+
+
+def scenarios(can: Callable[[str], bool], restartable: bool) -> list[list[Step]]:
+    """The step combinations that matter, run before Hypothesis generates its own: a session put
+    in each lifecycle state, asked for its status (plainly, with `_meta`, three times), then looked
+    at through every other method. They do not depend on the seed, so a bug one of them shows is
+    found by every run, whatever the budget leaves to chance."""
+    reopen = can("resume") or can("load")
+    prefixes = [["new"], ["new", "prompt"], ["new", "cancel"], ["new", "prompt", "cancel"], ["unknown"]]
+    if can("close"):
+        prefixes += [["new", "close"], ["new", "prompt", "close"]]
+        if reopen:
+            prefixes.append(["new", "prompt", "close", "reopen"])
+    asks: list[list[Step]] = [
+        [Step("status", "s0")],
+        [Step("status", "s0", meta=True)],
+        [Step("status", "s0") for _ in range(3)],
+    ]
+    probes: list[tuple[list[str], list[str]]] = [([], ["status"]), ([], ["prompt", "status"])]
+    if can("list"):
+        probes.append((["list"], ["list"]))
+    if reopen:
+        probes.append(([], ["reopen", "status"]))
+    if can("close"):
+        probes.append(([], ["close", "status"]))
+    found: list[list[Step]] = []
+    for prefix in prefixes:
+        ref = "u0" if prefix == ["unknown"] else "s0"
+        for ask in asks:
+            for before, after in probes:
+                steps = [_step(op, ref) for op in prefix + before]
+                steps += [Step(s.op, ref, meta=s.meta) for s in ask]
+                steps += [_step(op, ref) for op in after]
+                found.append(steps)
+    if restartable:  # one only: a restart costs a process start
+        found.append(
+            [_step(op, "s0") for op in ("new", "prompt", "restart", "status")]
+            + [
+                Step("status", "s0", meta=True),
+                *([_step("reopen", "s0"), _step("status", "s0")] if reopen else []),
+            ]
+        )
+    return found
+
+
+def _step(op: str, ref: str) -> Step:
+    return Step(op, None if op in ("list", "restart") else ref)
+
+
+def run_sequences(
+    target: AcpTarget, profile: Profile, *, seed_value: int | None, report_dir: Path | None
+) -> SequenceRun:
+    """Run the scenarios, then the state machine (call from a worker thread: steps run on the
+    runtime's loop)."""
+    chosen = seed_value if seed_value is not None else profile.fixed_seed
+    if chosen is None:
+        chosen = random.SystemRandom().randrange(2**32)
+    last: dict[str, Any] = {}
+    examples = [0]
+    failed = [False]
+    dry = [0]
+
+    started = time.monotonic()
+    restartable = target.harness.config.restartable
+    for steps in scenarios(target.advertises, restartable and profile.restarts_per_example > 0):
+        if target.harness.closing:
+            raise RunInterrupted
+        examples[0] += 1
+        failure, ran = replay_steps(target, steps)
+        if failure is not None:
+            found = minimize(target, ran, failure)
+            return SequenceRun(profile.name, chosen, examples[0], str(found), found.steps, rule=found.rule)
+
+    def new_driver() -> Driver:
+        examples[0] += 1
+        # Past the budget, and with nothing found yet, examples run no steps: a very slow agent
+        # ends the case in bounded time (the report says how many examples ran).
+        over = time.monotonic() - started > profile.budget and not failed[0]
+        dry[0] += over
+        last["driver"] = Driver(target, dry=over)
+        return last["driver"]
+
+    def on_failure() -> None:
+        failed[0] = True
+
+    machine = build_machine(
+        target,
+        new_driver,
+        # An agent the suite did not start (--agent-url) cannot be restarted: no restart steps.
+        profile.restarts_per_example if target.harness.config.restartable else 0,
+        profile.restart_odds,
+        on_failure,
+    )
+
+    def factory() -> RuleBasedStateMachine:
+        return machine()
+
+    database_dir = hypothesis_dir(report_dir) if report_dir is not None else None
+    config = hypothesis_settings(
+        profile, profile.max_examples, database_dir, stateful_step_count=profile.steps
+    )
+    try:
+        run_state_machine_as_test(seed(chosen)(factory), settings=config)
+    except SequenceFailure as exc:
+        driver: Driver = last["driver"]
+        found = minimize(target, driver.steps, exc)
+        return SequenceRun(profile.name, chosen, examples[0], str(found), found.steps, rule=found.rule)
+    return SequenceRun(profile.name, chosen, examples[0], None, [], dry_examples=dry[0])
+
+
+@dataclass
+class Found:
+    """A failure and the steps that show it."""
+
+    message: str
+    rule: str | None
+    steps: list[Step]
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def replay_steps(target: AcpTarget, steps: list[Step]) -> tuple[SequenceFailure | None, list[Step]]:
+    """Run steps on a fresh driver (from a worker thread): the failure, if any, and the steps run."""
+    driver = Driver(target)
+    fresh = [Step.from_json(s.to_json()) for s in steps]
+    try:
+        anyio.from_thread.run(driver.run_all, fresh)
+    except SequenceFailure as exc:
+        return exc, driver.steps
+    except ValueError:
+        return None, driver.steps  # a step lost the step that created its session
+    return None, driver.steps
+
+
+def minimize(target: AcpTarget, steps: list[Step], seen: SequenceFailure) -> Found:
+    """Remove steps one at a time while the same rule stays broken: no step of the result can be
+    removed. Hypothesis shrinks well but not always to a 1-minimal sequence; this last pass replays
+    the candidates on the agent, and its final replay gives the frames the report shows."""
+    current = [Step.from_json(s.to_json()) for s in steps]
+    failure, ran = replay_steps(target, current)
+    if failure is None:  # not reproducible on its own: report what Hypothesis saw
+        return Found(
+            "not reproducible when replayed alone (flaky or order-dependent); the steps Hypothesis ran: "
+            + str(seen),
+            seen.rule,
+            steps,
+        )
+    current = current[: len(ran)]
+    changed = True
+    while changed:
+        changed = False
+        for i in range(len(current)):
+            candidate = current[:i] + current[i + 1 :]
+            if not candidate:
+                continue
+            got, ran_candidate = replay_steps(target, candidate)
+            if got is not None and got.rule == failure.rule:  # shrink the failure, not into another
+                current, changed = candidate[: len(ran_candidate)], True
+                break
+    last, ran = replay_steps(target, current)
+    if last is None:
+        return Found(
+            "the minimal sequence stopped failing on its last replay (flaky): " + str(failure),
+            failure.rule,
+            ran,
+        )
+    return Found(str(last), last.rule, ran)

@@ -1,0 +1,405 @@
+"""The sequence driver: runs lifecycle and status steps on one agent and checks each answer.
+
+A step is data (operation, symbolic session, flags), so the same steps run from Hypothesis,
+from a replay file, or by hand. After every step the driver checks the agent against the
+:class:`SessionModel`: each status answer is one the spec allows, unknown ids get the -32002
+shape, status brings no notification, session/list shows no duplicate, no stranger and no
+entry changed by status alone, and every frame's envelope is sound. When a session the model
+holds turns out evicted right after status calls, the driver runs a control experiment
+(the same operations without the status call) before blaming status.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import uuid
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import anyio
+
+from conformance.core import revisions
+from conformance.targets.acp.model import ACTIVE, INACTIVE, UNKNOWN, SessionModel
+from conformance.targets.acp.target import AcpTarget
+from conformance.transport.peer import Reply
+
+__all__ = ["RULES", "Driver", "SequenceFailure", "SequencePrerequisite", "Step"]
+
+NOT_FOUND = -32002
+
+
+class SequenceFailure(AssertionError):
+    """A sequence broke a requirement; the message names the step and what went wrong, ``rule``
+    which of the model's rules found it (each maps to the spec sentence it checks)."""
+
+    def __init__(self, message: str, rule: str) -> None:
+        super().__init__(message)
+        self.rule = rule
+
+
+class SequencePrerequisite(SequenceFailure):
+    """A lifecycle method the agent advertises failed, so the sequence cannot go on (not testable)."""
+
+
+# The model's rules: each failure names one, and each revision maps "sequence.status.model-based#rule"
+# to the sentence the rule checks.
+RULES = {
+    "no-notification": "no notification arrives during session/status (it attached or replayed)",
+    "unknown-id": "a never-created id is never reported as a session in memory",
+    "unknown-error-code": "an unknown id gets error -32002, no other code",
+    "unknown-error-data": "the -32002 error carries data.sessionId, the id asked for",
+    "result-shape": "a status result carries a string status",
+    "one-revision": "every status word is of the revision checked",
+    "not-active-after-release": "a session the client let go (closed, or the agent restarted) is not active",
+    "may-inactive-bound": "an unknown id status called inactive (the MAY path) fails to resume with -32002",
+    "unknown-not-created": "status does not create a never-created id (it does not resume, unlike a fresh one)",
+    "inactive-resumable": "a session status reports inactive can be resumed",
+    "unknown-not-resumable": "a session status reports unknown (-32002) cannot be resumed",
+    "list-no-duplicate": "session/list never lists a session twice",
+    "list-no-stranger": "session/list never shows an id that status was only asked about",
+    "list-unchanged": "a list entry only status calls touched does not change",
+    "no-eviction": "status does not evict a session (confirmed on two fresh sessions)",
+}
+
+
+@dataclass
+class Step:
+    op: str  # new | unknown | status | prompt | cancel | close | reopen | list | restart
+    ref: str | None = None
+    meta: bool = False
+    answer: str = ""  # what the agent answered, in short
+    frames: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Step:
+        return cls(op=data["op"], ref=data.get("ref"), meta=bool(data.get("meta", False)))
+
+    def label(self) -> str:
+        args = [self.ref] if self.ref else []
+        if self.meta:
+            args.append("_meta")
+        return f"{self.op}({', '.join(args)})"
+
+
+class Driver:
+    def __init__(self, target: AcpTarget, *, dry: bool = False) -> None:
+        self.t = target
+        self.dry = dry
+        self.model = SessionModel(may_inactive_for_unknown=revisions.current().may_inactive_for_unknown)
+        self.ids: dict[str, str] = {}
+        self.steps: list[Step] = []
+        self.list_snapshot: dict[str, Any] = {}
+        self._statused_while_held: set[str] = set()
+        self._last_status_meta: dict[str, bool] = {}
+        self._counter = {"s": 0, "u": 0}
+        # Each sequence works in a directory of its own, so session/list shows only its sessions
+        # however many earlier sequences left behind on the same agent.
+        self.cwd = os.path.join(target.cwd, ".sequences", uuid.uuid4().hex[:12])
+        if not dry:
+            os.makedirs(self.cwd, exist_ok=True)
+
+    def count(self, kind: str) -> int:
+        return self._counter[kind]
+
+    def next_ref(self, kind: str) -> str:
+        ref = f"{kind}{self._counter[kind]}"
+        self._counter[kind] += 1
+        return ref
+
+    # -- running steps -------------------------------------------------------------------------
+
+    async def run(self, step: Step) -> None:
+        self.steps.append(step)
+        transcript = self.t.peer.transcript
+        mark = transcript.mark()
+        problems_before = len(self.t.peer.problems)
+        try:
+            await getattr(self, f"_op_{step.op}")(step)
+            new_problems = [p for p in self.t.peer.problems[problems_before:] if not p.noise]
+            if new_problems:
+                failure = SequenceFailure(
+                    f"step {len(self.steps)} {step.label()}: JSON-RPC envelope broken: {new_problems[0].problem}",
+                    "envelope",
+                )
+                raise failure
+        finally:
+            step.frames = [e.to_json() for e in self.t.harness.transcript.since(mark)]
+
+    async def run_all(self, steps: list[Step]) -> None:
+        for step in steps:
+            if step.ref is not None and step.op not in ("new", "unknown") and step.ref not in self.ids:
+                raise ValueError(f"step {step.label()} uses {step.ref} before a step creates it")
+            await self.run(step)
+
+    def fail(self, step: Step, message: str, rule: str) -> None:
+        assert rule in RULES, rule
+        raise SequenceFailure(f"step {len(self.steps)} {step.label()}: {message}", rule)
+
+    def cannot(self, step: Step, message: str) -> None:
+        raise SequencePrerequisite(f"step {len(self.steps)} {step.label()}: {message}", "prerequisite")
+
+    def sid(self, ref: str) -> str:
+        return self.ids[ref]
+
+    # -- operations ----------------------------------------------------------------------------
+
+    async def _op_new(self, step: Step) -> None:
+        reply = await self.t.call("session/new", {"cwd": self.cwd, "mcpServers": []})
+        sid = reply.result.get("sessionId") if reply.ok and isinstance(reply.result, dict) else None
+        if not isinstance(sid, str):
+            self.cannot(step, f"session/new did not create a session: {reply.describe()}")
+        assert step.ref is not None
+        self.ids[step.ref] = sid
+        self.model.add(step.ref, created=True).ops.append("new")
+        step.answer = "created"
+
+    async def _op_unknown(self, step: Step) -> None:
+        assert step.ref is not None
+        self.ids[step.ref] = f"sess_never_created_{uuid.uuid4().hex}"
+        self.model.add(step.ref, created=False)
+        step.answer = "(a never-created id)"
+
+    async def _op_status(self, step: Step) -> None:
+        ref = step.ref
+        assert ref is not None
+        params: dict[str, Any] = {"sessionId": self.sid(ref)}
+        if step.meta:
+            params["_meta"] = {"conformance.example/probe": True}
+        allowed = self.model.allowed(ref)
+        mark = self.t.peer.transcript.mark()
+        reply = await self.t.call("session/status", params)
+        notes = self.t.peer.notifications_since(mark)
+        if notes:
+            self.fail(
+                step,
+                f"a {notes[0].method} notification arrived during session/status: status attached or replayed",
+                "no-notification",
+            )
+        answer = self._status_answer(step, reply)
+        step.answer = revisions.word(answer) if answer != UNKNOWN else "-32002"
+        session = self.model.sessions[ref]
+        if answer not in allowed:
+            why = (
+                "it was never created"
+                if not session.created
+                else "status itself said -32002 (unknown) for it"
+                if session.gone
+                else "the client let it go and did not resume it"
+            )
+            words = sorted(revisions.word(a) if a != UNKNOWN else "-32002" for a in allowed)
+            rule = "unknown-id" if not session.created else "not-active-after-release"
+            self.fail(step, f"status answered {revisions.word(answer)!r}, but {why}: allowed {words}", rule)
+        if session.created and session.held:
+            self._statused_while_held.add(ref)
+            self._last_status_meta[ref] = step.meta
+            if answer != ACTIVE:
+                await self._evicted(step, ref)
+        self.model.claimed(ref, answer)
+
+    def _status_answer(self, step: Step, reply: Reply) -> str:
+        if not reply.ok:
+            if reply.code != NOT_FOUND:
+                self.fail(
+                    step,
+                    f"status answered error {reply.code}, expected a result or -32002: {reply.describe()}",
+                    "unknown-error-code",
+                )
+            data = (reply.error or {}).get("data")
+            if not isinstance(data, dict) or data.get("sessionId") != self.sid(step.ref or ""):
+                self.fail(
+                    step,
+                    f"the -32002 error lacks data.sessionId of the id asked for: {reply.describe()}",
+                    "unknown-error-data",
+                )
+            return UNKNOWN
+        result = reply.result
+        if not isinstance(result, dict) or not isinstance(result.get("status"), str):
+            self.fail(step, f"status result has no string status: {reply.describe()}", "result-shape")
+        value = result["status"]
+        other = revisions.foreign(value)
+        if other is not None:
+            self.fail(
+                step,
+                f"status answered {value!r}, a word of revision {other}, not of {revisions.current().name}",
+                "one-revision",
+            )
+        # Open enum: a value a client does not recognise reads as not active.
+        return revisions.canonical(value) or INACTIVE
+
+    async def _op_prompt(self, step: Step) -> None:
+        ref = step.ref
+        assert ref is not None
+        session = self.model.sessions[ref]
+        reply = await self.t.prompt(self.sid(ref), f"step {len(self.steps)}")
+        step.answer = "ok" if reply.ok else f"error {reply.code}"
+        if not reply.ok and session.held:
+            await self._evicted(step, ref)
+        self.model.touch(ref, "prompt")
+        if reply.ok:
+            # The agent has it in memory, whatever the model thought (some agents create or
+            # load on prompt; that is not status's doing, and status is judged from here on).
+            session.created = True
+            self.model.resumed(ref)
+
+    async def _op_cancel(self, step: Step) -> None:
+        assert step.ref is not None
+        await self.t.peer.notify("session/cancel", {"sessionId": self.sid(step.ref)})
+        self.model.touch(step.ref, "cancel")
+        step.answer = "(notification)"
+
+    async def _op_close(self, step: Step) -> None:
+        ref = step.ref
+        assert ref is not None
+        held = self.model.sessions[ref].held
+        reply = await self.t.call("session/close", {"sessionId": self.sid(ref)})
+        step.answer = "ok" if reply.ok else f"error {reply.code}"
+        if held and not reply.ok and reply.code != NOT_FOUND:
+            self.cannot(step, f"session/close of a live session failed: {reply.describe()}")
+        self.model.touch(ref, "close")
+        self.model.released(ref)
+
+    async def _op_reopen(self, step: Step) -> None:
+        ref = step.ref
+        assert ref is not None
+        session = self.model.sessions[ref]
+        claimed = session.claimed if not session.held else None
+        reply = await self.t.reopen(self.sid(ref), self.cwd)
+        step.answer = "ok" if reply.ok else f"error {reply.code}"
+        if not session.created:
+            await self._reopened_unknown(step, ref, reply)
+            return
+        self.model.touch(ref, "reopen")
+        if reply.ok:
+            if claimed == UNKNOWN:
+                self.fail(
+                    step,
+                    f"status said -32002 (unknown) for {ref}, yet session/resume then resumed it",
+                    "unknown-not-resumable",
+                )
+            self.model.resumed(ref)
+            self._statused_while_held.discard(ref)
+        elif claimed == INACTIVE:
+            if self.model.may_inactive_for_unknown and reply.code == NOT_FOUND:
+                session.gone = True  # the MAY path: inactive for a session that does not exist
+            else:
+                self.fail(
+                    step,
+                    f"status said {revisions.word('inactive')!r} for {ref} (known, resumable), but resuming it "
+                    f"failed: {reply.describe()}",
+                    "inactive-resumable",
+                )
+
+    async def _reopened_unknown(self, step: Step, ref: str, reply: Reply) -> None:
+        """A never-created id: on the MAY path (status said inactive), resume fails with -32002;
+        otherwise resume succeeding blames status only if a fresh never-created id fails."""
+        session = self.model.sessions[ref]
+        if session.claimed == INACTIVE and (reply.ok or reply.code != NOT_FOUND):
+            self.fail(
+                step,
+                f"status said {revisions.word('inactive')!r} for a never-created id (the MAY path), so resuming it must "
+                f"fail with -32002: {reply.describe()}",
+                "may-inactive-bound",
+            )
+        if not reply.ok:
+            return
+        control = await self.t.reopen(f"sess_never_created_{uuid.uuid4().hex}", self.cwd)
+        if not control.ok and session.asked:
+            self.fail(
+                step,
+                f"{ref}, a never-created id that only session/status was asked about, could be resumed, while a fresh "
+                f"never-created id cannot ({control.describe()}): status created it",
+                "unknown-not-created",
+            )
+        session.created = True  # the agent's resume creates sessions; from here on it is one
+        self.model.resumed(ref)
+
+    async def _op_list(self, step: Step) -> None:
+        reply = await self.t.call("session/list", {"cwd": self.cwd})
+        if not reply.ok or not isinstance(reply.result, dict):
+            self.cannot(step, f"session/list failed: {reply.describe()}")
+        entries = [e for e in reply.result.get("sessions") or [] if isinstance(e, dict)]
+        ours = {sid: ref for ref, sid in self.ids.items()}
+        by_id: dict[str, Any] = {}
+        for entry in entries:
+            sid = entry.get("sessionId")
+            if sid in by_id and sid in ours:  # other examples' sessions are not this sequence's business
+                self.fail(step, f"session/list lists {ours[sid]} twice", "list-no-duplicate")
+            by_id[sid] = entry
+        step.answer = f"{sum(1 for s in by_id if s in ours)} of ours"
+        for sid, ref in ours.items():
+            session = self.model.sessions[ref]
+            if not session.created and sid in by_id:
+                self.fail(
+                    step,
+                    f"session/list shows {ref}, an id that was never created, only asked about",
+                    "list-no-stranger",
+                )
+            before = self.list_snapshot.get(sid)
+            if session.created and not session.dirty and before is not None and by_id.get(sid) != before:
+                self.fail(
+                    step,
+                    f"the list entry of {ref} changed though only status calls touched it: "
+                    f"{json.dumps(before)} -> {json.dumps(by_id.get(sid))}",
+                    "list-unchanged",
+                )
+        self.list_snapshot = {sid: by_id[sid] for sid in ours if sid in by_id}
+        for session in self.model.sessions.values():
+            session.dirty = False
+
+    async def _op_restart(self, step: Step) -> None:
+        await self.t.restart()
+        self.model.restarted()
+        for session in self.model.sessions.values():
+            session.ops.append("restart")
+        self._statused_while_held.clear()
+        step.answer = "restarted"
+
+    # -- eviction: allowed, unless status causes it --------------------------------------------
+
+    async def _evicted(self, step: Step, ref: str) -> None:
+        session = self.model.sessions[ref]
+        if ref in self._statused_while_held and "restart" not in session.ops:
+            blame = await self._status_causes_eviction(session.ops, self._last_status_meta.get(ref, False))
+            if blame:
+                self.fail(
+                    step, f"{ref} is no longer in memory, and status is the cause: {blame}", "no-eviction"
+                )
+        self.model.evicted(ref)
+        self._statused_while_held.discard(ref)
+
+    async def _status_causes_eviction(self, ops: list[str], meta: bool) -> str | None:
+        """Replay the session's operations on two fresh sessions, one with a status call."""
+
+        async def fresh() -> str | None:
+            sid = await self.t.new_session(self.cwd)
+            for op in ops[1:]:
+                if op == "prompt":
+                    await self.t.prompt(sid, "control")
+                elif op == "cancel":
+                    await self.t.peer.notify("session/cancel", {"sessionId": sid})
+                elif op == "close":
+                    await self.t.call("session/close", {"sessionId": sid})
+                elif op == "reopen":
+                    await self.t.reopen(sid, self.cwd)
+            await anyio.sleep(0)
+            return sid
+
+        control = await fresh()
+        control_ok = (await self.t.prompt(control, "control")).ok
+        probe = await fresh()
+        params: dict[str, Any] = {"sessionId": probe}
+        if meta:
+            params["_meta"] = {"conformance.example/probe": True}
+        await self.t.call("session/status", params)
+        probe_ok = (await self.t.prompt(probe, "probe")).ok
+        if control_ok and not probe_ok:
+            steps = " -> ".join(ops)
+            return (
+                f"after [{steps}], a prompt works without a status call and fails after one "
+                "(confirmed on two fresh sessions)"
+            )
+        return None

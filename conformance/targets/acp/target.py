@@ -1,0 +1,381 @@
+"""The ACP v1 target: the lifecycle calls cases use, with prerequisites turned into outcomes.
+
+Cases speak to the agent only through this adapter. A lifecycle call the agent advertised but
+that fails raises :class:`NotTestable` (a failure); raw calls return the :class:`Reply` as-is.
+"""
+
+from __future__ import annotations
+
+import sys
+import uuid
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import anyio
+
+from conformance.core import revisions
+from conformance.core.config import UsageError
+from conformance.core.options import Option
+from conformance.core.outcomes import HarnessError, MissingInput, NotTestable
+from conformance.transport.peer import JsonRpcPeer, Reply
+from conformance.transport.process import AgentProcess
+
+if TYPE_CHECKING:
+    from conformance.core.config import AgentConfig
+    from conformance.core.transcript import StderrTail, Transcript
+    from conformance.targets.base import Harness
+
+__all__ = ["MISSING", "AcpTarget", "state_update"]
+
+PROTOCOL_VERSION = 1
+MISSING: Any = object()
+CLIENT_INFO = {"name": "session-status-conformance", "version": "0.1.0"}
+
+
+def state_update(params: Any) -> dict[str, Any] | None:
+    """The update of a v2 `state_update` session/update notification's params, else None."""
+    update = params.get("update") if isinstance(params, dict) else None
+    if isinstance(update, dict) and update.get("sessionUpdate") == "state_update":
+        return update
+    return None
+
+
+def reference_command(transport: str = "stdio", protocol: int = 1) -> list[str]:
+    """The embedded reference agent (official ACP Python SDK): v1 or v2, on stdio, WebSocket or
+    Streamable HTTP."""
+    command = [sys.executable, "-m", "conformance.reference.acp.agent"]
+    if protocol == 2:
+        if transport != "stdio":
+            raise UsageError(
+                "the embedded reference agent serves ACP v2 over stdio only: drop --transport, or pass --agent"
+            )
+        command += ["--protocol", "2"]
+    if transport == "websocket":
+        command += ["--listen", "127.0.0.1:0"]
+    elif transport == "http":
+        command += ["--listen-http", "127.0.0.1:0"]
+    return command
+
+
+class AcpTarget:
+    """One agent under test, spoken to as an ACP client (v1, or v2 with --protocol 2)."""
+
+    name = "acp"
+    subject = "ACP session/status"
+    status_method = "session/status"
+    status_need = "status"
+    option_group = "ACP agents (session/status; the default target)"
+    options = (
+        Option(
+            "--agent",
+            "agent",
+            "command that starts the agent on stdio (split like a shell, never run by one); default: the "
+            "embedded reference agent",
+            metavar="CMD",
+        ),
+        Option(
+            "--agent-url",
+            "agent_url",
+            "an agent already listening: ws://… (WebSocket) or http://… (Streamable HTTP); cases that "
+            "restart it are not testable",
+            metavar="URL",
+        ),
+        Option(
+            "--protocol",
+            "agent_protocol",
+            "ACP protocol version to initialize with: 1 (default) or 2 (adds the foreground-state cases)",
+            default=1,
+            type=int,
+            choices=(1, 2),
+        ),
+        Option(
+            "--auth-method",
+            "auth_method",
+            "call authenticate with this method id after initialize",
+            metavar="ID",
+        ),
+    )
+    command_option = "agent"
+    url_option = "agent_url"
+    fixed_transport = None
+    reference_command = staticmethod(reference_command)
+
+    @staticmethod
+    def configure(values: dict[str, Any], config: AgentConfig) -> None:
+        return None  # its options are the run's own (protocol, auth method)
+
+    @staticmethod
+    def secrets(config: AgentConfig) -> list[str]:
+        return []
+
+    @staticmethod
+    def service(config: AgentConfig, transcript: Transcript, stderr: StderrTail) -> AgentProcess:
+        def channel(url: str) -> Any:
+            from conformance.targets.acp.streamable_http import (
+                AcpHttpChannel,  # the SDK's client, when needed
+            )
+
+            return AcpHttpChannel(url, stderr)
+
+        return AgentProcess(
+            config, transcript, stderr, channel=channel if config.transport == "http" else None
+        )
+
+    @staticmethod
+    def replay_setup(data: dict[str, Any], config: AgentConfig) -> Callable[[Any], tuple[Any, list[Any]]]:
+        from conformance.replay.files import steps_of
+        from conformance.targets.acp.machine import replay_steps
+
+        steps = steps_of(data)
+        return lambda target: replay_steps(target, steps)
+
+    def is_status_call(self, method: str) -> bool:
+        return method == self.status_method
+
+    def __init__(self, harness: Harness, peer: JsonRpcPeer | None = None) -> None:
+        self.harness = harness
+        self.init_result: dict[str, Any] = {}
+        self._peer = peer  # a second connection's own peer; None: the harness's main one
+
+    @property
+    def peer(self) -> JsonRpcPeer:
+        return self._peer if self._peer is not None else self.harness.peer
+
+    async def connect_again(self) -> AcpTarget:
+        """A second client connection to the same agent, initialized (needs a WebSocket or
+        Streamable HTTP agent)."""
+        other = AcpTarget(self.harness, peer=await self.harness.open_connection("B"))
+        await other.handshake()
+        return other
+
+    async def detect_revision(self) -> tuple[str, str]:
+        """The revision whose status words the agent answers for a new session (the default when
+        it does not advertise status or answers no word)."""
+        if not self.advertises("status"):
+            return revisions.DEFAULT, "the agent does not advertise session/status; the default revision"
+        reply = await self.status(await self.new_session())
+        value = reply.result.get("status") if reply.ok and isinstance(reply.result, dict) else None
+        if value is None:
+            return (
+                revisions.DEFAULT,
+                f"status of a new session answered {reply.describe()[:80]}; the default revision",
+            )
+        return revisions.detect(value)
+
+    @property
+    def cwd(self) -> str:
+        return self.harness.config.cwd
+
+    @property
+    def settle(self) -> float:
+        return self.harness.config.settle
+
+    # -- handshake -----------------------------------------------------------------------------
+
+    @property
+    def protocol(self) -> int:
+        return self.harness.config.protocol
+
+    async def handshake(self) -> dict[str, Any]:
+        if self.protocol == 2:  # v2 renamed the fields: info and capabilities
+            params: dict[str, Any] = {"protocolVersion": 2, "info": CLIENT_INFO, "capabilities": {}}
+        else:
+            params = {
+                "protocolVersion": PROTOCOL_VERSION,
+                "clientCapabilities": {
+                    "fs": {"readTextFile": False, "writeTextFile": False},
+                    "terminal": False,
+                },
+                "clientInfo": CLIENT_INFO,
+            }
+        reply = await self.peer.request("initialize", params)
+        if not reply.ok:
+            raise HarnessError(f"the agent answered initialize with {reply.describe()}")
+        if not isinstance(reply.result, dict):
+            raise HarnessError(f"the agent answered initialize with a non-object result: {reply.describe()}")
+        version = reply.result.get("protocolVersion")
+        if version != self.protocol:
+            raise HarnessError(
+                f"the agent answered initialize with protocolVersion {version!r}; this run checks ACP "
+                f"v{self.protocol} (protocolVersion {self.protocol}; --protocol chooses 1 or 2)"
+            )
+        self.init_result = reply.result
+        method = self.harness.config.auth_method
+        if method:
+            auth = await self.peer.request("authenticate", {"methodId": method})
+            if not auth.ok:
+                raise HarnessError(f"authenticate with method {method!r} failed: {auth.describe()}")
+        return self.init_result
+
+    # -- capabilities --------------------------------------------------------------------------
+
+    @property
+    def agent_capabilities(self) -> dict[str, Any]:
+        caps = self.init_result.get("capabilities" if self.protocol == 2 else "agentCapabilities")
+        return caps if isinstance(caps, dict) else {}
+
+    @property
+    def session_capabilities(self) -> dict[str, Any]:
+        caps = self.agent_capabilities.get("session" if self.protocol == 2 else "sessionCapabilities")
+        return caps if isinstance(caps, dict) else {}
+
+    @property
+    def status_capability(self) -> Any:
+        return self.session_capabilities.get("status", MISSING)
+
+    def advertises(self, name: str) -> bool:
+        if name in ("v1", "v2"):
+            return name == f"v{self.protocol}"
+        if name == "frames":  # any bytes as a frame: stdio lines and WebSocket text frames carry them
+            return self.harness.config.transport != "http"
+        if self.protocol == 2 and name in ("close", "list", "resume", "persist", "resume-or-load"):
+            # v2: a `session` capability object means the baseline session methods, resume included.
+            return "session" in self.agent_capabilities and isinstance(
+                self.agent_capabilities["session"], dict
+            )
+        if name == "status":
+            return self.status_capability not in (MISSING, None)
+        if name == "no-status":
+            return not self.advertises("status")
+        if name == "load":
+            return self.agent_capabilities.get("loadSession") is True
+        if name in ("persist", "resume-or-load"):
+            return self.advertises("resume") or self.advertises("load")
+        value = self.session_capabilities.get(name)
+        return value is not None and value is not False
+
+    def capability_name(self, name: str) -> str:
+        """Where the capability a case needs is advertised, as this protocol version spells it."""
+        if self.protocol == 2:
+            if name in ("status", "delete"):
+                return f"capabilities.session.{name}"
+            return "capabilities.session (the v2 session methods)"
+        if name in ("persist", "resume-or-load"):
+            return "agentCapabilities.loadSession or agentCapabilities.sessionCapabilities.resume"
+        if name == "load":
+            return "agentCapabilities.loadSession"
+        return f"agentCapabilities.sessionCapabilities.{name}"
+
+    @property
+    def agent_info(self) -> Any:
+        return self.init_result.get("agentInfo") or self.init_result.get("info")
+
+    # -- raw calls -----------------------------------------------------------------------------
+
+    async def call(self, method: str, params: Any = None, *, timeout: float | None = None) -> Reply:
+        return await self.peer.request(method, params, timeout=timeout)
+
+    async def status(self, session_id: Any) -> Reply:
+        return await self.call("session/status", {"sessionId": session_id})
+
+    # -- lifecycle: prerequisites --------------------------------------------------------------
+
+    async def new_session(self, cwd: str | None = None) -> str:
+        reply = await self.call("session/new", {"cwd": cwd or self.cwd, "mcpServers": []})
+        sid = reply.result.get("sessionId") if reply.ok and isinstance(reply.result, dict) else None
+        if not isinstance(sid, str):
+            raise NotTestable(f"session/new did not create a session: {reply.describe()}")
+        return sid
+
+    async def close(self, session_id: str) -> None:
+        reply = await self.call("session/close", {"sessionId": session_id})
+        if not reply.ok:
+            raise NotTestable(f"session/close of {session_id!r} failed: {reply.describe()}")
+
+    async def delete(self, session_id: str) -> None:
+        reply = await self.call("session/delete", {"sessionId": session_id})
+        if not reply.ok:
+            raise NotTestable(f"session/delete of {session_id!r} failed: {reply.describe()}")
+
+    async def load_replay(self, session_id: str, cwd: str | None = None) -> tuple[Reply, list[Any]]:
+        """session/load (v1), and the session/update notifications it replayed for the session
+        before its response (the history as a client sees it)."""
+        mark = len(self.peer.notifications)
+        params = {"sessionId": session_id, "cwd": cwd or self.cwd, "mcpServers": []}
+        reply = await self.call("session/load", params)
+        updates = [
+            n.params.get("update")
+            for n in self.peer.notifications[mark:]
+            if n.method == "session/update"
+            and isinstance(n.params, dict)
+            and n.params.get("sessionId") == session_id
+        ]
+        return reply, updates
+
+    async def reopen(self, session_id: str, cwd: str | None = None) -> Reply:
+        """session/resume if advertised (always in v2), else session/load: the way back into a session."""
+        params = {"sessionId": session_id, "cwd": cwd or self.cwd, "mcpServers": []}
+        return await self.call("session/resume" if self.advertises("resume") else "session/load", params)
+
+    async def prompt(
+        self, session_id: str, text: str = "ping", *, wait: bool = True, timeout: float | None = None
+    ) -> Reply:
+        """session/prompt. In v2 the response only acknowledges the prompt: with ``wait``, this
+        also waits (up to --timeout) for the `state_update` that reports the turn `idle`."""
+        mark = len(self.peer.notifications)
+        reply = await self.call(
+            "session/prompt",
+            {"sessionId": session_id, "prompt": [{"type": "text", "text": text}]},
+            timeout=timeout,
+        )
+        if self.protocol == 2 and wait and reply.ok:
+            await self.wait_state(session_id, "idle", since=mark)
+        return reply
+
+    def state_reached(self, session_id: str, state: str, *, since: int) -> dict[str, Any] | None:
+        """The first `state_update` to ``state`` for the session after notification ``since``, if any yet."""
+        for note in self.peer.notifications[since:]:
+            update = state_update(note.params)
+            if update and note.params.get("sessionId") == session_id and update.get("state") == state:
+                return update
+        return None
+
+    async def wait_state(self, session_id: str, state: str, *, since: int) -> dict[str, Any] | None:
+        """:meth:`state_reached`, waiting for it up to --timeout."""
+        with anyio.move_on_after(self.harness.config.timeout):
+            while self.peer.exited is None:  # a dead agent sends no more updates
+                if (update := self.state_reached(session_id, state, since=since)) is not None:
+                    return update
+                await anyio.sleep(0.005)
+        return None
+
+    async def list_sessions(self) -> dict[str, dict[str, Any]]:
+        """All listed sessions by id (following cursors, bounded)."""
+        found: dict[str, dict[str, Any]] = {}
+        cursor: str | None = None
+        for _ in range(100):
+            params: dict[str, Any] = {"cwd": self.cwd}
+            if cursor:
+                params["cursor"] = cursor
+            reply = await self.call("session/list", params)
+            if not reply.ok or not isinstance(reply.result, dict):
+                raise NotTestable(f"session/list failed: {reply.describe()}")
+            for entry in reply.result.get("sessions") or []:
+                if isinstance(entry, dict) and isinstance(entry.get("sessionId"), str):
+                    found[entry["sessionId"]] = entry
+            cursor = reply.result.get("nextCursor")
+            if not cursor:
+                return found
+        raise NotTestable("session/list kept returning nextCursor after 100 pages")
+
+    async def inactive_session(self) -> str:
+        """A session the agent knows but does not hold: closed if it can, else after a restart."""
+        sid = await self.new_session()
+        await self.prompt(sid, "remember this")
+        if self.advertises("close"):
+            await self.close(sid)
+        else:
+            await self.restart()
+        return sid
+
+    async def restart(self) -> None:
+        if not self.harness.config.restartable:
+            raise MissingInput(
+                "needs to restart the agent: start it with --agent CMD (and --transport websocket) "
+                "instead of --agent-url"
+            )
+        await self.harness.restart_agent()
+
+    @staticmethod
+    def unknown_id() -> str:
+        return f"sess_never_created_{uuid.uuid4().hex}"

@@ -1,0 +1,157 @@
+"""What a target is, and what it may ask of the harness: the two interfaces between them.
+
+A *target* is one kind of system the suite certifies (ACP `session/status`, the MCP
+`session_heartbeat` tool, an HTTP status route). The harness (`conformance.runtime`) knows a
+target only through :class:`Target`; a target knows the harness only through :class:`Harness`.
+The list of targets is `conformance.targets.TARGETS`; a target's cases are the package
+`conformance.cases.<name>` and its spec revisions name it in their `target` field.
+"""
+
+from __future__ import annotations
+
+import collections
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+
+import anyio.abc
+
+if TYPE_CHECKING:
+    from conformance.core.config import AgentConfig
+    from conformance.core.options import Option
+    from conformance.core.outcomes import AgentExited
+    from conformance.core.transcript import StderrTail, Transcript
+    from conformance.transport.envelope import EnvelopeProblem
+    from conformance.transport.peer import JsonRpcPeer
+    from conformance.transport.stdio import StdioProcess
+
+__all__ = ["Connection", "Harness", "Service", "Target"]
+
+
+class Connection(Protocol):
+    """What the harness reads from a connection to the system under test after each case: whether
+    it exited, the envelope problems it saw, and how many status requests it answered. A
+    JSON-RPC peer is one; a target without JSON-RPC counts its own."""
+
+    exited: AgentExited | None
+    problems: list[EnvelopeProblem]
+    reported: int  # problems already charged to a case
+    answered: collections.Counter[str]  # requests answered in this case, by method
+
+    def new_case(self) -> None: ...
+
+
+class Service(Protocol):
+    """A started system under test: its process (if the suite started it), where it listens, and
+    its main connection. Started with ``await task_group.start(service.run)``."""
+
+    process: StdioProcess | None
+    url: str | None
+    connection: Connection
+    extra_connections: list[Connection]  # opened by the current case; their problems count for it
+
+    async def run(self, *, task_status: anyio.abc.TaskStatus[Any]) -> None: ...
+
+    async def open_connection(self, label: str, tg: anyio.abc.TaskGroup) -> JsonRpcPeer: ...
+
+    async def close_extra(self) -> None: ...
+
+    def stop(self) -> None: ...
+
+
+class Harness(Protocol):
+    """What a target (and the cases through it) may ask of the harness."""
+
+    config: AgentConfig
+    transcript: Transcript
+    stderr: StderrTail
+    closing: bool  # the run is ending: worker threads (Hypothesis) stop at their next step
+
+    @property
+    def peer(self) -> JsonRpcPeer:
+        """The main JSON-RPC connection (a HarnessError for a service that has none)."""
+        ...
+
+    @property
+    def connection(self) -> Connection: ...
+
+    @property
+    def agent_alive(self) -> bool: ...
+
+    async def restart_agent(self) -> None: ...
+
+    async def open_connection(self, label: str = "B") -> JsonRpcPeer:
+        """Another connection to the same agent, closed when the case ends."""
+        ...
+
+    def note_problems(self, peer: JsonRpcPeer) -> None:
+        """A connection the case opened itself: its envelope problems count for the case."""
+        ...
+
+    def current_url(self) -> str | None: ...
+
+
+class Target(Protocol):
+    """One kind of system the suite certifies. The class is the target's declaration (names,
+    options, how it is started and configured); an instance drives one run's system for the cases."""
+
+    name: ClassVar[str]  # "acp", "mcp", "http": --target's value and the package of its cases
+    subject: ClassVar[str]  # what is certified, for people: "ACP session/status"
+    status_method: ClassVar[str]  # how its status request shows in transcripts ("session/status")
+    status_need: ClassVar[str]  # the capability that status cases need
+    option_group: ClassVar[str]  # the heading of its options in --help
+    options: ClassVar[tuple[Option, ...]]  # its own command-line options
+    command_option: ClassVar[str]  # the dest of the option that gives its command (e.g. "mcp_cmd")
+    url_option: ClassVar[str]  # the dest of the option that gives its URL (e.g. "mcp_url")
+    fixed_transport: ClassVar[str | None]  # a transport it always uses (HTTP: "http"), else None
+
+    def __init__(self, harness: Harness) -> None: ...
+
+    @staticmethod
+    def reference_command(transport: str, protocol: int) -> list[str]:
+        """The embedded reference implementation's command (raises UsageError for what it cannot serve)."""
+        ...
+
+    @staticmethod
+    def configure(values: dict[str, Any], config: AgentConfig) -> Any:
+        """Parse this target's option values (dest -> value) into its own options object, kept as
+        ``config.target_options``; raises UsageError with a one-line message."""
+        ...
+
+    @staticmethod
+    def secrets(config: AgentConfig) -> list[str]:
+        """Option values to redact from every report (credentials in its options)."""
+        ...
+
+    @staticmethod
+    def service(config: AgentConfig, transcript: Transcript, stderr: StderrTail) -> Service:
+        """How the system under test is started or connected to."""
+        ...
+
+    @staticmethod
+    def replay_setup(data: dict[str, Any], config: AgentConfig) -> Callable[[Any], tuple[Any, list[Any]]]:
+        """For one of its replay files: adjust ``config`` from what the file recorded, and return
+        what replays its steps on a started target (in a worker thread): (failure or None, the
+        steps as run). UsageError when it has no replay files."""
+        ...
+
+    async def handshake(self) -> dict[str, Any]:
+        """Connect and learn what it offers; what the report shows as the agent's identity."""
+        ...
+
+    def advertises(self, need: str) -> bool:
+        """Whether it advertises what a case needs (a capability, a tool, a route)."""
+        ...
+
+    def capability_name(self, need: str) -> str:
+        """Where ``need`` is advertised, as the protocol spells it (for "unimplemented")."""
+        ...
+
+    def is_status_call(self, method: str) -> bool: ...
+
+    async def new_session(self) -> Any:
+        """A fresh session (or principal) for a case: the target's own handle for it."""
+        ...
+
+    async def detect_revision(self) -> tuple[str, str]:
+        """The spec revision this system speaks and why (--spec auto)."""
+        ...

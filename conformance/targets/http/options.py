@@ -1,0 +1,42 @@
+"""The HTTP target's own options: who asks, and about which session."""
+
+from __future__ import annotations
+
+import sys
+import uuid
+from dataclasses import dataclass, field
+
+from conformance.core.config import UsageError
+
+__all__ = ["HttpOptions", "reference_command"]
+
+
+def reference_command(transport: str = "http", protocol: int = 1) -> list[str]:
+    """The embedded reference service (FastAPI), listening on a free local port."""
+    return [sys.executable, "-m", "conformance.reference.http.service", "--listen", "127.0.0.1:0"]
+
+
+@dataclass
+class HttpOptions:
+    """Who asks, and about what, for `GET /sessions/{id}/status` (--user-id and friends)."""
+
+    user_id: str = field(default_factory=lambda: f"conformance-user-{uuid.uuid4().hex[:8]}")
+    other_user_id: str = field(default_factory=lambda: f"conformance-other-{uuid.uuid4().hex[:8]}")
+    agent_id: str | None = None  # an existing session to probe, for services the suite cannot drive
+    session_id: str | None = None
+
+    @classmethod
+    def from_options(
+        cls, *, user_id: str | None, other_user_id: str | None, agent_id: str | None, session_id: str | None
+    ) -> HttpOptions:
+        options = cls(agent_id=agent_id, session_id=session_id)
+        for name, value in (("--user-id", user_id), ("--other-user-id", other_user_id)):
+            if value is not None and (not value.strip() or any(c in value for c in "\r\n")):
+                raise UsageError(f"{name} {value!r} is not a usable header value")
+        options.user_id = user_id or options.user_id
+        options.other_user_id = other_user_id or options.other_user_id
+        if options.user_id == options.other_user_id:
+            raise UsageError("--other-user-id must differ from --user-id: it plays another owner")
+        if (agent_id is None) != (session_id is None):
+            raise UsageError("pass --agent-id and --session-id together (an existing session of --user-id)")
+        return options

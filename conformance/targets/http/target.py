@@ -1,0 +1,533 @@
+"""The HTTP target: a service's `GET /sessions/{session_id}/status` (AgentScope 2.x and alike).
+
+There is no JSON-RPC here: :class:`HttpService` stands where :class:`AgentProcess` stands for
+the other targets (it starts the server command, if any, and reads its URL), and
+:class:`HttpStatusTarget` speaks plain HTTP. Every exchange goes into the run's transcript as a
+``curl`` command (sent) and the status line with the body (received), so a failure's
+reproduction is a list of commands a maintainer can paste.
+
+The service is recognised from its OpenAPI document. An AgentScope-compatible API (AgentScope
+itself, or the reference service) lets the suite create what it needs (a credential pointing at
+a fake OpenAI-compatible model that the suite runs on 127.0.0.1, an agent, sessions) and drive
+sessions into each state with ``POST /chat/``. Any other service is probed on the session given
+with ``--agent-id`` / ``--session-id``, and cases that need more say so (not testable).
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import shlex
+import time
+import uuid
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import anyio
+import anyio.abc
+import httpx
+
+from conformance.core import revisions
+from conformance.core.config import AgentConfig, UsageError
+from conformance.core.options import Option
+from conformance.core.outcomes import AgentExited, HarnessError, MissingInput, NotTestable, Unanswered
+from conformance.core.transcript import NOTE, RECV, SEND, StderrTail, Transcript
+from conformance.targets.http.agentscope import AgentScopeDriver
+from conformance.targets.http.calibration import flatten, parsed, shaped_like
+from conformance.targets.http.options import HttpOptions, reference_command
+from conformance.transport.process import _drain, read_url
+from conformance.transport.stdio import StdioProcess
+
+if TYPE_CHECKING:
+    from conformance.targets.base import Harness
+
+__all__ = ["HttpService", "HttpStatusTarget", "StatusProbe"]
+
+STATUS_PATH = "/sessions/{session_id}/status"
+MAX_BODY = 4000
+
+
+class HttpConnection:
+    """What the harness reads from the service after each case (targets.base.Connection): whether
+    it exited, and how many status probes it answered. No JSON-RPC, so no envelope problems."""
+
+    def __init__(self) -> None:
+        self.exited: AgentExited | None = None
+        self.problems: list[Any] = []
+        self.reported = 0
+        self.answered: collections.Counter[str] = collections.Counter()  # status probes answered, this case
+
+    def new_case(self) -> None:
+        self.answered.clear()
+
+
+class HttpService:
+    """The service under test: a server command that prints its URL, or a URL already listening."""
+
+    def __init__(self, config: AgentConfig, transcript: Transcript, stderr: StderrTail) -> None:
+        self.config = config
+        self.url = config.url
+        self.process = (
+            StdioProcess(config.command, cwd=config.cwd, env=config.process_env(), stderr_tail=stderr)
+            if config.command
+            else None
+        )
+        self.connection = HttpConnection()
+        self.extra_connections: list[Any] = []
+        self._stderr = stderr
+        self._stop = anyio.Event()
+
+    async def run(self, *, task_status: anyio.abc.TaskStatus[HttpService]) -> None:
+        try:
+            await self._serve(task_status)
+        except BaseExceptionGroup as group:  # one failure (no URL printed, say): that failure itself
+            if len(group.exceptions) == 1:
+                raise group.exceptions[0] from None
+            raise
+
+    async def _serve(self, task_status: anyio.abc.TaskStatus[HttpService]) -> None:
+        try:
+            async with anyio.create_task_group() as tg:
+                if self.process is not None:
+                    await self.process.start()
+                    tg.start_soon(self.process.pump_stderr)
+                    lines = self.process.lines()
+                    self.url = await read_url(lines, self.config.timeout, "http")
+                    tg.start_soon(_drain, lines)
+                    tg.start_soon(self._watch_exit, self.process)
+                task_status.started(self)
+                await self._stop.wait()
+                tg.cancel_scope.cancel()
+        finally:
+            with anyio.CancelScope(shield=True):
+                if self.process is not None:
+                    await self.process.terminate()
+
+    async def _watch_exit(self, process: StdioProcess) -> None:
+        code = await process.wait()
+        self.connection.exited = AgentExited(code, self._stderr.text()[-2000:])
+
+    async def open_connection(self, label: str, tg: anyio.abc.TaskGroup) -> Any:
+        raise MissingInput(
+            "an HTTP service is asked with one request per probe: there is no second connection"
+        )
+
+    async def close_extra(self) -> None:
+        pass
+
+    def stop(self) -> None:
+        self._stop.set()
+
+
+class StatusProbe:
+    """One answer of the status endpoint, read defensively (the body is hostile data)."""
+
+    def __init__(self, response: httpx.Response) -> None:
+        self.response = response
+        self.code = response.status_code
+        self.text = response.text[:MAX_BODY]
+        try:
+            self.body: Any = response.json()
+        except (ValueError, RecursionError):
+            self.body = None
+
+    @property
+    def status(self) -> Any:
+        return self.body.get("status") if isinstance(self.body, dict) else None
+
+    def describe(self) -> str:
+        return f"HTTP {self.code} {self.text[:300]!r}"
+
+
+class HttpStatusTarget:
+    """A session-status service under test (AgentScope's GET /sessions/{id}/status), spoken to
+    with plain HTTP requests; driven through AgentScope's API where it has one."""
+
+    name = "http"
+    subject = "HTTP GET /sessions/{id}/status"
+    status_method = "GET " + STATUS_PATH
+    status_need = "http-status"
+    option_group = "HTTP session-status services (GET /sessions/{id}/status, e.g. AgentScope)"
+    options = (
+        Option(
+            "--http-cmd",
+            "http_cmd",
+            "command that starts an HTTP status service and prints its http:// URL",
+            metavar="CMD",
+        ),
+        Option(
+            "--http-url",
+            "http_url",
+            "base URL of a service with GET /sessions/{id}/status (e.g. AgentScope)",
+            metavar="URL",
+        ),
+        Option(
+            "--user-id",
+            "http_user_id",
+            "x-user-id of the caller (default: a fresh id; the header is trusted)",
+            metavar="ID",
+        ),
+        Option(
+            "--other-user-id",
+            "http_other_user_id",
+            "x-user-id of another owner, for the ownership cases (default: a fresh id)",
+            metavar="ID",
+        ),
+        Option(
+            "--agent-id",
+            "http_agent_id",
+            "agent of an existing session to probe, for services the suite cannot drive",
+            metavar="ID",
+        ),
+        Option(
+            "--session-id",
+            "http_session_id",
+            "an existing session of --user-id, for services the suite cannot drive",
+            metavar="ID",
+        ),
+    )
+    command_option = "http_cmd"
+    url_option = "http_url"
+    fixed_transport = "http"
+    reference_command = staticmethod(reference_command)
+
+    @staticmethod
+    def configure(values: dict[str, Any], config: AgentConfig) -> HttpOptions:
+        return HttpOptions.from_options(
+            user_id=values["http_user_id"],
+            other_user_id=values["http_other_user_id"],
+            agent_id=values["http_agent_id"],
+            session_id=values["http_session_id"],
+        )
+
+    @staticmethod
+    def secrets(config: AgentConfig) -> list[str]:
+        return []
+
+    @staticmethod
+    def service(config: AgentConfig, transcript: Transcript, stderr: StderrTail) -> HttpService:
+        return HttpService(config, transcript, stderr)
+
+    @staticmethod
+    def replay_setup(data: dict[str, Any], config: AgentConfig) -> Callable[[Any], tuple[Any, list[Any]]]:
+        raise UsageError("the HTTP target has no sequence cases, so no replay files")
+
+    def is_status_call(self, method: str) -> bool:
+        return method == self.status_method
+
+    async def detect_revision(self) -> tuple[str, str]:
+        return revisions.available(self.name)[0], f"the {self.name} target's spec"
+
+    def __init__(self, harness: Harness) -> None:
+        self.harness = harness
+        options = harness.config.target_options
+        options = options if isinstance(options, HttpOptions) else HttpOptions()
+        self.user_id = options.user_id
+        self.other_user_id = options.other_user_id
+        self.given_agent_id = options.agent_id
+        self.given_session_id = options.session_id
+        self.openapi: dict[str, Any] = {}
+        self.drivable = False  # an AgentScope-compatible API: the suite can create and drive sessions
+        self._driver: AgentScopeDriver | None = None
+        self._synced = 0
+        self._model: Any = None
+        self._agent_id: str | None = None
+        self._id_model: str | None = self.given_session_id  # a real session id: unknown ids take its shape
+
+    # -- setting up ----------------------------------------------------------------------------
+
+    @property
+    def driver(self) -> AgentScopeDriver:
+        url = self.harness.current_url()
+        if url is None:
+            raise HarnessError("the service is not running")
+        if self._driver is None or self._driver.base_url != url.rstrip("/"):
+            self._driver = AgentScopeDriver(url, timeout=self.harness.config.timeout)
+            self._synced = 0
+            original = self._driver.request
+
+            async def recorded(*args: Any, **kwargs: Any) -> httpx.Response:
+                try:
+                    return await original(*args, **kwargs)
+                finally:
+                    self._flush()
+
+            self._driver.request = recorded  # type: ignore[method-assign]
+        return self._driver
+
+    async def handshake(self) -> dict[str, Any]:
+        driver = self.driver
+        try:
+            response = await driver.request("GET", "/openapi.json", record_body=False)
+            document = response.json() if response.status_code == 200 else {}
+        except (httpx.HTTPError, ValueError) as exc:
+            if isinstance(exc, httpx.ConnectError):
+                raise HarnessError(f"cannot reach {driver.base_url}: {exc}") from None
+            document = {}
+        self.openapi = document if isinstance(document, dict) else {}
+        self.drivable = AgentScopeDriver.recognise(self.openapi)
+        info = self.openapi.get("info") if isinstance(self.openapi.get("info"), dict) else {}
+        if self.drivable and self._model is None:
+            from conformance.targets.http.fake_model import FakeChatModel
+
+            self._model = FakeChatModel(slow_seconds=3.0)
+            await self._model.start()
+        self.harness.transcript.add(
+            NOTE,
+            "service: "
+            + (
+                "an AgentScope-compatible API (sessions are created and driven through it)"
+                if self.drivable
+                else "no AgentScope-compatible API in /openapi.json: probing the session given with --session-id"
+            ),
+        )
+        return {
+            "serverInfo": {
+                "name": str(info.get("title", "unknown service"))[:100],
+                "version": str(info.get("version", ""))[:40],
+            },
+            "openapi": bool(self.openapi),
+            "api": "agentscope" if self.drivable else "generic",
+            "statusRoute": STATUS_PATH in (self.openapi.get("paths") or {}) if self.openapi else None,
+        }
+
+    @property
+    def settle_time(self) -> float:
+        """Seconds a driven session may take to reach a state (--timeout): runs end, leases are
+        released, turns are persisted; AgentScope also names a session after its first turn."""
+        return self.harness.config.timeout
+
+    @property
+    def model(self) -> Any:
+        """The fake OpenAI-compatible model the driven sessions talk to."""
+        if self._model is None:
+            raise HarnessError("no fake model: the service has no AgentScope-compatible API")
+        return self._model
+
+    def advertises(self, name: str) -> bool:
+        if name == "http-status":
+            return not self.openapi or STATUS_PATH in (self.openapi.get("paths") or {})
+        return False
+
+    def capability_name(self, name: str) -> str:
+        if name == "http-status":
+            return f"GET {STATUS_PATH} (its OpenAPI document has no such route)"
+        return name
+
+    # -- sessions ------------------------------------------------------------------------------
+
+    async def new_session(self) -> tuple[str, str]:
+        """(agent id, session id) of a fresh session of the caller (the user given by --user-id)."""
+        if not self.drivable:
+            return self.given_session()
+        if self._agent_id is None:
+            self._agent_id = await self.driver.create_agent(self.user_id, self._model.base_url)
+        sid = await self.driver.create_session(
+            self.user_id, self._agent_id, name=f"conformance-{uuid.uuid4().hex[:8]}"
+        )
+        self._id_model = self._id_model or sid
+        return self._agent_id, sid
+
+    def given_session(self) -> tuple[str, str]:
+        if self.given_agent_id and self.given_session_id:
+            return self.given_agent_id, self.given_session_id
+        raise MissingInput(
+            "the service has no AgentScope-compatible API to create sessions with: pass --agent-id and --session-id "
+            "of an existing session of --user-id"
+        )
+
+    def require_driving(self, what: str) -> None:
+        if not self.drivable:
+            raise MissingInput(
+                f"{what} needs sessions driven through the service's own API (POST /chat/); this service has no "
+                "AgentScope-compatible API in its /openapi.json"
+            )
+
+    def unknown_id(self) -> str:
+        """A session id nobody created, in the shape of the service's own ids (a service that
+        validates the format must not answer 422 where the cases ask about existence)."""
+        return shaped_like(self._id_model)
+
+    def other_agent_id(self, agent_id: str) -> str:
+        """An agent id the session does not belong to, in the shape of the real one."""
+        return shaped_like(agent_id, fallback_prefix="conformance-agent")
+
+    def deletes(self) -> bool:
+        """The service documents DELETE /sessions/{session_id} (AgentScope does)."""
+        item = (self.openapi.get("paths") or {}).get("/sessions/{session_id}")
+        return isinstance(item, dict) and "delete" in item
+
+    # -- probing -------------------------------------------------------------------------------
+
+    async def status(
+        self,
+        session_id: str,
+        agent_id: str | None,
+        *,
+        user_id: str | None = None,
+        omit_user: bool = False,
+        headers: dict[str, str] | None = None,
+    ) -> StatusProbe:
+        user = None if omit_user else (self.user_id if user_id is None else user_id)
+        try:
+            response = await self.driver.status(user, agent_id, session_id, headers=headers)
+        except httpx.TimeoutException:
+            # The case ends at its first unanswered request (a stalling service holds no run hostage).
+            raise Unanswered(
+                self.status_method, session_id, self.harness.config.timeout, params={"agent_id": agent_id}
+            ) from None
+        except (httpx.ReadError, httpx.RemoteProtocolError, httpx.WriteError) as exc:
+            raise Unanswered(
+                self.status_method,
+                session_id,
+                self.harness.config.timeout,
+                why=f"the service closed the connection without an answer ({type(exc).__name__})",
+                params={"agent_id": agent_id},
+            ) from None
+        self.harness.connection.answered[self.status_method] += 1
+        return StatusProbe(response)
+
+    async def chat(self, agent_id: str, session_id: str, text: str) -> str:
+        """Start a run with one user message; the tag it carries (every request the run makes to
+        the fake model quotes it, so the case finds its own run's calls among all others)."""
+        tag = f"turn-{uuid.uuid4().hex[:10]}"
+        response = await self.driver.start_chat(self.user_id, agent_id, session_id, f"{text} ({tag})")
+        if response.status_code >= 300:
+            raise NotTestable(
+                f"POST /chat/ to start a run answered HTTP {response.status_code}: {response.text[:300]}"
+            )
+        return tag
+
+    async def wait_for(
+        self, agent_id: str, session_id: str, wanted: str | set[str], timeout: float = 15.0
+    ) -> StatusProbe:
+        """Poll until the status is ``wanted`` (one of them); the last probe either way."""
+        goals = {wanted} if isinstance(wanted, str) else wanted
+        with anyio.move_on_after(timeout):
+            while True:
+                probe = await self.status(session_id, agent_id)
+                if probe.status in goals:
+                    return probe
+                await anyio.sleep(0.05)
+        return probe
+
+    async def settle(self, agent_id: str, session_id: str) -> None:
+        """Until the session is idle again: a case leaves no run going behind it (a run resumed by
+        a confirmation would otherwise race the next case's requests on the service)."""
+        await self.wait_for(agent_id, session_id, "idle", timeout=self.settle_time)
+
+    def model_requests(self, tag: str) -> list[dict[str, Any]]:
+        """The fake model's requests made for the run started with ``tag`` (and its resumptions)."""
+        return [r for r in self.model.requests if tag in json.dumps(r["body"].get("messages"))]
+
+    async def wait_for_model(
+        self, tag: str, timeout: float = 10.0, script: str | None = None
+    ) -> dict[str, Any] | None:
+        """Until the run started with ``tag`` has asked the fake model something (with ``script``,
+        if given): that request, or None."""
+        with anyio.move_on_after(timeout):
+            while True:
+                for request in self.model_requests(tag):
+                    if script is None or request["script"] == script:
+                        return request
+                await anyio.sleep(0.02)
+        return None
+
+    async def status_in_flight(
+        self, session_id: str, agent_id: str | None, request: dict[str, Any], **kwargs: Any
+    ) -> tuple[StatusProbe, bool]:
+        """A status probe and whether it was sent and answered while the model ``request`` was in
+        flight (the run was working on it: a worker held the run lease the whole time)."""
+        sent = time.time()
+        probe = await self.status(session_id, agent_id, **kwargs)
+        inside = request["at"] <= sent and request["done"] is None
+        return probe, inside
+
+    async def snapshot(self, agent_id: str, session_id: str) -> dict[str, Any]:
+        """What the service shows of a session besides its status, flattened field by field
+        (``messages.…``: the messages answer; ``listing.…``: the session's entry in the listing,
+        absent when the listing shows no entry carrying the id, whatever its layout)."""
+        messages = await self.driver.messages(self.user_id, agent_id, session_id)
+        listing = await self.driver.list_sessions(self.user_id, agent_id)
+        view = flatten({"code": messages.status_code, "body": _body(messages)}, "messages")
+        entry = find_entry(_body(listing), session_id) if listing.status_code == 200 else None
+        if entry is not None:
+            view.update(flatten(entry, "listing"))
+        return view
+
+    async def waiting_calls(self, agent_id: str, session_id: str) -> list[dict[str, Any]] | None:
+        """The tool calls of the session's last assistant message that still wait (state
+        ``asking``: for the user's permission; ``submitted``: for an external executor), as its
+        messages show them; None when the messages cannot be read."""
+        response = await self.driver.messages(self.user_id, agent_id, session_id)
+        body = _body(response) if response.status_code == 200 else None
+        messages = body.get("messages") if isinstance(body, dict) else None
+        if not isinstance(messages, list):
+            return None
+        for message in reversed(messages):
+            if isinstance(message, dict) and message.get("role") == "assistant":
+                content = message.get("content")
+                return [
+                    b
+                    for b in (content if isinstance(content, list) else [])
+                    if isinstance(b, dict)
+                    and b.get("type") == "tool_call"
+                    and b.get("state") in ("asking", "submitted")
+                ]
+        return []
+
+    async def exists_elsewhere(self, agent_id: str, session_id: str, *, user_id: str | None = None) -> int:
+        """The HTTP code of the session's messages for this caller: how another method of the
+        service answers for the same (session id, agent id, caller)."""
+        response = await self.driver.messages(user_id or self.user_id, agent_id, session_id, limit=1)
+        return response.status_code
+
+    # -- the transcript ------------------------------------------------------------------------
+
+    def _flush(self) -> None:
+        if self._driver is None:
+            return
+        for exchange in self._driver.transcript[self._synced :]:
+            self.harness.transcript.add(SEND, curl(exchange))
+            status = exchange.get("status_code")
+            self.harness.transcript.add(RECV, f"HTTP {status} {exchange.get('response_body') or ''}")
+        self._synced = len(self._driver.transcript)
+
+
+def curl(exchange: dict[str, Any]) -> str:
+    words = ["curl", "-sS", "-X", exchange["method"], exchange["url"]]
+    for name, value in (exchange.get("headers") or {}).items():
+        words += ["-H", f"{name}: {value}"]
+    if exchange.get("request_body") is not None:
+        words += ["-H", "content-type: application/json", "--data", json.dumps(exchange["request_body"])]
+    return shlex.join(words)
+
+
+MAX_SNAPSHOT = 1_000_000  # bytes of a body parsed for a snapshot; a larger one is compared as text
+
+
+def _body(response: httpx.Response) -> Any:
+    if len(response.content) > MAX_SNAPSHOT:
+        return response.text[:MAX_BODY]
+    return parsed(response.text)
+
+
+def find_entry(body: Any, session_id: str, depth: int = 0) -> dict[str, Any] | None:
+    """The listing's entry for a session: the element of a list in the body (at any depth) that
+    carries the session id as one of its values, whatever the field is called."""
+    if depth > 16:
+        return None
+    if isinstance(body, dict):
+        for value in body.values():
+            found = find_entry(value, session_id, depth + 1)
+            if found is not None:
+                return found
+    elif isinstance(body, list):
+        for item in body:
+            if isinstance(item, dict) and session_id in flatten(item).values():
+                return item
+        for item in body:
+            found = find_entry(item, session_id, depth + 1)
+            if found is not None:
+                return found
+    return None

@@ -1,0 +1,115 @@
+"""MCP's Streamable HTTP transport, through the official MCP Python SDK's client.
+
+The SDK's ``streamable_http_client`` does the transport's work (POST per message, JSON or SSE
+answers, ``Mcp-Session-Id`` and ``MCP-Protocol-Version`` headers); :class:`McpHttpChannel`
+makes it look to :class:`~conformance.transport.peer.JsonRpcPeer` like the other channels. Frames in the
+transcript are the messages as the SDK decoded them (re-serialized). An HTTP error the SDK
+hands back instead of a message is written to the transcript's stderr tail, since no JSON-RPC
+frame carries it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import anyio
+import httpx
+
+from conformance.core.outcomes import HarnessError
+from conformance.core.transcript import StderrTail
+from conformance.transport.channel import EndingChannel, TransportRefused
+
+__all__ = ["McpHttpChannel"]
+
+
+class McpHttpChannel(EndingChannel):
+    def __init__(self, url: str, headers: dict[str, str], stderr: StderrTail | None = None) -> None:
+        super().__init__()
+        self.url = url
+        self.headers = headers
+        self.stderr = stderr or StderrTail()
+        self._release = anyio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._read: Any = None
+        self._write: Any = None
+
+    async def open(self, timeout: float) -> None:
+        # Imported here: the MCP SDK is only needed by MCP runs.
+        import httpx2
+        from mcp.client.streamable_http import streamable_http_client
+        from mcp.shared._httpx_utils import create_mcp_http_client
+
+        try:  # any HTTP answer means something listens; the SDK client connects lazily
+            async with httpx.AsyncClient(timeout=timeout) as client:
+                await client.get(self.url, headers=self.headers)
+        except httpx.HTTPError as exc:
+            raise HarnessError(f"cannot reach {self.url}: {exc or type(exc).__name__}") from None
+        # The SDK's client is a context manager holding a task group; entered and left in a task of
+        # its own, it is independent of the cancel scopes of whoever opens and closes the channel.
+        ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+        async def hold() -> None:
+            try:
+                async with (
+                    create_mcp_http_client(
+                        headers=self.headers, timeout=httpx2.Timeout(timeout, read=max(timeout, 60.0))
+                    ) as client,
+                    streamable_http_client(self.url, http_client=client) as (read, write),
+                ):
+                    self._read, self._write = read, write
+                    ready.set_result(None)
+                    await self._release.wait()
+            except Exception as exc:
+                if not ready.done():
+                    ready.set_exception(HarnessError(f"cannot open an MCP session at {self.url}: {exc}"))
+                else:  # the peer sees the stream end; the reason goes where stderr goes
+                    self.stderr.feed(f"[MCP HTTP client] closed: {type(exc).__name__}: {exc}\n".encode())
+            finally:
+                self._mark_closed()
+
+        self._task = asyncio.get_running_loop().create_task(hold())  # a strong reference: see close()
+        await ready
+
+    async def send_line(self, data: bytes) -> None:
+        from mcp.shared.message import SessionMessage
+        from mcp_types import jsonrpc_message_adapter
+
+        try:
+            message = jsonrpc_message_adapter.validate_json(data)
+        except ValueError as exc:
+            raise TransportRefused(
+                0, f"not a JSON-RPC message the SDK's client can send: {str(exc)[:200]}"
+            ) from None
+        try:
+            await self._write.send(SessionMessage(message))
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError) as exc:
+            self._mark_closed()
+            raise anyio.BrokenResourceError from exc
+
+    async def lines(self) -> AsyncIterator[bytes]:
+        try:
+            while self._read is not None:
+                try:
+                    item = await self._read.receive()
+                except (anyio.EndOfStream, anyio.ClosedResourceError):
+                    break
+                if isinstance(item, Exception):  # e.g. an HTTP 401 or 5xx: no frame carries it
+                    self.stderr.feed(f"[MCP HTTP client] {type(item).__name__}: {item}\n".encode())
+                    continue
+                data = item.message.model_dump(by_alias=True, mode="json", exclude_unset=True)
+                yield json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode()
+        finally:
+            self._mark_closed()
+
+    async def close(self) -> None:
+        self._release.set()
+        task = self._task
+        if task is not None and not task.done():
+            with anyio.CancelScope(shield=True):
+                done, _ = await asyncio.wait({task}, timeout=3)
+            if not done:
+                task.cancel()
+        self._mark_closed()

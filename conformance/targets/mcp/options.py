@@ -1,0 +1,89 @@
+"""The MCP target's own options: how to reach the heartbeat tool and its operator side."""
+
+from __future__ import annotations
+
+import re
+import shlex
+import sys
+from dataclasses import dataclass, field
+
+from conformance.core.config import UsageError, absolutize_paths, parse_headers
+
+__all__ = [
+    "REFERENCE_CALLERS",
+    "REFERENCE_INSTRUCT_CMD",
+    "REFERENCE_INSTRUCT_URL",
+    "McpOptions",
+    "reference_command",
+]
+
+REFERENCE_INSTRUCT_CMD = "{python} -m conformance.reference.mcp.instruct {{sessionId}} {{text}}"
+REFERENCE_INSTRUCT_URL = "{baseUrl}/operator/instructions"
+# The embedded reference server over HTTP names its callers by their Authorization header.
+REFERENCE_CALLERS = ({"Authorization": "Bearer conformance-a"}, {"Authorization": "Bearer conformance-b"})
+
+
+def reference_command(transport: str = "stdio", protocol: int = 1) -> list[str]:
+    """The embedded reference server (official MCP Python SDK), on stdio or Streamable HTTP."""
+    if transport == "websocket":
+        raise UsageError("MCP servers are reached over stdio or Streamable HTTP: --transport stdio or http")
+    command = [sys.executable, "-m", "conformance.reference.mcp.server"]
+    return command + (["--http", "127.0.0.1:0"] if transport == "http" else [])
+
+
+@dataclass
+class McpOptions:
+    """How to reach an MCP server's `session_heartbeat` and its operator side (--mcp-* options)."""
+
+    headers: dict[str, str] = field(default_factory=dict)  # caller A (--header)
+    other_headers: dict[str, str] | None = None  # caller B (--other-header), for the access cases
+    instruct_cmd: list[str] | None = None  # words, with {sessionId} and {text} placeholders
+    instruct_url: str | None = None  # with {sessionId} / {baseUrl} placeholders; POST {"sessionId", "text"}
+    instructions_path: str | None = None  # JSON Pointer into the result; None: recognise common names
+    cursor_path: str | None = None
+
+    @classmethod
+    def from_options(
+        cls,
+        *,
+        headers: list[str],
+        other_headers: list[str],
+        instruct_cmd: str | None,
+        instruct_url: str | None,
+        instructions_path: str | None,
+        cursor_path: str | None,
+        embedded: bool,
+        transport: str,
+    ) -> McpOptions:
+        for name, pointer in (("--instructions-path", instructions_path), ("--cursor-path", cursor_path)):
+            if pointer is not None and not (pointer == "" or pointer.startswith("/")):
+                raise UsageError(f"{name} {pointer!r} is not a JSON Pointer: write it like /instructions")
+        words = None
+        if instruct_cmd is not None:
+            try:
+                words = shlex.split(instruct_cmd)
+            except ValueError as exc:
+                raise UsageError(f"--instruct-cmd cannot be split into words: {exc}") from None
+            if not words or "{text}" not in instruct_cmd:
+                raise UsageError("--instruct-cmd needs a command with {text} (and usually {sessionId}) in it")
+            words = absolutize_paths(words)
+        if instruct_url is not None and not re.match(r"^(https?://|\{baseUrl\})\S*$", instruct_url):
+            raise UsageError(f"--instruct-url {instruct_url!r} is not an http:// URL (or {{baseUrl}}/…)")
+        options = cls(
+            headers=parse_headers(headers, "--header"),
+            other_headers=parse_headers(other_headers, "--other-header") if other_headers else None,
+            instruct_cmd=words,
+            instruct_url=instruct_url,
+            instructions_path=instructions_path,
+            cursor_path=cursor_path,
+        )
+        if embedded and not (instruct_cmd or instruct_url):  # the reference server's own operator side
+            if transport == "http":
+                options.instruct_url = REFERENCE_INSTRUCT_URL
+            else:
+                options.instruct_cmd = shlex.split(
+                    REFERENCE_INSTRUCT_CMD.format(python=shlex.quote(sys.executable))
+                )
+        if embedded and transport == "http" and not headers and other_headers == []:
+            options.headers, options.other_headers = dict(REFERENCE_CALLERS[0]), dict(REFERENCE_CALLERS[1])
+        return options

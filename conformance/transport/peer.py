@@ -1,0 +1,414 @@
+"""A JSON-RPC 2.0 peer that talks to one agent process, checks every frame, and records it all.
+
+The peer owns the request ids, waits for responses with a timeout, answers the requests an
+agent sends to its client (with a refusal or a harmless default), keeps the agent's
+notifications, and notes every envelope problem against the transcript index where it arrived.
+When the agent exits, every pending request fails at once with the exit code and stderr tail.
+"""
+
+from __future__ import annotations
+
+import bisect
+import collections
+import contextlib
+import json
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+
+from conformance.core.outcomes import AgentExited, Unanswered
+from conformance.core.transcript import NOTE, RECV, SEND, Transcript
+from conformance.transport.channel import TransportRefused
+from conformance.transport.envelope import classify_frame
+from conformance.transport.stdio import OversizeLine, StdioProcess
+
+__all__ = ["EnvelopeProblem", "JsonRpcPeer", "RawReply", "Reply", "default_client_answer", "id_key"]
+
+
+@dataclass
+class Reply:
+    """The agent's answer to one request: exactly one of ``result`` / ``error`` is meaningful."""
+
+    id: int
+    method: str
+    result: Any = None
+    error: dict[str, Any] | None = None
+    elapsed: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+    @property
+    def code(self) -> int | None:
+        return self.error.get("code") if isinstance(self.error, dict) else None
+
+    def describe(self) -> str:
+        if self.error is not None:
+            return f"error {json.dumps(self.error, ensure_ascii=False)[:300]}"
+        return f"result {json.dumps(self.result, ensure_ascii=False)[:300]}"
+
+
+@dataclass(frozen=True)
+class RawReply:
+    frame: dict[str, Any] | None  # None: no response within the time allowed
+    elapsed: float
+    stray: dict[str, Any] | None = None  # a response by another id, which ended the wait early
+
+
+def id_key(value: Any) -> str:
+    """A dictionary key for any JSON-RPC id ("1", 1 and null stay distinct; 1.0 is the number 1,
+    as JSON has one number type)."""
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**63:
+        value = int(value)
+    try:
+        return json.dumps(value, sort_keys=True)
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+ID_IN_HEAD = re.compile(rb'"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.){0,200}")')
+
+
+def id_in_head(head: bytes) -> Any:
+    """The id of a response whose line was too long to read, from its first bytes, if it shows."""
+    found = ID_IN_HEAD.search(head)
+    if found is None:
+        return _NO_ID
+    try:
+        return json.loads(found.group(1))
+    except ValueError:
+        return _NO_ID
+
+
+_NO_ID: Any = object()
+
+
+@dataclass(frozen=True)
+class EnvelopeProblem:
+    index: int  # transcript index of the offending frame
+    problem: str
+    # A line that is no JSON-RPC message at all (a banner, a log line, a bare JSON value): the
+    # agent's stdout carries something the protocol never does, a robustness finding. Otherwise a
+    # message the protocol does carry (a response, a notification) arrived broken.
+    noise: bool = False
+
+
+@dataclass(frozen=True)
+class Notification:
+    index: int
+    method: str
+    params: Any
+
+
+@dataclass
+class _Pending:
+    method: str
+    sent_at: float
+    event: anyio.Event = field(default_factory=anyio.Event)
+    frame: dict[str, Any] | None = None
+    exited: AgentExited | None = None
+    stray: dict[str, Any] | None = None  # raw exchanges: a response by an id nobody waits for
+    oversize: int = 0  # the response came as a line over the frame limit, of this many bytes
+
+
+def default_client_answer(method: str, params: Any) -> tuple[Any, dict[str, Any] | None]:
+    """How the suite's client answers agent-to-client requests: (result, error)."""
+    if method == "session/request_permission":
+        return {"outcome": {"outcome": "cancelled"}}, None
+    if method == "ping":  # MCP: a server may check that its client is alive
+        return {}, None
+    # The suite advertises no fs or terminal capability; it never touches files or runs commands.
+    return None, {"code": -32601, "message": "Method not found", "data": {"method": method}}
+
+
+class JsonRpcPeer:
+    def __init__(
+        self,
+        process: StdioProcess,
+        transcript: Transcript,
+        *,
+        timeout: float,
+        answer: Callable[[str, Any], tuple[Any, dict[str, Any] | None]] = default_client_answer,
+    ) -> None:
+        self.process = process
+        self.transcript = transcript
+        self.timeout = timeout
+        self._answer = answer
+        self._next_id = 1
+        self._pending: dict[str, _Pending] = {}  # by id_key(id)
+        self._raw_waiting: list[_Pending] = []  # raw exchanges in flight (fuzzing)
+        # Agent-to-client requests the suite holds unanswered (a v2 case watching requires_action).
+        self.hold_methods: set[str] = set()
+        self.held: list[dict[str, Any]] = []
+        self._timed_out: set[str] = set()  # ids the suite gave up on: a late answer is no envelope error
+        self.reported = 0  # problems already charged to a case (the runtime's bookkeeping)
+        self.notifications: list[Notification] = []
+        self.problems: list[EnvelopeProblem] = []
+        self.exited: AgentExited | None = None
+        self._send_lock = anyio.Lock()
+        # The current case's first request that got no (readable) response: the case ends there,
+        # and every later request of the case fails at once instead of waiting again.
+        self.unanswered: Unanswered | None = None
+        self.answered: collections.Counter[str] = collections.Counter()  # responses by method, this case
+
+    def new_case(self) -> None:
+        self.unanswered = None
+        self.answered.clear()
+
+    def _stalled(self) -> Unanswered:
+        first = self.unanswered
+        assert first is not None
+        return Unanswered(first.method, first.request_id, first.limit, why=first.why, params=first.params)
+
+    # -- sending -------------------------------------------------------------------------------
+
+    async def _send(self, frame: dict[str, Any]) -> None:
+        # allow_nan=False: the suite never sends NaN or Infinity, which are not JSON.
+        text = json.dumps(frame, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        try:
+            data = text.encode()
+        except UnicodeEncodeError:  # a lone surrogate: only a \uXXXX escape can carry it
+            data = json.dumps(frame, ensure_ascii=True, separators=(",", ":"), allow_nan=False).encode()
+        await self.send_raw(data)
+
+    async def send_raw(self, data: bytes) -> None:
+        """Send one line as-is (used by fuzzing to send malformed frames)."""
+        if self.exited is not None:
+            raise self.exited
+        self.transcript.add(SEND, data.decode("utf-8", errors="replace"))
+        try:
+            async with self._send_lock:
+                await self.process.send_line(data)
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError, BrokenPipeError, OSError):
+            await self._wait_exit_briefly()
+            raise self.exited or AgentExited(self.process.returncode, self.process.stderr.text()) from None
+
+    async def request(self, method: str, params: Any = None, *, timeout: float | None = None) -> Reply:
+        if self.unanswered is not None:
+            raise self._stalled()
+        request_id = self._next_id
+        self._next_id += 1
+        frame: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
+        if params is not None:
+            frame["params"] = params
+        pending = _Pending(method, time.perf_counter())
+        self._pending[id_key(request_id)] = pending
+        limit = self.timeout if timeout is None else timeout
+        try:
+            with anyio.fail_after(limit):  # the send too: an agent that stops reading blocks it
+                await self._send(frame)
+                await pending.event.wait()
+        except TimeoutError:
+            self.transcript.add(NOTE, f"no response to id {request_id} ({method}) within {limit:g} s")
+            self._timed_out.add(id_key(request_id))
+            self.unanswered = Unanswered(method, request_id, limit, params=params)
+            raise self._stalled() from None
+        except TransportRefused as refused:  # Streamable HTTP: an HTTP error instead of an answer
+            self.transcript.add(NOTE, f"the transport refused id {request_id} ({method}): {refused}")
+            error = {"code": None, "message": f"refused by the transport: {refused}"}
+            return Reply(request_id, method, None, error, time.perf_counter() - pending.sent_at)
+        finally:
+            self._pending.pop(id_key(request_id), None)
+        if pending.exited is not None:
+            raise pending.exited.during(method)
+        if pending.oversize:
+            self.unanswered = Unanswered(
+                method, request_id, limit, params=params, why=_oversize(pending.oversize, self.process)
+            )
+            raise self._stalled()
+        self.answered[method] += 1
+        elapsed = time.perf_counter() - pending.sent_at
+        got = pending.frame or {}
+        error = got.get("error") if "error" in got else None
+        if error is not None and not isinstance(error, dict):
+            error = {"code": None, "message": repr(error)}
+        return Reply(request_id, method, got.get("result"), error, elapsed)
+
+    async def exchange_raw(
+        self, data: bytes, expect_id: Any = None, *, wait: bool, timeout: float, method: str = "a raw frame"
+    ) -> RawReply:
+        """Send one raw line; if ``wait``, wait for the response carrying ``expect_id``.
+
+        Used by fuzzing: the line may be anything, and the id may be any JSON value.
+        """
+        if self.unanswered is not None:
+            raise self._stalled()
+        key = id_key(expect_id)
+        if wait and key in self._pending:
+            raise RuntimeError(f"a request with id {expect_id!r} is already in flight")
+        pending = _Pending("<raw>", time.perf_counter())
+        if wait:
+            self._pending[key] = pending
+            self._raw_waiting.append(pending)
+        try:
+            await self.send_raw(data)
+            if not wait:
+                return RawReply(None, 0.0)
+            with anyio.move_on_after(timeout):
+                await pending.event.wait()
+        finally:
+            if wait:
+                self._pending.pop(key, None)
+                self._raw_waiting.remove(pending)
+        if pending.exited is not None:
+            raise pending.exited.during(method)
+        if pending.frame is None and pending.stray is None:
+            why = _oversize(pending.oversize, self.process) if pending.oversize else ""
+            self.unanswered = Unanswered(method, expect_id, timeout, why=why, params=_head(data))
+            raise self._stalled()
+        return RawReply(pending.frame, time.perf_counter() - pending.sent_at, pending.stray)
+
+    def expect(self, frame_id: Any) -> _Pending:
+        """Register a response the suite may receive for a line it sends raw (fuzzing)."""
+        pending = _Pending("<raw>", time.perf_counter())
+        self._pending[id_key(frame_id)] = pending
+        return pending
+
+    def unexpect(self, frame_id: Any) -> None:
+        self._pending.pop(id_key(frame_id), None)
+
+    async def notify(self, method: str, params: Any = None) -> None:
+        frame: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+        if params is not None:
+            frame["params"] = params
+        try:
+            await self._send(frame)
+        except TransportRefused as refused:  # a notification has no answer to fail: note it
+            self.transcript.add(NOTE, f"the transport refused the {method} notification: {refused}")
+
+    # -- receiving -----------------------------------------------------------------------------
+
+    async def read_loop(self) -> None:
+        async for line in self.process.lines():
+            if isinstance(line, OversizeLine):
+                entry = self.transcript.add(
+                    RECV,
+                    line.head.decode("utf-8", errors="replace") + f"…[line of {line.size} bytes dropped]",
+                )
+                self._problem(entry.index, f"stdout line of {line.size} bytes exceeds the frame limit")
+                # The answer to a request, too long to read: end that request's wait now (the case
+                # reports it once) rather than let it wait out the timeout.
+                waiting = self._pending.get(id_key(id_in_head(line.head)))
+                if waiting is not None and waiting.frame is None:
+                    waiting.oversize = line.size
+                    waiting.event.set()
+                continue
+            if not line.strip():
+                continue
+            text = line.decode("utf-8", errors="replace")
+            entry = self.transcript.add(RECV, text)
+            try:
+                frame = json.loads(line, parse_constant=_reject_constant)
+            except (ValueError, UnicodeDecodeError, RecursionError):
+                self._problem(
+                    entry.index,
+                    "stdout line is not JSON (stdout is reserved for JSON-RPC messages)",
+                    noise=True,
+                )
+                continue
+            await self._dispatch(entry.index, frame)
+
+    async def _dispatch(self, index: int, frame: Any) -> None:
+        kind, problems = classify_frame(frame)
+        for p in problems:
+            self._problem(index, p, noise=kind == "invalid")
+        if kind == "response":
+            rid = frame.get("id")
+            pending = self._pending.get(id_key(rid))
+            if pending is None and id_key(rid) in self._timed_out:
+                self._timed_out.discard(id_key(rid))
+                self.transcript.add(NOTE, f"a late answer to id {rid!r}, after the suite stopped waiting")
+                return
+            if pending is None:
+                self._problem(
+                    index, f"response id {rid!r} matches no request in flight (unknown or answered twice)"
+                )
+                for raw in self._raw_waiting:  # the answer to a raw line came back under another id
+                    raw.stray = frame
+                    raw.event.set()
+                return
+            if pending.frame is not None:
+                self._problem(index, f"second response to id {rid!r}")
+                return
+            pending.frame = frame
+            pending.event.set()
+        elif kind == "notification":
+            self.notifications.append(Notification(index, frame.get("method"), frame.get("params")))
+        elif kind == "request":
+            method = frame.get("method")
+            if isinstance(method, str) and method in self.hold_methods:  # a case answers it later
+                self.held.append(frame)
+                return
+            await self._answer_request(frame)
+
+    async def _answer_request(self, frame: dict[str, Any]) -> None:
+        result, error = self._answer(frame.get("method"), frame.get("params"))
+        reply: dict[str, Any] = {"jsonrpc": "2.0", "id": frame.get("id")}
+        if error is not None:
+            reply["error"] = error
+        else:
+            reply["result"] = result
+        with contextlib.suppress(AgentExited, TransportRefused):
+            await self._send(reply)
+
+    async def release(self) -> None:
+        """Answer the held agent-to-client requests, as the suite always answers them."""
+        self.hold_methods = set()
+        while self.held:
+            await self._answer_request(self.held.pop(0))
+
+    def _problem(self, index: int, problem: str, *, noise: bool = False) -> None:
+        self.problems.append(EnvelopeProblem(index, problem, noise))
+        self.transcript.add(NOTE, f"{'stdout' if noise else 'envelope'}: {problem}")
+
+    # -- exit ----------------------------------------------------------------------------------
+
+    async def watch_exit(self) -> None:
+        code = await self.process.wait()
+        # Let the stdout/stderr readers drain what the agent wrote before dying.
+        await anyio.sleep(0.05)
+        self.exited = AgentExited(code, self.process.stderr.text()[-2000:])
+        self.transcript.add(NOTE, f"agent exited with code {code}")
+        for pending in list(self._pending.values()):
+            if pending.frame is None:
+                pending.exited = self.exited
+                pending.event.set()
+
+    def abort(self, code: int | None) -> None:
+        """The suite stopped the agent: fail whatever still waits for it, at once."""
+        if self.exited is None:
+            self.exited = AgentExited(code, "(stopped by the suite)")
+        for pending in list(self._pending.values()):
+            if pending.frame is None and pending.exited is None:
+                pending.exited = self.exited
+                pending.event.set()
+
+    async def _wait_exit_briefly(self) -> None:
+        with anyio.move_on_after(1.0):
+            while self.exited is None:
+                await anyio.sleep(0.01)
+
+    def notifications_since(self, mark: int) -> list[Notification]:
+        start = bisect.bisect_left(self.notifications, mark, key=lambda n: n.index)
+        return self.notifications[start:]
+
+
+def _oversize(size: int, process: Any) -> str:
+    limit = getattr(process, "max_line_bytes", None)
+    over = f", over the suite's {limit // (1024 * 1024)} MiB frame limit" if limit else ""
+    return f"its response was a line of {size:,} bytes{over}, too long to read"
+
+
+def _head(data: bytes) -> str:
+    text = data[:120].decode("utf-8", errors="replace")
+    return text + ("…" if len(data) > 120 else "")
+
+
+def _reject_constant(name: str) -> float:
+    # NaN / Infinity are not JSON; Python's json accepts them unless told otherwise.
+    raise ValueError(f"{name} is not valid JSON")
