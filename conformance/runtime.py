@@ -172,9 +172,12 @@ class Runtime:
         except Unanswered as exc:  # the status cases will meet it too; they stop after one more
             self.status_silent.append("the spec revision detection")
             self._restart_next = self.config.restartable
-            name, why = revisions.DEFAULT, f"could not ask the agent ({exc.describe()}); the default revision"
+            name, why = (
+                revisions.default(target),
+                f"could not ask the agent ({exc.describe()}); the default revision",
+            )
         except Exception as exc:  # the cases will say what is wrong; detection only picks a revision
-            name, why = revisions.DEFAULT, f"could not ask the agent ({exc}); the default revision"
+            name, why = revisions.default(target), f"could not ask the agent ({exc}); the default revision"
         finally:
             # Envelope problems of this exchange are the cases' to find (they send the same
             # requests); charged to whichever case came first, they would blame the wrong one.

@@ -16,9 +16,9 @@ from conformance.cases.acp import spec
 from conformance.core import revisions
 from conformance.core.layers import GUARD_HINT, id_layer
 from conformance.core.outcomes import AgentExited, Violation
+from conformance.core.profiles import PROFILES, hypothesis_dir
 from conformance.core.registry import Level, case
 from conformance.targets.acp.fuzzing import FuzzFailure, LiveSession, run_fuzz, settle
-from conformance.targets.acp.machine import PROFILES, hypothesis_dir
 from conformance.targets.acp.strategies import FrameInput, ParamsInput, malformed_frames, status_params
 from conformance.targets.acp.target import AcpTarget
 from conformance.transport.peer import Reply

@@ -7,9 +7,10 @@ from conformance.cases.acp import spec
 
 from conformance.core import revisions
 from conformance.core.outcomes import NotTestable, Violation
+from conformance.core.profiles import PROFILES
 from conformance.core.registry import Level, case
 from conformance.replay.files import numbered_steps, write_replay
-from conformance.targets.acp.machine import PROFILES, run_sequences
+from conformance.targets.acp.machine import run_sequences
 from conformance.targets.acp.sequences import RULES
 from conformance.targets.acp.target import AcpTarget
 

@@ -357,8 +357,8 @@ async def queue_model_sequences(mcp: McpTarget, details: dict) -> None:
 
     import anyio.to_thread
 
+    from conformance.core.profiles import PROFILES
     from conformance.replay.files import numbered_steps, write_replay
-    from conformance.targets.acp.machine import PROFILES
     from conformance.targets.mcp.queue import run_queue_sequences
 
     mcp.require_instruct()

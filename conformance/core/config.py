@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from conformance.core.profiles import PROFILES
+
 __all__ = [
     "AgentConfig",
     "UsageError",
@@ -17,9 +19,6 @@ __all__ = [
     "parse_env",
     "parse_headers",
 ]
-
-
-PROFILE_NAMES = ("ci", "dev", "thorough")
 
 
 class UsageError(Exception):
@@ -157,8 +156,8 @@ class AgentConfig:
             workdir = Path(cwd)
             if not workdir.is_dir():
                 raise UsageError(f"--cwd {cwd!r} is not a directory: create it or pass an existing one")
-        if profile not in PROFILE_NAMES:
-            raise UsageError(f"--profile {profile!r} is not one of {', '.join(PROFILE_NAMES)}")
+        if profile not in PROFILES:
+            raise UsageError(f"--profile {profile!r} is not one of {', '.join(PROFILES)}")
         if timeout <= 0:
             raise UsageError(f"--timeout {timeout} must be a positive number of seconds")
         return cls(

@@ -8,11 +8,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from conformance.core import revisions
+from conformance.core.config import TRANSPORTS
+from conformance.core.profiles import PROFILES
 
-__all__ = ["PROFILES", "TRANSPORTS", "Option", "run_options"]
-
-PROFILES = ("ci", "dev", "thorough")
-TRANSPORTS = ("stdio", "websocket", "http")
+__all__ = ["Option", "run_options"]
 
 
 @dataclass(frozen=True)
@@ -125,7 +124,7 @@ def run_options(targets: tuple[str, ...]) -> tuple[Option, ...]:
             "conformance_profile",
             "budget of the Hypothesis sequence and fuzz cases: ci (derandomized, bounded; default), dev, thorough",
             default="ci",
-            choices=PROFILES,
+            choices=tuple(PROFILES),
         ),
         Option(
             "--seed",

@@ -24,6 +24,7 @@ __all__ = [
     "available",
     "canonical",
     "current",
+    "default",
     "detect",
     "foreign",
     "get",
@@ -97,24 +98,29 @@ def foreign(value: object) -> str | None:
     """The other revision whose vocabulary has this word, when the checked one does not."""
     if value in known_words():
         return None
-    for name in available("acp"):
+    for name in available(current().target):
         if name != current().name and value in get(name).vocabulary.values():
             return name
     return None
 
 
-def detect(value: object) -> tuple[str, str]:
-    """The revision an agent speaks, from its status word for a session it has just created."""
-    for name in available("acp"):
+def default(target: str) -> str:
+    """The revision a target's run checks when none is chosen or detected."""
+    return DEFAULT if get(DEFAULT).target == target else available(target)[0]
+
+
+def detect(value: object, target: str) -> tuple[str, str]:
+    """The revision a target's system speaks, from its status word for a session it has just created."""
+    for name in available(target):
         if get(name).vocabulary.get("active") == value:
             return name, f"the agent answered {value!r} for a session it had just created"
-    for name in available("acp"):  # the right revision's other word: its cases will say what is wrong
+    for name in available(target):  # the right revision's other word: its cases will say what is wrong
         if get(name).vocabulary.get("inactive") == value:
             return name, (
                 f"the agent answered {value!r} (this revision's word for not in memory) for a session it "
                 "had just created"
             )
     return (
-        DEFAULT,
+        default(target),
         f"the agent answered {str(value)[:60]!r} for a new session, which no known revision names; checked against the default",
     )

@@ -8,15 +8,15 @@ from pathlib import Path
 from typing import Any
 
 from conformance import __version__
-from conformance.targets.acp.sequences import Step
 
 __all__ = ["FORMAT", "load_replay", "numbered_steps", "write_replay"]
 
 FORMAT = "session-status-conformance/replay@1"
 
 
-def numbered_steps(steps: list[Step], max_frame: int = 400) -> list[str]:
-    """The shrunk sequence as numbered lines: each step with the requests and responses it made."""
+def numbered_steps(steps: list[Any], max_frame: int = 400) -> list[str]:
+    """The shrunk sequence as numbered lines: each step (any target's: it has label(), answer and
+    frames) with the requests and responses it made."""
     lines = []
     for n, step in enumerate(steps, start=1):
         lines.append(f"{n}. {step.label()} -> {step.answer or '(failed here)'}")
@@ -73,7 +73,3 @@ def load_replay(path: Path) -> dict[str, Any]:
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ValueError(f"{str(path)!r} is not a replay file (format {FORMAT})")
     return data
-
-
-def steps_of(data: dict[str, Any]) -> list[Step]:
-    return [Step.from_json(s) for s in data["steps"]]

@@ -19,7 +19,7 @@ from hypothesis import given, seed
 from hypothesis import strategies as st
 
 from conformance.core.outcomes import RunInterrupted
-from conformance.targets.acp.machine import Profile, hypothesis_settings
+from conformance.core.profiles import Profile, hypothesis_settings
 from conformance.targets.acp.target import AcpTarget
 
 __all__ = ["FuzzFailure", "LiveSession", "run_fuzz"]

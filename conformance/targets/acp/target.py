@@ -123,10 +123,10 @@ class AcpTarget:
 
     @staticmethod
     def replay_setup(data: dict[str, Any], config: AgentConfig) -> Callable[[Any], tuple[Any, list[Any]]]:
-        from conformance.replay.files import steps_of
         from conformance.targets.acp.machine import replay_steps
+        from conformance.targets.acp.sequences import Step
 
-        steps = steps_of(data)
+        steps = [Step.from_json(s) for s in data["steps"]]
         return lambda target: replay_steps(target, steps)
 
     def is_status_call(self, method: str) -> bool:
@@ -152,15 +152,17 @@ class AcpTarget:
         """The revision whose status words the agent answers for a new session (the default when
         it does not advertise status or answers no word)."""
         if not self.advertises("status"):
-            return revisions.DEFAULT, "the agent does not advertise session/status; the default revision"
+            return revisions.default(
+                self.name
+            ), "the agent does not advertise session/status; the default revision"
         reply = await self.status(await self.new_session())
         value = reply.result.get("status") if reply.ok and isinstance(reply.result, dict) else None
         if value is None:
             return (
-                revisions.DEFAULT,
+                revisions.default(self.name),
                 f"status of a new session answered {reply.describe()[:80]}; the default revision",
             )
-        return revisions.detect(value)
+        return revisions.detect(value, self.name)
 
     @property
     def cwd(self) -> str:

@@ -1,4 +1,4 @@
-"""Judging what the HTTP target's probes show, on plain data (no I/O; tested in tests/test_http.py).
+"""Judging what the HTTP target's probes show, on plain data (no I/O; tested in tests/targets/http/test_http.py).
 
 A case that infers a hidden effect through a probe first proves the probe observes it: it reads
 twice (what differs between two reads is the probe's own drift: clocks, request ids, read

@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from hypothesis.errors import Flaky
 
 from conformance.core.outcomes import RunInterrupted
-from conformance.targets.acp.machine import Profile, hypothesis_settings
+from conformance.core.profiles import Profile, hypothesis_settings
 from conformance.targets.mcp.target import McpTarget, ToolReply, carries, new_session_id
 
 __all__ = ["RULES", "QueueFailure", "QueueRun", "QueueStep", "replay_queue", "run_queue_sequences"]

@@ -15,8 +15,7 @@ import pytest
 from conformance.core.transcript import NOTE, RECV, SEND, Entry
 from conformance.replay.reproduce import pipe_segments
 from conformance.runtime import reproduction
-
-from .conftest import ROOT, RUNNER, agent_command
+from tests.conftest import ROOT, RUNNER, agent_command
 
 
 def frame(index: int, direction: str, body: dict, conn: str = "") -> Entry:

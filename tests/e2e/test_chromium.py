@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import ROOT, RUNNER, agent_command, run_suite
+from tests.conftest import ROOT, RUNNER, agent_command, run_suite
 
 pytestmark = pytest.mark.slow
 

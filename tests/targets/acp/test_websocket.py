@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import REFERENCE_AGENT, ROOT, agent_command, listening
-from .test_broken_agents import WS_BASELINE, WS_BROKEN
+from tests.conftest import REFERENCE_AGENT, ROOT, agent_command, listening
+from tests.targets.acp.test_broken_agents import WS_BASELINE, WS_BROKEN
 
 pytestmark = pytest.mark.slow
 

@@ -11,8 +11,7 @@ import pytest
 
 from conformance import cases
 from conformance.core.registry import CASES
-
-from .conftest import agent_command, focused
+from tests.conftest import agent_command, focused
 
 cases.load_all()
 ACP_CASES = {case_id: case for case_id, case in CASES.items() if case.target == "acp"}  # MCP: test_mcp.py
@@ -434,7 +433,7 @@ def test_every_case_is_caught_by_a_broken_agent() -> None:
 
 
 def test_every_broken_agent_is_listed() -> None:
-    from .conftest import AGENTS
+    from tests.conftest import AGENTS
 
     files = {p.stem for p in AGENTS.glob("*.py") if not p.name.startswith("_")}
     others = {"v2_no_status_capability"}  # its own test: the v2 wording of "unimplemented"
@@ -443,7 +442,7 @@ def test_every_broken_agent_is_listed() -> None:
 
 def test_the_audit_is_backed_by_these_variants() -> None:
     """Each variant the ACP audit names makes the check it names fail or warn here."""
-    from .test_audit import check_variants_catch
+    from tests.unit.test_audit import check_variants_catch
 
     deltas = {name: delta for name, (_, delta) in (BROKEN | WS_BROKEN | V2_BROKEN).items()}
     assert check_variants_catch("acp", deltas) == []

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from .conftest import agent_command
+from tests.conftest import agent_command
 
 CRASHES = agent_command("harness/exits_mid_run")  # dies on its first request after initialize
 SUBSET = "long-session-id or result.shape"  # one spec failure, one crash (error) on that agent

@@ -8,8 +8,8 @@ import subprocess
 
 import pytest
 
-from .conftest import AGENTS
-from .test_broken_agents import BASELINE
+from tests.conftest import AGENTS
+from tests.targets.acp.test_broken_agents import BASELINE
 
 pytestmark = pytest.mark.slow
 

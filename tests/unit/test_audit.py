@@ -21,8 +21,7 @@ from conformance import cases
 from conformance.core import revisions
 from conformance.core.registry import CASES
 from conformance.core.traceability import AXES, load_revision
-
-from .conftest import AGENTS
+from tests.conftest import AGENTS
 
 cases.load_all()
 

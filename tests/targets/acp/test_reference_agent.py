@@ -9,9 +9,8 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from conformance.core.registry import CASES
-
-from .conftest import ROOT
-from .test_broken_agents import BASELINE
+from tests.conftest import ROOT
+from tests.targets.acp.test_broken_agents import BASELINE
 
 REPORT_SCHEMA = json.loads((ROOT / "schemas" / "report.schema.json").read_text())
 
@@ -60,7 +59,7 @@ def test_agent_without_status_is_unimplemented(suite) -> None:
 
 
 def test_failure_report_names_sentence_transcript_and_reproduction(suite) -> None:
-    from .conftest import agent_command
+    from tests.conftest import agent_command
 
     run = suite("--agent", agent_command("no_error_data"), "-k", "unknown-session-data")
     assert run.code == 1

@@ -15,8 +15,7 @@ import pytest
 
 from conformance import cases
 from conformance.core.registry import CASES
-
-from .conftest import ROOT
+from tests.conftest import ROOT
 
 cases.load_all()
 

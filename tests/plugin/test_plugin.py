@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from .conftest import ROOT
+from tests.conftest import ROOT
 
 CASES_DIR = ROOT / "cases"
 

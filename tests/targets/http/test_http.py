@@ -19,9 +19,8 @@ from conformance.core.registry import CASES
 from conformance.targets.http.agentscope import segment
 from conformance.targets.http.calibration import differing, flatten, parts_of, shaped_like
 from conformance.targets.http.target import StatusProbe, find_entry
-
-from .conftest import AGENTS, ROOT, listening
-from .test_audit import check_variants_catch, expected_by_variant
+from tests.conftest import AGENTS, ROOT, listening
+from tests.unit.test_audit import check_variants_catch, expected_by_variant
 
 cases.load_all()
 

@@ -10,8 +10,7 @@ from pathlib import Path
 import pytest
 
 from conformance.transport.stdio import live_group_members
-
-from .conftest import ROOT, Run
+from tests.conftest import ROOT, Run
 
 AGENTS = ROOT / "tests" / "agents" / "misbehaving"
 QUICK = ("--timeout", "5", "-k", "not sequence and not fuzz and not cheap")

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
-from .conftest import ROOT, RUNNER, agent_command
-from .test_broken_agents import SEQ, SEQUENCE_ONLY
+from tests.conftest import ROOT, RUNNER, agent_command
+from tests.targets.acp.test_broken_agents import SEQ, SEQUENCE_ONLY
 
 REPLAY_SCHEMA = json.loads((ROOT / "schemas" / "replay.schema.json").read_text())
 REFERENCE = f"{sys.executable} -m conformance.reference.acp.agent"
@@ -90,8 +90,9 @@ def test_ci_profile_finds_each_sequence_only_bug_in_ten_seeds_of_ten(agent: str,
 
     from conformance.core import revisions
     from conformance.core.config import AgentConfig
+    from conformance.core.profiles import PROFILES
     from conformance.runtime import Runtime
-    from conformance.targets.acp.machine import PROFILES, run_sequences
+    from conformance.targets.acp.machine import run_sequences
 
     config = AgentConfig.from_options(
         agent_command(agent), cwd=None, env=[], auth_method=None, timeout=10, settle=0.05, sandbox=tmp_path

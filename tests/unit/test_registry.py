@@ -8,8 +8,7 @@ import conformance.cases.acp.capability  # noqa: F401 - registers cases
 import pytest
 
 from conformance.core.registry import CASES, DuplicateCaseError, Level, SpecRef, case
-
-from .conftest import ROOT
+from tests.conftest import ROOT
 
 REF = SpecRef("test", "section", "A sentence.")
 

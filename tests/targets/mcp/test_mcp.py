@@ -16,9 +16,8 @@ from conformance.core.outcomes import Outcome
 from conformance.core.registry import CASES
 from conformance.runtime import Runtime
 from conformance.targets.mcp.options import McpOptions
-
-from .conftest import AGENTS, ROOT, focused, listening
-from .test_audit import check_variants_catch, expected_by_variant
+from tests.conftest import AGENTS, ROOT, focused, listening
+from tests.unit.test_audit import check_variants_catch, expected_by_variant
 
 cases.load_all()
 

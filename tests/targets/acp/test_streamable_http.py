@@ -14,8 +14,7 @@ import anyio
 import pytest
 
 from conformance.targets.acp.streamable_http import AcpHttpChannel as HttpChannel
-
-from .conftest import REFERENCE_AGENT, listening
+from tests.conftest import REFERENCE_AGENT, listening
 
 SESSIONS = 130
 

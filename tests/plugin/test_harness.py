@@ -13,8 +13,9 @@ from conformance.core.config import AgentConfig
 from conformance.core.outcomes import AgentExited, Unanswered
 from conformance.runtime import Runtime
 from conformance.transport.stdio import LaunchError, live_group_members
+from tests.conftest import AGENTS
 
-HARNESS = Path(__file__).parent / "agents" / "harness"
+HARNESS = AGENTS / "harness"
 
 
 def runtime(tmp_path: Path, script: str, timeout: float = 5.0) -> Runtime:

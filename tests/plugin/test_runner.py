@@ -8,7 +8,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from .conftest import agent_command
+from tests.conftest import agent_command
 
 
 @pytest.mark.parametrize(

@@ -11,8 +11,7 @@ import pytest
 from conformance.core import revisions
 from conformance.core.traceability import load_revision, revisions_dir
 from conformance.core.validation import load
-
-from .conftest import ROOT
+from tests.conftest import ROOT
 
 OFFICIAL = ROOT.parent / "shared" / "spec" / "acp-sdk-2.4.0-schema"
 EXTRACT = revisions_dir() / "sources" / "acp-sdk-2.4.0-session-status.json"

@@ -18,9 +18,8 @@ from conformance.core.traceability import (
     schema_sentences,
     spec_sentences,
 )
-
-from .conftest import ROOT
-from .test_registry import _descriptions
+from tests.conftest import ROOT
+from tests.unit.test_registry import _descriptions
 
 REVISION = "rfd-2026-10-26"
 RFD = "acp-rfd-session-status@2026-10-26"

@@ -1,0 +1,66 @@
+"""The budgets of the Hypothesis-driven cases (sequences and fuzzers of every target): --profile."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, Phase, Verbosity, settings
+from hypothesis.database import DirectoryBasedExampleDatabase
+
+__all__ = ["PROFILES", "Profile", "hypothesis_dir", "hypothesis_settings"]
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    max_examples: int
+    steps: int
+    restarts_per_example: int
+    restart_odds: int  # 1 in this many draws of the restart rule restarts (a restart costs seconds)
+    fixed_seed: int | None  # a fixed seed makes the run derandomized
+    database: bool
+    budget: float = 20.0  # seconds of generating before further examples run dry
+
+
+PROFILES = {
+    "ci": Profile(
+        "ci", 150, steps=40, restarts_per_example=1, restart_odds=256, fixed_seed=0, database=False
+    ),
+    "dev": Profile(
+        "dev", 200, steps=20, restarts_per_example=1, restart_odds=32, fixed_seed=None, database=False
+    ),
+    "thorough": Profile(
+        "thorough",
+        1000,
+        steps=40,
+        restarts_per_example=2,
+        restart_odds=8,
+        fixed_seed=None,
+        database=True,
+        budget=900,
+    ),
+}
+
+
+def hypothesis_settings(profile: Profile, examples: int, database_dir: Path | None, **extra: Any) -> settings:
+    """Settings shared by the sequence and fuzz runs: quiet, no deadline, no explain phase (the
+    last run must be the shrunk failure), and the example database only in the thorough profile."""
+    database = DirectoryBasedExampleDatabase(str(database_dir)) if profile.database and database_dir else None
+    return settings(
+        max_examples=examples,
+        database=database,
+        deadline=None,
+        suppress_health_check=list(HealthCheck),
+        phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink],
+        report_multiple_bugs=False,
+        verbosity=Verbosity.quiet,
+        print_blob=False,
+        **extra,
+    )
+
+
+def hypothesis_dir(report_dir: Path) -> Path:
+    """The example database of the thorough profile: beside the runs, in reports/.hypothesis."""
+    return report_dir.parent / ".hypothesis"

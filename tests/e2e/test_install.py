@@ -1,0 +1,110 @@
+"""A user who installs the suite with pip (not editable) gets the console script, and the README's
+CI recipe certifies from an empty directory: no runner.py, no checkout, and no top-level `cases` or
+`schemas` package in site-packages to clash with another project's."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import sysconfig
+import venv
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+
+TOP_LEVEL_SKIP = {".git", ".venv", "reports", "build", "dist", "tests"}
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fresh venv with the suite installed from a wheel; its dependencies come from this
+    environment (a .pth line: the machine has no internet beyond the registries, and CI time
+    is better spent elsewhere), the suite itself only from the wheel."""
+    base = tmp_path_factory.mktemp("install")
+    source = base / "source"
+
+    def skipped(folder: str, names: list[str]) -> list[str]:
+        top = Path(folder) == ROOT
+        return [
+            n for n in names if (top and n in TOP_LEVEL_SKIP) or n == "__pycache__" or n.endswith(".egg-info")
+        ]
+
+    shutil.copytree(ROOT, source, ignore=skipped)
+    wheels = base / "wheels"
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "-q",
+            "-w",
+            str(wheels),
+            str(source),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    env_dir = base / "venv"
+    venv.create(env_dir, with_pip=False)
+    python = env_dir / "bin" / "python"
+    purelib = Path(
+        subprocess.run(
+            [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+    )
+    (purelib / "dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    wheel = next(wheels.glob("session_status_conformance-*.whl"))
+    subprocess.run(
+        [sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "-q", str(wheel)],
+        check=True,
+        capture_output=True,
+    )
+    return env_dir
+
+
+def test_the_wheel_installs_under_the_projects_namespace(installed: Path) -> None:
+    purelib = next(installed.glob("lib/python*/site-packages"))
+    assert (purelib / "conformance" / "cases" / "acp").is_dir()
+    assert (purelib / "conformance" / "schemas" / "report.schema.json").is_file()
+    assert (purelib / "conformance" / "cases" / "revisions" / "rfd-2026-10-26.toml").is_file()
+    assert not (purelib / "cases").exists() and not (purelib / "schemas").exists()
+
+
+def test_the_readme_ci_recipe_runs_from_an_empty_directory(installed: Path, tmp_path: Path) -> None:
+    empty = tmp_path / "ci"
+    empty.mkdir()
+    agent = f"{installed / 'bin' / 'python'} -m conformance.reference.acp.agent"
+    run = subprocess.run(
+        [
+            str(installed / "bin" / "session-status-conformance"),
+            "--agent",
+            agent,
+            "--report-dir",
+            "conformance-report",
+        ],
+        cwd=empty,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stderr.splitlines()[-1].startswith("CONFORMANT"), run.stderr[-500:]
+    report = json.loads((empty / "conformance-report" / "report.json").read_text())
+    assert report["verdict"]["exitCode"] == 0 and len(report["cases"]) >= 40
+    assert (empty / "conformance-report" / "junit.xml").is_file()
+    same = subprocess.run(
+        [str(installed / "bin" / "python"), "-m", "conformance", "--help"],
+        cwd=empty,
+        capture_output=True,
+        text=True,
+    )
+    assert same.returncode == 0 and "session-status-conformance" in same.stdout
