@@ -12,40 +12,23 @@ from __future__ import annotations
 from typing import Any
 
 import anyio
-from conformance.cases.http.status import HTTP_CAPABILITY, NOT_FOUND, SOURCE, Unknown404
+from conformance.cases.http.status import HTTP_CAPABILITY, NOT_FOUND, Unknown404
 
 from conformance.core.outcomes import MissingInput, NotTestable, Violation
-from conformance.core.registry import Level, SpecRef, case
+from conformance.core.registry import Level, case
+from conformance.core.revisions import requirement
 from conformance.targets.http.target import HttpStatusTarget, StatusProbe
 
-RUNNING = SpecRef(
-    SOURCE,
-    "SessionStatus",
-    "``RUNNING``: a worker somewhere in the cluster currently holds the session's run lease on the message bus.",
-)
-PRECEDENCE = SpecRef(
-    SOURCE,
-    "SessionStatus",
-    "Precedence: ``RUNNING`` is decided first from the distributed session-run lock; only when the session is not "
-    "held by any worker do the ``AWAITING_*`` / ``IDLE`` values (derived from the stored context tail) apply.",
-)
-IDLE = SpecRef(
-    SOURCE,
-    "SessionStatus",
-    "``IDLE``: no worker is running the session, and its persisted context is not parked on any pending tool call.",
-)
-AWAITING_PERMISSION = SpecRef(
-    SOURCE,
-    "SessionStatus",
-    "``AWAITING_PERMISSION``: no worker is running the session, and the persisted context tail has at least one "
-    "tool call waiting for user permission confirmation (HITL).",
-)
-AWAITING_EXTERNAL = SpecRef(
-    SOURCE,
-    "SessionStatus",
-    "``AWAITING_EXTERNAL_RESULT``: no worker is running the session, and the persisted context tail has at least "
-    "one tool call dispatched to an external executor and awaiting its result (with no peer awaiting permission).",
-)
+# "``RUNNING``: a worker somewhere in the cluster currently holds the…"
+RUNNING = requirement("agentscope-2.0.4", "running")
+# "Precedence: ``RUNNING`` is decided first from the distributed sessi…"
+PRECEDENCE = requirement("agentscope-2.0.4", "precedence")
+# "``IDLE``: no worker is running the session, and its persisted conte…"
+IDLE = requirement("agentscope-2.0.4", "idle")
+# "``AWAITING_PERMISSION``: no worker is running the session, and the…"
+AWAITING_PERMISSION = requirement("agentscope-2.0.4", "awaiting-permission")
+# "``AWAITING_EXTERNAL_RESULT``: no worker is running the session, and…"
+AWAITING_EXTERNAL = requirement("agentscope-2.0.4", "awaiting-external")
 
 
 async def driven_session(http: HttpStatusTarget, what: str) -> tuple[str, str]:

@@ -11,7 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from conformance.core.outcomes import MissingInput, NotTestable, Violation
-from conformance.core.registry import Level, SpecRef, case
+from conformance.core.registry import Level, case
+from conformance.core.revisions import requirement
 from conformance.core.validation import schema_errors
 from conformance.targets.http.calibration import body_view, differing, listed, parts_of
 from conformance.targets.http.target import HttpStatusTarget, StatusProbe
@@ -20,28 +21,18 @@ SOURCE = "agentscope-2.0.4-session-status"
 SCHEMA = "agentscope-session-status.json"
 STATUSES = ("running", "idle", "awaiting_permission", "awaiting_external_result")
 
-RESPONSE = SpecRef(
-    SOURCE, "Returns", "`SessionStatusResponse`: The probed session id and its unified status."
-)
-ONE_VALUE = SpecRef(
-    SOURCE,
-    "SessionStatus",
-    "Exactly one value applies at any moment — the frontend renders a single indicator without having to "
-    "reconcile multiple boolean flags.",
-)
-NOT_FOUND = SpecRef(
-    SOURCE, "Raises", "404 if the session does not exist or does not belong to the authenticated user."
-)
-AGENT_PARAM = SpecRef(
-    SOURCE, "Args", "agent_id (`str`): The agent that owns the session (ownership validation)."
-)
-VALIDATION = SpecRef(SOURCE, "responses", "'422': description: Validation Error")
-SAFE = SpecRef(
-    "rfc9110",
-    "9.2.1 Safe Methods",
-    "the client does not request, and does not expect, any state change on the origin server as a result of "
-    "applying a safe method to a target resource",
-)
+# "`SessionStatusResponse`: The probed session id and its unified status."
+RESPONSE = requirement("agentscope-2.0.4", "reply")
+# "Exactly one value applies at any moment — the frontend renders a si…"
+ONE_VALUE = requirement("agentscope-2.0.4", "one-value")
+# "404 if the session does not exist or does not belong to the authent…"
+NOT_FOUND = requirement("agentscope-2.0.4", "not-found")
+# "agent_id (`str`): The agent that owns the session (ownership valida…"
+AGENT_PARAM = requirement("agentscope-2.0.4", "agent-param")
+# "'422': description: Validation Error"
+VALIDATION = requirement("agentscope-2.0.4", "validation")
+# "the client does not request, and does not expect, any state change…"
+SAFE = requirement("agentscope-2.0.4", "safe")
 HTTP_CAPABILITY = ("http-status",)
 
 

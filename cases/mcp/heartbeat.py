@@ -12,7 +12,8 @@ from typing import Any
 import anyio
 
 from conformance.core.outcomes import MissingInput, NotApplicable, NotTestable, Unimplemented, Violation
-from conformance.core.registry import Level, SpecRef, case
+from conformance.core.registry import Level, case
+from conformance.core.revisions import requirement
 from conformance.targets.mcp.probe import (
     ABSENT,
     calibrate,
@@ -27,25 +28,24 @@ from conformance.targets.mcp.target import TOOL, McpTarget, ToolReply, carries, 
 SOURCE = "mcp-session-heartbeat@2025-06-18"
 MCP = "mcp-2025-06-18"
 
-PURPOSE = SpecRef(SOURCE, "session_heartbeat", "Report session status, progress, and the current step.")
-SHARED = SpecRef(SOURCE, "Input schema", "This schema is shared with tools/list.")
-NAME = SpecRef(SOURCE, "Call this tool", "Use the tool name below in params.name.")
-VALIDATE = SpecRef(
-    MCP, "Server Features / Tools / Security Considerations", "Servers MUST: Validate all tool inputs"
-)
-STEP_PAIR = SpecRef(
-    SOURCE, "Input schema: stepIndex", "Optional 1-based position of the current step. Send with stepCount."
-)
-RESULT = SpecRef(
-    SOURCE, "Read the result before continuing", "Inspect protocol errors and the tool result’s isError flag."
-)
-RETRIES = SpecRef(
-    SOURCE,
-    "Read the result before continuing",
-    "Preserve correlation IDs and unchanged mutation idempotency keys across safe retries.",
-)
-KEY = SpecRef(SOURCE, "Input schema: idempotencyKey", "Unique retry key")
-SESSION_ID = SpecRef(SOURCE, "Input schema: sessionId", "Session ID")
+# "Report session status, progress, and the current step."
+PURPOSE = requirement("mcp-session-heartbeat-2025-06-18", "purpose")
+# "This schema is shared with tools/list."
+SHARED = requirement("mcp-session-heartbeat-2025-06-18", "shared")
+# "Use the tool name below in params.name."
+NAME = requirement("mcp-session-heartbeat-2025-06-18", "name")
+# "Servers MUST: Validate all tool inputs"
+VALIDATE = requirement("mcp-session-heartbeat-2025-06-18", "validate")
+# "Optional 1-based position of the current step. Send with stepCount."
+STEP_PAIR = requirement("mcp-session-heartbeat-2025-06-18", "step-pair")
+# "Inspect protocol errors and the tool result’s isError flag."
+RESULT = requirement("mcp-session-heartbeat-2025-06-18", "result")
+# "Preserve correlation IDs and unchanged mutation idempotency keys ac…"
+RETRIES = requirement("mcp-session-heartbeat-2025-06-18", "retries")
+# "Unique retry key"
+KEY = requirement("mcp-session-heartbeat-2025-06-18", "key")
+# "Session ID"
+SESSION_ID = requirement("mcp-session-heartbeat-2025-06-18", "session-id")
 INVALID_PARAMS = -32602
 REJECTED = "a JSON-RPC error -32602 (Invalid params) or a result with isError: true"
 

@@ -13,33 +13,21 @@ import uuid
 from typing import Any
 
 from conformance.core.outcomes import MissingInput, NotApplicable, NotTestable, Violation
-from conformance.core.registry import Level, SpecRef, case
+from conformance.core.registry import Level, case
+from conformance.core.revisions import requirement
 from conformance.targets.mcp.probe import calibrated, same
 from conformance.targets.mcp.queue import RULES
 from conformance.targets.mcp.target import McpTarget, ToolReply, carries, new_key, new_session_id
 
 SOURCE = "mcp-session-heartbeat@2025-06-18"
-DELIVERY = SpecRef(
-    SOURCE,
-    "session_heartbeat",
-    "Pending human instructions are delivered automatically; unacknowledged instructions may be redelivered "
-    "until the agent acknowledges them.",
-)
-ACK = SpecRef(
-    SOURCE,
-    "Input schema: acknowledgedInstructionIds",
-    "Instruction IDs the agent has received and processed.",
-)
-CURSOR = SpecRef(
-    SOURCE,
-    "Input schema: instructionCursor",
-    "Opaque continuation cursor returned with the previous pending-instruction page",
-)
-ACCESS = SpecRef(
-    SOURCE,
-    "Input schema",
-    "The server also verifies current scopes and resource-level access before returning data or changing a record.",
-)
+# "Pending human instructions are delivered automatically; unacknowled…"
+DELIVERY = requirement("mcp-session-heartbeat-2025-06-18", "delivery")
+# "Instruction IDs the agent has received and processed."
+ACK = requirement("mcp-session-heartbeat-2025-06-18", "ack")
+# "Opaque continuation cursor returned with the previous pending-instr…"
+CURSOR = requirement("mcp-session-heartbeat-2025-06-18", "cursor")
+# "The server also verifies current scopes and resource-level access b…"
+ACCESS = requirement("mcp-session-heartbeat-2025-06-18", "access")
 
 
 def marker(label: str) -> str:

@@ -29,6 +29,7 @@ __all__ = [
     "foreign",
     "get",
     "known_words",
+    "requirement",
     "spec_of",
     "use",
     "word",
@@ -49,6 +50,15 @@ def get(name: str) -> Revision:
     if name not in available(None):
         raise KeyError(f"unknown spec revision {name!r}: use one of {', '.join(available())}")
     return load_revision(name)
+
+
+def requirement(revision: str, key: str) -> SpecRef:
+    """The sentence a case checks, by its key in the revision file: each spec sentence is written
+    once, there, and cases name it (with a short quote beside the name, for the reader)."""
+    found = get(revision).by_key(key)
+    if found is None:
+        raise KeyError(f"{revision} has no requirement with key = {key!r}")
+    return SpecRef(found.source, found.section, found.sentence)
 
 
 def use(name: str) -> Revision:

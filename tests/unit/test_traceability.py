@@ -236,3 +236,24 @@ def test_every_sentence_of_the_heartbeat_spec_has_an_entry() -> None:
     ]
     assert len(sentences) + len(descriptions) >= 14
     assert missing == []
+
+
+@pytest.mark.parametrize("name", revisions.available())
+def test_requirement_keys_are_unique(name: str) -> None:
+    keys = [r.key for r in load_revision(name).requirements if r.key]
+    assert len(keys) == len(set(keys)), f"{name}: a key names two requirements"
+
+
+def test_the_quote_beside_a_case_sentence_is_the_sentence() -> None:
+    """Cases name their sentence by key; the comment above the name quotes its start for the
+    reader, and must not drift from the revision file's text."""
+    import re
+
+    pattern = re.compile(r'^# "(.*)"\n\w+ = requirement\("([^"]+)", "([^"]+)"\)', re.M)
+    for path in sorted((ROOT / "cases").rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        quoted = pattern.findall(text)
+        assert len(quoted) == text.count(" = requirement("), f"{path.name}: a requirement without its quote above"
+        for quote, revision, key in quoted:
+            sentence = revisions.requirement(revision, key).sentence
+            assert sentence.startswith(quote.rstrip("…")), f"{path.name}: {key}: {quote!r} is not {sentence!r}"
