@@ -19,7 +19,13 @@ from conformance.core.outcomes import AgentExited, Violation
 from conformance.core.profiles import PROFILES, hypothesis_dir
 from conformance.core.registry import Level, case
 from conformance.targets.acp.fuzzing import FuzzFailure, LiveSession, run_fuzz, settle
-from conformance.targets.acp.strategies import FrameInput, ParamsInput, malformed_frames, status_params
+from conformance.targets.acp.strategies import (
+    EXPLICIT_STATUS_PARAMS,
+    FrameInput,
+    ParamsInput,
+    malformed_frames,
+    status_params,
+)
 from conformance.targets.acp.target import AcpTarget
 from conformance.transport.peer import Reply
 
@@ -30,12 +36,12 @@ def _status_of(reply) -> object:
     return reply.result.get("status") if reply.ok and isinstance(reply.result, dict) else None
 
 
-async def _fuzz(acp: AcpTarget, details: dict, strategy, check) -> None:
+async def _fuzz(acp: AcpTarget, details: dict, strategy, check, examples=()) -> None:
     config = acp.harness.config
     profile = PROFILES[config.profile]
     database = hypothesis_dir(Path(config.report_dir)) if config.report_dir else None
     used_seed, failing, failure = await anyio.to_thread.run_sync(
-        lambda: run_fuzz(acp, strategy, check, profile, config.seed, database)
+        lambda: run_fuzz(acp, strategy, check, profile, config.seed, database, examples)
     )
     details.update(profile=profile.name, seed=used_seed)
     if failure is not None:
@@ -134,7 +140,7 @@ async def fuzz_status_params(acp: AcpTarget, details: dict) -> None:
                 rule="survives",
             )
 
-    await _fuzz(acp, details, status_params(), check)
+    await _fuzz(acp, details, status_params(), check, EXPLICIT_STATUS_PARAMS)
 
 
 async def _send_frame(acp: AcpTarget, live: LiveSession, inp: FrameInput):

@@ -253,7 +253,11 @@ def test_the_quote_beside_a_case_sentence_is_the_sentence() -> None:
     for path in sorted((ROOT / "cases").rglob("*.py")):
         text = path.read_text(encoding="utf-8")
         quoted = pattern.findall(text)
-        assert len(quoted) == text.count(" = requirement("), f"{path.name}: a requirement without its quote above"
+        assert len(quoted) == text.count(" = requirement("), (
+            f"{path.name}: a requirement without its quote above"
+        )
         for quote, revision, key in quoted:
             sentence = revisions.requirement(revision, key).sentence
-            assert sentence.startswith(quote.rstrip("…")), f"{path.name}: {key}: {quote!r} is not {sentence!r}"
+            assert sentence.startswith(quote.rstrip("…")), (
+                f"{path.name}: {key}: {quote!r} is not {sentence!r}"
+            )

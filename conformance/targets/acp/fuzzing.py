@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import anyio
 import anyio.from_thread
-from hypothesis import given, seed
+from hypothesis import example, given, seed
 from hypothesis import strategies as st
 
 from conformance.core.outcomes import RunInterrupted
@@ -76,21 +76,26 @@ def run_fuzz(
     profile: Profile,
     seed_value: int | None,
     database_dir: Path | None = None,
+    examples: Sequence[Any] = (),
 ) -> tuple[int, Any, FuzzFailure | None]:
-    """Run ``check`` on drawn inputs (from a worker thread): (seed, failing input, failure)."""
+    """Run ``check`` on drawn inputs (from a worker thread): (seed, failing input, failure). The
+    ``examples`` run first, whatever the seed and the budget: inputs that must always be tried."""
     chosen = seed_value if seed_value is not None else profile.fixed_seed
     if chosen is None:
         chosen = random.SystemRandom().randrange(2**32)
     last: dict[str, Any] = {}
 
-    @seed(chosen)
-    @hypothesis_settings(profile, FUZZ_EXAMPLES[profile.name], database_dir)
-    @given(strategy)
     def test(value: Any) -> None:
         if target.harness.closing:
             raise RunInterrupted
         last["input"] = value
         anyio.from_thread.run(check, value)
+
+    for value in reversed(examples):
+        test = example(value)(test)
+    test = seed(chosen)(
+        hypothesis_settings(profile, FUZZ_EXAMPLES[profile.name], database_dir)(given(strategy)(test))
+    )
 
     try:
         test()

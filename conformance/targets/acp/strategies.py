@@ -117,6 +117,14 @@ def status_params(draw: st.DrawFn) -> ParamsInput:
     return ParamsInput(params, expect, request_id)
 
 
+# Tried by every run first, whatever the seed and the budget: an id far longer than any the agent
+# made (10 kB; servers that cap a buffer die here) and one of control characters, both unknown.
+EXPLICIT_STATUS_PARAMS = (
+    ParamsInput({"sessionId": "s" * 10_000}, "status", 1),
+    ParamsInput({"sessionId": "\x00\x01\x1f\x7f"}, "status", "req-1"),
+)
+
+
 @dataclass(frozen=True)
 class FrameInput:
     kind: str
