@@ -31,7 +31,7 @@ USAGE_ERROR = 2
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from conformance.core.options import run_options
+    from conformance.core.options import add_arguments
     from conformance.targets import TARGETS
 
     p = argparse.ArgumentParser(
@@ -44,8 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
         f"'{COMMAND} replay FILE.replay.json [--agent CMD]' re-sends a recorded failing sequence; "
         f"'{COMMAND} reproduce REPORT.json CASE_ID' pipes a case's reproduction into a fresh agent.",
     )
-    for option in run_options(tuple(t.name for t in TARGETS)):
-        p.add_argument(option.flag, *option.aliases, **option.keywords())
+    add_arguments(p, TARGETS)
     p.add_argument("-k", dest="keyword", metavar="EXPR", help="only cases whose id matches EXPR (pytest -k)")
     p.add_argument(
         "-m",
@@ -59,10 +58,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--alluredir", help="also write Allure results to this folder")
     p.add_argument("-q", "--quiet", action="store_true", help="one character per case instead of one line")
     p.add_argument("--debug", action="store_true", help="show tracebacks of harness errors")
-    for target in TARGETS:
-        group = p.add_argument_group(target.option_group)
-        for option in target.options:
-            group.add_argument(option.flag, *option.aliases, **option.keywords())
     p.add_argument("pytest_args", nargs="*", help="after --: arguments passed to pytest as-is")
     return p
 

@@ -81,6 +81,49 @@ def focused(
     return ("-k", f"not {sequence_case}"), {k: v for k, v in (baseline | delta).items() if k != sequence_case}
 
 
+# Cases that take seconds each (Hypothesis sequences and fuzzers, restarts, timed or model-driven
+# turns). A variant runs them only where its delta names them; the reference runs them all.
+EXPENSIVE = {
+    "sequence.status.model-based",
+    "fuzz.frames.survives",
+    "fuzz.frames.error-codes",
+    "fuzz.status.params",
+    "status.inactive.after-restart",
+    "status.cheap.latency",
+    "heartbeat.instructions.model-based",
+    "http.state.running-during-run",
+    "http.ownership.while-running",
+    "http.safe.parked-stays-parked",
+    "http.state.idle-after-run",
+}
+
+
+def guarded(baseline: dict[str, str], delta: dict[str, str]) -> tuple[list[str], dict[str, str]]:
+    """The cases a variant runs and what each must give: the ones its difference touches (its
+    delta) and, as the guard that nothing else changes, every other case that is cheap to run."""
+    expected = baseline | delta
+    ids = [c for c in expected if c in delta or c not in EXPENSIVE]
+    return ids, {c: expected[c] for c in ids}
+
+
+def direct_run(*args: str, cases: list[str] | None = None, report_dir: Path | None = None) -> Run:
+    """The cases run in this process on one agent (conformance.direct): the same harness and
+    outcomes as a command-line run, without a pytest start per run."""
+    from conformance.direct import certify
+
+    report = certify(list(args), cases, report_dir)
+    verdict = report.verdict()
+    return Run(verdict.exit_code, "", report.headline(), report.to_json(), report_dir)
+
+
+@pytest.fixture
+def direct(tmp_path: Path):
+    def run(*args: str, cases: list[str] | None = None) -> Run:
+        return direct_run(*args, cases=cases, report_dir=tmp_path / "report")
+
+    return run
+
+
 def agent_command(name: str, *args: str) -> str:
     return " ".join([sys.executable, str(AGENTS / f"{name}.py"), *args])
 

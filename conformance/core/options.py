@@ -11,7 +11,7 @@ from conformance.core import revisions
 from conformance.core.config import TRANSPORTS
 from conformance.core.profiles import PROFILES
 
-__all__ = ["Option", "run_options"]
+__all__ = ["Option", "add_arguments", "run_options"]
 
 
 @dataclass(frozen=True)
@@ -49,6 +49,16 @@ class Option:
         if self.action == "append":
             return [word for item in value or [] for word in (self.flag, str(item))]
         return [] if value is None or value == self.default else [self.flag, str(value)]
+
+
+def add_arguments(parser: Any, targets: tuple[Any, ...]) -> None:
+    """The run's options and each target's (its option group) on an argparse parser."""
+    for option in run_options(tuple(t.name for t in targets)):
+        parser.add_argument(option.flag, *option.aliases, **option.keywords())
+    for target in targets:
+        group = parser.add_argument_group(target.option_group)
+        for option in target.options:
+            group.add_argument(option.flag, *option.aliases, **option.keywords())
 
 
 def run_options(targets: tuple[str, ...]) -> tuple[Option, ...]:

@@ -20,15 +20,15 @@ from conformance.core import revisions
 from conformance.core.config import AgentConfig, UsageError
 from conformance.core.options import run_options
 from conformance.core.outcomes import TERMINAL, AgentExited, CaseSignal, Outcome, Unanswered
-from conformance.core.redact import redact, secret_env_values
+from conformance.core.redact import redact
 from conformance.core.registry import CASES, Level
 from conformance.pytest.items import CaseItem, CaseModule, import_case_module, is_case_file
 from conformance.pytest.options import pytest_addoption  # noqa: F401 - the hook, registered with this plugin
 from conformance.reports.baseline import Baseline, BaselineResult, load_baseline, write_baseline
 from conformance.reports.junit import enrich_junit, write_fatal_junit
-from conformance.reports.report import RunReport, clean, default_report_dir
+from conformance.reports.report import RunReport, case_record, clean, default_report_dir
 from conformance.runtime import Runtime
-from conformance.targets import DEFAULT, TARGETS, chosen
+from conformance.targets import DEFAULT, TARGETS, chosen, configure
 from conformance.transport.stdio import LaunchError
 
 RUNTIME = pytest.StashKey[Runtime]()
@@ -155,32 +155,7 @@ def _agent_label(config: pytest.Config) -> str:
 
 def _agent_config(config: pytest.Config, report_dir: Path) -> AgentConfig:
     worker = getattr(config, "workerinput", {}).get("workerid", "main")
-    values = _values(config)
-    target = chosen(values)
-    agent_config = AgentConfig.from_options(
-        values[target.command_option],
-        cwd=values["agent_cwd"],
-        env=values["agent_env"] + values["agent_secret_env"],
-        auth_method=values["auth_method"],
-        timeout=values["agent_timeout"],
-        settle=values["settle"],
-        sandbox=report_dir / "sandbox" / worker,
-        profile=values["conformance_profile"],
-        seed=values["conformance_seed"],
-        report_dir=report_dir,
-        transport=values["agent_transport"],
-        url=values[target.url_option],
-        protocol=values["agent_protocol"],
-        target=target.name,
-        reference=target.reference_command,
-        fixed_transport=target.fixed_transport,
-        agent_option="--" + target.command_option.replace("_", "-"),
-    )
-    agent_config.target_options = target.configure(values, agent_config)
-    agent_config.run_budget = values["run_budget"]
-    marked = [pair.partition("=")[2] for pair in values["agent_secret_env"]]
-    agent_config.secrets = secret_env_values(agent_config.env, marked + target.secrets(agent_config))
-    return agent_config
+    return configure(_values(config), report_dir / "sandbox" / worker, report_dir)
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -293,44 +268,16 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
         return
     record = item.record
     case = item.case
-    spec = _spec_of(case)
+    secrets = item.config._conformance_agent.secrets  # type: ignore[attr-defined]
     if record is None:  # the harness failed before the case produced a record
         exc = call.excinfo.value if call.excinfo else None
-        result = {"outcome": Outcome.ERROR.value, "message": f"harness error: {exc!r}"}
-        body: dict[str, Any] = {"duration": call.duration, "transcript": [], "stderr": "", "reproduction": []}
+        report.conformance = case_record(
+            case, None, secrets, error=f"harness error: {exc!r}", duration=call.duration
+        )  # type: ignore[attr-defined]
     else:
-        r = record.result
-        spec = _spec_of(case, r.rule, r.spec_key)
-        result = {
-            "outcome": r.outcome.value,
-            "message": r.message,
-            "expected": r.expected,
-            "observed": r.observed,
-        }
-        if r.rule is not None:
-            result["rule"] = r.rule
-        body = {
-            "duration": round(record.duration, 6),
-            "transcript": record.transcript,
-            "stderr": record.stderr,
-            "reproduction": record.reproduction,
-            "details": record.details,
-        }
-    secrets = item.config._conformance_agent.secrets  # type: ignore[attr-defined]
-    report.conformance = redact(  # type: ignore[attr-defined]
-        {
-            "id": case.id,
-            "title": case.title,
-            "level": case.level.value,
-            "area": case.area,
-            "needs": list(case.needs),
-            "spec": spec,
-            "nodeid": item.nodeid,
-            **result,
-            **body,
-        },
-        secrets,
-    )
+        report.conformance = case_record(case, record, secrets)  # type: ignore[attr-defined]
+    report.conformance["nodeid"] = item.nodeid  # type: ignore[attr-defined]
+    result = report.conformance  # type: ignore[attr-defined]
     report.user_properties.append(("outcome", result["outcome"]))
     if isinstance(report.longrepr, str):
         report.longrepr = redact(report.longrepr, secrets)
@@ -347,11 +294,6 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
             f"{case.id}: stale entry in {baseline.path}: the case no longer fails ({result['outcome']}), so the "  # type: ignore[union-attr]
             "baseline no longer describes this agent; remove the entry (or rerun with --update-expected-failures)"
         )
-
-
-def _spec_of(case: Any, rule: str | None = None, key: str | None = None) -> dict[str, str]:
-    spec = revisions.spec_of(case, rule, key)
-    return {"source": spec.source, "section": spec.section, "sentence": spec.sentence, "url": spec.url}
 
 
 def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -> tuple[str, str, str] | None:

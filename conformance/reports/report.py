@@ -34,6 +34,51 @@ OUTCOME_ORDER = [o.value for o in Outcome]
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\x9b]|\x1b\[[0-?]*[ -/]*[@-~]?|\x1b.?")
 
 
+def case_record(
+    case: Any, record: Any, secrets: list[str], *, error: str = "", duration: float = 0.0
+) -> dict[str, Any]:
+    """A case's entry in report.json, from the harness's record of it (redacted); ``record`` None:
+    the harness failed before the case produced one (``error`` says how)."""
+    spec = _spec_json(case)
+    if record is None:
+        result: dict[str, Any] = {"outcome": Outcome.ERROR.value, "message": error}
+        body: dict[str, Any] = {"duration": duration, "transcript": [], "stderr": "", "reproduction": []}
+    else:
+        r = record.result
+        spec = _spec_json(case, r.rule, r.spec_key)
+        result = {
+            "outcome": r.outcome.value,
+            "message": r.message,
+            "expected": r.expected,
+            "observed": r.observed,
+        }
+        if r.rule is not None:
+            result["rule"] = r.rule
+        body = {
+            "duration": round(record.duration, 6),
+            "transcript": record.transcript,
+            "stderr": record.stderr,
+            "reproduction": record.reproduction,
+            "details": record.details,
+        }
+    entry = {
+        "id": case.id,
+        "title": case.title,
+        "level": case.level.value,
+        "area": case.area,
+        "needs": list(case.needs),
+        "spec": spec,
+        **result,
+        **body,
+    }
+    return redact(entry, secrets)
+
+
+def _spec_json(case: Any, rule: str | None = None, key: str | None = None) -> dict[str, str]:
+    spec = revisions.spec_of(case, rule, key)
+    return {"source": spec.source, "section": spec.section, "sentence": spec.sentence, "url": spec.url}
+
+
 def clean(text: str) -> str:
     """Strip terminal control sequences from agent-supplied text before it reaches a console."""
     return _CONTROL.sub("", text)

@@ -4,14 +4,17 @@ target is a package here (its Target class, see base.py), one line below, and it
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
+from conformance.core.config import AgentConfig
+from conformance.core.redact import secret_env_values
 from conformance.targets.acp.target import AcpTarget
 from conformance.targets.base import Target
 from conformance.targets.http.target import HttpStatusTarget
 from conformance.targets.mcp.target import McpTarget
 
-__all__ = ["DEFAULT", "TARGETS", "Target", "chosen", "named"]
+__all__ = ["DEFAULT", "TARGETS", "Target", "chosen", "configure", "named"]
 
 TARGETS: tuple[type[Target], ...] = (AcpTarget, McpTarget, HttpStatusTarget)
 DEFAULT = "acp"
@@ -33,3 +36,34 @@ def chosen(values: dict[str, Any]) -> type[Target]:
         if target.name != DEFAULT and (values.get(target.command_option) or values.get(target.url_option)):
             return target
     return named(DEFAULT)
+
+
+def configure(values: dict[str, Any], sandbox: Path, report_dir: Path | None = None) -> AgentConfig:
+    """The run's configuration from option values (dest -> value, as the command line and the
+    plugin parse them): the chosen target, its command or URL (or its embedded reference), and
+    its own options. Raises UsageError with a one-line message."""
+    target = chosen(values)
+    config = AgentConfig.from_options(
+        values[target.command_option],
+        cwd=values["agent_cwd"],
+        env=values["agent_env"] + values["agent_secret_env"],
+        auth_method=values["auth_method"],
+        timeout=values["agent_timeout"],
+        settle=values["settle"],
+        sandbox=sandbox,
+        profile=values["conformance_profile"],
+        seed=values["conformance_seed"],
+        report_dir=report_dir,
+        transport=values["agent_transport"],
+        url=values[target.url_option],
+        protocol=values["agent_protocol"],
+        target=target.name,
+        reference=target.reference_command,
+        fixed_transport=target.fixed_transport,
+        agent_option="--" + target.command_option.replace("_", "-"),
+    )
+    config.target_options = target.configure(values, config)
+    config.run_budget = values["run_budget"]
+    marked = [pair.partition("=")[2] for pair in values["agent_secret_env"]]
+    config.secrets = secret_env_values(config.env, marked + target.secrets(config))
+    return config

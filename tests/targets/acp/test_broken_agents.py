@@ -11,7 +11,7 @@ import pytest
 
 from conformance import cases
 from conformance.core.registry import CASES
-from tests.conftest import agent_command, focused
+from tests.conftest import agent_command, guarded
 
 cases.load_all()
 ACP_CASES = {case_id: case for case_id, case in CASES.items() if case.target == "acp"}  # MCP: test_mcp.py
@@ -135,14 +135,7 @@ BROKEN: dict[str, tuple[int, dict[str, str]]] = {
         },
     ),
     "status_loads_inactive": (1, {"status.no-side-effects.inactive-stays-inactive": "fail", SEQ: "fail"}),
-    "status_creates_unknown": (
-        1,
-        {
-            "status.no-side-effects.unknown-stays-unknown": "fail",
-            "status.identity.empty-id": "fail",
-            SEQ: "fail",
-        },
-    ),
+    "status_creates_unknown": (1, {"status.no-side-effects.unknown-stays-unknown": "fail", SEQ: "fail"}),
     "status_replays_history": (1, {"status.no-side-effects.no-notifications": "fail", SEQ: "fail"}),
     "status_evicts_active": (
         1,
@@ -361,10 +354,10 @@ CONFORMING_VARIANTS: dict[str, tuple[int, dict[str, str]]] = {
 
 @pytest.mark.slow
 @pytest.mark.parametrize("agent", sorted(BROKEN | CONFORMING_VARIANTS))
-def test_agent_gets_exactly_its_outcomes(agent: str, suite) -> None:
+def test_agent_gets_exactly_its_outcomes(agent: str, direct) -> None:
     code, delta = (BROKEN | CONFORMING_VARIANTS)[agent]
-    selection, expected = focused(BASELINE, delta, SEQ)
-    run = suite("--agent", agent_command(agent), *selection)
+    cases, expected = guarded(BASELINE, delta)
+    run = direct("--agent", agent_command(agent), cases=cases)
     assert run.outcomes == expected, run.diff(expected)
     assert run.code == code, run.stderr[-2000:]
     assert run.report["spec"]["revision"] == REVISIONS.get(agent, "rfd-2026-10-26")
@@ -375,11 +368,11 @@ def test_agent_gets_exactly_its_outcomes(agent: str, suite) -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("agent", sorted(WS_BROKEN))
-def test_websocket_agent_gets_exactly_its_outcomes(agent: str, suite) -> None:
+def test_websocket_agent_gets_exactly_its_outcomes(agent: str, direct) -> None:
     code, delta = WS_BROKEN[agent]
-    selection, expected = focused(WS_BASELINE, delta, SEQ)
-    run = suite(
-        "--transport", "websocket", "--agent", agent_command(agent, "--listen", "127.0.0.1:0"), *selection
+    cases, expected = guarded(WS_BASELINE, delta)
+    run = direct(
+        "--transport", "websocket", "--agent", agent_command(agent, "--listen", "127.0.0.1:0"), cases=cases
     )
     assert run.outcomes == expected, run.diff(expected)
     assert run.code == code, run.stderr[-2000:]
@@ -393,10 +386,10 @@ def test_websocket_agent_gets_exactly_its_outcomes(agent: str, suite) -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("agent", sorted(V2_BROKEN))
-def test_v2_agent_gets_exactly_its_outcomes(agent: str, suite) -> None:
+def test_v2_agent_gets_exactly_its_outcomes(agent: str, direct) -> None:
     code, delta = V2_BROKEN[agent]
-    selection, expected = focused(V2_BASELINE, delta, SEQ)
-    run = suite("--protocol", "2", "--agent", agent_command(agent), *selection)
+    cases, expected = guarded(V2_BASELINE, delta)
+    run = direct("--protocol", "2", "--agent", agent_command(agent), cases=cases)
     assert run.outcomes == expected, run.diff(expected)
     assert run.code == code, run.stderr[-2000:]
     assert run.report["agent"]["protocolVersion"] == 2

@@ -13,8 +13,8 @@ from tests.targets.acp.test_broken_agents import WS_BASELINE, WS_BROKEN
 pytestmark = pytest.mark.slow
 
 
-def test_reference_agent_over_websocket_passes_every_case(suite) -> None:
-    run = suite("--transport", "websocket")
+def test_reference_agent_over_websocket_passes_every_case(direct) -> None:
+    run = direct("--transport", "websocket")
     assert run.outcomes == WS_BASELINE, run.diff(WS_BASELINE)
     assert run.code == 0
     no_attach = run.case("status.connections.no-attach")
@@ -27,8 +27,8 @@ def test_reference_agent_over_websocket_passes_every_case(suite) -> None:
 HTTP_BASELINE = WS_BASELINE | {"fuzz.frames.survives": "n/a", "fuzz.frames.error-codes": "n/a"}
 
 
-def test_reference_agent_over_streamable_http_passes_every_case(suite) -> None:
-    run = suite("--transport", "http")
+def test_reference_agent_over_streamable_http_passes_every_case(direct) -> None:
+    run = direct("--transport", "http")
     assert run.outcomes == HTTP_BASELINE, run.diff(HTTP_BASELINE)
     assert run.code == 0
     assert run.report["agent"]["transport"] == "http"
@@ -36,13 +36,13 @@ def test_reference_agent_over_streamable_http_passes_every_case(suite) -> None:
 
 
 @pytest.mark.parametrize("agent", ["ws_status_attaches", "ws_status_per_connection"])
-def test_connection_bugs_are_caught_over_streamable_http(suite, agent: str) -> None:
+def test_connection_bugs_are_caught_over_streamable_http(direct, agent: str) -> None:
     code, delta = WS_BROKEN[agent]
     # Over HTTP the SDK's server itself refuses B's prompt for a session B never resumed.
     delta = {k: v for k, v in delta.items() if k != "status.connections.prompt-needs-resume"}
     command = agent_command(agent, "--listen-http", "127.0.0.1:0")
-    run = suite("--transport", "http", "--agent", command, "-k", "connections")
     expected = {k: v for k, v in (HTTP_BASELINE | delta).items() if k.startswith("status.connections.")}
+    run = direct("--transport", "http", "--agent", command, cases=list(expected))
     assert run.outcomes == expected, run.diff(expected)
     assert run.code == code
 
@@ -53,9 +53,9 @@ def listening_agent(tmp_path: Path):
         yield url, tmp_path
 
 
-def test_agent_url_runs_everything_but_restarts(suite, listening_agent) -> None:
+def test_agent_url_runs_everything_but_restarts(direct, listening_agent) -> None:
     url, cwd = listening_agent
-    run = suite("--agent-url", url, "--cwd", str(cwd))
+    run = direct("--agent-url", url, "--cwd", str(cwd))
     restarts = {"status.inactive.after-restart"}
     expected = WS_BASELINE | dict.fromkeys(restarts, "not-testable")
     assert run.outcomes == expected, run.diff(expected)

@@ -16,7 +16,7 @@ from conformance.core.outcomes import Outcome
 from conformance.core.registry import CASES
 from conformance.runtime import Runtime
 from conformance.targets.mcp.options import McpOptions
-from tests.conftest import AGENTS, ROOT, focused, listening
+from tests.conftest import AGENTS, ROOT, guarded, listening
 from tests.unit.test_audit import check_variants_catch, expected_by_variant
 
 cases.load_all()
@@ -185,7 +185,8 @@ CONFORMING: dict[str, tuple[int, dict[str, str]]] = {
     ),
 }
 # The cases a server can touch (runner -k, by id prefix): it runs only those, and the
-# exact-outcomes check covers that selection. Others run every case (see focused()).
+# exact-outcomes check covers that selection. Others run every case but the expensive ones
+# not in their delta (see guarded()).
 SELECTION: dict[str, tuple[str, ...]] = {
     "accepts_numeric_strings": ("heartbeat.args",),
     "accepts_bool_as_integer": ("heartbeat.args",),
@@ -211,19 +212,14 @@ SELECTION: dict[str, tuple[str, ...]] = {
 }
 
 
-def selected(server: str, delta: dict[str, str]) -> tuple[tuple[str, ...], dict[str, str]]:
-    """Runner arguments and expected outcomes: the server's selection, or focused()'s."""
+def selected(server: str, delta: dict[str, str]) -> tuple[list[str], dict[str, str]]:
+    """The cases a server runs and their expected outcomes: its selection's, or guarded()'s."""
+    cases, expected = guarded(HTTP_BASELINE, delta)
     prefixes = SELECTION.get(server)
     if prefixes is None:
-        return focused(HTTP_BASELINE, delta, SEQ)
-    with_sequence = SEQ in prefixes or SEQ in delta
-    expected = {
-        k: v
-        for k, v in (HTTP_BASELINE | delta).items()
-        if k.startswith(prefixes) and (with_sequence or k != SEQ)
-    }
-    expression = " or ".join(prefixes)
-    return ("-k", expression if with_sequence else f"({expression}) and not {SEQ}"), expected
+        return cases, expected
+    chosen = [c for c in cases if c.startswith(prefixes)]
+    return chosen, {c: expected[c] for c in chosen}
 
 
 # Hand-written on stdio (no SDK): results the SDK would not let the reference build.
@@ -256,10 +252,10 @@ def _server(name: str) -> str:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("server", sorted(BROKEN))
-def test_broken_server_gets_exactly_its_outcomes(server: str, suite) -> None:
+def test_broken_server_gets_exactly_its_outcomes(server: str, direct) -> None:
     code, delta = BROKEN[server]
-    selection, expected = selected(server, delta)
-    run = suite("--mcp-cmd", _server(server), *HTTP_OPTIONS, *selection)
+    cases, expected = selected(server, delta)
+    run = direct("--mcp-cmd", _server(server), *HTTP_OPTIONS, cases=cases)
     assert run.outcomes == expected, run.diff(expected)
     assert run.code == code, run.stderr[-2000:]
     assert run.report["target"] == "mcp"
@@ -271,13 +267,13 @@ def test_broken_server_gets_exactly_its_outcomes(server: str, suite) -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("server", sorted(CONFORMING))
-def test_conforming_server_gets_the_references_outcomes(server: str, suite) -> None:
+def test_conforming_server_gets_the_references_outcomes(server: str, direct) -> None:
     code, delta = CONFORMING[server]
     assert not {o for o in delta.values() if o in ("fail", "warn")}, (
         "a conforming server never fails or warns"
     )
-    selection, expected = selected(server, delta)
-    run = suite("--mcp-cmd", _server(server), *HTTP_OPTIONS, *selection)
+    cases, expected = selected(server, delta)
+    run = direct("--mcp-cmd", _server(server), *HTTP_OPTIONS, cases=cases)
     assert run.outcomes == expected, run.diff(expected)
     assert run.code == code, run.stderr[-2000:]
 
@@ -317,12 +313,16 @@ def test_the_audit_names_variants_that_fail_their_checks() -> None:
 
 
 @pytest.mark.parametrize("server", sorted(STDIO_BROKEN))
-def test_stdio_broken_server_gets_exactly_its_outcomes(server: str, suite) -> None:
+def test_stdio_broken_server_gets_exactly_its_outcomes(server: str, direct) -> None:
     code, delta = STDIO_BROKEN[server]
-    run = suite(
-        "--mcp-cmd", f"{sys.executable} {MCP_AGENTS / server}.py", "--instruct-cmd", REFERENCE_INSTRUCT_CMD
+    cases, expected = guarded(STDIO_BASELINE, delta)
+    run = direct(
+        "--mcp-cmd",
+        f"{sys.executable} {MCP_AGENTS / server}.py",
+        "--instruct-cmd",
+        REFERENCE_INSTRUCT_CMD,
+        cases=cases,
     )
-    expected = STDIO_BASELINE | delta
     assert run.outcomes == expected, run.diff(expected)
     assert run.code == code
 

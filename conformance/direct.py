@@ -1,0 +1,77 @@
+"""Cases run directly on one runtime, without pytest: for tools and the project's own tests.
+
+The command line and the plugin are the product; this is the same harness (options, target,
+runtime, revision, outcomes, report) with pytest's collection, xdist and report files left out,
+so that a test of one broken agent costs an agent start and its cases, not a pytest start too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from conformance import cases
+from conformance.core.options import add_arguments
+from conformance.core.registry import CASES, Case
+from conformance.reports.report import RunReport, case_record
+from conformance.runtime import Runtime
+from conformance.targets import TARGETS, configure
+
+__all__ = ["certify", "option_values"]
+
+
+def option_values(args: list[str]) -> dict[str, Any]:
+    """Option values (dest -> value) from command-line words, parsed from the one option table."""
+    parser = argparse.ArgumentParser(prog="conformance.direct")
+    add_arguments(parser, TARGETS)
+    return vars(parser.parse_args(args))
+
+
+def certify(args: list[str], case_ids: list[str] | None = None, report_dir: Path | None = None) -> RunReport:
+    """Run the chosen target's cases (all of them, or ``case_ids``, in the suite's order) against
+    the agent the command-line words ``args`` name; the report, not written."""
+    cases.load_all()
+    values = option_values(args)
+    folder = Path(report_dir or tempfile.mkdtemp(prefix="conformance-"))
+    config = configure(values, folder / "sandbox", folder)
+    if config.seed is None:  # as the plugin does: fixed in the ci profile, one per run otherwise
+        config.seed = 0 if config.profile == "ci" else random.SystemRandom().randrange(2**32)
+    runtime = Runtime(config, strict=values["conformance_strict"])
+    report = RunReport(
+        command=config.command or [str(config.url)],
+        transport=config.transport,
+        cwd=config.cwd,
+        strict=values["conformance_strict"],
+        timeout=config.timeout,
+        profile=config.profile,
+        seed=config.seed,
+        secrets=config.secrets,
+    )
+    try:
+        init = runtime.start()
+        target = runtime.target
+        report.agent, report.target, report.subject = dict(init), target.name, target.subject
+        report.advertised = target.advertises(target.status_need)
+        report.capability = target.capability_name(target.status_need)
+        report.revision, report.revision_why = runtime.resolve_revision(values["conformance_spec"])
+        for case in selected(config.target, case_ids):
+            report.add(case_record(case, runtime.run_case(case), config.secrets))
+    finally:
+        runtime.close()
+    return report
+
+
+def selected(target: str, case_ids: list[str] | None) -> list[Case]:
+    assert target in {t.name for t in TARGETS}
+    order = {case_id: n for n, case_id in enumerate(CASES)}
+    # pytest's order: case files by name, cases in the order they are declared in them
+    mine = sorted((c for c in CASES.values() if c.target == target), key=lambda c: (c.module, order[c.id]))
+    if case_ids is None:
+        return mine
+    unknown = set(case_ids) - {c.id for c in mine}
+    if unknown:
+        raise KeyError(f"no {target} cases named {sorted(unknown)}")
+    return [c for c in mine if c.id in case_ids]
