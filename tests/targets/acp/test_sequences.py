@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
-from tests.conftest import ROOT, RUNNER, agent_command
+from tests.conftest import ROOT, agent_command
 from tests.targets.acp.test_broken_agents import SEQ, SEQUENCE_ONLY
 
 REPLAY_SCHEMA = json.loads((ROOT / "schemas" / "replay.schema.json").read_text())
@@ -18,19 +18,26 @@ REFERENCE = f"{sys.executable} -m conformance.reference.acp.agent"
 
 
 def replay(path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, str(RUNNER), "replay", str(path), *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=ROOT,
-    )
+    """`replay FILE [--agent CMD]`, in this process (the command line's own subcommand)."""
+    import contextlib
+    import io
+
+    from conformance.cli import replay_main
+    from conformance.core import revisions
+
+    out, err, checked = io.StringIO(), io.StringIO(), revisions.current().name
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = replay_main([str(path), *args])
+    finally:
+        revisions.use(checked)
+    return subprocess.CompletedProcess(["replay", str(path), *args], code, out.getvalue(), err.getvalue())
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("agent", sorted(SEQUENCE_ONLY))
-def test_sequence_bug_is_caught_minimal_and_replayable(agent: str, suite, tmp_path: Path) -> None:
-    run = suite("--agent", agent_command(agent), "-k", "sequence")
+def test_sequence_bug_is_caught_minimal_and_replayable(agent: str, direct, tmp_path: Path) -> None:
+    run = direct("--agent", agent_command(agent), cases=[SEQ])
     case = run.case(SEQ)
     assert case["outcome"] == "fail", case["message"]
     assert case["details"]["seed"] == 0 and case["details"]["profile"] == "ci"
@@ -126,9 +133,9 @@ def test_ci_profile_finds_each_sequence_only_bug_in_ten_seeds_of_ten(agent: str,
     ],
 )
 def test_a_sequence_failure_quotes_the_sentence_of_its_rule(
-    suite, agent: str, rule: str, sentence: str
+    direct, agent: str, rule: str, sentence: str
 ) -> None:
-    run = suite("--agent", agent_command(agent), "-k", "sequence")
+    run = direct("--agent", agent_command(agent), cases=[SEQ])
     case = run.case(SEQ)
     assert case["outcome"] == "fail" and case["rule"] == rule, case["message"]
     assert sentence in case["spec"]["sentence"], case["spec"]
