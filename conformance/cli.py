@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import shlex
 import shutil
 import sys
@@ -99,11 +98,16 @@ def check_env(pairs: list[str]) -> str | None:
 
 
 def check_target(args: argparse.Namespace) -> str | None:
+    """Checked before pytest starts, as the plugin would (conformance.targets.configure)."""
+    from conformance.core.config import UsageError, url_transport
+
     if args.agent_url is not None:
         if args.agent is not None:
             return "pass --agent CMD or --agent-url URL, not both"
-        if not re.match(r"^(wss?|https?)://\S+$", args.agent_url):
-            return f"--agent-url {args.agent_url!r} is not a ws://, wss://, http:// or https:// URL"
+        try:
+            url_transport(args.agent_url)
+        except UsageError as exc:
+            return str(exc)
     return None
 
 

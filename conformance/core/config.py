@@ -18,11 +18,21 @@ __all__ = [
     "absolutize_paths",
     "parse_env",
     "parse_headers",
+    "url_transport",
 ]
 
 
 class UsageError(Exception):
     """A bad option value: reported as one line, exit code 2."""
+
+
+def url_transport(url: str, option: str = "--agent-url") -> str:
+    """The transport a URL names (ws:// or wss://: "websocket"; http:// or https://: "http")."""
+    if re.match(r"^wss?://[^\s]+$", url):
+        return "websocket"
+    if re.match(r"^https?://[^\s]+$", url):
+        return "http"
+    raise UsageError(f"{option} {url!r} is not a ws://, wss://, http:// or https:// URL")
 
 
 def parse_headers(pairs: list[str], option: str) -> dict[str, str]:
@@ -114,6 +124,7 @@ class AgentConfig:
         reference: Callable[[str, int], list[str]] | None = None,
         fixed_transport: str | None = None,
         agent_option: str = "--agent",
+        url_option: str = "--agent-url",
     ) -> AgentConfig:
         """``reference(transport, protocol)``: the target's embedded reference command, used when
         neither a command nor a URL is given (it raises UsageError for what it cannot serve)."""
@@ -123,13 +134,8 @@ class AgentConfig:
             raise UsageError(f"--transport {transport!r} is not one of {', '.join(TRANSPORTS)}")
         if url is not None:
             if agent is not None:
-                raise UsageError("pass --agent CMD or --agent-url URL, not both")
-            if re.match(r"^wss?://[^\s]+$", url):
-                transport = "websocket"
-            elif re.match(r"^https?://[^\s]+$", url):
-                transport = "http"
-            else:
-                raise UsageError(f"--agent-url {url!r} is not a ws://, wss://, http:// or https:// URL")
+                raise UsageError(f"pass {agent_option} CMD or {url_option} URL, not both")
+            transport = url_transport(url, url_option)
         if fixed_transport is not None:
             transport = fixed_transport  # e.g. plain HTTP requests; a command is a server that prints its URL
         if url is not None:

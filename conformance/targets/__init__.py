@@ -61,6 +61,7 @@ def configure(values: dict[str, Any], sandbox: Path, report_dir: Path | None = N
         reference=target.reference_command,
         fixed_transport=target.fixed_transport,
         agent_option="--" + target.command_option.replace("_", "-"),
+        url_option="--" + target.url_option.replace("_", "-"),
     )
     config.target_options = target.configure(values, config)
     config.run_budget = values["run_budget"]
