@@ -12,9 +12,17 @@ CASES_DIR = ROOT / "cases"
 
 
 def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
-    return pytester.runpytest_subprocess(
-        str(CASES_DIR), "-p", "no:cacheprovider", "--report-dir", str(pytester.path / "r"), *args
-    )
+    """The plugin in this process (pytester's in-process run): a conformance run inside the
+    project's own test run, as a user's conftest would have it."""
+    from conformance.core import revisions
+
+    checked = revisions.current().name
+    try:
+        return pytester.runpytest_inprocess(
+            str(CASES_DIR), "-p", "no:cacheprovider", "--report-dir", str(pytester.path / "r"), *args
+        )
+    finally:
+        revisions.use(checked)
 
 
 def test_case_ids_are_node_ids(pytester: pytest.Pytester) -> None:
@@ -55,6 +63,6 @@ def test_strict_turns_warnings_into_failures(pytester: pytest.Pytester) -> None:
 
 def test_project_tests_are_untouched_by_the_plugin(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_plain="def test_ok():\n    assert True\n")
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result = pytester.runpytest_inprocess("-p", "no:cacheprovider")
     result.assert_outcomes(passed=1)
     assert "session/status conformance" not in result.stdout.str()
