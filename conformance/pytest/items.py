@@ -91,6 +91,7 @@ class CaseItem(pytest.Item):
         self.case = case
         self.record: CaseRecord | None = None
         self.add_marker(case.level.marker)
+        self.add_marker(case.level.value)  # MUST as well as must: reports print levels in capitals
         self.add_marker("conformance")
         # Allure labels (read by allure-pytest from these marks when --alluredir is given).
         self.add_marker(pytest.mark.allure_label(SEVERITY[case.level.value], label_type="severity"))

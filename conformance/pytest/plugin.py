@@ -22,7 +22,13 @@ from conformance.core.options import run_options
 from conformance.core.outcomes import TERMINAL, AgentExited, CaseSignal, Outcome, Unanswered
 from conformance.core.redact import redact
 from conformance.core.registry import CASES, Level
-from conformance.pytest.items import CaseItem, CaseModule, import_case_module, is_case_file
+from conformance.pytest.items import (
+    CaseItem,
+    CaseModule,
+    import_case_module,
+    installed_cases_dir,
+    is_case_file,
+)
 from conformance.pytest.options import pytest_addoption  # noqa: F401 - the hook, registered with this plugin
 from conformance.reports.baseline import Baseline, BaselineResult, load_baseline, write_baseline
 from conformance.reports.junit import enrich_junit, write_fatal_junit
@@ -46,6 +52,7 @@ ACTIVE = pytest.StashKey[bool]()
 def pytest_configure(config: pytest.Config) -> None:
     for level in Level:
         config.addinivalue_line("markers", f"{level.marker}: conformance case at level {level.value}")
+        config.addinivalue_line("markers", f"{level.value}: conformance case at level {level.value}")
     config.addinivalue_line("markers", "conformance: a session/status conformance case")
     config.stash[ACTIVE] = _is_conformance_run(config)
     _CONTROLLER_REPORT[0] = None
@@ -139,8 +146,11 @@ def _is_conformance_run(config: pytest.Config) -> bool:
     if any(values[t.command_option] is not None or values[t.url_option] is not None for t in TARGETS):
         return True
     for arg in config.args:
-        path = Path(arg.split("::")[0])
+        name = arg.split("::")[0]
+        path = Path(name)
         if (path.is_dir() and path.name == "cases") or is_case_file(path):
+            return True
+        if name == "conformance.cases" or name.startswith("conformance.cases."):  # pytest --pyargs
             return True
     return False
 
@@ -347,8 +357,8 @@ def _selection(config: pytest.Config, report: RunReport) -> dict[str, Any] | Non
     """What the run selected, when it is not every case of its target: a partial run gets no
     certificate. Every case file beside the ones collected counts, so `pytest cases/x.py` and
     `pytest cases -k …` are partial alike."""
-    folders = {Path(str(a).split("::")[0]).resolve() for a in config.args}
-    folders = {f if f.is_dir() else f.parent for f in folders if f.exists()}
+    folders = {_arg_path(str(a).split("::")[0]) for a in config.args}
+    folders = {f if f.is_dir() else f.parent for f in folders if f is not None and f.exists()}
     every: set[str] = set()
     for folder in folders:
         for path in sorted(folder.rglob("*.py")):
@@ -367,6 +377,17 @@ def _selection(config: pytest.Config, report: RunReport) -> dict[str, Any] | Non
         "total": len(every),
         "deselected": len(every - ran),
     }
+
+
+def _arg_path(arg: str) -> Path | None:
+    """Where a command-line argument points: a path, or (pytest --pyargs) a module of the cases."""
+    if Path(arg).exists():
+        return Path(arg).resolve()
+    installed = installed_cases_dir()
+    if installed is not None and (arg == "conformance.cases" or arg.startswith("conformance.cases.")):
+        inner = installed.joinpath(*arg.split(".")[2:])
+        return inner if inner.is_dir() else inner.with_suffix(".py")
+    return None
 
 
 def _apply_baseline(config: pytest.Config, report: RunReport) -> None:

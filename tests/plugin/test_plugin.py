@@ -66,3 +66,35 @@ def test_project_tests_are_untouched_by_the_plugin(pytester: pytest.Pytester) ->
     result = pytester.runpytest_inprocess("-p", "no:cacheprovider")
     result.assert_outcomes(passed=1)
     assert "session/status conformance" not in result.stdout.str()
+
+
+def test_levels_select_in_capitals_too(pytester: pytest.Pytester) -> None:
+    """Every output prints levels in capitals; -m MUST selects as -m must does."""
+    result = run(pytester, "-m", "MUST", "-k", "status.error", "-v")
+    out = result.stdout.str()
+    assert "status.error.unknown-session-code PASS" in out
+    assert "status.error.unknown-session-message" not in out  # a SHOULD
+    assert result.ret == 0
+
+
+def test_pyargs_without_an_agent_certifies_the_reference(pytester: pytest.Pytester) -> None:
+    """pytest --pyargs conformance.cases -k …: the installed cases, the embedded reference agent,
+    and a partial run (no certificate), as with the command line."""
+    from conformance.core import revisions
+
+    checked = revisions.current().name
+    try:
+        result = pytester.runpytest_inprocess(
+            "--pyargs",
+            "conformance.cases",
+            "-k",
+            "status.error.unknown-session-code",
+            "-p",
+            "no:cacheprovider",
+            "--report-dir",
+            str(pytester.path / "r"),
+        )
+    finally:
+        revisions.use(checked)
+    assert result.ret == 0, result.stdout.str()[-2000:]
+    assert "PARTIAL: 1 of" in result.stdout.str()
