@@ -86,3 +86,22 @@ def test_junit_carries_level_and_sentence(suite, tmp_path) -> None:
     assert "sessionId" in props["spec"]
     assert failing.find("failure") is not None
     assert cases["status.error.unknown-session-code"].find("failure") is None
+
+
+@pytest.mark.parametrize(
+    ("args", "case"),
+    [
+        (("--agent", "{python} conformance/reference/acp/agent.py"), "status.error.unknown-session-code"),
+        (("--mcp-cmd", "{python} conformance/reference/mcp/server.py"), "heartbeat.args.valid-call-succeeds"),
+        (
+            ("--http-cmd", "{python} conformance/reference/http/service.py --listen 127.0.0.1:0"),
+            "http.status.shape",
+        ),
+    ],
+)
+def test_a_reference_runs_from_its_file_path(direct, args: tuple[str, str], case: str) -> None:
+    """The README names the references by file: `python conformance/reference/acp/agent.py` must
+    start as `python -m conformance.reference.acp.agent` does (no "attempted relative import")."""
+    flag, command = args
+    run = direct(flag, command.format(python=sys.executable), cases=[case])
+    assert run.outcomes == {case: "pass"}, run.diff({case: "pass"})

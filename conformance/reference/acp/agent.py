@@ -36,6 +36,14 @@ from acp.agent.router import build_agent_router
 from acp.connection import Connection
 from acp.stdio import stdio_streams
 
+# Run as a file (python conformance/reference/acp/agent.py): import it as the package it is in.
+if not __package__:
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
+    __package__ = "conformance.reference.acp"
+
 from .common import REVISION_WORDS, STATE_DIR, not_found, now_iso
 from .guard import guard_stdin
 

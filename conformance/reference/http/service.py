@@ -41,6 +41,14 @@ from fastapi.exception_handlers import request_validation_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 
+# Run as a file (python conformance/reference/http/service.py): import it as the package it is in.
+if not __package__:
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
+    __package__ = "conformance.reference.http"
+
 from .models import (
     USER_HEADER,
     Agent,

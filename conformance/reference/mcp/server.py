@@ -26,6 +26,14 @@ import mcp.types as types
 from mcp.server import Server, ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
+# Run as a file (python conformance/reference/mcp/server.py): import it as the package it is in.
+if not __package__:
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
+    __package__ = "conformance.reference.mcp"
+
 from .serving import serve_asgi
 from .store import INPUT_SCHEMA, HeartbeatError, HeartbeatStore, spool_dir
 
