@@ -110,6 +110,18 @@ def html_report(report: dict[str, Any]) -> str:
             f"spec sentences tested in this run, {trace['excluded']} excluded, {trace['not-run']} not run "
             "(<a href='#traceability'>table</a>)</p>"
         )
+    uncovered = coverage_gaps(report)
+    if uncovered:
+        rows = "".join(
+            f"<tr><td><a href='#{html_text(c['id'])}'><code>{html_text(c['id'])}</code></a></td>"
+            f"<td>{html_text(c['outcome'])}</td><td>{html_text(c.get('message') or '')}</td></tr>"
+            for c in uncovered
+        )
+        parts.append(
+            "<h2 id='coverage'>Coverage</h2><p>Cases that ran to no verdict, each with why and what "
+            "to pass to test it:</p><table class='coverage'><tr><th>case</th><th>outcome</th><th>why</th></tr>"
+            f"{rows}</table>"
+        )
     parts.append("<h2>Cases</h2>")
     for case in report["cases"]:  # report.json already lists failures first
         parts.append(_case_html(case))
@@ -202,6 +214,14 @@ def _selection_text(report: dict[str, Any]) -> str:
     )
 
 
+UNCOVERED = ("not-testable", "unimplemented", "n/a")
+
+
+def coverage_gaps(report: dict[str, Any]) -> list[dict[str, Any]]:
+    """The cases that ran to no verdict (not testable, unimplemented, not applicable)."""
+    return [c for c in report["cases"] if c["outcome"] in UNCOVERED]
+
+
 def markdown_summary(report: dict[str, Any]) -> str:
     """For $GITHUB_STEP_SUMMARY or a PR comment."""
     verdict = report["verdict"]
@@ -231,6 +251,16 @@ def markdown_summary(report: dict[str, Any]) -> str:
             f"Traceability ({md_text(trace['revision'])}): {trace['tested']} of {trace['total']} spec sentences "
             f"tested, {trace['excluded']} excluded, {trace['not-run']} not run.",
         ]
+    uncovered = coverage_gaps(report)
+    if uncovered:
+        lines += [
+            "",
+            "#### Coverage",
+            "",
+            "| case | outcome | why, and what to pass to test it |",
+            "| --- | --- | --- |",
+        ]
+        lines += [f"| `{c['id']}` | {c['outcome']} | {md_text(c.get('message') or '')} |" for c in uncovered]
     bad = [c for c in report["cases"] if c["outcome"] in ("fail", "error", "warn")]
     if bad:
         lines += ["", "| case | level | outcome | why |", "| --- | --- | --- | --- |"]

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
+import textwrap
 import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -198,7 +200,7 @@ class RunReport:
         if v is Verdict.CONFORMANT:
             skipped = sum(c["outcome"] in ("not-testable", "unimplemented") for c in self.cases)
             if skipped:
-                text += f"; {skipped} case(s) not testable or unimplemented (see the coverage)"
+                text += f"; {skipped} case(s) not testable or unimplemented (see Coverage)"
         robust = self.robustness_findings()
         if robust and not self.strict and v in (Verdict.CONFORMANT, Verdict.NON_CONFORMANT):
             text += (
@@ -342,6 +344,16 @@ class RunReport:
         lines.append(f"verdict: {self.headline()} (exit {v.exit_code})")
         for c in self.robustness_findings():
             lines.append(clean(f"robustness finding: {c['id']}: {str(c.get('message', ''))[:300]}"))
+        uncovered = [c for c in self.cases if c["outcome"] in ("not-testable", "unimplemented", "n/a")]
+        if uncovered:
+            width = max(60, min(shutil.get_terminal_size((100, 24)).columns, 160))
+            lines.append("Coverage: cases that ran to no verdict, why, and what to pass to test them:")
+            for c in uncovered:
+                why = str(c.get("message", ""))[:600]
+                said = c["outcome"].replace("-", " ") + ": "
+                why = why[len(said) :] if why.startswith(said) else why
+                text = clean(f"{c['id']} ({c['outcome']}): {why}")
+                lines += textwrap.wrap(text, width, initial_indent="  ", subsequent_indent="      ")
         if self.baseline is not None:
             gated, explanation = self.gate()
             lines.append(f"baseline gate: exit {gated.exit_code} — {explanation}")

@@ -80,3 +80,40 @@ def test_badge_is_valid_svg() -> None:
     root = ET.fromstring(badge_svg(report()))
     assert root.tag.endswith("svg")
     assert "session/status: non-conformant · rfd-2026-10-26 · 0/1" in "".join(root.itertext())
+
+
+def test_coverage_lists_cases_without_a_verdict_with_what_to_pass() -> None:
+    """'see Coverage' points at a section that exists, in every output."""
+    body = report()
+    gap = dict(
+        body["cases"][0],
+        id="status.connections.no-attach",
+        outcome="not-testable",
+        message="needs two connections to one agent: pass --transport websocket " + HOSTILE,
+    )
+    body["cases"].append(gap)
+    html = html_report(body)
+    assert "id='coverage'" in html and "status.connections.no-attach" in html
+    assert "<script>alert(1)" not in html
+    md = markdown_summary(body)
+    assert "#### Coverage" in md and "pass --transport websocket" in md
+    clean_body = report()
+    assert "Coverage" not in markdown_summary(clean_body) and "id='coverage'" not in html_report(clean_body)
+
+
+def test_terminal_coverage_wraps_reasons_at_the_terminal_width(monkeypatch) -> None:
+    from conformance.reports.report import RunReport
+
+    monkeypatch.setenv("COLUMNS", "80")
+    run = RunReport(
+        command=["agent"], transport="stdio", cwd="/", strict=False, timeout=10, profile="ci", seed=0
+    )
+    reason = "needs two connections to one agent: serve it over WebSocket or Streamable HTTP (--transport websocket)"
+    run.add(
+        {"id": "status.connections.no-attach", "level": "MUST", "outcome": "not-testable", "message": reason}
+    )
+    lines = run.summary_lines()
+    start = lines.index("Coverage: cases that ran to no verdict, why, and what to pass to test them:")
+    shown = lines[start + 1 :]
+    assert all(len(line) <= 80 for line in shown) and len(shown) >= 2
+    assert " ".join(line.strip() for line in shown).endswith("(--transport websocket)")
