@@ -142,15 +142,16 @@ class _WithoutPytestExitLine:
 
 
 def check_report_dir(path: str | None) -> str | None:
+    """Whether the folder can hold the reports, checked without creating it (a run that selects
+    nothing leaves no folder behind)."""
     if path is None:
         return None
-    try:
-        Path(path).mkdir(parents=True, exist_ok=True)
-        probe = Path(path) / ".write-test"
-        probe.write_text("")
-        probe.unlink()
-    except OSError as exc:
-        return f"--report-dir {path!r} is not writable ({exc.strerror}): pass a folder you can write to"
+    target = Path(path).absolute()
+    nearest = next(p for p in (target, *target.parents) if p.exists())
+    if not nearest.is_dir():
+        return f"--report-dir {path!r} cannot be created: {str(nearest)!r} is a file"
+    if not os.access(nearest, os.W_OK | os.X_OK):
+        return f"--report-dir {path!r} cannot be created: {str(nearest)!r} is not writable (pass a folder you can write to)"
     return None
 
 

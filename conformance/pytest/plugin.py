@@ -10,6 +10,7 @@ with pytest's reports, so ``-n auto`` gives one report.
 from __future__ import annotations
 
 import random
+import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -47,9 +48,11 @@ REPORT = pytest.StashKey[RunReport]()
 BASELINE = pytest.StashKey[Baseline | None]()
 COLLECTED = pytest.StashKey[set[str]]()
 ACTIVE = pytest.StashKey[bool]()
+CREATED = pytest.StashKey[bool]()  # this run made its report folder
+NOTHING_SELECTED = pytest.StashKey[bool]()
 
 
-def pytest_configure(config: pytest.Config) -> None:
+def _configure(config: pytest.Config) -> None:
     for level in Level:
         config.addinivalue_line("markers", f"{level.marker}: conformance case at level {level.value}")
         config.addinivalue_line("markers", f"{level.value}: conformance case at level {level.value}")
@@ -67,6 +70,7 @@ def pytest_configure(config: pytest.Config) -> None:
         report_dir = Path(worker["conformance_report_dir"])
     else:
         report_dir = Path(config.getoption("report_dir") or default_report_dir(_agent_label(config)))
+        config.stash[CREATED] = not report_dir.exists()
         try:
             report_dir.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -105,6 +109,14 @@ def pytest_configure(config: pytest.Config) -> None:
             secrets=agent_config.secrets,
         )
         _CONTROLLER_REPORT[0] = config.stash[REPORT]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    try:
+        _configure(config)
+    except pytest.UsageError as exc:  # the command line's last line says it, not "usage error"
+        LAST_RUN["message"] = str(exc)
+        raise
 
 
 # pytest_configure above must run before junitxml reads xmlpath.
@@ -208,9 +220,18 @@ def pytest_collection_modifyitems(
     _check_baseline_ids(config)
     if config.stash.get(ACTIVE, False) and not any(isinstance(i, CaseItem) for i in items):
         LAST_RUN["message"] = (
-            "no conformance case selected: check the -k / -m expression (ids look like status.error.unknown-session-code)"
+            "no conformance case selected: check the -k / -m expression (ids look like "
+            "status.error.unknown-session-code; levels: must, should, may, robustness)"
         )
+        config.stash[NOTHING_SELECTED] = True
         pytest.exit(LAST_RUN["message"], returncode=2)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """A run that selected nothing leaves no report folder behind (it made one to hold reports)."""
+    report_dir = getattr(config, "_conformance_report_dir", None)
+    if config.stash.get(NOTHING_SELECTED, False) and config.stash.get(CREATED, False) and report_dir:
+        shutil.rmtree(report_dir, ignore_errors=True)
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist starts workers: they need the revision

@@ -272,7 +272,7 @@ def test_unwritable_report_dir_and_unknown_spec_are_usage_errors(tmp_path: Path)
     blocked = tmp_path / "file"
     blocked.write_text("")
     for args, message in (
-        (["--report-dir", str(blocked / "sub")], "is not writable"),
+        (["--report-dir", str(blocked / "sub")], "cannot be created"),
         (["--spec", "acp-v7"], "invalid choice: 'acp-v7'"),
     ):
         proc = subprocess.run(

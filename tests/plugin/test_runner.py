@@ -105,3 +105,30 @@ def test_a_reference_runs_from_its_file_path(direct, args: tuple[str, str], case
     flag, command = args
     run = direct(flag, command.format(python=sys.executable), cases=[case])
     assert run.outcomes == {case: "pass"}, run.diff({case: "pass"})
+
+
+def test_a_run_that_selects_nothing_leaves_no_report_folder(tmp_path) -> None:
+    from tests.conftest import run_suite
+
+    run = run_suite(tmp_path / "report", "-k", "no-such-case")
+    assert run.code == 2 and "no conformance case selected" in run.stderr.splitlines()[-1]
+    assert "levels: must, should, may, robustness" in run.stderr
+    assert not (tmp_path / "report").exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--timeout", "0"), "--timeout 0.0 must be a positive number of seconds"),
+        (("--report-dir", "/proc/conformance-x"), "cannot be created"),
+    ],
+)
+def test_the_last_line_is_the_actual_message(tmp_path, args: tuple[str, str], message: str) -> None:
+    import subprocess
+
+    from tests.conftest import RUNNER
+
+    proc = subprocess.run([sys.executable, str(RUNNER), *args], capture_output=True, text=True, cwd=tmp_path)
+    assert proc.returncode == 2
+    last = proc.stderr.strip().splitlines()[-1]
+    assert last.startswith("error: ") and message in last, proc.stderr[-800:]
