@@ -117,11 +117,21 @@ def status_params(draw: st.DrawFn) -> ParamsInput:
     return ParamsInput(params, expect, request_id)
 
 
-# Tried by every run first, whatever the seed and the budget: an id far longer than any the agent
-# made (10 kB; servers that cap a buffer die here) and one of control characters, both unknown.
+# Tried by every run first, whatever the seed and the budget (and whatever order the drawn
+# examples come in): one input of each kind the strategy draws, so a bug that one kind shows is
+# found at every run, not when the draw is lucky. An id far longer than any the agent made (10 kB;
+# servers that cap a buffer die here) and one of control characters, both unknown; the live
+# session by an integer and by a string request id; a deep _meta; and the invalid kinds.
 EXPLICIT_STATUS_PARAMS = (
     ParamsInput({"sessionId": "s" * 10_000}, "status", 1),
     ParamsInput({"sessionId": "\x00\x01\x1f\x7f"}, "status", "req-1"),
+    ParamsInput({"sessionId": LIVE}, "status", SAFE_INTEGER),
+    ParamsInput({"sessionId": LIVE}, "status", "req-2"),
+    ParamsInput({"sessionId": LIVE, "_meta": _nested(40)}, "status", 2),
+    ParamsInput({"sessionId": 1}, "invalid", 3),
+    ParamsInput({"sessionId": None}, "invalid", 4),
+    ParamsInput({}, "invalid", 5),
+    ParamsInput(["sess"], "invalid", 6),
 )
 
 
