@@ -20,6 +20,7 @@ from conformance.core.profiles import PROFILES, hypothesis_dir
 from conformance.core.registry import Level, case
 from conformance.targets.acp.fuzzing import FuzzFailure, LiveSession, run_fuzz, settle
 from conformance.targets.acp.strategies import (
+    EXPLICIT_FRAMES,
     EXPLICIT_STATUS_PARAMS,
     FrameInput,
     ParamsInput,
@@ -199,7 +200,7 @@ async def fuzz_frames_survive(acp: AcpTarget, details: dict) -> None:
         if not alive:
             raise FuzzFailure(f"after {inp.describe()}, the live session no longer answers as active")
 
-    await _fuzz(acp, details, malformed_frames(), check)
+    await _fuzz(acp, details, malformed_frames(), check, EXPLICIT_FRAMES)
 
 
 @case("fuzz.frames.error-codes", level=Level.ROBUSTNESS, spec=spec.ERROR_CODES, needs=("status", "frames"))
@@ -227,4 +228,4 @@ async def fuzz_frames_error_codes(acp: AcpTarget, details: dict) -> None:
                 f"{inp.describe()} got {got}, expected error {inp.code} with id {inp.response_id!r}"
             )
 
-    await _fuzz(acp, details, malformed_frames(), check)
+    await _fuzz(acp, details, malformed_frames(), check, EXPLICIT_FRAMES)

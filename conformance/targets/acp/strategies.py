@@ -245,6 +245,38 @@ def malformed_frames(draw: st.DrawFn) -> FrameInput:
     )
 
 
+# One frame of each kind the strategy draws, tried first by both frame fuzzers (see
+# EXPLICIT_STATUS_PARAMS): a finding on one kind is then found at every run.
+EXPLICIT_FRAMES = (
+    FrameInput("not-json", b"{not json", None, "error", -32700),
+    FrameInput(
+        "bad-utf8", b'{"jsonrpc":"2.0","id":1,"method":"\xff\xfe"}', None, "error", -32700, alt_ids=(1,)
+    ),
+    FrameInput(
+        "wrong-jsonrpc", _request(1_000_001, jsonrpc="1.0"), 1_000_001, "error", -32600, alt_ids=(None,)
+    ),
+    FrameInput("odd-id", _request(None), None, "required"),
+    FrameInput("odd-id", _request(2**53 + 1), 2**53 + 1, "required"),  # the first id a double cannot hold
+    FrameInput("invalid-id", _request(True), None, "error", -32600),
+    FrameInput("batch", b"[]", None, "error", -32600),
+    FrameInput("batch", json.dumps([json.loads(_request(9_000_000))]).encode(), None, "error", -32600),
+    FrameInput("empty", b"", None, "none"),
+    FrameInput(
+        "notification",
+        json.dumps({"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": LIVE}}).encode(),
+        None,
+        "none",
+    ),
+    FrameInput(
+        "long-line",
+        b'{"jsonrpc":"2.0","id":5,"method":"session/status","params":{"sessionId":"' + b"x" * 100_000,
+        None,
+        "error",
+        -32700,
+    ),
+)
+
+
 def _is_json(text: str) -> bool:
     try:
         json.loads(text)
