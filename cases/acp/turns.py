@@ -39,8 +39,8 @@ async def _turn(acp: AcpTarget, sid: str, during: Any = None) -> tuple[str | Non
         # Longer than --timeout: the turn waits on a permission the suite holds while status is asked.
         reply = await acp.prompt(sid, PERMISSION, wait=False, timeout=3 * acp.harness.config.timeout)
         got["reply"] = reply
-        if acp.protocol == 2 and reply.ok:
-            update = await acp.wait_state(sid, "idle", since=mark)
+        if acp.protocol == 2 and reply.ok:  # the idle update that ends the turn carries its stopReason
+            update = await acp.wait_state(sid, "idle", since=mark, ending=True)
             got["stop"] = (update or {}).get("stopReason")
         elif reply.ok and isinstance(reply.result, dict):
             got["stop"] = reply.result.get("stopReason")
@@ -78,7 +78,11 @@ async def _turn(acp: AcpTarget, sid: str, during: Any = None) -> tuple[str | Non
         raise NotTestable(
             f"the turn waiting on a permission request failed: {reply.describe() if reply else 'no answer'}"
         )
-    return str(got.get("stop")), got.get("during")
+    stop = got.get("stop")
+    return (UNSEEN if stop is None else str(stop)), got.get("during")
+
+
+UNSEEN = "(end not seen)"
 
 
 @case("status.active.during-turn", level=Level.MUST, spec=spec.ACTIVE, rules=("turn-untouched",))
@@ -97,6 +101,8 @@ async def active_while_a_turn_waits(acp: AcpTarget, details: dict) -> None:
         return [await acp.status(sid) for _ in range(STATUS_CALLS)]
 
     stop, replies = await _turn(acp, sid, ask)
+    if UNSEEN in (stop, control_stop):  # no observation, no conclusion about the turn
+        raise NotTestable("a turn's end (the stopReason it ended with) was not seen within --timeout")
     answers = [answer_of(r) for r in replies or []]
     details.update(control_stop=control_stop, stop=stop, answers=answers)
     wrong = [r for r in replies or [] if answer_of(r) != "active"]

@@ -324,19 +324,25 @@ class AcpTarget:
             await self.wait_state(session_id, "idle", since=mark)
         return reply
 
-    def state_reached(self, session_id: str, state: str, *, since: int) -> dict[str, Any] | None:
-        """The first `state_update` to ``state`` for the session after notification ``since``, if any yet."""
+    def state_reached(
+        self, session_id: str, state: str, *, since: int, ending: bool = False
+    ) -> dict[str, Any] | None:
+        """The first `state_update` to ``state`` for the session after notification ``since``, if any
+        yet; with ``ending``, the first that ends a turn (it carries a stopReason)."""
         for note in self.peer.notifications[since:]:
             update = state_update(note.params)
-            if update and note.params.get("sessionId") == session_id and update.get("state") == state:
+            mine = update and note.params.get("sessionId") == session_id and update.get("state") == state
+            if mine and (not ending or update.get("stopReason") is not None):
                 return update
         return None
 
-    async def wait_state(self, session_id: str, state: str, *, since: int) -> dict[str, Any] | None:
+    async def wait_state(
+        self, session_id: str, state: str, *, since: int, ending: bool = False
+    ) -> dict[str, Any] | None:
         """:meth:`state_reached`, waiting for it up to --timeout."""
         with anyio.move_on_after(self.harness.config.timeout):
             while self.peer.exited is None:  # a dead agent sends no more updates
-                if (update := self.state_reached(session_id, state, since=since)) is not None:
+                if (update := self.state_reached(session_id, state, since=since, ending=ending)) is not None:
                     return update
                 await anyio.sleep(0.005)
         return None
