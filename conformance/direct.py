@@ -40,22 +40,9 @@ def certify(args: list[str], case_ids: list[str] | None = None, report_dir: Path
     if config.seed is None:  # as the plugin does: fixed in the ci profile, one per run otherwise
         config.seed = 0 if config.profile == "ci" else random.SystemRandom().randrange(2**32)
     runtime = Runtime(config, strict=values["conformance_strict"])
-    report = RunReport(
-        command=config.command or [str(config.url)],
-        transport=config.transport,
-        cwd=config.cwd,
-        strict=values["conformance_strict"],
-        timeout=config.timeout,
-        profile=config.profile,
-        seed=config.seed,
-        secrets=config.secrets,
-    )
+    report = RunReport.for_run(config, strict=values["conformance_strict"])
     try:
-        init = runtime.start()
-        target = runtime.target
-        report.agent, report.target, report.subject = dict(init), target.name, target.subject
-        report.advertised = target.advertises(target.status_need)
-        report.capability = target.capability_name(target.status_need)
+        report.describe_target(runtime.target, runtime.start())
         report.revision, report.revision_why = runtime.resolve_revision(values["conformance_spec"])
         chosen = selected(config.target, case_ids)
         every = selected(config.target, None)

@@ -106,17 +106,25 @@ def guarded(baseline: dict[str, str], delta: dict[str, str]) -> tuple[list[str],
     return ids, {c: expected[c] for c in ids}
 
 
+@contextmanager
+def revision_kept() -> Iterator[None]:
+    """A run in this process picks its own spec revision; the tests' process keeps its own."""
+    from conformance.core import revisions
+
+    checked = revisions.current().name
+    try:
+        yield
+    finally:
+        revisions.use(checked)
+
+
 def direct_run(*args: str, cases: list[str] | None = None, report_dir: Path | None = None) -> Run:
     """The cases run in this process on one agent (conformance.direct): the same harness and
     outcomes as a command-line run, without a pytest start per run."""
-    from conformance.core import revisions
     from conformance.direct import certify
 
-    checked = revisions.current().name  # the run picks its revision; the tests' process keeps its own
-    try:
+    with revision_kept():
         report = certify(list(args), cases, report_dir)
-    finally:
-        revisions.use(checked)
     verdict = report.verdict()
     return Run(verdict.exit_code, "", report.headline(), report.to_json(), report_dir)
 

@@ -98,16 +98,7 @@ def _configure(config: pytest.Config) -> None:
     config._conformance_agent = agent_config  # type: ignore[attr-defined]
     config.stash[BASELINE] = _baseline(config)
     if worker is None:
-        config.stash[REPORT] = RunReport(
-            command=agent_config.command or [str(agent_config.url)],
-            transport=agent_config.transport,
-            cwd=agent_config.cwd,
-            strict=_strict(config),
-            timeout=agent_config.timeout,
-            profile=agent_config.profile,
-            seed=agent_config.seed,
-            secrets=agent_config.secrets,
-        )
+        config.stash[REPORT] = RunReport.for_run(agent_config, strict=_strict(config))
         _CONTROLLER_REPORT[0] = config.stash[REPORT]
 
 
@@ -255,10 +246,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
             write_fatal_junit(Path(config.option.xmlpath), LAST_RUN["message"])
         pytest.exit(clean(f"cannot certify: {message}"), returncode=2)
     report = config.stash[REPORT]
-    target = runtime.target
-    report.agent, report.target, report.subject = dict(init), target.name, target.subject
-    report.advertised = target.advertises(target.status_need)
-    report.capability = target.capability_name(target.status_need)
+    report.describe_target(runtime.target, init)
     try:
         name, why = runtime.resolve_revision(config.getoption("conformance_spec"))
     except CaseSignal as exc:

@@ -134,6 +134,26 @@ class RunReport:
     # node id): {"keyword", "markers", "args", "selected", "total", "deselected"}. No certificate.
     selection: dict[str, Any] | None = None
 
+    @classmethod
+    def for_run(cls, config: Any, *, strict: bool) -> RunReport:
+        """An empty report of a run configured by ``config`` (an AgentConfig)."""
+        return cls(
+            command=config.command or [str(config.url)],
+            transport=config.transport,
+            cwd=config.cwd,
+            strict=strict,
+            timeout=config.timeout,
+            profile=config.profile,
+            seed=config.seed,
+            secrets=config.secrets,
+        )
+
+    def describe_target(self, target: Any, init: dict[str, Any]) -> None:
+        """What the started target said of itself (a targets.base.Target and its handshake)."""
+        self.agent, self.target, self.subject = dict(init), target.name, target.subject
+        self.advertised = target.advertises(target.status_need)
+        self.capability = target.capability_name(target.status_need)
+
     def add(self, record: dict[str, Any]) -> None:
         self.cases.append(record)
 

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, revision_kept
 
 CASES_DIR = ROOT / "cases"
 
@@ -14,15 +14,10 @@ CASES_DIR = ROOT / "cases"
 def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
     """The plugin in this process (pytester's in-process run): a conformance run inside the
     project's own test run, as a user's conftest would have it."""
-    from conformance.core import revisions
-
-    checked = revisions.current().name
-    try:
+    with revision_kept():
         return pytester.runpytest_inprocess(
             str(CASES_DIR), "-p", "no:cacheprovider", "--report-dir", str(pytester.path / "r"), *args
         )
-    finally:
-        revisions.use(checked)
 
 
 def test_case_ids_are_node_ids(pytester: pytest.Pytester) -> None:
@@ -80,10 +75,7 @@ def test_levels_select_in_capitals_too(pytester: pytest.Pytester) -> None:
 def test_pyargs_without_an_agent_certifies_the_reference(pytester: pytest.Pytester) -> None:
     """pytest --pyargs conformance.cases -k …: the installed cases, the embedded reference agent,
     and a partial run (no certificate), as with the command line."""
-    from conformance.core import revisions
-
-    checked = revisions.current().name
-    try:
+    with revision_kept():
         result = pytester.runpytest_inprocess(
             "--pyargs",
             "conformance.cases",
@@ -94,7 +86,5 @@ def test_pyargs_without_an_agent_certifies_the_reference(pytester: pytest.Pytest
             "--report-dir",
             str(pytester.path / "r"),
         )
-    finally:
-        revisions.use(checked)
     assert result.ret == 0, result.stdout.str()[-2000:]
     assert "PARTIAL: 1 of" in result.stdout.str()

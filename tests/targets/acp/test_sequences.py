@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
-from tests.conftest import ROOT, agent_command
+from tests.conftest import ROOT, agent_command, revision_kept
 from tests.targets.acp.test_broken_agents import SEQ, SEQUENCE_ONLY
 
 REPLAY_SCHEMA = json.loads((ROOT / "schemas" / "replay.schema.json").read_text())
@@ -23,14 +23,10 @@ def replay(path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     import io
 
     from conformance.cli import replay_main
-    from conformance.core import revisions
 
-    out, err, checked = io.StringIO(), io.StringIO(), revisions.current().name
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            code = replay_main([str(path), *args])
-    finally:
-        revisions.use(checked)
+    out, err = io.StringIO(), io.StringIO()
+    with revision_kept(), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = replay_main([str(path), *args])
     return subprocess.CompletedProcess(["replay", str(path), *args], code, out.getvalue(), err.getvalue())
 
 
