@@ -273,6 +273,13 @@ def run() -> None:
         print("error: interrupted", file=sys.stderr)
         sys.exit(USAGE_ERROR)
     except Exception as exc:
+        from conformance.pytest import plugin
+
+        interrupted = str(plugin.LAST_RUN.get("message", ""))
+        if interrupted.startswith("interrupted") and "--debug" not in sys.argv:
+            # Ctrl-C, then pytest failed formatting it: the partial report is written all the same.
+            print(f"error: {interrupted}", file=sys.stderr)
+            sys.exit(USAGE_ERROR)
         if "--debug" in sys.argv:
             raise
         print(f"error: {type(exc).__name__}: {exc} (run with --debug for the traceback)", file=sys.stderr)

@@ -8,6 +8,7 @@ after it died, so one crash cannot spoil the cases after it.
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import time
 from dataclasses import dataclass, field
@@ -78,6 +79,7 @@ class Runtime:
         self.silent_cases = 0  # consecutive cases with a request the agent did not answer
         self.status_silent: list[str] = []  # the cases in a row whose status request went unanswered
         self._restart_next = False
+        self._running: concurrent.futures.Future[CaseRecord] | None = None
 
     async def _root(self, *, task_status: anyio.abc.TaskStatus[None]) -> None:
         async with anyio.create_task_group() as tg:
@@ -121,8 +123,10 @@ class Runtime:
         if agent is not None:
             agent.stop()
             with anyio.move_on_after(15):
-                while agent.process is not None and (
-                    agent.process.returncode is None or agent.process._group_alive()
+                while (
+                    agent.process is not None
+                    and agent.process.pid is not None  # a command that never started has nothing to wait for
+                    and (agent.process.returncode is None or agent.process._group_alive())
                 ):
                     await anyio.sleep(0.01)
 
@@ -202,7 +206,17 @@ class Runtime:
     # -- running cases -------------------------------------------------------------------------
 
     def run_case(self, case: Case) -> CaseRecord:
-        return self._portal.call(self._run_case, case)
+        self._running = self._portal.start_task_soon(self._run_case, case)
+        return self._running.result()
+
+    def interrupt(self, wait: float = 3.0) -> None:
+        """Ctrl-C reached the main thread while a case runs on the portal: stop the case's worker
+        threads and wait (bounded) for it to end. Only then may the main thread format tracebacks:
+        Hypothesis changes the recursion limit in those threads, and CPython 3.11's ast.parse in
+        the main thread meanwhile fails with "AST constructor recursion depth mismatch"."""
+        self.closing = True
+        if self._running is not None:
+            concurrent.futures.wait([self._running], timeout=wait)
 
     async def _run_case(self, case: Case) -> CaseRecord:
         started = time.perf_counter()

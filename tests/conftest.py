@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import json
+import os
+import shlex
+import shutil
 import subprocess
 import sys
+import tempfile
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -15,12 +22,25 @@ import pytest
 
 from conformance.transport.process import URL
 
+# The tests start a few hundred Python processes (runs, agents, servers): each compiles the
+# project's modules again, and pytest rewrites the plugin's, unless bytecode may be cached. A
+# machine that sets PYTHONDONTWRITEBYTECODE pays seconds per start; __pycache__ is git-ignored.
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+sys.dont_write_bytecode = False
+
 ROOT = Path(__file__).resolve().parents[1]
 AGENTS = ROOT / "tests" / "agents"
 RUNNER = ROOT / "runner.py"
-REFERENCE_AGENT = [sys.executable, "-m", "conformance.reference.acp.agent"]
+REFERENCE_MODULE = "conformance.reference.acp.agent"
+REFERENCE_AGENT = [sys.executable, "-m", REFERENCE_MODULE]
 
 pytest_plugins = ["pytester"]
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """`-n auto` for the project's tests: one and a half workers per core. Most of a test's time
+    is spent waiting on the agents it starts (their replies, timeouts, restarts), not computing."""
+    return max(2, (os.cpu_count() or 1) * 3 // 2)
 
 
 @dataclass
@@ -138,7 +158,48 @@ def direct(tmp_path: Path):
 
 
 def agent_command(name: str, *args: str) -> str:
-    return " ".join([sys.executable, str(AGENTS / f"{name}.py"), *args])
+    return python_command(str(AGENTS / f"{name}.py"), *args)
+
+
+LAUNCHER = ROOT / "tests" / "launcher.py"
+_FORK_SERVER: list[tuple[subprocess.Popen[bytes], str]] = []
+
+
+def python_command(*argv: str) -> str:
+    """`python ARGV` for a test agent, started by this worker's fork server (tests/launcher.py):
+    the same agent, without a second of SDK imports per start. CONFORMANCE_TESTS_NO_FORK=1 runs
+    the plain command."""
+    if os.environ.get("CONFORMANCE_TESTS_NO_FORK"):
+        return shlex.join([sys.executable, *argv])
+    return shlex.join([sys.executable, "-I", "-S", str(LAUNCHER), _fork_server(), *argv])
+
+
+def _fork_server() -> str:
+    if not _FORK_SERVER:
+        folder = tempfile.mkdtemp(prefix="conformance-fork-")
+        path = os.path.join(folder, "server.sock")
+        server = subprocess.Popen(
+            [sys.executable, str(LAUNCHER), "serve", path],
+            cwd=ROOT,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+        )
+        _FORK_SERVER.append((server, folder))
+        atexit.register(_stop_fork_server)
+        # Ready before the first agent starts: its imports must not count against --timeout.
+        deadline = time.monotonic() + 120
+        while not os.path.exists(path) and server.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert os.path.exists(path), f"the tests' fork server did not start (exit {server.poll()})"
+    return os.path.join(_FORK_SERVER[0][1], "server.sock")
+
+
+def _stop_fork_server() -> None:
+    for server, folder in _FORK_SERVER:
+        server.terminate()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            server.wait(timeout=5)
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def run_suite(report_dir: Path, *args: str, timeout: float = 180) -> Run:

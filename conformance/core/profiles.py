@@ -22,6 +22,10 @@ class Profile:
     fixed_seed: int | None  # a fixed seed makes the run derandomized
     database: bool
     budget: float = 20.0  # seconds of generating before further examples run dry
+    # Restarts Hypothesis may draw in a whole run before a failure is seen (None: no cap). A
+    # restart costs a process start (0.1-1.6 s); Hypothesis replays a prefix that drew one in
+    # many later examples, so uncapped they are most of the case's time.
+    max_restarts: int | None = 3
 
 
 PROFILES = {
@@ -40,6 +44,7 @@ PROFILES = {
         fixed_seed=None,
         database=True,
         budget=900,
+        max_restarts=None,
     ),
 }
 

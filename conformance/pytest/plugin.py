@@ -39,6 +39,8 @@ from conformance.targets import DEFAULT, TARGETS, chosen, configure
 from conformance.transport.stdio import LaunchError
 
 RUNTIME = pytest.StashKey[Runtime]()
+INTERRUPTED = pytest.StashKey[bool]()
+_SESSION: list[pytest.Session | None] = [None]
 SPEC_CHOICES = ("auto", *revisions.available())
 # What the last run decided, for the command line (conformance/cli.py runs pytest in-process).
 LAST_RUN: dict[str, Any] = {}
@@ -227,6 +229,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 @pytest.hookimpl(tryfirst=True)  # before xdist starts workers: they need the revision
 def pytest_sessionstart(session: pytest.Session) -> None:
+    _SESSION[0] = session
     config = session.config
     if not config.stash.get(ACTIVE, False) or hasattr(config, "workerinput") or config.option.collectonly:
         return
@@ -332,6 +335,17 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
         _CONTROLLER_REPORT[0].add(data)
 
 
+@pytest.hookimpl(tryfirst=True)  # before the terminal formats the interrupt's traceback
+def pytest_keyboard_interrupt(excinfo: pytest.ExceptionInfo[BaseException]) -> None:
+    if isinstance(excinfo.value, pytest.exit.Exception) or _SESSION[0] is None:
+        return
+    config = _SESSION[0].config
+    config.stash[INTERRUPTED] = True  # pytest's exit status is lost if formatting then fails
+    runtime = config.stash.get(RUNTIME, None)
+    if runtime is not None:
+        runtime.interrupt()
+
+
 @pytest.hookimpl(trylast=True)  # after junitxml has written its file, which this rewrites
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     config = session.config
@@ -341,7 +355,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     report = config.stash.get(REPORT, None)
     if report is None or hasattr(config, "workerinput"):
         return
-    if exitstatus == pytest.ExitCode.INTERRUPTED and "message" not in LAST_RUN:  # not our own exit
+    interrupted = exitstatus == pytest.ExitCode.INTERRUPTED or config.stash.get(INTERRUPTED, False)
+    if interrupted and "message" not in LAST_RUN:  # not our own exit
         report.incomplete = True
     elif not report.cases:
         return

@@ -25,6 +25,13 @@ FIXED, STILL_FAILING, ERROR = 0, 1, 2
 
 
 def replay_file(path: Path, *, agent: str | None, cwd: str | None, env: list[str], timeout: float) -> int:
+    if cwd is not None:
+        return _replay(path, agent=agent, workdir=cwd, env=env, timeout=timeout)
+    with tempfile.TemporaryDirectory(prefix="replay-", ignore_cleanup_errors=True) as workdir:
+        return _replay(path, agent=agent, workdir=workdir, env=env, timeout=timeout)
+
+
+def _replay(path: Path, *, agent: str | None, workdir: str, env: list[str], timeout: float) -> int:
     try:
         data = load_replay(path)
         command = absolutize_paths(shlex.split(agent)) if agent else list(data["agent"]["command"])
@@ -32,7 +39,6 @@ def replay_file(path: Path, *, agent: str | None, cwd: str | None, env: list[str
     except (ValueError, UsageError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return ERROR
-    workdir = cwd or tempfile.mkdtemp(prefix="replay-")
     config = AgentConfig(command=command, cwd=str(Path(workdir).resolve()), env=environment, timeout=timeout)
     try:
         target = named(data.get("target") or DEFAULT)

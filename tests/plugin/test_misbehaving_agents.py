@@ -10,14 +10,21 @@ from pathlib import Path
 import pytest
 
 from conformance.transport.stdio import live_group_members
-from tests.conftest import ROOT, Run
+from tests.conftest import ROOT, Run, python_command
 
 AGENTS = ROOT / "tests" / "agents" / "misbehaving"
-QUICK = ("--timeout", "5", "-k", "not sequence and not fuzz and not cheap")
+QUICK = ("--timeout", "3", "-k", "not sequence and not fuzz and not cheap")
+
+
+# Agents whose tests are about the process itself (its start, its group, its signals) run as
+# plain commands; the others start from the tests' fork server (tests/launcher.py).
+PLAIN = {"never_initializes", "answers_after_10s", "exits_at_start", "ignores_sigterm", "leaves_child"}
 
 
 def command(name: str) -> str:
-    return f"{sys.executable} {AGENTS / name}.py"
+    if name in PLAIN:
+        return f"{sys.executable} {AGENTS / name}.py"
+    return python_command(str(AGENTS / f"{name}.py"))
 
 
 def no_agent_process_left(run: Run) -> None:

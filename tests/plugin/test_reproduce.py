@@ -5,6 +5,7 @@ and shows the failure again."""
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -15,7 +16,7 @@ import pytest
 from conformance.core.transcript import NOTE, RECV, SEND, Entry
 from conformance.replay.reproduce import pipe_segments
 from conformance.runtime import reproduction
-from tests.conftest import ROOT, RUNNER, agent_command
+from tests.conftest import ROOT, RUNNER, agent_command, python_command
 
 
 def frame(index: int, direction: str, body: dict, conn: str = "") -> Entry:
@@ -80,7 +81,7 @@ FAILING = [
 def pipe_case(tmp_path: Path, agent: str, case: dict) -> list:
     workdir = tmp_path / case["id"]
     workdir.mkdir()
-    command = [sys.executable, str(ROOT / "tests" / "agents" / f"{agent}.py")]
+    command = shlex.split(python_command(str(ROOT / "tests" / "agents" / f"{agent}.py")))
     return pipe_segments(case["reproduction"], command, str(workdir), timeout=10)
 
 

@@ -49,6 +49,7 @@ def build_machine(
     restarts: int,
     restart_odds: int,
     on_failure: Callable[[], None] = lambda: None,
+    may_restart: Callable[[], bool] = lambda: True,
 ) -> type[RuleBasedStateMachine]:
     can = target.advertises
     reopen = can("resume") or can("load")
@@ -133,8 +134,9 @@ def build_machine(
         @rule(_=sessions, ticket=st.integers(0, restart_odds - 1))
         def restart(self, _: str, ticket: int) -> None:
             if ticket == restart_odds // 2 + 1:
-                self.restarts += 1
-                self._do(Step("restart"))
+                self.restarts += 1  # drawn, whether or not it runs: the rules' data stays the same
+                if may_restart():
+                    self._do(Step("restart"))
 
     return StatusMachine
 
@@ -222,6 +224,16 @@ def run_sequences(
     def on_failure() -> None:
         failed[0] = True
 
+    restarted = [0]
+
+    def may_restart() -> bool:
+        # Once a failure is seen, every replay restarts where its example did: shrinking needs
+        # the same steps to run.
+        if failed[0] or profile.max_restarts is None or restarted[0] < profile.max_restarts:
+            restarted[0] += 1
+            return True
+        return False
+
     machine = build_machine(
         target,
         new_driver,
@@ -229,6 +241,7 @@ def run_sequences(
         profile.restarts_per_example if target.harness.config.restartable else 0,
         profile.restart_odds,
         on_failure,
+        may_restart,
     )
 
     def factory() -> RuleBasedStateMachine:

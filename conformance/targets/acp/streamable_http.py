@@ -20,6 +20,7 @@ import httpx
 from conformance.core.outcomes import HarnessError
 from conformance.core.transcript import StderrTail
 from conformance.transport.channel import EndingChannel, TransportRefused
+from conformance.transport.tls import tls_context
 
 __all__ = ["AcpHttpChannel"]
 
@@ -35,8 +36,9 @@ class AcpHttpChannel(EndingChannel):
     async def open(self, timeout: float) -> None:
         # The SDK client opens one SSE GET per session it sees and keeps it open; on httpx's default
         # pool (100 connections) the 100th session leaves every later POST waiting for a connection.
-        unbounded = httpx.Limits(max_connections=None, max_keepalive_connections=None)
-        self.client = httpx.AsyncClient(timeout=httpx.Timeout(None), limits=unbounded)
+        # Idle connections go before a server's keep-alive ends them (uvicorn: 5 s, as httpx's default).
+        unbounded = httpx.Limits(max_connections=None, max_keepalive_connections=None, keepalive_expiry=1.0)
+        self.client = httpx.AsyncClient(timeout=httpx.Timeout(None), limits=unbounded, verify=tls_context())
         try:  # any HTTP answer means something listens; the SDK client itself connects lazily
             await self.client.get(self.url, timeout=timeout)
         except httpx.HTTPError as exc:

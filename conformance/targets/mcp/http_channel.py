@@ -21,6 +21,7 @@ import httpx
 from conformance.core.outcomes import HarnessError
 from conformance.core.transcript import StderrTail
 from conformance.transport.channel import EndingChannel, TransportRefused
+from conformance.transport.tls import tls_context
 
 __all__ = ["McpHttpChannel"]
 
@@ -40,10 +41,9 @@ class McpHttpChannel(EndingChannel):
         # Imported here: the MCP SDK is only needed by MCP runs.
         import httpx2
         from mcp.client.streamable_http import streamable_http_client
-        from mcp.shared._httpx_utils import create_mcp_http_client
 
         try:  # any HTTP answer means something listens; the SDK client connects lazily
-            async with httpx.AsyncClient(timeout=timeout) as client:
+            async with httpx.AsyncClient(timeout=timeout, verify=tls_context()) as client:
                 await client.get(self.url, headers=self.headers)
         except httpx.HTTPError as exc:
             raise HarnessError(f"cannot reach {self.url}: {exc or type(exc).__name__}") from None
@@ -54,8 +54,11 @@ class McpHttpChannel(EndingChannel):
         async def hold() -> None:
             try:
                 async with (
-                    create_mcp_http_client(
-                        headers=self.headers, timeout=httpx2.Timeout(timeout, read=max(timeout, 60.0))
+                    # What the SDK's create_mcp_http_client builds, with the harness's one TLS context.
+                    httpx2.AsyncClient(
+                        headers=self.headers,
+                        timeout=httpx2.Timeout(timeout, read=max(timeout, 60.0)),
+                        verify=tls_context(),
                     ) as client,
                     streamable_http_client(self.url, http_client=client) as (read, write),
                 ):

@@ -10,9 +10,7 @@ did not give is :class:`MissingInput` (not testable, never passed).
 from __future__ import annotations
 
 import contextlib
-import functools
 import json
-import ssl
 import uuid
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
@@ -27,6 +25,7 @@ from conformance.core.outcomes import HarnessError, MissingInput, NotTestable
 from conformance.targets.mcp.options import McpOptions, reference_command
 from conformance.transport.peer import JsonRpcPeer, Reply
 from conformance.transport.process import AgentProcess
+from conformance.transport.tls import tls_context
 
 if TYPE_CHECKING:
     from conformance.core.config import AgentConfig
@@ -383,7 +382,7 @@ class McpTarget:
             url = self.options.instruct_url.replace("{sessionId}", session_id).replace(
                 "{baseUrl}", self._base_url()
             )
-            async with httpx.AsyncClient(timeout=timeout, verify=_tls()) as client:
+            async with httpx.AsyncClient(timeout=timeout, verify=tls_context()) as client:
                 response = await client.post(url, json={"sessionId": session_id, "text": text})
             if response.status_code >= 300:
                 raise HarnessError(
@@ -438,11 +437,6 @@ class McpTarget:
 def _options(config: AgentConfig) -> McpOptions:
     options = config.target_options
     return options if isinstance(options, McpOptions) else McpOptions()
-
-
-@functools.cache
-def _tls() -> ssl.SSLContext:
-    return ssl.create_default_context()  # once: building one costs tens of ms, and enqueues are many
 
 
 def carries(item: dict[str, Any], text: str) -> bool:

@@ -1,7 +1,7 @@
 """Broken HTTP status service: the caller is kept on the service object for the request ("the
 current user") across an await, so a probe that arrives meanwhile from another user is checked
-against the wrong caller and reads the session. Caught by http.concurrency.parallel-probes (rule
-others).
+against the wrong caller and reads the session (or the owner is refused). Caught by
+http.concurrency.parallel-probes (rule others, or owner in another interleaving).
 """
 
 import asyncio

@@ -11,7 +11,7 @@ import pytest
 
 from conformance import cases
 from conformance.core.registry import CASES
-from tests.conftest import agent_command, guarded
+from tests.conftest import REFERENCE_MODULE, agent_command, guarded, python_command
 
 cases.load_all()
 ACP_CASES = {case_id: case for case_id, case in CASES.items() if case.target == "acp"}  # MCP: test_mcp.py
@@ -410,8 +410,8 @@ def test_v2_agent_without_status_is_unimplemented_in_v2_words(suite) -> None:
 
 
 @pytest.mark.slow
-def test_v2_reference_agent_passes_every_v2_case(suite) -> None:
-    run = suite("--protocol", "2")
+def test_v2_reference_agent_passes_every_v2_case(direct) -> None:
+    run = direct("--protocol", "2", "--agent", python_command("-m", REFERENCE_MODULE, "--protocol", "2"))
     assert run.outcomes == V2_BASELINE, run.diff(V2_BASELINE)
     assert run.code == 0
     held = run.case("status.state.requires-action")

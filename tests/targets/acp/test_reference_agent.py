@@ -9,7 +9,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from conformance.core.registry import CASES
-from tests.conftest import EXPENSIVE, ROOT
+from tests.conftest import EXPENSIVE, REFERENCE_MODULE, ROOT, python_command
 from tests.targets.acp.test_broken_agents import BASELINE
 
 REPORT_SCHEMA = json.loads((ROOT / "schemas" / "report.schema.json").read_text())
@@ -34,7 +34,9 @@ def test_reference_agent_is_conformant(suite, tmp_path) -> None:
 def test_xdist_gives_one_merged_report(suite) -> None:
     """Two workers, two agents, one report with every selected case (the sequences and fuzzers
     are left out: they run in full in the serial test above)."""
-    run = suite("-n", "2", "-k", "not sequence and not fuzz")
+    run = suite(
+        "-n", "2", "-k", "not sequence and not fuzz", "--agent", python_command("-m", REFERENCE_MODULE)
+    )
     assert run.code == 0, run.stderr
     expected = {c: o for c, o in BASELINE.items() if not c.startswith(("sequence.", "fuzz."))}
     assert run.outcomes == expected, run.diff(expected)

@@ -4,17 +4,16 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from jsonschema import Draft202012Validator
 
-from tests.conftest import ROOT, agent_command, revision_kept
+from tests.conftest import REFERENCE_MODULE, ROOT, agent_command, python_command, revision_kept
 from tests.targets.acp.test_broken_agents import SEQ, SEQUENCE_ONLY
 
 REPLAY_SCHEMA = json.loads((ROOT / "schemas" / "replay.schema.json").read_text())
-REFERENCE = f"{sys.executable} -m conformance.reference.acp.agent"
+REFERENCE = python_command("-m", REFERENCE_MODULE)
 
 
 def replay(path: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -69,7 +68,7 @@ def test_replay_of_a_bad_file_is_a_usage_error(tmp_path: Path) -> None:
 
 
 def test_dev_profile_prints_and_honours_its_seed(suite) -> None:
-    run = suite("-k", "sequence or fuzz.status", "--profile", "dev", "--seed", "7")
+    run = suite("-k", "sequence or fuzz.status", "--profile", "dev", "--seed", "7", "--agent", REFERENCE)
     assert run.code == 0, run.stderr
     assert {run.case(SEQ)["details"]["seed"], run.case("fuzz.status.params")["details"]["seed"]} == {7}
     assert run.case(SEQ)["details"]["profile"] == "dev"

@@ -7,14 +7,24 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import EXPENSIVE, REFERENCE_AGENT, ROOT, agent_command, guarded, listening
+from tests.conftest import (
+    EXPENSIVE,
+    REFERENCE_AGENT,
+    REFERENCE_MODULE,
+    ROOT,
+    agent_command,
+    guarded,
+    listening,
+    python_command,
+)
 from tests.targets.acp.test_broken_agents import SEQ, WS_BASELINE, WS_BROKEN
 
 pytestmark = pytest.mark.slow
 
 
 def test_reference_agent_over_websocket_passes_every_case(direct) -> None:
-    run = direct("--transport", "websocket")
+    reference = python_command("-m", REFERENCE_MODULE, "--listen", "127.0.0.1:0")
+    run = direct("--transport", "websocket", "--agent", reference)
     assert run.outcomes == WS_BASELINE, run.diff(WS_BASELINE)
     assert run.code == 0
     no_attach = run.case("status.connections.no-attach")
@@ -32,7 +42,8 @@ def test_reference_agent_over_streamable_http_passes_every_case(direct) -> None:
     cases, expected = guarded(
         HTTP_BASELINE, {c: HTTP_BASELINE[c] for c in EXPENSIVE - {SEQ} if c in HTTP_BASELINE}
     )
-    run = direct("--transport", "http", cases=cases)
+    reference = python_command("-m", REFERENCE_MODULE, "--listen-http", "127.0.0.1:0")
+    run = direct("--transport", "http", "--agent", reference, cases=cases)
     assert run.outcomes == expected, run.diff(expected)
     assert run.code == 0
     assert run.report["agent"]["transport"] == "http"

@@ -19,7 +19,7 @@ from conformance.core.registry import CASES
 from conformance.targets.http.agentscope import segment
 from conformance.targets.http.calibration import differing, flatten, parts_of, shaped_like
 from conformance.targets.http.target import StatusProbe, find_entry
-from tests.conftest import AGENTS, ROOT, guarded, listening
+from tests.conftest import AGENTS, ROOT, guarded, listening, python_command
 from tests.unit.test_audit import check_variants_catch, expected_by_variant
 
 cases.load_all()
@@ -29,7 +29,8 @@ HTTP_CASES = sorted(c for c in CASES if CASES[c].target == "http")
 BASELINE = dict.fromkeys(HTTP_CASES, "pass")
 # States are reached in well under a second here; a short --timeout keeps waiting for a state a
 # broken service never reaches brief.
-FAST = ("--timeout", "5")
+# Waits for a state the variant never reaches end at --timeout; replies take milliseconds.
+FAST = ("--timeout", "2")
 HIDDEN_EVERYWHERE = {
     "http.ownership.while-running": "fail",
     "http.ownership.while-parked": "fail",
@@ -255,7 +256,9 @@ RULES = {
     "deleted_run_keeps_lease": ("http.later.deleted", "running"),
     "cached_idle_any_caller": ("http.isolation.after-owner-probe", "other-user"),
     "probe_single_flight": ("http.concurrency.parallel-probes", "owner"),
-    "caller_in_global": ("http.concurrency.parallel-probes", "others"),
+    # The swapped caller shows as a leak to the other user, or, in another interleaving, as a 404
+    # to the owner: the timing of 16 concurrent probes decides which comes first.
+    "caller_in_global": ("http.concurrency.parallel-probes", ("others", "owner")),
 }
 
 
@@ -306,7 +309,7 @@ def plain_service() -> Iterator[str]:
 
 
 def _variant(name: str) -> str:
-    return f"{sys.executable} {HTTP_AGENTS / name}.py --listen 127.0.0.1:0"
+    return python_command(str(HTTP_AGENTS / f"{name}.py"), "--listen", "127.0.0.1:0")
 
 
 @pytest.mark.slow
@@ -318,7 +321,7 @@ def test_broken_service_gets_exactly_its_outcomes(variant: str, direct) -> None:
         assert text in run.case(case_id)["message"]
     if variant in RULES:
         case_id, rule = RULES[variant]
-        assert run.case(case_id)["rule"] == rule
+        assert run.case(case_id)["rule"] in (rule if isinstance(rule, tuple) else (rule,))
     run.assert_explained(delta)
 
 

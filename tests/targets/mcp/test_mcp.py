@@ -16,7 +16,7 @@ from conformance.core.outcomes import Outcome
 from conformance.core.registry import CASES
 from conformance.runtime import Runtime
 from conformance.targets.mcp.options import McpOptions
-from tests.conftest import AGENTS, ROOT, guarded, listening
+from tests.conftest import AGENTS, ROOT, guarded, listening, python_command
 from tests.unit.test_audit import check_variants_catch, expected_by_variant
 
 cases.load_all()
@@ -247,7 +247,7 @@ MESSAGES = {
 
 
 def _server(name: str) -> str:
-    return f"{sys.executable} {MCP_AGENTS / name}.py --http 127.0.0.1:0"
+    return python_command(str(MCP_AGENTS / f"{name}.py"), "--http", "127.0.0.1:0")
 
 
 @pytest.mark.slow
@@ -318,7 +318,7 @@ def test_stdio_broken_server_gets_exactly_its_outcomes(server: str, direct) -> N
     cases, expected = guarded(STDIO_BASELINE, delta)
     run = direct(
         "--mcp-cmd",
-        f"{sys.executable} {MCP_AGENTS / server}.py",
+        python_command(str(MCP_AGENTS / f"{server}.py")),
         "--instruct-cmd",
         REFERENCE_INSTRUCT_CMD,
         cases=cases,
@@ -368,14 +368,14 @@ def test_without_an_operator_hook_instruction_cases_are_not_testable(suite) -> N
     assert run.report["counts"]["by_outcome"]["not-testable"] == len(INSTRUCTIONS) + len(ACCESS)
 
 
-def test_result_paths_are_configurable(suite) -> None:
-    server = f"{sys.executable} {MCP_AGENTS / 'custom_result_shape'}.py"
+def test_result_paths_are_configurable(direct) -> None:
+    server = python_command(str(MCP_AGENTS / "custom_result_shape.py"))
     hook = ("--instruct-cmd", REFERENCE_INSTRUCT_CMD)
-    blind = suite("--mcp-cmd", server, *hook)
+    blind = direct("--mcp-cmd", server, *hook)
     message = blind.case("heartbeat.instructions.delivered")["message"]
     assert blind.outcomes["heartbeat.instructions.delivered"] == "not-testable"
     assert "queue" in message and "--instructions-path" in message  # names what the result has
-    told = suite(
+    told = direct(
         "--mcp-cmd", server, *hook, "--instructions-path", "/queue/items", "--cursor-path", "/queue/after"
     )
     assert told.outcomes == STDIO_BASELINE, told.diff(STDIO_BASELINE)
@@ -384,7 +384,7 @@ def test_result_paths_are_configurable(suite) -> None:
 def test_failing_sequence_replays(suite, tmp_path) -> None:
     run = suite(
         "--mcp-cmd",
-        f"{sys.executable} {MCP_AGENTS / 'redelivers_acked'}.py",
+        python_command(str(MCP_AGENTS / "redelivers_acked.py")),
         "--instruct-cmd",
         REFERENCE_INSTRUCT_CMD,
         "-k",
