@@ -77,7 +77,8 @@ def _configure(config: pytest.Config) -> None:
             report_dir.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise pytest.UsageError(
-                f"--report-dir {str(report_dir)!r} cannot be created: {exc.strerror}"
+                f"--report-dir {str(report_dir)!r} cannot be created ({exc.strerror}): pass a folder you can "
+                "write to"
             ) from None
         if config.option.xmlpath is None:
             config.option.xmlpath = str(report_dir / "junit.xml")

@@ -291,7 +291,7 @@ class RunReport:
                 "protocolVersion": self.agent.get("protocolVersion"),
                 "agentCapabilities": self.agent.get("agentCapabilities") or self.agent.get("capabilities"),
             },
-            "started": datetime.fromtimestamp(self.started, UTC).isoformat(),
+            "started": datetime.fromtimestamp(self.started, UTC).isoformat(timespec="seconds"),
             "duration": round(time.time() - self.started, 3),
             "options": {
                 "strict": self.strict,

@@ -8,6 +8,7 @@ so nothing the agent started outlives the run.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import signal
 import subprocess
@@ -70,6 +71,12 @@ class StdioProcess:
         except PermissionError:
             raise LaunchError(f"agent command is not executable: {self.command[0]!r}") from None
         except OSError as exc:
+            if exc.errno == errno.ENOEXEC:  # a script without a "#!" line
+                raise LaunchError(
+                    f"cannot start agent command {self.command[0]!r}: the system cannot run it (a script needs "
+                    f"a first line such as #!/usr/bin/env python3, or name its interpreter, e.g. "
+                    f"'python3 {self.command[0]}')"
+                ) from None
             raise LaunchError(f"cannot start agent command {self.command[0]!r}: {exc}") from None
         self.pgid = self.process.pid  # start_new_session: the agent leads its own group
 

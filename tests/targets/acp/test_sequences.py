@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -46,8 +47,13 @@ def test_sequence_bug_is_caught_minimal_and_replayable(agent: str, direct, tmp_p
     Draft202012Validator(REPLAY_SCHEMA).validate(data)
     assert len(data["steps"]) == SEQUENCE_ONLY[agent]
 
-    still = replay(path)
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(tempfile, "tempdir", str(scratch))
+        still = replay(path)
     assert still.returncode == 1 and "STILL FAILING" in still.stdout, still.stdout + still.stderr
+    assert list(scratch.iterdir()) == [], "the replay left its working folder behind"
     fixed = replay(path, "--agent", REFERENCE)
     assert fixed.returncode == 0 and "FIXED" in fixed.stdout, fixed.stdout + fixed.stderr
 
