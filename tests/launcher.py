@@ -71,9 +71,18 @@ def serve(path: str) -> None:
     listener.listen(128)
     parent = os.getppid()
     children: dict[int, socket.socket] = {}
+    # A child's exit wakes the loop at once (SIGCHLD through a pipe); otherwise it sleeps.
+    wake_read, wake_write = os.pipe()
+    os.set_blocking(wake_read, False)
+    os.set_blocking(wake_write, False)
+    signal.set_wakeup_fd(wake_write)
+    signal.signal(signal.SIGCHLD, lambda *_: None)
     while os.getppid() == parent:
-        ready, _, _ = select.select([listener], [], [], 0.01)
-        if ready:
+        ready, _, _ = select.select([listener, wake_read], [], [], 0.5)
+        if wake_read in ready:
+            with contextlib.suppress(BlockingIOError):
+                os.read(wake_read, 512)
+        if listener in ready:
             conn, _ = listener.accept()
             try:
                 pid = _fork_child(conn, listener, children)
@@ -114,6 +123,7 @@ def _fork_child(conn: socket.socket, listener: socket.socket, children: dict[int
         _send(conn, json.dumps({"pid": pid}).encode())
         return pid
     try:
+        signal.set_wakeup_fd(-1)
         listener.close()
         for other in children.values():
             other.close()

@@ -75,7 +75,13 @@ def test_the_wheel_installs_under_the_projects_namespace(installed: Path) -> Non
     purelib = next(installed.glob("lib/python*/site-packages"))
     assert (purelib / "conformance" / "cases" / "acp").is_dir()
     assert (purelib / "conformance" / "schemas" / "report.schema.json").is_file()
-    assert (purelib / "conformance" / "cases" / "revisions" / "rfd-2026-10-26.toml").is_file()
+    revisions = ROOT / "cases" / "revisions"
+    shipped = purelib / "conformance" / "cases" / "revisions"
+    for source in [
+        *revisions.glob("*.toml"),
+        *revisions.glob("sources/*"),
+    ]:  # every spec text a revision quotes
+        assert (shipped / source.relative_to(revisions)).is_file(), source.name
     assert not (purelib / "cases").exists() and not (purelib / "schemas").exists()
 
 
