@@ -239,14 +239,16 @@ def main(argv: list[str] | None = None) -> int:
         return USAGE_ERROR
     import pytest
 
+    from conformance.pytest import plugin
+
+    plugin.ONE_LINE_ENDINGS[0] = True
     stderr = sys.stderr
     sys.stderr = _WithoutPytestExitLine(stderr)  # type: ignore[assignment]
     try:
         code = pytest.main(pytest_argv(args))
     finally:
         sys.stderr = stderr
-    from conformance.pytest import plugin
-
+        plugin.ONE_LINE_ENDINGS[0] = False
     last = plugin.LAST_RUN
     if last.get("verdict") is not None:
         print(f"{last['line']} — report: {last['report']}", file=sys.stderr)

@@ -31,7 +31,14 @@ from conformance.pytest.items import (
     is_case_file,
 )
 from conformance.pytest.options import pytest_addoption  # noqa: F401 - the hook, registered with this plugin
-from conformance.reports.baseline import Baseline, BaselineResult, load_baseline, write_baseline
+from conformance.reports.baseline import (
+    Baseline,
+    BaselineResult,
+    did_you_mean,
+    is_todo,
+    load_baseline,
+    write_baseline,
+)
 from conformance.reports.junit import enrich_junit, write_fatal_junit
 from conformance.reports.report import RunReport, case_record, clean, default_report_dir
 from conformance.runtime import Runtime
@@ -41,6 +48,7 @@ from conformance.transport.stdio import LaunchError
 RUNTIME = pytest.StashKey[Runtime]()
 INTERRUPTED = pytest.StashKey[bool]()
 _SESSION: list[pytest.Session | None] = [None]
+ONE_LINE_ENDINGS = [False]  # set by the command line, which prints the ending itself
 SPEC_CHOICES = ("auto", *revisions.available())
 # What the last run decided, for the command line (conformance/cli.py runs pytest in-process).
 LAST_RUN: dict[str, Any] = {}
@@ -199,11 +207,11 @@ def _check_baseline_ids(config: pytest.Config) -> None:
     baseline = config.stash.get(BASELINE, None)
     if baseline is None:
         return
-    unknown = sorted(set(baseline.entries) - config.stash.get(COLLECTED, set()))
+    collected = config.stash.get(COLLECTED, set())
+    unknown = sorted(set(baseline.entries) - collected)
     if unknown:
-        LAST_RUN["message"] = (
-            f"{baseline.path} lists case ids this suite does not have (renamed or mistyped?): {', '.join(unknown)}"
-        )
+        named = "; ".join(f"{u}{did_you_mean(u, collected)}" for u in unknown)
+        LAST_RUN["message"] = f"{baseline.path} lists case ids this suite does not have: {named}"
         pytest.exit(LAST_RUN["message"], returncode=2)
 
 
@@ -336,15 +344,22 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
         _CONTROLLER_REPORT[0].add(data)
 
 
-@pytest.hookimpl(tryfirst=True)  # before the terminal formats the interrupt's traceback
-def pytest_keyboard_interrupt(excinfo: pytest.ExceptionInfo[BaseException]) -> None:
-    if isinstance(excinfo.value, pytest.exit.Exception) or _SESSION[0] is None:
-        return
-    config = _SESSION[0].config
-    config.stash[INTERRUPTED] = True  # pytest's exit status is lost if formatting then fails
-    runtime = config.stash.get(RUNTIME, None)
-    if runtime is not None:
-        runtime.interrupt()
+@pytest.hookimpl(wrapper=True)  # around the terminal, which formats the interrupt's traceback
+def pytest_keyboard_interrupt(excinfo: pytest.ExceptionInfo[BaseException]) -> Any:
+    config = _SESSION[0].config if _SESSION[0] is not None else None
+    if config is not None and not isinstance(excinfo.value, pytest.exit.Exception):
+        config.stash[INTERRUPTED] = True  # pytest's exit status is lost if formatting then fails
+        runtime = config.stash.get(RUNTIME, None)
+        if runtime is not None:
+            runtime.interrupt()
+    result = yield
+    if config is not None and config.stash.get(ACTIVE, False) and ONE_LINE_ENDINGS[0]:
+        # The command line says what happened in one line (our own exits, and Ctrl-C: "interrupted:
+        # partial report …"); the terminal's "! _pytest.outcomes.Exit" and traceback would repeat it.
+        terminal = config.pluginmanager.get_plugin("terminalreporter")
+        if terminal is not None and hasattr(terminal, "_report_keyboardinterrupt"):
+            terminal._report_keyboardinterrupt = lambda: None
+    return result
 
 
 @pytest.hookimpl(trylast=True)  # after junitxml has written its file, which this rewrites
@@ -436,8 +451,9 @@ def _apply_baseline(config: pytest.Config, report: RunReport) -> None:
     for c in report.cases:
         if c.get("baseline") in marks:
             marks[c["baseline"]].append(c["id"])
+    todo = sorted(c for c, reason in baseline.entries.items() if is_todo(reason))
     report.baseline = BaselineResult(
-        str(baseline.path), sorted(marks["known"]), sorted(marks["new"]), sorted(marks["stale"])
+        str(baseline.path), sorted(marks["known"]), sorted(marks["new"]), sorted(marks["stale"]), todo, strict
     )
 
 

@@ -15,6 +15,7 @@ one; only the run's exit code follows the baseline.
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
 import re
@@ -29,7 +30,16 @@ import yaml
 from conformance.core.config import UsageError
 from conformance.core.registry import SLUG
 
-__all__ = ["Baseline", "BaselineResult", "failing", "load_baseline", "write_baseline"]
+__all__ = [
+    "Baseline",
+    "BaselineResult",
+    "did_you_mean",
+    "failing",
+    "is_todo",
+    "load_baseline",
+    "short_reason",
+    "write_baseline",
+]
 
 KEY = "expected-failures"
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
@@ -60,17 +70,41 @@ class BaselineResult:
     known: list[str]
     new: list[str]
     stale: list[str]
+    todo: list[str] = field(default_factory=list)  # entries whose reason still says TODO
+    strict: bool = False  # under --strict a TODO reason fails the gate
 
     @property
     def ok(self) -> bool:
-        return not self.new and not self.stale
+        return not self.new and not self.stale and not (self.strict and self.todo)
 
     def explanation(self) -> str:
         parts = [f"{len(self.known)} known failure(s)", f"{len(self.new)} new", f"{len(self.stale)} stale"]
+        if self.todo:
+            parts.append(f"{len(self.todo)} reason(s) still TODO")
         return f"baseline {self.path}: " + ", ".join(parts)
 
     def to_json(self) -> dict[str, Any]:
-        return {"file": self.path, "known": self.known, "new": self.new, "stale": self.stale, "ok": self.ok}
+        return {
+            "file": self.path,
+            "known": self.known,
+            "new": self.new,
+            "stale": self.stale,
+            "todo": self.todo,
+            "ok": self.ok,
+        }
+
+
+def is_todo(reason: str) -> bool:
+    return reason.strip().upper().startswith("TODO")
+
+
+def short_reason(message: str, limit: int = 120) -> str:
+    """The first clause of a case's message, whole, or cut at a word with an ellipsis."""
+    text = _CONTROL.sub(" ", message).strip()
+    first = re.split(r"(?<=[.;:])\s", text, maxsplit=1)[0].rstrip(".;:")
+    if len(first) <= limit:
+        return first
+    return first[:limit].rsplit(" ", 1)[0].rstrip(",;:") + " …"
 
 
 def load_baseline(path: Path, known_ids: set[str] | None = None) -> Baseline:
@@ -99,11 +133,18 @@ def load_baseline(path: Path, known_ids: set[str] | None = None) -> Baseline:
         if not isinstance(reason, str) or not reason.strip():
             raise UsageError(f"{path}: {case_id} has no reason; say why this failure is expected")
         if known_ids is not None and case_id not in known_ids:
-            raise UsageError(f"{path}: {case_id} is not a case of this suite (renamed or mistyped?)")
+            raise UsageError(
+                f"{path}: {case_id} is not a case of this suite{did_you_mean(case_id, known_ids)}"
+            )
         if case_id in baseline.entries:
             raise UsageError(f"{path}: {case_id} is listed twice")
         baseline.entries[case_id] = reason.strip()
     return baseline
+
+
+def did_you_mean(case_id: str, known_ids: set[str]) -> str:
+    close = difflib.get_close_matches(case_id, sorted(known_ids), n=3, cutoff=0.85)
+    return f" (did you mean {' or '.join(close)}?)" if close else " (renamed or mistyped?)"
 
 
 def _kind(path: Path) -> str:
@@ -127,9 +168,9 @@ def write_baseline(
     for case_id, case in sorted(ran.items()):
         if failing(case["outcome"], strict) and case_id not in entries:
             seen = datetime.now(UTC).strftime("%Y-%m-%d")
-            message = _CONTROL.sub(" ", str(case.get("message", "")))[:200]
             entries[case_id] = (
-                f"TODO: say why this is expected. First seen {seen}: {case['outcome']}: {message}"
+                f"TODO: say why this is expected (first seen {seen}, {case['outcome']}: "
+                f"{short_reason(str(case.get('message', '')))})"
             )
     added = len(set(entries) - set(old_entries))
     removed = len(set(old_entries) - set(entries))

@@ -245,7 +245,7 @@ class RunReport:
         }
         gated = verdict(self._outcomes(marks), status_advertised=self.status_advertised, strict=self.strict)
         b = self.baseline
-        if b.new or b.stale:
+        if not b.ok:
             why = []
             if b.new:
                 why.append(f"new failure(s) not in the baseline: {', '.join(b.new)}")
@@ -253,6 +253,10 @@ class RunReport:
                 why.append(
                     f"stale baseline entries (these cases now pass; remove them): {', '.join(b.stale)}"
                 )
+            if b.strict and b.todo:
+                why.append(f"entries whose reason still says TODO (--strict): {', '.join(b.todo)}")
+            if gated is Verdict.CONFORMANT:
+                gated = Verdict.NON_CONFORMANT
             return gated, f"{self.label()}, and the baseline gate fails: " + "; ".join(why)
         if v is gated:
             return gated, f"{self.headline()} ({b.explanation()})"
@@ -361,7 +365,12 @@ class RunReport:
             lines.append(f"{lv:<10} " + " ".join(f"{row[c]:>13}" for c in cols))
         lines.append("total      " + " ".join(f"{counts['by_outcome'][c]:>13}" for c in cols))
         v = self.verdict()
-        lines.append(f"verdict: {self.headline()} (exit {v.exit_code})")
+        if self.baseline is None:
+            lines.append(f"verdict: {self.headline()} (exit {v.exit_code})")
+        else:  # the exit code is the gate's: saying the verdict's here would contradict it
+            lines.append(
+                f"verdict: {self.headline()} (the report's verdict; the baseline gate decides the exit)"
+            )
         for c in self.robustness_findings():
             lines.append(clean(f"robustness finding: {c['id']}: {str(c.get('message', ''))[:300]}"))
         uncovered = [c for c in self.cases if c["outcome"] in ("not-testable", "unimplemented", "n/a")]
@@ -376,6 +385,15 @@ class RunReport:
                 lines += textwrap.wrap(text, width, initial_indent="  ", subsequent_indent="      ")
         if self.baseline is not None:
             gated, explanation = self.gate()
-            lines.append(f"baseline gate: exit {gated.exit_code} — {explanation}")
+            b = self.baseline
+            state = "pass" if b.ok and gated.exit_code == 0 else "fail"
+            lines.append(
+                f"{len(b.known)} known failure(s) (baseline); gate: {state} (exit {gated.exit_code}) — {explanation}"
+            )
+            for case_id in b.todo:
+                lines.append(
+                    f"warning: {b.path}: {case_id}'s reason still says TODO: say why this failure is expected"
+                    + (" (fails the gate under --strict)" if not b.strict else "")
+                )
         lines.extend(clean(note) for note in self.notes)
         return lines

@@ -54,8 +54,8 @@ EXTERNAL = {
 
 
 @pytest.mark.slow
-def test_agentscope_server_is_certified(suite) -> None:
-    run = suite("--http-cmd", SERVER, "--user-id", "alice", "--timeout", "20", timeout=600)
+def test_agentscope_server_is_certified(direct) -> None:
+    run = direct("--http-cmd", SERVER, "--user-id", "alice", "--timeout", "20")
     expected = dict.fromkeys(HTTP_CASES, "pass") | FINDINGS
     assert run.outcomes == expected, run.diff(expected)
     assert run.code == 1
@@ -70,17 +70,15 @@ def test_agentscope_server_is_certified(suite) -> None:
 
 
 @pytest.mark.slow
-def test_external_executor_state_with_askuser_added(suite) -> None:
-    run = suite(
+def test_external_executor_state_with_askuser_added(direct) -> None:
+    run = direct(
         "--http-cmd",
         f"{SERVER} --external-tool",
         "--user-id",
         "alice",
         "--timeout",
         "20",
-        "-k",
-        "external",
-        timeout=300,
+        cases=sorted(EXTERNAL),
     )
     assert run.outcomes == EXTERNAL, run.diff(EXTERNAL)
     assert "a wrong agent_id got HTTP 200" in run.case("http.ownership.while-external")["message"]

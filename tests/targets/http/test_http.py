@@ -344,9 +344,9 @@ def test_reference_service_is_certified(suite) -> None:
     assert any(f["frame"].startswith("curl ") for f in shape["transcript"] if f["dir"] == "send")
 
 
-def test_a_service_the_suite_cannot_drive_is_probed_on_the_given_session(suite, plain_service: str) -> None:
+def test_a_service_the_suite_cannot_drive_is_probed_on_the_given_session(direct, plain_service: str) -> None:
     """Without an AgentScope-compatible API: the read-only cases run on --session-id, the others say why."""
-    run = suite("--http-url", plain_service, "--user-id", "alice", "--agent-id", "a1", "--session-id", "s1")
+    run = direct("--http-url", plain_service, "--user-id", "alice", "--agent-id", "a1", "--session-id", "s1")
     driven = {
         c
         for c in HTTP_CASES
@@ -359,8 +359,8 @@ def test_a_service_the_suite_cannot_drive_is_probed_on_the_given_session(suite, 
     assert "POST /chat/" in run.case("http.state.idle-fresh")["message"]
 
 
-def test_without_a_session_to_probe_the_cases_say_what_to_pass(suite, plain_service: str) -> None:
-    run = suite("--http-url", plain_service, "--user-id", "alice")
+def test_without_a_session_to_probe_the_cases_say_what_to_pass(direct, plain_service: str) -> None:
+    run = direct("--http-url", plain_service, "--user-id", "alice")
     assert set(run.outcomes.values()) == {"not-testable"}
     assert "--session-id" in run.case("http.status.shape")["message"]
 

@@ -340,8 +340,12 @@ def test_reference_server_is_certified_over_stdio(suite) -> None:
     assert coverage["revision"] == "mcp-session-heartbeat-2025-06-18" and coverage["tested"] >= 10
 
 
-def test_reference_server_is_certified_over_http(suite) -> None:
-    run = suite("--target", "mcp", "--transport", "http")
+def test_reference_server_is_certified_over_http(direct) -> None:
+    run = direct(
+        "--mcp-cmd",
+        python_command("-m", "conformance.reference.mcp.server", "--http", "127.0.0.1:0"),
+        *HTTP_OPTIONS,
+    )
     assert run.outcomes == HTTP_BASELINE, run.diff(HTTP_BASELINE)
     assert run.code == 0, run.stderr
     rejected = run.case("heartbeat.access.other-caller-rejected")
@@ -350,17 +354,17 @@ def test_reference_server_is_certified_over_http(suite) -> None:
     assert "Bearer conformance-" not in report, "credentials are redacted"
 
 
-def test_server_already_listening_with_mcp_url(suite, tmp_path) -> None:
+def test_server_already_listening_with_mcp_url(direct, tmp_path) -> None:
     with listening(
         [sys.executable, "-m", "conformance.reference.mcp.server", "--http", "127.0.0.1:0"]
     ) as url:
-        run = suite("--mcp-url", url, *HTTP_OPTIONS[2:])
+        run = direct("--mcp-url", url, *HTTP_OPTIONS[2:])
     assert run.outcomes == HTTP_BASELINE, run.diff(HTTP_BASELINE)
     assert run.code == 0
 
 
-def test_without_an_operator_hook_instruction_cases_are_not_testable(suite) -> None:
-    run = suite("--mcp-cmd", f"{sys.executable} -m conformance.reference.mcp.server")
+def test_without_an_operator_hook_instruction_cases_are_not_testable(direct) -> None:
+    run = direct("--mcp-cmd", python_command("-m", "conformance.reference.mcp.server"))
     expected = STDIO_BASELINE | dict.fromkeys(INSTRUCTIONS, "not-testable")
     assert run.outcomes == expected, run.diff(expected)
     assert run.code == 0
