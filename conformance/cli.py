@@ -128,14 +128,18 @@ def check_baseline(args: argparse.Namespace) -> str | None:
 
 
 class _WithoutPytestExitLine:
-    """stderr while pytest runs: pytest repeats an exit's message as 'Exit: …'; the runner
-    prints it once, as 'error: …'."""
+    """stderr while pytest runs: pytest repeats an exit's message as 'Exit: …' and a usage
+    error's as 'ERROR: …'; the runner prints each once, as its last line, 'error: …'."""
 
     def __init__(self, inner: Any) -> None:
         self._inner = inner
 
     def write(self, text: str) -> int:
-        return len(text) if text.startswith("Exit: ") else self._inner.write(text)
+        from conformance.pytest.plugin import LAST_RUN
+
+        said = str(LAST_RUN.get("message", ""))  # what the runner's last line will say
+        repeated = text.startswith("Exit: ") or (text.startswith("ERROR: ") and bool(said) and said in text)
+        return len(text) if repeated else self._inner.write(text)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._inner, name)

@@ -35,6 +35,19 @@ PROFILES = {
     "dev": Profile(
         "dev", 200, steps=20, restarts_per_example=1, restart_odds=32, fixed_seed=None, database=False
     ),
+    # A quick look (a pre-commit hook, a transport check): every case runs, with a tenth of the
+    # ci budget for the generated ones. Its verdict says "smoke" in every report.
+    "smoke": Profile(
+        "smoke",
+        15,
+        steps=20,
+        restarts_per_example=1,
+        restart_odds=32,
+        fixed_seed=0,
+        database=False,
+        budget=5.0,
+        max_restarts=1,
+    ),
     "thorough": Profile(
         "thorough",
         1000,

@@ -42,7 +42,7 @@ from conformance.reports.baseline import (
 from conformance.reports.junit import enrich_junit, write_fatal_junit
 from conformance.reports.report import RunReport, case_record, clean, default_report_dir
 from conformance.runtime import Runtime
-from conformance.targets import DEFAULT, TARGETS, chosen, configure
+from conformance.targets import DEFAULT, TARGETS, chosen, configure, named
 from conformance.transport.stdio import LaunchError
 
 RUNTIME = pytest.StashKey[Runtime]()
@@ -247,7 +247,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         init = runtime.start()
     except (LaunchError, CaseSignal, AgentExited, TimeoutError, Unanswered) as exc:
         runtime.close()
-        message = _preflight_message(exc)
+        message = _preflight_message(exc, config._conformance_agent)  # type: ignore[attr-defined]
         LAST_RUN["message"] = clean(f"cannot certify: {message}")
         report = config.stash[REPORT]
         report.fatal = LAST_RUN["message"]
@@ -272,14 +272,17 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         config.stash[RUNTIME] = runtime
 
 
-def _preflight_message(exc: BaseException) -> str:
+def _preflight_message(exc: BaseException, config: AgentConfig) -> str:
     if isinstance(exc, AgentExited):
         lines = [ln for ln in exc.stderr_tail.strip().splitlines() if ln.strip()]
         tail = f"; its last stderr line: {lines[-1][:200]}" if lines else ""
         return f"the agent exited with code {exc.code} before answering initialize{tail}"
     if isinstance(exc, TimeoutError | Unanswered):
         what = exc.describe() if isinstance(exc, Unanswered) else str(exc)
-        return f"the agent did not answer initialize ({what}); is it an ACP agent (with --mcp-cmd: an MCP server) on stdio?"
+        subject = named(config.target).subject
+        return (
+            f"the agent did not answer initialize ({what}); does it serve {subject} over {config.transport}?"
+        )
     return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
 
 

@@ -22,6 +22,10 @@ __all__ = ["Column", "load_columns", "main", "matrix_html", "matrix_markdown"]
 
 FORMAT = "session-status-conformance/report@1"
 SYMBOLS = {"pass": "pass", "fail": "FAIL", "warn": "warn", "info": "info", "error": "ERROR"}
+# Cases that ran to no verdict, told apart: n/a (not for this agent), not testable (an input or a
+# probe was missing), unimplemented (the capability is not advertised).
+NO_VERDICT = {"n/a": "#e0e0e0", "not-testable": "#fff59d", "unimplemented": "#bdbdbd"}
+LEGEND = ["pass", "fail", "warn", "info", "error", "not-testable", "n/a", "unimplemented"]
 
 
 @dataclass
@@ -40,10 +44,23 @@ class MatrixError(Exception):
 
 
 def _label(report: dict[str, Any], path: Path) -> str:
-    info = report.get("agent", {}).get("agentInfo")
+    """The agent's own name and version, then what was run: the target, its transport, and for
+    ACP the protocol version (so a v1 and a v2 run of one agent read apart)."""
+    agent = report.get("agent", {})
+    info = agent.get("agentInfo")
     if isinstance(info, dict) and isinstance(info.get("name"), str):
-        return f"{info['name']} {info.get('version') or ''}".strip()[:60]
-    return path.parent.name[:60]
+        name = f"{info['name']} {info.get('version') or ''}".strip()[:60]
+    else:
+        name = path.parent.name[:60]
+    return f"{name} · {_how(report)}"
+
+
+def _how(report: dict[str, Any]) -> str:
+    agent = report.get("agent", {})
+    parts = [str(report.get("target") or "acp"), str(agent.get("transport") or "stdio")]
+    if report.get("target", "acp") == "acp" and agent.get("protocolVersion") is not None:
+        parts.append(f"v{agent['protocolVersion']}")
+    return " ".join(parts)
 
 
 def load_columns(paths: list[Path]) -> list[Column]:
@@ -93,8 +110,12 @@ STYLE = """
 body{font:13px/1.4 system-ui,sans-serif;margin:1.5em;color:#222}
 table{border-collapse:collapse}
 td,th{border:1px solid #ccc;padding:.25em .5em;text-align:center}
-th.case,td.case{text-align:left;font-family:ui-monospace,monospace;white-space:nowrap}
+th.case,td.case{text-align:left;font-family:ui-monospace,monospace;white-space:nowrap;
+  position:sticky;left:0;background:#fff;z-index:1;box-shadow:1px 0 0 #ccc}
+.legend span{display:inline-block;padding:.1em .5em;margin-right:.3em;color:#fff}
+.legend span.light{color:#222;border:1px solid #ccc}
 td a{color:#fff;text-decoration:none;display:block;font-weight:bold}
+td a.light{color:#222}
 td.none{color:#999}
 .verdict{color:#fff;font-weight:bold}
 """
@@ -108,6 +129,12 @@ def matrix_html(columns: list[Column], out_dir: Path) -> str:
         for c in columns
     )
     revisions = "".join(f"<td>{html_text(c.report['spec']['revision'])}</td>" for c in columns)
+    hows = "".join(f"<td>{html_text(_how(c.report))}</td>" for c in columns)
+    legend = "".join(
+        f"<span{' class=light' if o in NO_VERDICT else ''} style='background:{_color(o)}'>{html_text(o)}</span>"
+        for o in LEGEND
+    )
+    title = html_text(f"{_subjects(columns)} conformance matrix")
     body = []
     outcome_maps = [c.outcomes for c in columns]
     for case_id, level, sentence in _case_rows(columns):
@@ -118,10 +145,11 @@ def matrix_html(columns: list[Column], out_dir: Path) -> str:
                 cells.append("<td class='none'>—</td>")
                 continue
             outcome = case["outcome"]
-            color = COLORS.get(outcome, "#9e9e9e") if case.get("baseline") != "stale" else COLORS["warn"]
+            color = _color(outcome) if case.get("baseline") != "stale" else COLORS["warn"]
             text = html_text(_cell_text(case))
             href = html_text(_link(col, out_dir, case_id))
-            cells.append(f"<td style='background:{color}'><a href='{href}'>{text}</a></td>")
+            light = " class='light'" if outcome in NO_VERDICT else ""
+            cells.append(f"<td style='background:{color}'><a{light} href='{href}'>{text}</a></td>")
         body.append(
             f"<tr><td class='case' title='{html_text(sentence)}'>{html_text(case_id)}</td>"
             f"<td>{html_text(level)}</td>{''.join(cells)}</tr>"
@@ -130,12 +158,14 @@ def matrix_html(columns: list[Column], out_dir: Path) -> str:
         [
             "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
             "<meta http-equiv='Content-Security-Policy' content=\"default-src 'none'; style-src 'unsafe-inline'\">",
-            f"<title>session/status conformance matrix</title><style>{STYLE}</style></head><body>",
-            f"<h1>session/status conformance matrix</h1><p>{len(columns)} runs; click a cell for the case's "
+            f"<title>{title}</title><style>{STYLE}</style></head><body>",
+            f"<h1>{title}</h1><p>{len(columns)} runs; click a cell for the case's "
             "transcript in that run's report.</p>",
+            f"<p class='legend' id='legend'>{legend}</p>",
             "<table id='matrix'>",
             f"<tr><th class='case'>case</th><th>level</th>{head}</tr>",
             f"<tr><th class='case'>verdict</th><th></th>{verdicts}</tr>",
+            f"<tr><th class='case'>target, transport</th><th></th>{hows}</tr>",
             f"<tr><th class='case'>revision</th><th></th>{revisions}</tr>",
             *body,
             "</table></body></html>",
@@ -143,13 +173,27 @@ def matrix_html(columns: list[Column], out_dir: Path) -> str:
     )
 
 
+def _color(outcome: str) -> str:
+    return COLORS.get(outcome) or NO_VERDICT.get(outcome, "#9e9e9e")
+
+
+def _subjects(columns: list[Column]) -> str:
+    """The page's title: what the runs certified (each run's report names its subject)."""
+    subjects = dict.fromkeys(str(c.report.get("subject") or "session/status") for c in columns)
+    return " · ".join(subjects)
+
+
 def matrix_markdown(columns: list[Column], out_dir: Path) -> str:
     lines = [
-        "| case | level | " + " | ".join(md_text(c.label, 60) for c in columns) + " |",
+        f"## {md_text(_subjects(columns))} conformance matrix",
+        "",
+        "| case | level | " + " | ".join(md_text(c.label, 200) for c in columns) + " |",
         "| --- | --- |" + " --- |" * len(columns),
         "| **verdict** | | "
         + " | ".join(f"**{md_text(c.report['verdict']['label'])}**" for c in columns)
         + " |",
+        "| target, transport | | " + " | ".join(md_text(_how(c.report)) for c in columns) + " |",
+        "| revision | | " + " | ".join(md_text(c.report["spec"]["revision"]) for c in columns) + " |",
     ]
     outcome_maps = [c.outcomes for c in columns]
     for case_id, level, _ in _case_rows(columns):
@@ -171,16 +215,22 @@ def main(argv: list[str]) -> int:
     )
     parser.add_argument("reports", nargs="+", type=Path, help="report.json files (or their folders)")
     parser.add_argument(
-        "-o", "--output", type=Path, default=Path("matrix.html"), help="matrix.html or matrix.md"
+        "-o",
+        "--output",
+        type=Path,
+        help="matrix.html or matrix.md (default: matrix.html, unless --markdown is given)",
     )
-    parser.add_argument("--markdown", type=Path, help="also write the Markdown table here")
+    parser.add_argument("--markdown", type=Path, help="write the Markdown table here")
     args = parser.parse_args(argv)
     try:
         columns = load_columns(args.reports)
     except MatrixError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    outputs = [(args.output, args.output.suffix == ".md")]
+    outputs: list[tuple[Path, bool]] = []
+    if args.output is not None or args.markdown is None:  # only where -o / --markdown say
+        output = args.output or Path("matrix.html")
+        outputs.append((output, output.suffix == ".md"))
     if args.markdown:
         outputs.append((args.markdown, True))
     for path, markdown in outputs:

@@ -69,6 +69,12 @@ def test_report_html_shows_verdict_and_a_failing_transcript(browser, tmp_path: P
     assert "-32603" in transcript.inner_text()
     passing = page.locator("[id='status.result.shape'] details.transcript pre")
     assert not passing.is_visible(), "a passing case's transcript is folded"
+    failures = [c["id"] for c in run.report["cases"] if c["outcome"] in ("fail", "error")]
+    assert failures
+    for case_id in failures:  # each with its reproduction, a block to select and copy
+        block = page.locator(f"[id='{case_id}'] pre.repro")
+        assert block.is_visible(), case_id
+        assert '"method":"initialize"' in block.inner_text().replace(" ", ""), case_id
     assert [u for u in requests if not u.startswith("file://")] == [], (
         "the report loads nothing from the network"
     )
@@ -90,7 +96,30 @@ def test_matrix_of_reference_and_three_broken_agents(browser, tmp_path: Path) ->
     page, requests = open_page(browser, out)
     headers = page.locator("#matrix tr").first.locator("th")
     assert headers.count() == 2 + len(agents)
-    assert page.locator("#matrix tr").count() == 3 + len(run.report["cases"])
+    labels = [headers.nth(i).inner_text() for i in range(2, headers.count())]
+    assert len(set(labels)) == len(labels) and all("acp stdio v1" in label for label in labels), labels
+    assert page.locator("#matrix tr").count() == 4 + len(run.report["cases"])  # verdict, transport, revision
+    assert page.title() == "ACP session/status conformance matrix"
+    assert page.locator("#legend span").all_inner_texts() == [
+        "pass",
+        "fail",
+        "warn",
+        "info",
+        "error",
+        "not-testable",
+        "n/a",
+        "unimplemented",
+    ]
+    # The case column stays in view when the table scrolls sideways.
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    narrow = browser.new_page(viewport={"width": 420, "height": 600})
+    narrow.goto(out.resolve().as_uri())
+    narrow.evaluate("window.scrollTo(600, 0)")
+    assert narrow.evaluate("window.scrollX") > 0, "the narrow page did not scroll"
+    box = narrow.locator("#matrix td.case").first.bounding_box()
+    assert box is not None and box["x"] >= 0, "the case column scrolled out of view"
+    narrow.screenshot(path=str(SHOTS / "matrix-scrolled.png"))
+    narrow.close()
     cell = page.locator("#matrix td a", has_text="FAIL").first
     assert cell.is_visible()
     SHOTS.mkdir(parents=True, exist_ok=True)

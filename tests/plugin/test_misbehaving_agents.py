@@ -49,7 +49,11 @@ def test_agent_that_cannot_start_is_a_usage_error(suite, agent: str, message: st
     started = time.monotonic()
     run = suite("--agent", command(agent), *QUICK)
     assert run.code == 2
-    assert message in run.stderr.strip().splitlines()[-1]
+    last = run.stderr.strip().splitlines()[-1]
+    assert message in last
+    assert "--mcp-cmd" not in last  # an ACP run's message speaks of ACP only
+    if "initialize" in message:
+        assert "does it serve ACP session/status over stdio?" in last
     assert time.monotonic() - started < 30
     no_agent_process_left(run)
 

@@ -132,3 +132,25 @@ def test_the_last_line_is_the_actual_message(tmp_path, args: tuple[str, str], me
     assert proc.returncode == 2
     last = proc.stderr.strip().splitlines()[-1]
     assert last.startswith("error: ") and message in last, proc.stderr[-800:]
+
+
+def test_a_script_without_a_shebang_says_what_to_do(suite, tmp_path) -> None:
+    script = tmp_path / "agent.py"
+    script.write_text("print('an agent without a #! line')\n")
+    script.chmod(0o755)
+    run = suite("--agent", str(script))
+    assert run.code == 2
+    last = run.stderr.strip().splitlines()[-1]
+    assert "the system cannot run it" in last and "#!/usr/bin/env python3" in last, last
+    assert "Errno 8" not in run.stderr + run.stdout
+
+
+@pytest.mark.parametrize("value", ["0", "-1"])
+def test_a_usage_error_is_said_once_as_the_last_line(suite, value: str) -> None:
+    run = suite("--timeout", value)
+    assert run.code == 2
+    assert (
+        run.stderr.strip().splitlines()[-1].startswith(f"error: --timeout {float(value)} must be a positive")
+    )
+    said = [line for line in (run.stdout + run.stderr).splitlines() if "must be a positive" in line]
+    assert len(said) == 1, said

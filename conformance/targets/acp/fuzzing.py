@@ -24,7 +24,7 @@ from conformance.targets.acp.target import AcpTarget
 
 __all__ = ["FuzzFailure", "LiveSession", "run_fuzz"]
 
-FUZZ_EXAMPLES = {"ci": 60, "dev": 150, "thorough": 1000}
+FUZZ_EXAMPLES = {"ci": 60, "dev": 150, "smoke": 10, "thorough": 1000}
 
 
 class FuzzFailure(AssertionError):

@@ -411,7 +411,8 @@ def test_v2_agent_without_status_is_unimplemented_in_v2_words(suite) -> None:
 
 @pytest.mark.slow
 def test_v2_reference_agent_passes_every_v2_case(direct) -> None:
-    run = direct("--protocol", "2", "--agent", python_command("-m", REFERENCE_MODULE, "--protocol", "2"))
+    reference = python_command("-m", REFERENCE_MODULE, "--protocol", "2")
+    run = direct("--protocol", "2", "--agent", reference, "--profile", "smoke")  # every case, a small budget
     assert run.outcomes == V2_BASELINE, run.diff(V2_BASELINE)
     assert run.code == 0
     held = run.case("status.state.requires-action")

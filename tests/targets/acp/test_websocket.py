@@ -24,7 +24,9 @@ pytestmark = pytest.mark.slow
 
 def test_reference_agent_over_websocket_passes_every_case(direct) -> None:
     reference = python_command("-m", REFERENCE_MODULE, "--listen", "127.0.0.1:0")
-    run = direct("--transport", "websocket", "--agent", reference)
+    # The smoke profile: every case, a tenth of the generated inputs (the ci profile's sequences
+    # and fuzzers run in full over stdio in test_reference_agent.py; the transport is what is new).
+    run = direct("--transport", "websocket", "--agent", reference, "--profile", "smoke")
     assert run.outcomes == WS_BASELINE, run.diff(WS_BASELINE)
     assert run.code == 0
     no_attach = run.case("status.connections.no-attach")

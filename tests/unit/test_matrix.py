@@ -1,0 +1,66 @@
+"""The matrix tells runs apart and writes only where it is told to."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from conformance.reports.matrix import FORMAT, load_columns, main, matrix_html, matrix_markdown
+
+LONG = "an-agent-whose-name-is-long-enough-to-be-cut-by-a-sixty-character-limit"
+
+
+def write_report(folder: Path, *, name: str, target: str, transport: str, protocol: int | None) -> Path:
+    folder.mkdir(parents=True)
+    agent = {"command": ["x"], "transport": transport, "agentInfo": {"name": name, "version": "1.0"}}
+    if protocol is not None:
+        agent["protocolVersion"] = protocol
+    subject = {"acp": "ACP session/status", "mcp": "MCP session_heartbeat tool"}[target]
+    case = {"id": f"{target}.case", "level": "MUST", "spec": {"sentence": "s"}, "outcome": "n/a"}
+    report = {
+        "format": FORMAT,
+        "target": target,
+        "subject": subject,
+        "agent": agent,
+        "spec": {"revision": "r"},
+        "verdict": {"label": "conformant"},
+        "cases": [case, {**case, "id": f"{target}.other", "outcome": "not-testable"}],
+    }
+    (folder / "report.json").write_text(json.dumps(report))
+    return folder / "report.json"
+
+
+def reports(tmp_path: Path) -> list[Path]:
+    return [
+        write_report(tmp_path / "a", name=LONG, target="acp", transport="stdio", protocol=1),
+        write_report(tmp_path / "b", name=LONG, target="acp", transport="websocket", protocol=1),
+        write_report(tmp_path / "c", name=LONG, target="acp", transport="stdio", protocol=2),
+        write_report(tmp_path / "d", name="server", target="mcp", transport="http", protocol=None),
+    ]
+
+
+def test_columns_are_told_apart_by_target_transport_and_protocol(tmp_path: Path) -> None:
+    columns = load_columns(reports(tmp_path))
+    labels = [c.label for c in columns]
+    assert len(set(labels)) == 4, labels
+    assert labels[0].endswith("· acp stdio v1") and labels[2].endswith("· acp stdio v2")
+    assert labels[3] == "server 1.0 · mcp http"
+    markdown = matrix_markdown(columns, tmp_path)
+    header = next(line for line in markdown.splitlines() if line.startswith("| case |"))
+    assert len(set(header.split(" | "))) == len(header.split(" | ")), "Markdown headers collide"
+    assert markdown.startswith("## ACP session/status · MCP session\\_heartbeat tool conformance matrix")
+    page = matrix_html(columns, tmp_path)
+    assert "<title>ACP session/status · MCP session_heartbeat tool conformance matrix</title>" in page
+    assert "target, transport" in page and "position:sticky" in page
+    assert "#e0e0e0" in page and "#fff59d" in page  # n/a and not testable in their own colours
+
+
+def test_outputs_go_only_where_told(tmp_path: Path, monkeypatch) -> None:
+    paths = [str(p) for p in reports(tmp_path / "runs")]
+    monkeypatch.chdir(tmp_path)
+    assert main([*paths, "--markdown", "only.md"]) == 0
+    assert (tmp_path / "only.md").is_file() and not (tmp_path / "matrix.html").exists()
+    assert main([*paths, "-o", "m.html"]) == 0
+    assert (tmp_path / "m.html").is_file() and not (tmp_path / "matrix.html").exists()
+    assert main(paths) == 0
+    assert (tmp_path / "matrix.html").is_file()
