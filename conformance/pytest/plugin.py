@@ -10,6 +10,7 @@ with pytest's reports, so ``-n auto`` gives one report.
 from __future__ import annotations
 
 import random
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -170,11 +171,42 @@ def _is_conformance_run(config: pytest.Config) -> bool:
 
 
 def _agent_label(config: pytest.Config) -> str:
-    target = chosen(_values(config))
+    """The default report folder's name: what runs (the agent's script, module or program, not
+    its interpreter), the target and the transport, so runs of several agents read apart."""
+    values = _values(config)
+    target = chosen(values)
     agent = config.getoption(target.command_option)
-    if agent is None:
-        return "reference" if target.name == DEFAULT else f"{target.name}-reference"
-    return Path(agent.split()[0] if agent.split() else "agent").name
+    url = config.getoption(target.url_option)
+    if agent is not None:
+        name = command_name(agent)
+    elif url is not None:
+        name = re.sub(r"^\w+://", "", str(url)).split("/")[0]
+    else:
+        name = "reference"
+    transport = target.fixed_transport or values.get("agent_transport") or "stdio"
+    if target.name == DEFAULT and name == "reference" and transport == "stdio":
+        return "reference"
+    return f"{name}-{target.name}-{transport}"
+
+
+_RUNNERS = re.compile(r"(python|pypy|node|nodejs|npx|bunx?|deno|uvx?|pipx|env|sh|bash|exec|run)[0-9.]*")
+
+
+def command_name(command: str) -> str:
+    """The program a command runs, without its interpreter: `python agents/x.py` is "x",
+    `python -m pkg.agent` is "pkg.agent", `npx @org/codex-acp` is "codex-acp"."""
+    words = command.split()
+    for index, word in enumerate(words):
+        if word == "-m" and index + 1 < len(words):
+            return words[index + 1].removeprefix("conformance.")
+        if word.startswith("-") or "=" in word or _RUNNERS.fullmatch(Path(word).name):
+            continue
+        return (
+            Path(word).name.rsplit(".", 1)[0]
+            if Path(word).suffix in (".py", ".js", ".mjs", ".ts")
+            else Path(word).name
+        )
+    return "agent"
 
 
 def _agent_config(config: pytest.Config, report_dir: Path) -> AgentConfig:

@@ -42,6 +42,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
             "pip",
             "wheel",
             "--no-deps",
+            "--no-build-isolation",  # this environment's setuptools (the test extra pins the build's minimum)
             "-q",
             "-w",
             str(wheels),
