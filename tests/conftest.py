@@ -37,6 +37,12 @@ REFERENCE_AGENT = [sys.executable, "-m", REFERENCE_MODULE]
 pytest_plugins = ["pytester"]
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The long tests first (end to end, and those marked slow): started last, one of them would
+    keep a worker busy after the others have finished."""
+    items.sort(key=lambda item: 0 if "e2e" in item.path.parts or item.get_closest_marker("slow") else 1)
+
+
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """`-n auto` for the project's tests: one and a half workers per core. Most of a test's time
     is spent waiting on the agents it starts (their replies, timeouts, restarts), not computing."""

@@ -6,6 +6,7 @@ Screenshots land in reports/screenshots/ so a person can look at them after a CI
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -110,10 +111,29 @@ def test_matrix_of_reference_and_three_broken_agents(browser, tmp_path: Path) ->
         "n/a",
         "unimplemented",
     ]
-    # The case column stays in view when the table scrolls sideways.
+    # Seventeen runs: thirteen more, as other agents' reports (names, versions, transports and
+    # protocol versions vary as they do between real agents), each column still told apart.
+    for index in range(13):
+        data = json.loads(Path(reports[index % len(reports)]).read_text())
+        agent = data["agent"]
+        agent["agentInfo"] = {"name": f"agent-{index % 5}", "version": f"0.{index // 5}"}
+        agent["transport"] = ("stdio", "websocket", "http")[index % 3]
+        agent["protocolVersion"] = 1 + index % 2
+        folder = tmp_path / f"other-{index}"
+        folder.mkdir()
+        (folder / "report.json").write_text(json.dumps(data))
+        reports.append(str(folder / "report.json"))
+    wide = tmp_path / "matrix17.html"
+    subprocess.run([sys.executable, str(RUNNER), "matrix", *reports, "-o", str(wide)], check=True, cwd=ROOT)
+    page17, _ = open_page(browser, wide)
+    labels17 = page17.locator("#matrix tr").first.locator("th").all_inner_texts()[2:]
+    assert len(labels17) == 17 and len(set(labels17)) == 17, labels17
     SHOTS.mkdir(parents=True, exist_ok=True)
+    page17.screenshot(path=str(SHOTS / "matrix-17-runs.png"), full_page=True)
+    page17.close()
+    # The case column stays in view when the table scrolls sideways.
     narrow = browser.new_page(viewport={"width": 420, "height": 600})
-    narrow.goto(out.resolve().as_uri())
+    narrow.goto(wide.resolve().as_uri())
     narrow.evaluate("window.scrollTo(600, 0)")
     assert narrow.evaluate("window.scrollX") > 0, "the narrow page did not scroll"
     box = narrow.locator("#matrix td.case").first.bounding_box()
