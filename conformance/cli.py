@@ -131,13 +131,12 @@ class _WithoutPytestExitLine:
     """stderr while pytest runs: pytest repeats an exit's message as 'Exit: …' and a usage
     error's as 'ERROR: …'; the runner prints each once, as its last line, 'error: …'."""
 
-    def __init__(self, inner: Any) -> None:
+    def __init__(self, inner: Any, last_run: dict[str, Any]) -> None:
         self._inner = inner
+        self._last_run = last_run
 
     def write(self, text: str) -> int:
-        from conformance.pytest.plugin import LAST_RUN
-
-        said = str(LAST_RUN.get("message", ""))  # what the runner's last line will say
+        said = str(self._last_run.get("message", ""))  # what the runner's last line will say
         repeated = text.startswith("Exit: ") or (text.startswith("ERROR: ") and bool(said) and said in text)
         return len(text) if repeated else self._inner.write(text)
 
@@ -247,7 +246,7 @@ def main(argv: list[str] | None = None) -> int:
 
     plugin.ONE_LINE_ENDINGS[0] = True
     stderr = sys.stderr
-    sys.stderr = _WithoutPytestExitLine(stderr)  # type: ignore[assignment]
+    sys.stderr = _WithoutPytestExitLine(stderr, plugin.LAST_RUN)  # type: ignore[assignment]
     try:
         code = pytest.main(pytest_argv(args))
     finally:

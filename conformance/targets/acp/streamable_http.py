@@ -20,7 +20,7 @@ import httpx
 from conformance.core.outcomes import HarnessError
 from conformance.core.transcript import StderrTail
 from conformance.transport.channel import EndingChannel, TransportRefused
-from conformance.transport.tls import tls_context
+from conformance.transport.http_clients import KEEPALIVE_EXPIRY, tls_context
 
 __all__ = ["AcpHttpChannel"]
 
@@ -36,8 +36,9 @@ class AcpHttpChannel(EndingChannel):
     async def open(self, timeout: float) -> None:
         # The SDK client opens one SSE GET per session it sees and keeps it open; on httpx's default
         # pool (100 connections) the 100th session leaves every later POST waiting for a connection.
-        # Idle connections go before a server's keep-alive ends them (uvicorn: 5 s, as httpx's default).
-        unbounded = httpx.Limits(max_connections=None, max_keepalive_connections=None, keepalive_expiry=1.0)
+        unbounded = httpx.Limits(
+            max_connections=None, max_keepalive_connections=None, keepalive_expiry=KEEPALIVE_EXPIRY
+        )
         self.client = httpx.AsyncClient(timeout=httpx.Timeout(None), limits=unbounded, verify=tls_context())
         try:  # any HTTP answer means something listens; the SDK client itself connects lazily
             await self.client.get(self.url, timeout=timeout)

@@ -18,7 +18,7 @@ from urllib.parse import quote
 
 import httpx
 
-from conformance.transport.tls import tls_context
+from conformance.transport.http_clients import KEEPALIVE_EXPIRY, tls_context
 
 __all__ = ["STATUSES", "STATUS_OPERATION_ID", "AgentScopeDriver"]
 
@@ -26,7 +26,6 @@ STATUS_OPERATION_ID = "get_session_status_sessions__session_id__status_get"
 STATUSES = ("running", "idle", "awaiting_permission", "awaiting_external_result")
 _SECRET_HEADERS = {"authorization", "cookie", "x-api-key", "api-key"}
 _MAX_BODY = 4000
-KEEPALIVE = 1.0  # seconds an idle connection is kept for reuse
 _OMIT: Any = object()  # "leave this out of the request", distinct from None
 
 
@@ -34,9 +33,7 @@ class AgentScopeDriver:
     def __init__(self, base_url: str, *, timeout: float = 15.0, model_name: str = "fake-model") -> None:
         self.base_url = base_url.rstrip("/")
         self.model_name = model_name
-        # Idle connections are dropped before uvicorn's keep-alive of 5 s ends them: httpx's default
-        # (also 5 s) lets a request go out on a connection the server is closing (a ReadError).
-        limits = httpx.Limits(keepalive_expiry=KEEPALIVE)
+        limits = httpx.Limits(keepalive_expiry=KEEPALIVE_EXPIRY)
         self.client = httpx.AsyncClient(
             base_url=self.base_url, timeout=timeout, limits=limits, verify=tls_context()
         )

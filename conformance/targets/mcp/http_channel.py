@@ -21,7 +21,7 @@ import httpx
 from conformance.core.outcomes import HarnessError
 from conformance.core.transcript import StderrTail
 from conformance.transport.channel import EndingChannel, TransportRefused
-from conformance.transport.tls import tls_context
+from conformance.transport.http_clients import tls_context
 
 __all__ = ["McpHttpChannel"]
 

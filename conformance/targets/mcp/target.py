@@ -23,9 +23,9 @@ from conformance.core import revisions
 from conformance.core.options import Option
 from conformance.core.outcomes import HarnessError, MissingInput, NotTestable
 from conformance.targets.mcp.options import McpOptions, reference_command
+from conformance.transport.http_clients import tls_context
 from conformance.transport.peer import JsonRpcPeer, Reply
 from conformance.transport.process import AgentProcess
-from conformance.transport.tls import tls_context
 
 if TYPE_CHECKING:
     from conformance.core.config import AgentConfig
