@@ -210,7 +210,7 @@ def _stop_fork_server() -> None:
 
 def run_suite(report_dir: Path, *args: str, timeout: float = 180) -> Run:
     proc = subprocess.run(
-        [sys.executable, str(RUNNER), "--report-dir", str(report_dir), "-q", *args],
+        [*shlex.split(python_command(str(RUNNER))), "--report-dir", str(report_dir), "-q", *args],
         capture_output=True,
         text=True,
         timeout=timeout,

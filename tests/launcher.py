@@ -1,6 +1,7 @@
 """A fork server for the tests' agents: starting one costs a second of imports (the ACP and MCP
 SDKs build hundreds of pydantic models; FastAPI and uvicorn add more), and the variant tests start
-a few hundred. The server imports those once; each start forks it.
+a few hundred; the suite's own command line, run by the tests as a subprocess, costs another
+second of pytest and Hypothesis. The server imports those once; each start forks it.
 
     python tests/launcher.py serve SOCKET       # the server (tests/conftest.py starts one per worker)
     python -I -S tests/launcher.py SOCKET ARGV  # what the harness runs as the agent's command
@@ -37,6 +38,15 @@ PRELOAD = (
     "conformance.reference.acp.agent_v2",
     "conformance.reference.mcp.server",
     "conformance.reference.http.service",
+    # The suite's own command line, for the tests that run it as a subprocess (`suite`): pytest,
+    # Hypothesis, jsonschema and the harness are most of its start. The command line already
+    # imports the harness before pytest starts, so nothing is imported earlier than it would be.
+    "pytest",
+    "xdist.plugin",
+    "hypothesis",
+    "jsonschema",
+    "conformance.cli",
+    "conformance.pytest.plugin",
 )
 
 

@@ -9,6 +9,7 @@ with pytest's reports, so ``-n auto`` gives one report.
 
 from __future__ import annotations
 
+import contextlib
 import random
 import re
 import shutil
@@ -19,7 +20,7 @@ from typing import Any
 import pytest
 
 from conformance.core import revisions
-from conformance.core.config import AgentConfig, UsageError
+from conformance.core.config import AgentConfig, UsageError, url_transport
 from conformance.core.options import run_options
 from conformance.core.outcomes import TERMINAL, AgentExited, CaseSignal, Outcome, Unanswered
 from conformance.core.redact import redact
@@ -175,18 +176,32 @@ def _agent_label(config: pytest.Config) -> str:
     its interpreter), the target and the transport, so runs of several agents read apart."""
     values = _values(config)
     target = chosen(values)
-    agent = config.getoption(target.command_option)
-    url = config.getoption(target.url_option)
-    if agent is not None:
-        name = command_name(agent)
+    return run_label(
+        target.name,
+        target.fixed_transport or values.get("agent_transport") or "stdio",
+        config.getoption(target.command_option),
+        config.getoption(target.url_option),
+        transport_fixed=target.fixed_transport is not None,
+    )
+
+
+def run_label(
+    target: str, transport: str, command: str | None, url: str | None, transport_fixed: bool = False
+) -> str:
+    """`PROGRAM-TARGET-TRANSPORT` (for a server already running: its host and port, and the
+    transport its URL's scheme names); "reference" for the default run."""
+    if command is not None:
+        name = command_name(command)
     elif url is not None:
         name = re.sub(r"^\w+://", "", str(url)).split("/")[0]
+        if not transport_fixed:
+            with contextlib.suppress(UsageError):  # a bad URL is reported where the run is configured
+                transport = url_transport(str(url))
     else:
         name = "reference"
-    transport = target.fixed_transport or values.get("agent_transport") or "stdio"
-    if target.name == DEFAULT and name == "reference" and transport == "stdio":
+    if target == DEFAULT and name == "reference" and transport == "stdio":
         return "reference"
-    return f"{name}-{target.name}-{transport}"
+    return f"{name}-{target}-{transport}"
 
 
 _RUNNERS = re.compile(r"(python|pypy|node|nodejs|npx|bunx?|deno|uvx?|pipx|env|sh|bash|exec|run)[0-9.]*")

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from tests import readme
 from tests.conftest import ROOT
 
 TOP_LEVEL_SKIP = {".git", ".venv", "reports", "build", "dist", "tests"}
@@ -24,6 +25,10 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A fresh venv with the suite installed from a wheel; its dependencies come from this
     environment (a .pth line: the machine has no internet beyond the registries, and CI time
     is better spent elsewhere), the suite itself only from the wheel."""
+    # What this fixture stands for (the recipe's install, from a wheel built here):
+    readme.command(
+        'pip install "session-status-conformance @ git+https://example.invalid/session-status-conformance"'
+    )
     base = tmp_path_factory.mktemp("install")
     source = base / "source"
 
@@ -87,27 +92,26 @@ def test_the_wheel_installs_under_the_projects_namespace(installed: Path) -> Non
 
 
 def test_the_readme_ci_recipe_runs_from_an_empty_directory(installed: Path, tmp_path: Path) -> None:
-    empty = tmp_path / "ci"
-    empty.mkdir()
-    agent = f"{installed / 'bin' / 'python'} -m conformance.reference.acp.agent"
-    run = subprocess.run(
-        [
-            str(installed / "bin" / "session-status-conformance"),
-            "--agent",
-            agent,
-            "--report-dir",
-            "conformance-report",
-        ],
-        cwd=empty,
-        capture_output=True,
-        text=True,
-        timeout=300,
+    """The recipe's lines after its `pip install` (which the fixture stands for), as written, in
+    a directory with nothing but the `dist/agent.js` the recipe names (a stand-in that runs the
+    reference agent)."""
+    standins = readme.StandIns(tmp_path / "ci", installed / "bin")
+    empty = standins.folder
+    program = shutil.which("session-status-conformance", path=standins.env["PATH"])
+    assert program == str(installed / "bin" / "session-status-conformance"), "the installed program runs"
+    run = standins.run(
+        readme.command(
+            'session-status-conformance --agent "node dist/agent.js" --report-dir conformance-report'
+        )
     )
     assert run.returncode == 0, run.stderr[-2000:]
     assert run.stderr.splitlines()[-1].startswith("CONFORMANT"), run.stderr[-500:]
     report = json.loads((empty / "conformance-report" / "report.json").read_text())
     assert report["verdict"]["exitCode"] == 0 and len(report["cases"]) >= 40
     assert (empty / "conformance-report" / "junit.xml").is_file()
+    summary = standins.run(readme.command('cat conformance-report/summary.md >> "$GITHUB_STEP_SUMMARY"'))
+    assert summary.returncode == 0
+    assert "**CONFORMANT**" in Path(standins.env["GITHUB_STEP_SUMMARY"]).read_text()
     same = subprocess.run(
         [str(installed / "bin" / "python"), "-m", "conformance", "--help"],
         cwd=empty,

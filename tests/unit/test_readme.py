@@ -4,9 +4,11 @@ must resolve inside the repository (a clone has no ../shared/spec)."""
 from __future__ import annotations
 
 import re
+import tomllib
 
 from conformance import cases
 from conformance.core.registry import CASES
+from tests import readme
 from tests.conftest import ROOT
 
 cases.load_all()
@@ -47,3 +49,37 @@ def test_links_resolve_inside_the_repository() -> None:
             continue
         assert ".." not in target.split("/"), f"{target}: outside the repository (missing from a clone)"
         assert (ROOT / target).exists(), f"{target}: no such file in the repository"
+
+
+def test_every_readme_command_is_run_by_a_test() -> None:
+    """Both ways: each command of the README's sh and CI blocks is claimed by the test that runs
+    it (tests/readme.py), and no claim names a command the README no longer has."""
+    import tests.e2e.test_readme_commands  # noqa: F401 - registers the commands it runs
+
+    written = [c.text for c in readme.commands()]
+    assert len(written) == len(set(written)), "a command is written twice: one test runs it"
+    unclaimed = [f"README line {c.line}: {c.text}" for c in readme.commands() if c.text not in readme.CLAIMS]
+    assert unclaimed == [], "add a test that runs each, and claim it in tests/readme.py"
+    stale = [text for text in readme.CLAIMS if text not in written]
+    assert stale == [], "the README no longer says these"
+    for text, path in readme.CLAIMS.items():
+        if path == readme.RUNNER:
+            continue  # registered by that module's own readme.claim(...)
+        source = (ROOT / path).read_text()
+        if path == ".ci/run":  # the test command, in .ci/run's own words (quiet, no bytecode up front)
+            assert ".venv/bin/python -m pytest -n auto" in source and "-e '.[test,agentscope]'" in source
+        else:
+            assert f"readme.command({text!r})" in re.sub(r"\s*\n\s*", "", source), (
+                f"{path} does not run: {text}"
+            )
+
+
+def test_no_command_hides_in_an_untagged_block() -> None:
+    """Blocks without a language are output; a command there would escape the test above."""
+    assert readme.unfenced_commands() == []
+
+
+def test_the_baseline_example_names_a_case() -> None:
+    text = README.split("```toml\n", 1)[1].split("```", 1)[0]
+    for entry in tomllib.loads(text)["expected-failures"]:
+        assert entry["id"] in CASES and entry["reason"]

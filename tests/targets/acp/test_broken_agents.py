@@ -11,7 +11,7 @@ import pytest
 
 from conformance import cases
 from conformance.core.registry import CASES
-from tests.conftest import REFERENCE_MODULE, agent_command, guarded, python_command
+from tests.conftest import agent_command, guarded
 
 cases.load_all()
 ACP_CASES = {case_id: case for case_id, case in CASES.items() if case.target == "acp"}  # MCP: test_mcp.py
@@ -409,16 +409,8 @@ def test_v2_agent_without_status_is_unimplemented_in_v2_words(suite) -> None:
     assert reasons == {"the agent does not advertise capabilities.session.status"}, reasons
 
 
-@pytest.mark.slow
-def test_v2_reference_agent_passes_every_v2_case(direct) -> None:
-    reference = python_command("-m", REFERENCE_MODULE, "--protocol", "2")
-    run = direct("--protocol", "2", "--agent", reference, "--profile", "smoke")  # every case, a small budget
-    assert run.outcomes == V2_BASELINE, run.diff(V2_BASELINE)
-    assert run.code == 0
-    held = run.case("status.state.requires-action")
-    assert held["details"]["snapshot"]["state"] == {"state": "requires_action"}
-    frames = " ".join(f["frame"] for f in held["transcript"])
-    assert "session/request_permission" in frames  # held, then answered
+# The v2 reference agent, every case: tests/e2e/test_readme_commands.py
+# runs it as the README's `--protocol 2`.
 
 
 def test_every_case_is_caught_by_a_broken_agent() -> None:

@@ -334,29 +334,12 @@ def test_conforming_service_passes(variant: str, direct) -> None:
             assert "listing" in run.case(case_id)["details"]["observed"]
 
 
-def test_reference_service_is_certified(suite) -> None:
-    run = suite("--target", "http")
-    assert run.outcomes == BASELINE, run.diff(BASELINE)
-    assert run.code == 0, run.stderr
-    assert run.report["spec"]["revision"] == "agentscope-2.0.4"
-    assert run.report["traceability"]["tested"] == run.report["traceability"]["total"]
-    shape = run.case("http.status.shape")
-    assert any(f["frame"].startswith("curl ") for f in shape["transcript"] if f["dir"] == "send")
+# The reference service, every case: tests/e2e/test_readme_commands.py
+# runs it as the README's `--target http`.
 
 
-def test_a_service_the_suite_cannot_drive_is_probed_on_the_given_session(direct, plain_service: str) -> None:
-    """Without an AgentScope-compatible API: the read-only cases run on --session-id, the others say why."""
-    run = direct("--http-url", plain_service, "--user-id", "alice", "--agent-id", "a1", "--session-id", "s1")
-    driven = {
-        c
-        for c in HTTP_CASES
-        if c.startswith(("http.state.", "http.ownership.while-", "http.later."))
-        or c == "http.safe.parked-stays-parked"
-    }
-    expected = BASELINE | dict.fromkeys(driven, "not-testable")
-    assert run.outcomes == expected, run.diff(expected)
-    assert run.code == 0
-    assert "POST /chat/" in run.case("http.state.idle-fresh")["message"]
+# A service the suite cannot drive, probed on the given session: tests/e2e/test_readme_commands.py
+# runs it as the README's `--http-url … --session-id s1`.
 
 
 def test_without_a_session_to_probe_the_cases_say_what_to_pass(direct, plain_service: str) -> None:

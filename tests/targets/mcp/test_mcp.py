@@ -16,7 +16,7 @@ from conformance.core.outcomes import Outcome
 from conformance.core.registry import CASES
 from conformance.runtime import Runtime
 from conformance.targets.mcp.options import McpOptions
-from tests.conftest import AGENTS, ROOT, guarded, listening, python_command
+from tests.conftest import AGENTS, ROOT, guarded, python_command
 from tests.unit.test_audit import check_variants_catch, expected_by_variant
 
 cases.load_all()
@@ -327,17 +327,8 @@ def test_stdio_broken_server_gets_exactly_its_outcomes(server: str, direct) -> N
     assert run.code == code
 
 
-def test_reference_server_is_certified_over_stdio(suite) -> None:
-    run = suite("--target", "mcp")
-    assert run.outcomes == STDIO_BASELINE, run.diff(STDIO_BASELINE)
-    assert run.code == 0, run.stderr
-    assert run.report["spec"]["revision"] == "mcp-session-heartbeat-2025-06-18"
-    assert run.report["agent"]["agentInfo"]["name"] == "session-heartbeat-reference"
-    assert "conformant" in run.stderr.splitlines()[-1].lower()
-    access = run.case("heartbeat.access.other-caller-rejected")
-    assert "--other-header" in access["message"]  # says what to pass
-    coverage = run.report["traceability"]
-    assert coverage["revision"] == "mcp-session-heartbeat-2025-06-18" and coverage["tested"] >= 10
+# The reference server over stdio, every case: tests/e2e/test_readme_commands.py
+# runs it as the README's `--target mcp`.
 
 
 def test_reference_server_is_certified_over_http(direct) -> None:
@@ -354,13 +345,8 @@ def test_reference_server_is_certified_over_http(direct) -> None:
     assert "Bearer conformance-" not in report, "credentials are redacted"
 
 
-def test_server_already_listening_with_mcp_url(direct, tmp_path) -> None:
-    with listening(
-        [sys.executable, "-m", "conformance.reference.mcp.server", "--http", "127.0.0.1:0"]
-    ) as url:
-        run = direct("--mcp-url", url, *HTTP_OPTIONS[2:])
-    assert run.outcomes == HTTP_BASELINE, run.diff(HTTP_BASELINE)
-    assert run.code == 0
+# A server already listening (--mcp-url, two callers, the operator endpoint): tests/e2e/test_readme_commands.py
+# runs it as the README's `--mcp-url …`.
 
 
 def test_without_an_operator_hook_instruction_cases_are_not_testable(direct) -> None:

@@ -1,0 +1,200 @@
+"""The README's commands, as written, for the tests that run them (issue: the README cannot drift).
+
+`commands()` reads every command of the README's `sh` blocks and every `run:` line of its CI
+(`yaml`) blocks. `CLAIMS` says which test runs each one; tests/unit/test_readme.py checks that the
+two agree both ways and that each claiming test file holds the command's text. A command the
+README gains, changes or loses therefore fails the tests until a test runs what it now says.
+
+`StandIns` makes the programs the examples name (`my-agent`, `node dist/my-agent.js`, `npx
+@zed-industries/codex-acp`, ...) real, as thin wrappers around the reference implementations, so
+that the commands run byte for byte as the README prints them. Servers the examples assume are
+"already running" cannot keep the README's example addresses (a port may be taken, a host does not
+exist): `URLS` lists the only words a test replaces, and with what.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import stat
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from tests.conftest import ROOT, python_command
+
+README = ROOT / "README.md"
+# The commands run with the smoke budget, set through pytest's own PYTEST_ADDOPTS: the command line
+# stays as written, and a conforming reference's verdict does not depend on the budget.
+SMOKE = {"PYTEST_ADDOPTS": "--profile smoke"}
+FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.M | re.S)
+PROGRAMS = {"session-status-conformance", "pytest", "python", "python3", "pip", "cat", "node", "npx"}
+
+
+@dataclass(frozen=True)
+class Command:
+    line: int  # where the command starts in README.md
+    text: str  # as written (continuation lines joined as the shell joins them)
+
+
+def commands() -> list[Command]:
+    text = README.read_text()
+    found: list[Command] = []
+    for fence in FENCE.finditer(text):
+        lang, body = fence.group(1), fence.group(2)
+        first_line = text.count("\n", 0, fence.start(2)) + 1
+        if lang == "sh":
+            pending = ""
+            start = 0
+            for number, line in enumerate(body.splitlines(), first_line):
+                if not pending:
+                    start = number
+                if line.endswith("\\"):
+                    pending += line[:-1]
+                    continue
+                logical = (pending + line).strip()
+                pending = ""
+                if logical and not logical.startswith("#"):
+                    found.append(Command(start, logical))
+        elif lang == "yaml":
+            for step in yaml.safe_load(body):
+                for line in str(step.get("run", "")).splitlines():
+                    if line.strip():
+                        found.append(Command(first_line + body[: body.index(line)].count("\n"), line.strip()))
+    return found
+
+
+def unfenced_commands() -> list[str]:
+    """Lines of blocks without a language that look like commands (they would escape the tests)."""
+    text = README.read_text()
+    return [
+        line
+        for fence in FENCE.finditer(text)
+        if fence.group(1) == ""
+        for line in fence.group(2).splitlines()
+        if line.split() and (line.split()[0] in PROGRAMS or line.split()[0].startswith(".venv/bin/"))
+    ]
+
+
+def command(text: str) -> str:
+    """``text``, checked to be a README command as written: what a test runs."""
+    written = {c.text for c in commands()}
+    assert text in written, f"the README no longer says: {text}"
+    return text
+
+
+# The README command -> the test that runs it. A test file listed here must contain the text.
+RUNNER = "tests/e2e/test_readme_commands.py"
+CLAIMS: dict[str, str] = {
+    "python3 -m venv .venv && .venv/bin/pip install -e . && .venv/bin/session-status-conformance": RUNNER,
+    # The project's test command: .ci/run runs it (tests/unit/test_readme.py checks that).
+    ".venv/bin/pip install -e '.[test,agentscope]' && .venv/bin/python -m pytest -n auto": ".ci/run",
+    # A pip install from a git URL needs the network: the install test builds and installs the
+    # wheel instead, then runs the recipe's certification and summary lines as written.
+    'pip install "session-status-conformance @ git+https://example.invalid/session-status-conformance"': (
+        "tests/e2e/test_install.py"
+    ),
+    'session-status-conformance --agent "node dist/agent.js" --report-dir conformance-report': (
+        "tests/e2e/test_install.py"
+    ),
+    'cat conformance-report/summary.md >> "$GITHUB_STEP_SUMMARY"': "tests/e2e/test_install.py",
+}
+
+
+def claim(path: str, *texts: str) -> None:
+    for text in texts:
+        CLAIMS.setdefault(text, path)
+
+
+class StandIns:
+    """A folder to run README commands in: `dist/*.js` and a `bin/` of programs the examples name,
+    each a thin wrapper around a reference implementation (started through this worker's fork
+    server, as every test agent is), plus the environment the commands expect (the venv's
+    programs on PATH as if activated, a HOME with `~/project`, the tokens the MCP example reads)."""
+
+    def __init__(self, folder: Path, venv_bin: Path) -> None:
+        self.folder = folder
+        self.bin = folder / "bin"
+        self.bin.mkdir(parents=True)
+        (folder / "dist").mkdir()
+        (folder / "home" / "project").mkdir(parents=True)
+        acp = python_command("-m", "conformance.reference.acp.agent")
+        mcp = python_command("-m", "conformance.reference.mcp.server")
+        instruct = python_command("-m", "conformance.reference.mcp.instruct")
+        self.script(
+            "my-agent",
+            f"""#!/bin/sh
+# The README's "my-agent": the ACP reference agent, with the flags the README gives it.
+# What the agent was started with, for the test of --cwd and --env.
+[ -z "$LOG_LEVEL" ] || echo "LOG_LEVEL=$LOG_LEVEL cwd=$(pwd)" >> "$HOME/my-agent.log"
+args=""
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --acp) ;;
+        --acp-v2) args="$args --protocol 2" ;;
+        --listen) args="$args --listen $2"; shift ;;
+        --http) args="$args --listen-http $2"; shift ;;
+        *) echo "my-agent (a stand-in): unknown option $1" >&2; exit 2 ;;
+    esac
+    shift
+done
+exec {acp} $args
+""",
+        )
+        self.script(
+            "npx",
+            f"""#!/bin/sh
+# Only the README's codex-acp example: the reference agent (it accepts any authenticate).
+[ "$1" = "@zed-industries/codex-acp" ] || {{ echo "npx (a stand-in): only @zed-industries/codex-acp" >&2; exit 2; }}
+[ "$OPENAI_API_KEY" = "dummy" ] || {{ echo "npx (a stand-in): OPENAI_API_KEY not passed" >&2; exit 2; }}
+exec {acp}
+""",
+        )
+        for name, argv in (
+            ("my-agent.js", shlex.split(acp)),
+            ("agent.js", shlex.split(acp)),
+            ("server.js", shlex.split(mcp)),
+            # `node dist/ops.js instruct SESSION TEXT`: the reference's operator hook.
+            ("ops.js", shlex.split(instruct)),
+        ):
+            skip = 1 if name == "ops.js" else 0
+            (folder / "dist" / name).write_text(
+                "// A stand-in for the README's example: runs a reference implementation.\n"
+                "const { spawnSync } = require('child_process');\n"
+                f"const argv = {json.dumps(argv)}.concat(process.argv.slice({2 + skip}));\n"
+                "const done = spawnSync(argv[0], argv.slice(1), { stdio: 'inherit' });\n"
+                "process.exit(done.status === null ? 1 : done.status);\n"
+            )
+        self.env = {
+            **os.environ,
+            "PATH": os.pathsep.join([str(self.bin), str(venv_bin), os.environ["PATH"]]),
+            "VIRTUAL_ENV": str(venv_bin.parent),
+            "HOME": str(folder / "home"),
+            "TOKEN_A": "caller-a",
+            "TOKEN_B": "caller-b",
+            "GITHUB_STEP_SUMMARY": str(folder / "step-summary.md"),
+        }
+
+    def run(self, text: str, timeout: float = 240) -> subprocess.CompletedProcess[str]:
+        """``text`` run by the shell in the folder, as a user types it (the smoke budget)."""
+        return subprocess.run(
+            ["/bin/sh", "-c", text],
+            cwd=self.folder,
+            env=self.env | SMOKE,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
+
+    def script(self, name: str, body: str) -> None:
+        path = self.bin / name
+        path.write_text(body)
+        path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+
+
+def line_of(text: str) -> int:
+    return next(c.line for c in commands() if c.text == text)
