@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -235,12 +236,28 @@ def test_ctrl_c_writes_a_partial_report_and_stops_the_agent(tmp_path: Path) -> N
     import subprocess
 
     report_dir = tmp_path / "r"
+    # As a terminal gives it: Ctrl-C's default action. A shell without job control starts
+    # background commands (a CI step's `cmd &`, say) with SIGINT ignored, and every process after
+    # inherits that; Python then never raises KeyboardInterrupt, and the run just goes on.
+    with_ctrl_c = "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execv(sys.argv[1], sys.argv[1:])"
     proc = subprocess.Popen(
-        [sys.executable, str(ROOT / "runner.py"), "--report-dir", str(report_dir), "--profile", "dev"],
+        [
+            sys.executable,
+            "-c",
+            with_ctrl_c,
+            sys.executable,
+            str(ROOT / "runner.py"),
+            "--report-dir",
+            str(report_dir),
+            "--profile",
+            "dev",
+        ],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # A run that does not stop is made to print every thread's stack (SIGABRT), for the failure.
+        env={**os.environ, "PYTHONFAULTHANDLER": "1"},
     )
     seen = []
     assert proc.stdout is not None
@@ -248,9 +265,17 @@ def test_ctrl_c_writes_a_partial_report_and_stops_the_agent(tmp_path: Path) -> N
         seen.append(line)
         if "status.cheap.latency" in line:
             break
+    signals = [
+        line for line in Path(f"/proc/{proc.pid}/status").read_text().splitlines() if line.startswith("Sig")
+    ]
     proc.send_signal(signal.SIGINT)
     sent = time.monotonic()
-    rest, err = proc.communicate(timeout=30)
+    try:
+        rest, err = proc.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGABRT)
+        rest, err = proc.communicate(timeout=10)
+        pytest.fail(f"Ctrl-C did not stop the run in 30 s ({signals}); its threads:\n{err[-6000:]}")
     assert time.monotonic() - sent < 5, "Ctrl-C must stop the run within 5 seconds"
     assert proc.returncode != 0
     report = json.loads((report_dir / "report.json").read_text())
