@@ -1,0 +1,140 @@
+"""The mutation campaign's own logic on small inputs: fates, triage files, the score, the report,
+and the committed configs (tools/mutation, mutation/)."""
+
+from __future__ import annotations
+
+import ast
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from conformance import cases
+from conformance.core.registry import CASES
+from tests.conftest import ROOT
+from tools.mutation.results import (
+    Mutant,
+    TriageError,
+    Verdict,
+    fate_of,
+    load_triage,
+    markdown,
+    mutant_id,
+    score,
+)
+from tools.mutation.targets import CAMPAIGNS
+
+cases.load_all()
+
+
+def test_a_hang_is_not_a_kill() -> None:
+    assert fate_of("normal", "killed", "timeout") == "timeout"
+    assert fate_of("normal", "killed", "exit 1: NON-CONFORMANT …") == "killed"
+    assert fate_of("normal", "survived", "exit 0: CONFORMANT …") == "survived"
+    assert fate_of("skipped", None, "excluded definition") == "skipped"
+    assert fate_of("exception", None, "Traceback …") == "incompetent"
+    assert fate_of(None, None, None) == "pending"
+
+
+def test_mutant_ids_are_stable_names() -> None:
+    assert mutant_id("conformance/reference/acp/agent.py", (120, 8), "core/AddNot", 3) == (
+        "conformance/reference/acp/agent.py:120:8:AddNot:3"
+    )
+
+
+def triage_file(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "acp-triage.toml"
+    path.write_text(text)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            '[[survivor]]\nid = "m:1:0:AddNot:0"\nkind = "caught"\ncase = "status.no.such"\n',
+            "not a case of the suite",
+        ),
+        ('[[survivor]]\nid = "m:1:0:AddNot:0"\nkind = "maybe"\n', "is not one of equivalent, caught"),
+        ('[[survivor]]\nid = "m:1:0:AddNot:0"\nkind = "equivalent"\n', "needs a reason"),
+        ('[[survivor]]\nkind = "equivalent"\nreason = "x"\n', "no id"),
+        (
+            '[[survivor]]\nid = "a"\nkind = "equivalent"\nreason = "x"\n'
+            '[[survivor]]\nid = "a"\nkind = "equivalent"\nreason = "y"\n',
+            "triaged twice",
+        ),
+        ("[[survivor]\n", "not TOML"),
+    ],
+)
+def test_a_triage_file_that_cannot_be_trusted_is_an_error(tmp_path: Path, text: str, message: str) -> None:
+    with pytest.raises(TriageError, match=message):
+        load_triage(triage_file(tmp_path, text), set(CASES))
+
+
+def test_a_triage_file_reads_both_kinds(tmp_path: Path) -> None:
+    path = triage_file(
+        tmp_path,
+        '[[survivor]]\nid = "a"\nkind = "equivalent"\nreason = "a log line"\n'
+        '[[survivor]]\nid = "b"\nkind = "caught"\ncase = "status.result.shape"\n',
+    )
+    assert load_triage(path, set(CASES)) == {
+        "a": Verdict("equivalent", "a log line", ""),
+        "b": Verdict("caught", "", "status.result.shape"),
+    }
+
+
+MUTANTS = [
+    Mutant("k1", "m.py", 1, "core/AddNot", "killed"),
+    Mutant("k2", "m.py", 2, "core/AddNot", "killed"),
+    Mutant("k3", "m.py", 3, "core/AddNot", "killed"),
+    Mutant("eq", "m.py", 4, "core/AddNot", "survived", "-a\n+b"),
+    Mutant("gap", "m.py", 5, "core/AddNot", "survived", "-c\n+d"),
+    Mutant("promised", "m.py", 6, "core/AddNot", "survived", "-e\n+f"),
+    Mutant("hang", "m.py", 7, "core/AddNot", "timeout", "-g\n+h"),
+    Mutant("skip", "m.py", 8, "core/AddNot", "skipped"),
+]
+TRIAGE = {"eq": Verdict("equivalent", "only a log line changes"), "promised": Verdict("caught", case="x.y")}
+
+
+def test_the_score_is_killed_over_all_but_equivalent() -> None:
+    result = score(MUTANTS, TRIAGE)
+    assert result.counts["killed"] == 3 and result.counts["timeout"] == 1 and result.counts["skipped"] == 1
+    assert result.equivalent == 1
+    assert result.scored == 3 + 3 + 1 - 1  # killed + survived + timed out − equivalent
+    assert result.value == pytest.approx(3 / 6)
+    assert result.gaps == ["gap"] and result.broken_promises == ["promised"]
+
+
+def test_the_report_shows_each_survivor_with_its_diff_and_triage() -> None:
+    text = markdown("acp", MUTANTS, TRIAGE, {"date": "2026-12-01", "commit": "abc1234", "sample": None})
+    assert "**Score: 50.0%**" in text and "2026-12-01" in text and "abc1234" in text
+    assert "### `gap` (survived; untriaged)" in text and "+d" in text
+    assert "### `eq` (survived; equivalent: only a log line changes)" in text
+    assert "### `promised` (survived; caught by x.y)" in text
+    assert "### `hang` (timeout; untriaged)" in text
+    assert "`k1`" not in text  # killed mutants are counted, not listed
+    assert "1 untriaged survivor(s)" in text and "Triaged as caught but survived**: promised" in text
+
+
+def definitions(module: Path) -> set[str]:
+    return {node.name for node in ast.walk(ast.parse(module.read_text())) if hasattr(node, "name")}
+
+
+@pytest.mark.parametrize("target", sorted(CAMPAIGNS))
+def test_each_campaign_config_names_real_code_and_says_why_it_leaves_code_out(target: str) -> None:
+    campaign = CAMPAIGNS[target]
+    text = campaign.config.read_text()
+    config = tomllib.loads(text)["cosmic-ray"]
+    assert config["test-command"] == f"python -m tools.mutation.kill {target}"
+    modules = [ROOT / path for path in config["module-path"]]
+    assert modules and all(m.is_file() for m in modules)
+    for entry in config["filters"]["definitions-filter"]["exclude"]:
+        name, definition = entry.split(":")
+        (module,) = [m for m in modules if m.name == name]
+        assert definition in definitions(module), f"{entry}: no such definition (renamed?)"
+        # The reason is written above each group of exclusions.
+        lines = text.splitlines()
+        index = next(i for i, line in enumerate(lines) if f'"{entry}"' in line)
+        above = next(line.strip() for line in reversed(lines[:index]) if not line.strip().startswith('"'))
+        assert above.startswith("#"), f"{entry}: no reason written above it"
+    load_triage(campaign.triage, set(CASES))  # the committed triage is valid

@@ -1,0 +1,252 @@
+"""`python -m tools.mutation acp|mcp|http [--workers N] [--sample N]`: one target's campaign.
+
+Cosmic Ray does the mutating and the bookkeeping (a session database); this runs its commands in
+order, shows progress, then scores the session against the triage file and writes the report
+(reports/mutation/TARGET.md). Exit 0 when every survivor is triaged and no mutant triaged as
+caught survived, 1 otherwise, 2 for a usage or triage-file error.
+
+With --workers N > 1 the campaign runs on Cosmic Ray's HTTP distributor: N `cosmic-ray
+http-worker` processes, each in its own copy of the checkout (mutants are written to disk), on
+127.0.0.1. Workers on other machines are started the same way there (`cosmic-ray http-worker
+--port P` in a checkout with the `mutation` extra) and named with --worker-url.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import tomllib
+from contextlib import ExitStack
+from pathlib import Path
+
+from tools.mutation.results import Mutant, TriageError, fate_of, load_triage, markdown, mutant_id, score
+from tools.mutation.targets import CAMPAIGNS, ROOT
+
+REPORTS = ROOT / "reports" / "mutation"
+
+
+# Cosmic Ray runs the test command through the shell: `python` must be this environment's.
+ENV = {**os.environ, "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])}
+
+
+def cosmic(*args: str, **kwargs) -> subprocess.CompletedProcess:
+    program = Path(sys.executable).with_name("cosmic-ray")
+    return subprocess.run([str(program), *args], check=True, cwd=ROOT, env=ENV, **kwargs)
+
+
+def baseline(target: str) -> str | None:
+    """The unmutated reference must be certified, or every mutant would count as killed."""
+    run = subprocess.run(
+        [sys.executable, "-m", "tools.mutation.kill", target],
+        cwd=ROOT,
+        env=ENV,
+        capture_output=True,
+        text=True,
+    )
+    return None if run.returncode == 0 else (run.stdout + run.stderr).strip()[-500:]
+
+
+def tool(name: str, *args: str) -> None:
+    subprocess.run([str(Path(sys.executable).with_name(name)), *args], check=True, cwd=ROOT)
+
+
+def mutants_of(session: Path) -> list[Mutant]:
+    from cosmic_ray.work_db import WorkDB, use_db
+
+    found = []
+    with use_db(str(session), WorkDB.Mode.open) as db:
+        results = {job: result for job, result in db.results}
+        for item in db.work_items:
+            (spec,) = item.mutations
+            result = results.get(item.job_id)
+            found.append(
+                Mutant(
+                    mutant_id(
+                        str(spec.module_path), tuple(spec.start_pos), spec.operator_name, spec.occurrence
+                    ),
+                    str(spec.module_path),
+                    spec.start_pos[0],
+                    spec.operator_name,
+                    fate_of(
+                        result.worker_outcome.value if result else None,
+                        result.test_outcome.value if result and result.test_outcome else None,
+                        result.output if result else None,
+                    ),
+                    (result.diff or "") if result else "",
+                )
+            )
+    return sorted(found, key=lambda m: m.id)
+
+
+def keep_sample(session: Path, size: int) -> int:
+    """Skip all but a fixed, evenly spread sample (by mutant id): the same mutants every time."""
+    from cosmic_ray.work_db import WorkDB, use_db
+    from cosmic_ray.work_item import WorkerOutcome, WorkResult
+
+    with use_db(str(session), WorkDB.Mode.open) as db:
+        pending = sorted(
+            (mutant_id(str(s.module_path), tuple(s.start_pos), s.operator_name, s.occurrence), item.job_id)
+            for item in db.pending_work_items
+            for s in item.mutations
+        )
+        if size >= len(pending):
+            return len(pending)
+        stride = len(pending) / size
+        chosen = {pending[int(i * stride)][1] for i in range(size)}
+        others = [job for _, job in pending if job not in chosen]
+        db.set_multiple_results(others, WorkResult(worker_outcome=WorkerOutcome.SKIPPED))
+    return size
+
+
+def progress(session: Path, total: int, stop: threading.Event) -> None:
+    from cosmic_ray.work_db import WorkDB, use_db
+
+    started = time.monotonic()
+    while not stop.wait(10):
+        with use_db(str(session), WorkDB.Mode.open) as db:
+            done = sum(1 for _, r in db.results if r.worker_outcome.value != "skipped")
+        print(
+            f"  {done}/{total} mutants run, {time.monotonic() - started:.0f} s", file=sys.stderr, flush=True
+        )
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def start_workers(count: int, stack: ExitStack) -> list[str]:
+    """Local HTTP workers, each in its own copy of the checkout."""
+    urls = []
+    for _ in range(count):
+        copy = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="mutation-worker-"))) / "checkout"
+        shutil.copytree(
+            ROOT,
+            copy,
+            ignore=shutil.ignore_patterns(".git", ".venv", "reports", "__pycache__", "node_modules"),
+        )
+        port = free_port()
+        worker = subprocess.Popen(
+            [str(Path(sys.executable).with_name("cosmic-ray")), "http-worker", "--port", str(port)],
+            cwd=copy,
+            env=ENV,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        stack.callback(worker.wait, 10)
+        stack.callback(worker.terminate)
+        urls.append(f"http://127.0.0.1:{port}")
+    for url in urls:  # listening before the coordinator sends work
+        port = int(url.rsplit(":", 1)[1])
+        for _ in range(200):
+            with socket.socket() as sock:
+                if sock.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.05)
+    return urls
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tools.mutation", description=__doc__.split("\n")[0])
+    parser.add_argument("target", choices=sorted(CAMPAIGNS))
+    parser.add_argument(
+        "--workers", type=int, default=1, help="local HTTP workers (default 1: no distributor)"
+    )
+    parser.add_argument("--worker-url", action="append", default=[], help="a running worker elsewhere")
+    parser.add_argument("--sample", type=int, help="run only this many mutants, a fixed spread of them")
+    parser.add_argument(
+        "--session", type=Path, help="the Cosmic Ray session (default reports/mutation/TARGET.sqlite)"
+    )
+    args = parser.parse_args(argv)
+
+    from conformance import cases
+    from conformance.core.registry import CASES
+
+    cases.load_all()
+    campaign = CAMPAIGNS[args.target]
+    try:
+        triage = load_triage(campaign.triage, set(CASES))
+    except TriageError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    failed = baseline(args.target)
+    if failed is not None:
+        print(
+            f"error: the unmutated {args.target} reference is not certified, so no mutant can be judged: {failed}",
+            file=sys.stderr,
+        )
+        return 2
+    REPORTS.mkdir(parents=True, exist_ok=True)
+    session = args.session or REPORTS / f"{args.target}.sqlite"
+    session.unlink(missing_ok=True)
+    config = tomllib.loads(campaign.config.read_text())
+    started = time.monotonic()
+    with ExitStack() as stack:
+        config_path = campaign.config
+        urls = list(args.worker_url)
+        if args.workers > 1 or urls:
+            urls += start_workers(args.workers if args.workers > 1 else 0, stack)
+            derived = Path(stack.enter_context(tempfile.TemporaryDirectory())) / f"{args.target}.toml"
+            text = campaign.config.read_text().replace('name = "local"', 'name = "http"')
+            derived.write_text(text + f"\n[cosmic-ray.distributor.http]\nworker-urls = {urls!r}\n")
+            config_path = derived
+        cosmic("init", str(config_path), str(session))
+        tool("cr-filter-pragma", str(session))
+        filters = config.get("cosmic-ray", {}).get("filters", {})
+        if "operators-filter" in filters:
+            tool("cr-filter-operators", str(session), str(config_path))
+        if "definitions-filter" in filters:
+            subprocess.run(
+                [sys.executable, "-m", "tools.mutation.definitions_filter", str(session), str(config_path)],
+                check=True,
+                cwd=ROOT,
+            )
+        with __import__("cosmic_ray.work_db", fromlist=["use_db"]).use_db(str(session)) as db:
+            total = len(db.pending_work_items)
+        if args.sample:
+            total = keep_sample(session, args.sample)
+        print(f"{args.target}: {total} mutants to run on {max(1, len(urls))} worker(s)", file=sys.stderr)
+        stop = threading.Event()
+        watcher = threading.Thread(target=progress, args=(session, total, stop), daemon=True)
+        watcher.start()
+        try:
+            cosmic("exec", str(config_path), str(session))
+        finally:
+            stop.set()
+    elapsed = time.monotonic() - started
+    mutants = [m for m in mutants_of(session) if m.fate != "skipped"]
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
+    ).stdout
+    measured = {
+        "date": datetime.date.today().isoformat(),
+        "commit": commit.strip() or "?",
+        "sample": args.sample,
+        "seconds": round(elapsed),
+        "workers": max(1, len(urls)),
+    }
+    report = REPORTS / f"{args.target}.md"
+    report.write_text(markdown(args.target, mutants, triage, measured))
+    result = score(mutants, triage)
+    value = "n/a" if result.value is None else f"{result.value:.1%}"
+    print(
+        f"{args.target}: score {value} (killed {result.counts['killed']}, survived {result.counts['survived']}, "
+        f"timed out {result.counts['timeout']}, equivalent {result.equivalent}) in {elapsed:.0f} s on "
+        f"{measured['workers']} worker(s); {len(result.gaps)} untriaged, {len(result.broken_promises)} caught "
+        f"but survived — report: {report}",
+        file=sys.stderr,
+    )
+    return 1 if result.gaps or result.broken_promises else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
