@@ -138,3 +138,23 @@ def test_each_campaign_config_names_real_code_and_says_why_it_leaves_code_out(ta
         above = next(line.strip() for line in reversed(lines[:index]) if not line.strip().startswith('"'))
         assert above.startswith("#"), f"{entry}: no reason written above it"
     load_triage(campaign.triage, set(CASES))  # the committed triage is valid
+
+
+def test_annotations_are_found_only_where_they_are_never_evaluated() -> None:
+    from tools.mutation.annotations import annotation_spans, inside
+
+    source = (
+        "from __future__ import annotations\n"
+        "def f(a: str | None, b=1 | 2) -> int | None:\n"
+        "    x: int | str = a | b\n"
+        "    return x\n"
+    )
+    spans = annotation_spans(source)
+    assert inside((2, 13), spans)  # the | of `str | None`
+    assert inside((2, 37), spans)  # the | of the return annotation
+    assert inside((3, 11), spans)  # the | of `int | str`
+    assert not inside((2, 25), spans)  # `1 | 2`, a default: evaluated
+    assert not inside((3, 21), spans)  # `a | b`, the value: evaluated
+    assert (
+        annotation_spans(source.replace("from __future__ import annotations\n", "")) == []
+    )  # evaluated then

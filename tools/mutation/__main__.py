@@ -204,6 +204,10 @@ def main(argv: list[str] | None = None) -> int:
         filters = config.get("cosmic-ray", {}).get("filters", {})
         if "operators-filter" in filters:
             tool("cr-filter-operators", str(session), str(config_path))
+        # Annotations are never evaluated in the references (postponed): mutating them is equivalent.
+        subprocess.run(
+            [sys.executable, "-m", "tools.mutation.annotations_filter", str(session)], check=True, cwd=ROOT
+        )
         if "definitions-filter" in filters:
             subprocess.run(
                 [sys.executable, "-m", "tools.mutation.definitions_filter", str(session), str(config_path)],
