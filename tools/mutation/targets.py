@@ -40,20 +40,20 @@ CAMPAIGNS = {
             ),
         ),
     ),
+    # Over Streamable HTTP with two callers and the operator endpoint, every heartbeat case runs.
     "mcp": Campaign(
         "mcp",
         (
             (
                 "--mcp-cmd",
                 "python {root}/conformance/reference/mcp/server.py --http 127.0.0.1:0",
-                "--transport",
-                "http",
-                "--instruct-url",
-                "{baseUrl}/operator/instructions",
-                "--header",
-                "Authorization=Bearer caller-a",
-                "--other-header",
-                "Authorization=Bearer caller-b",
+                *("--transport", "http", "--instruct-url", "{baseUrl}/operator/instructions"),
+                *(
+                    "--header",
+                    "Authorization=Bearer caller-a",
+                    "--other-header",
+                    "Authorization=Bearer caller-b",
+                ),
                 *FIXED,
             ),
         ),
