@@ -181,20 +181,18 @@ def _agent_label(config: pytest.Config) -> str:
         target.fixed_transport or values.get("agent_transport") or "stdio",
         config.getoption(target.command_option),
         config.getoption(target.url_option),
-        transport_fixed=target.fixed_transport is not None,
     )
 
 
-def run_label(
-    target: str, transport: str, command: str | None, url: str | None, transport_fixed: bool = False
-) -> str:
+def run_label(target: str, transport: str, command: str | None, url: str | None) -> str:
     """`PROGRAM-TARGET-TRANSPORT` (for a server already running: its host and port, and the
-    transport its URL's scheme names); "reference" for the default run."""
+    transport its URL's scheme names, for targets with more than one); "reference" for the
+    default run."""
     if command is not None:
         name = command_name(command)
     elif url is not None:
         name = re.sub(r"^\w+://", "", str(url)).split("/")[0]
-        if not transport_fixed:
+        if named(target).fixed_transport is None:
             with contextlib.suppress(UsageError):  # a bad URL is reported where the run is configured
                 transport = url_transport(str(url))
     else:

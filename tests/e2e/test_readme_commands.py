@@ -28,8 +28,9 @@ from pathlib import Path
 import pytest
 
 from tests import readme
-from tests.conftest import AGENTS, ROOT, direct_run, listening, python_command
+from tests.conftest import AGENTS, ROOT, Run, direct_run, listening, python_command
 from tests.targets.acp.test_broken_agents import V2_BASELINE, WS_BASELINE
+from tests.targets.acp.test_websocket import HTTP_BASELINE as ACP_HTTP_BASELINE
 from tests.targets.http.test_http import BASELINE as HTTP_BASELINE
 from tests.targets.mcp.test_mcp import HTTP_BASELINE as MCP_HTTP_BASELINE
 from tests.targets.mcp.test_mcp import STDIO_BASELINE as MCP_STDIO_BASELINE
@@ -38,47 +39,28 @@ VENV_BIN = Path(sys.executable).parent
 ACP_STDIO = ("-m", "conformance.reference.acp.agent")
 
 
-@dataclass
-class Finished:
-    """A README command's run: its exit code, its last line, and the report it wrote."""
-
-    folder: Path
-    code: int
-    last_line: str
-    stderr: str
-    report: dict
-
-    @property
-    def outcomes(self) -> dict[str, str]:
-        return {c["id"]: c["outcome"] for c in self.report["cases"]}
-
-    def case(self, case_id: str) -> dict:
-        (found,) = [c for c in self.report["cases"] if c["id"] == case_id]
-        return found
-
-
-def no_attach_over_websocket(run: Finished) -> None:
+def no_attach_over_websocket(run: Run, folder: Path) -> None:
     no_attach = run.case("status.connections.no-attach")["details"]
     assert (no_attach["updates_to_a"], no_attach["updates_to_b"]) == (1, 0)
 
 
-def streamable_http_is_reported(run: Finished) -> None:
+def streamable_http_is_reported(run: Run, folder: Path) -> None:
     assert run.report["agent"]["transport"] == "http"
     assert run.case("status.cheap.latency")["details"]["absolute_rule"] is False
 
 
-def agent_url_cannot_restart(run: Finished) -> None:
+def agent_url_cannot_restart(run: Run, folder: Path) -> None:
     assert "needs to restart the agent" in run.case("status.inactive.after-restart")["message"]
     assert run.report["agent"]["command"][0].startswith("ws://127.0.0.1:")
 
 
-def v2_holds_and_answers_a_permission(run: Finished) -> None:
+def v2_holds_and_answers_a_permission(run: Run, folder: Path) -> None:
     held = run.case("status.state.requires-action")
     assert held["details"]["snapshot"]["state"] == {"state": "requires_action"}
     assert "session/request_permission" in " ".join(f["frame"] for f in held["transcript"])
 
 
-def mcp_stdio_says_what_to_pass(run: Finished) -> None:
+def mcp_stdio_says_what_to_pass(run: Run, folder: Path) -> None:
     assert run.report["spec"]["revision"] == "mcp-session-heartbeat-2025-06-18"
     assert run.report["agent"]["agentInfo"]["name"] == "session-heartbeat-reference"
     assert "--other-header" in run.case("heartbeat.access.other-caller-rejected")["message"]
@@ -86,30 +68,30 @@ def mcp_stdio_says_what_to_pass(run: Finished) -> None:
     assert coverage["revision"] == "mcp-session-heartbeat-2025-06-18" and coverage["tested"] >= 10
 
 
-def mcp_callers_are_told_apart_and_redacted(run: Finished) -> None:
+def mcp_callers_are_told_apart_and_redacted(run: Run, folder: Path) -> None:
     rejected = run.case("heartbeat.access.other-caller-rejected")
     assert any(f.get("conn") == "B" for f in rejected["transcript"]), "caller B's frames are labelled"
     assert "Bearer caller-a" not in json.dumps(run.report), "credentials are redacted"
 
 
-def http_reference_is_fully_traced(run: Finished) -> None:
+def http_reference_is_fully_traced(run: Run, folder: Path) -> None:
     assert run.report["spec"]["revision"] == "agentscope-2.0.4"
     assert run.report["traceability"]["tested"] == run.report["traceability"]["total"]
     shape = run.case("http.status.shape")
     assert any(f["frame"].startswith("curl ") for f in shape["transcript"] if f["dir"] == "send")
 
 
-def http_plain_service_says_how_to_drive(run: Finished) -> None:
+def http_plain_service_says_how_to_drive(run: Run, folder: Path) -> None:
     assert "POST /chat/" in run.case("http.state.idle-fresh")["message"]
 
 
-def agent_got_cwd_and_env(run: Finished) -> None:
-    started = (run.folder / "home" / "my-agent.log").read_text().splitlines()
-    assert started and set(started) == {f"LOG_LEVEL=debug cwd={run.folder / 'home' / 'project'}"}
+def agent_got_cwd_and_env(run: Run, folder: Path) -> None:
+    started = (folder / "home" / "my-agent.log").read_text().splitlines()
+    assert started and set(started) == {f"LOG_LEVEL=debug cwd={folder / 'home' / 'project'}"}
 
 
-def baseline_written(run: Finished) -> None:
-    assert "[[expected-failures]]" not in (run.folder / "conformance-baseline.toml").read_text()
+def baseline_written(run: Run, folder: Path) -> None:
+    assert "[[expected-failures]]" not in (folder / "conformance-baseline.toml").read_text()
 
 
 @dataclass(frozen=True)
@@ -119,7 +101,7 @@ class Promise:
     code: int
     says: str  # the start of the last line on stderr (the run's one-line verdict)
     outcomes: dict[str, str] | None = None  # exactly these outcomes (None: the verdict is the promise)
-    check: Callable[[Finished], None] | None = None
+    check: Callable[[Run, Path], None] | None = None  # given the run and the folder it ran in
     server: str | None = None  # a server the command expects to be running
     substitute: tuple[tuple[str, str], ...] = ()  # README words -> this server's (…{url}…)
     # Run as a process: what it promises is the program's own (selection, files it writes).
@@ -127,8 +109,6 @@ class Promise:
     process: bool = False
 
 
-# Streamable HTTP carries one JSON object per POST: the malformed-frame fuzzers cannot run.
-ACP_HTTP_BASELINE = WS_BASELINE | {"fuzz.frames.survives": "n/a", "fuzz.frames.error-codes": "n/a"}
 HTTP_PLAIN_DRIVEN = {
     c
     for c in HTTP_BASELINE
@@ -238,8 +218,8 @@ def standins(tmp_path: Path) -> readme.StandIns:
     return readme.StandIns(tmp_path / "work", VENV_BIN)
 
 
-def last_line(run: subprocess.CompletedProcess[str]) -> str:
-    lines = run.stderr.strip().splitlines()
+def last_line(stderr: str) -> str:
+    lines = stderr.strip().splitlines()
     return lines[-1] if lines else ""
 
 
@@ -295,26 +275,21 @@ def test_the_readme_command_keeps_its_promise(
         if promise.process:
             process = standins.run(written)
             (path,) = standins.folder.glob("reports/*/report.json")
-            report = json.loads(path.read_text())
-            run = Finished(standins.folder, process.returncode, last_line(process), process.stderr, report)
+            run = Run(
+                process.returncode, process.stdout, process.stderr, json.loads(path.read_text()), path.parent
+            )
         else:
             monkeypatch.chdir(standins.folder)
             for name, value in standins.env.items():
                 monkeypatch.setenv(name, value)
-            args = [*words(standins, written), "--profile", "smoke"]
-            done = direct_run(*args)
-            run = Finished(standins.folder, done.code, done.stderr, done.stderr, done.report)
-    assert run.code == promise.code and run.last_line.startswith(promise.says), (
+            run = direct_run(*words(standins, written), "--profile", "smoke")  # its stderr: the verdict line
+    assert run.code == promise.code and last_line(run.stderr).startswith(promise.says), (
         f"README line {readme.line_of(text)}: {written}\nexit {run.code}\n{run.stderr[-3000:]}"
     )
     if promise.outcomes is not None:
-        assert run.outcomes == promise.outcomes, {
-            c: (promise.outcomes.get(c), run.outcomes.get(c))
-            for c in promise.outcomes.keys() | run.outcomes.keys()
-            if promise.outcomes.get(c) != run.outcomes.get(c)
-        }
+        assert run.outcomes == promise.outcomes, run.diff(promise.outcomes)
     if promise.check is not None:
-        promise.check(run)
+        promise.check(run, standins.folder)
 
 
 @pytest.mark.slow
@@ -395,6 +370,6 @@ def test_the_quick_start_certifies_from_a_fresh_clone(tmp_path: Path) -> None:
         ["/bin/sh", "-c", QUICK_START], cwd=clone, env=env, capture_output=True, text=True, timeout=600
     )
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-3000:]
-    assert last_line(run).startswith("CONFORMANT"), run.stderr[-2000:]
+    assert last_line(run.stderr).startswith("CONFORMANT"), run.stderr[-2000:]
     (report,) = clone.glob("reports/reference-*/report.json")  # the folder the README names
     assert json.loads(report.read_text())["agent"]["agentInfo"]["name"] == "acp-reference-agent"

@@ -40,7 +40,4 @@ def test_a_run_is_labelled_by_program_target_and_transport(args: tuple, label: s
 
 
 def test_the_http_targets_transport_is_its_own() -> None:
-    assert (
-        run_label("http", "http", None, "https://api.example", transport_fixed=True)
-        == "api.example-http-http"
-    )
+    assert run_label("http", "http", None, "https://api.example") == "api.example-http-http"

@@ -26,6 +26,7 @@ import time
 import tomllib
 from contextlib import ExitStack
 from pathlib import Path
+from typing import Any
 
 from tools.mutation.results import Mutant, TriageError, fate_of, load_triage, markdown, mutant_id, score
 from tools.mutation.targets import CAMPAIGNS, ROOT
@@ -54,8 +55,13 @@ def baseline(target: str) -> str | None:
     return None if run.returncode == 0 else (run.stdout + run.stderr).strip()[-500:]
 
 
-def tool(name: str, *args: str) -> None:
-    subprocess.run([str(Path(sys.executable).with_name(name)), *args], check=True, cwd=ROOT)
+def run_filter(module: str, *args: str) -> None:
+    """A filter on Cosmic Ray's FilterApp (its own, or this project's) over the session."""
+    subprocess.run([sys.executable, "-m", module, *args], check=True, cwd=ROOT)
+
+
+def spec_id(spec: Any) -> str:
+    return mutant_id(str(spec.module_path), tuple(spec.start_pos), spec.operator_name, spec.occurrence)
 
 
 def mutants_of(session: Path) -> list[Mutant]:
@@ -69,9 +75,7 @@ def mutants_of(session: Path) -> list[Mutant]:
             result = results.get(item.job_id)
             found.append(
                 Mutant(
-                    mutant_id(
-                        str(spec.module_path), tuple(spec.start_pos), spec.operator_name, spec.occurrence
-                    ),
+                    spec_id(spec),
                     str(spec.module_path),
                     spec.start_pos[0],
                     spec.operator_name,
@@ -92,11 +96,7 @@ def keep_sample(session: Path, size: int) -> int:
     from cosmic_ray.work_item import WorkerOutcome, WorkResult
 
     with use_db(str(session), WorkDB.Mode.open) as db:
-        pending = sorted(
-            (mutant_id(str(s.module_path), tuple(s.start_pos), s.operator_name, s.occurrence), item.job_id)
-            for item in db.pending_work_items
-            for s in item.mutations
-        )
+        pending = sorted((spec_id(s), item.job_id) for item in db.pending_work_items for s in item.mutations)
         if size >= len(pending):
             return len(pending)
         stride = len(pending) / size
@@ -168,6 +168,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
 
+    from cosmic_ray.work_db import use_db
+
     from conformance import cases
     from conformance.core.registry import CASES
 
@@ -200,21 +202,15 @@ def main(argv: list[str] | None = None) -> int:
             derived.write_text(text + f"\n[cosmic-ray.distributor.http]\nworker-urls = {urls!r}\n")
             config_path = derived
         cosmic("init", str(config_path), str(session))
-        tool("cr-filter-pragma", str(session))
+        run_filter("cosmic_ray.tools.filters.pragma_no_mutate", str(session))
         filters = config.get("cosmic-ray", {}).get("filters", {})
         if "operators-filter" in filters:
-            tool("cr-filter-operators", str(session), str(config_path))
+            run_filter("cosmic_ray.tools.filters.operators_filter", str(session), str(config_path))
         # Annotations are never evaluated in the references (postponed): mutating them is equivalent.
-        subprocess.run(
-            [sys.executable, "-m", "tools.mutation.annotations_filter", str(session)], check=True, cwd=ROOT
-        )
+        run_filter("tools.mutation.annotations_filter", str(session))
         if "definitions-filter" in filters:
-            subprocess.run(
-                [sys.executable, "-m", "tools.mutation.definitions_filter", str(session), str(config_path)],
-                check=True,
-                cwd=ROOT,
-            )
-        with __import__("cosmic_ray.work_db", fromlist=["use_db"]).use_db(str(session)) as db:
+            run_filter("tools.mutation.definitions_filter", str(session), str(config_path))
+        with use_db(str(session)) as db:
             total = len(db.pending_work_items)
         if args.sample:
             total = keep_sample(session, args.sample)

@@ -20,7 +20,7 @@ def main(argv: list[str]) -> int:
     root = Path.cwd()
     python = sys.executable
     for words in campaign.runs:
-        args = [w.replace("{root}", str(root)).replace("python ", f"{python} ", 1) for w in words]
+        args = [w.replace("{python}", python).replace("{root}", str(root)) for w in words]
         with tempfile.TemporaryDirectory(prefix="mutant-") as folder:
             run = subprocess.run(
                 [python, "-m", "conformance", *args, "--report-dir", str(Path(folder) / "report")],
@@ -30,7 +30,9 @@ def main(argv: list[str]) -> int:
                 text=True,
             )
         verdict = run.stderr.strip().splitlines()[-1:] or ["(no verdict line)"]
-        print(f"exit {run.returncode}: {verdict[0]}")
+        print(
+            f"exit {run.returncode}: {verdict[0].split(' — report: ')[0]}"
+        )  # the report is gone with the folder
         if run.returncode != 0:
             return 1
     return 0

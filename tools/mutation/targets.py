@@ -13,7 +13,8 @@ MUTATION = ROOT / "mutation"
 class Campaign:
     target: str
     # Suite runs per mutant, each a list of command-line words; "{root}" is the checkout the
-    # mutant lives in (a worker's copy, or this one), so the reference runs from its file path.
+    # mutant lives in (a worker's copy, or this one), so the reference runs from its file path,
+    # and "{python}" the interpreter running the campaign.
     runs: tuple[tuple[str, ...], ...]
 
     @property
@@ -30,12 +31,12 @@ CAMPAIGNS = {
     "acp": Campaign(
         "acp",
         (
-            ("--agent", "python {root}/conformance/reference/acp/agent.py", *FIXED),
+            ("--agent", "{python} {root}/conformance/reference/acp/agent.py", *FIXED),
             (
                 "--protocol",
                 "2",
                 "--agent",
-                "python {root}/conformance/reference/acp/agent.py --protocol 2",
+                "{python} {root}/conformance/reference/acp/agent.py --protocol 2",
                 *FIXED,
             ),
         ),
@@ -46,7 +47,7 @@ CAMPAIGNS = {
         (
             (
                 "--mcp-cmd",
-                "python {root}/conformance/reference/mcp/server.py --http 127.0.0.1:0",
+                "{python} {root}/conformance/reference/mcp/server.py --http 127.0.0.1:0",
                 *("--transport", "http", "--instruct-url", "{baseUrl}/operator/instructions"),
                 *(
                     "--header",
@@ -60,6 +61,12 @@ CAMPAIGNS = {
     ),
     "http": Campaign(
         "http",
-        (("--http-cmd", "python {root}/conformance/reference/http/service.py --listen 127.0.0.1:0", *FIXED),),
+        (
+            (
+                "--http-cmd",
+                "{python} {root}/conformance/reference/http/service.py --listen 127.0.0.1:0",
+                *FIXED,
+            ),
+        ),
     ),
 }
