@@ -32,10 +32,14 @@ def option_values(args: list[str]) -> dict[str, Any]:
 
 def certify(args: list[str], case_ids: list[str] | None = None, report_dir: Path | None = None) -> RunReport:
     """Run the chosen target's cases (all of them, or ``case_ids``, in the suite's order) against
-    the agent the command-line words ``args`` name; the report, not written."""
+    the agent the command-line words ``args`` name; the report, not written. Without
+    ``report_dir``, the agent's sandbox is a temporary folder, removed afterwards."""
     cases.load_all()
     values = option_values(args)
-    folder = Path(report_dir or tempfile.mkdtemp(prefix="conformance-"))
+    if report_dir is None:
+        with tempfile.TemporaryDirectory(prefix="conformance-") as folder:
+            return certify(args, case_ids, Path(folder))
+    folder = Path(report_dir)
     config = configure(values, folder / "sandbox", folder)
     if config.seed is None:  # as the plugin does: fixed in the ci profile, one per run otherwise
         config.seed = 0 if config.profile == "ci" else random.SystemRandom().randrange(2**32)
@@ -54,6 +58,7 @@ def certify(args: list[str], case_ids: list[str] | None = None, report_dir: Path
                 "selected": len(chosen),
                 "total": len(every),
                 "deselected": len(every) - len(chosen),
+                "stopped": None,
             }
         for case in chosen:
             report.add(case_record(case, runtime.run_case(case), config.secrets))

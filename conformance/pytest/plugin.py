@@ -425,7 +425,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     elif not report.cases:
         return
     if not report.incomplete:
-        report.selection = _selection(config, report)
+        report.selection = _selection(config, report, session.shouldfail or session.shouldstop or None)
     _apply_baseline(config, report)
     path = report.write(config._conformance_report_dir)  # type: ignore[attr-defined]
     config._conformance_report_path = path  # type: ignore[attr-defined]
@@ -441,10 +441,11 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         )
 
 
-def _selection(config: pytest.Config, report: RunReport) -> dict[str, Any] | None:
+def _selection(config: pytest.Config, report: RunReport, stopped: str | None) -> dict[str, Any] | None:
     """What the run selected, when it is not every case of its target: a partial run gets no
     certificate. Every case file beside the ones collected counts, so `pytest cases/x.py` and
-    `pytest cases -k …` are partial alike."""
+    `pytest cases -k …` are partial alike. A run pytest stopped early (-x, --maxfail: ``stopped``
+    is its reason) is partial too: the cases after the stop did not run."""
     folders = {_arg_path(str(a).split("::")[0]) for a in config.args}
     folders = {f if f.is_dir() else f.parent for f in folders if f is not None and f.exists()}
     every: set[str] = set()
@@ -464,6 +465,7 @@ def _selection(config: pytest.Config, report: RunReport) -> dict[str, Any] | Non
         "selected": len(ran & every),
         "total": len(every),
         "deselected": len(every - ran),
+        "stopped": str(stopped) if stopped else None,
     }
 
 

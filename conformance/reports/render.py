@@ -209,7 +209,8 @@ def _selection_text(report: dict[str, Any]) -> str:
 
     sel = report["selection"]
     return (
-        f"PARTIAL: {sel['selected']} of {sel['total']} cases selected ({describe_selection(sel)}); "
+        f"PARTIAL: {sel['selected']} of {sel['total']} cases {'ran' if sel.get('stopped') else 'selected'} "
+        f"({describe_selection(sel)}); "
         f"no certificate. The selected cases alone: {report['verdict'].get('selected', '')}."
     )
 

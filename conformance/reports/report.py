@@ -94,7 +94,10 @@ def describe_selection(selection: dict[str, Any]) -> str:
         parts.append(f"-m {selection['markers']!r}")
     if selection.get("args"):
         parts.append("only " + ", ".join(selection["args"]))
-    parts.append(f"{selection['deselected']} deselected")
+    if selection.get("stopped"):  # pytest stopped the run (-x, --maxfail): the rest did not run
+        parts.append(f"{selection['stopped']}: {selection['deselected']} not run")
+    else:
+        parts.append(f"{selection['deselected']} deselected")
     return "; ".join(parts)
 
 
@@ -131,7 +134,8 @@ class RunReport:
     advertised: bool | None = None
     capability: str = ""
     # What the run selected, when it is not every case of its target (-k, -m, a case file or
-    # node id): {"keyword", "markers", "args", "selected", "total", "deselected"}. No certificate.
+    # node id), or pytest stopped it early (-x): {"keyword", "markers", "args", "selected", "total",
+    # "deselected", "stopped"}. No certificate.
     selection: dict[str, Any] | None = None
 
     @classmethod
@@ -195,7 +199,8 @@ class RunReport:
         if self.partial:
             assert self.selection is not None
             return (
-                f"{self.selection['selected']} of {self.selection['total']} cases selected "
+                f"{self.selection['selected']} of {self.selection['total']} cases "
+                f"{'ran' if self.selection.get('stopped') else 'selected'} "
                 f"({describe_selection(self.selection)}); no certificate. The selected cases: {v.label}, {text}"
             )
         return text

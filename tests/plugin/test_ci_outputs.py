@@ -176,3 +176,14 @@ def test_bad_baseline_is_a_usage_error(suite, tmp_path: Path, body: str, message
 def test_update_needs_a_file(suite) -> None:
     run = suite("-k", ONLY, "--update-expected-failures")
     assert run.code == 2 and "needs --expected-failures FILE" in run.stderr
+
+
+def test_a_run_pytest_stops_early_says_what_did_not_run(suite) -> None:
+    """-x stops at the first failure: no certificate, the stop named, not "deselected"."""
+    run = suite("--agent", BROKEN, "--", "-x")
+    assert run.code == 1, run.stderr
+    selection = run.report["selection"]
+    assert selection["stopped"] == "stopping after 1 failures" and selection["deselected"] > 0
+    assert selection["selected"] + selection["deselected"] == selection["total"]
+    assert "stopping after 1 failures: " in run.stderr and "not run); no certificate" in run.stderr
+    assert "deselected" not in run.stderr.splitlines()[-1]

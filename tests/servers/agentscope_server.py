@@ -12,6 +12,7 @@ a tool dispatched to an external executor.
 
 import argparse
 import asyncio
+import os
 import tempfile
 
 from agentscope.app import create_app
@@ -27,7 +28,9 @@ def main() -> None:
     parser.add_argument("--file-db", action="store_true")
     parser.add_argument("--external-tool", action="store_true")
     args = parser.parse_args()
-    workspace = tempfile.mkdtemp(prefix="agentscope-workspace-")
+    # In the working directory the suite gives it (a sandbox in the run's report folder), so the
+    # workspace goes when the test's temporary folder does.
+    workspace = tempfile.mkdtemp(prefix="agentscope-workspace-", dir=os.getcwd())
     database = f"{workspace}/agentscope.db" if args.file_db else ":memory:"
     extra = {}
     if args.external_tool:
