@@ -59,7 +59,11 @@ def _pipe(
     assert proc.stdin is not None and proc.stdout is not None
     exchange = Exchange()
     answers: dict[str, dict[str, Any]] = {}
-    asked: set[str] = set()  # ids of the agent's own requests (permission, files) seen so far
+    # The agent's own requests (permission, files), in the order it sent them. A fresh agent numbers
+    # them from its start, the recorded run from the shared agent's: each recorded answer goes to
+    # the oldest request not answered yet, under that request's id.
+    asked: list[Any] = []
+    replied = 0
     arrived = threading.Condition()
 
     def read() -> None:
@@ -74,7 +78,7 @@ def _pipe(
                     continue
                 if isinstance(frame, dict) and "id" in frame:
                     if "method" in frame:
-                        asked.add(json.dumps(frame["id"]))
+                        asked.append(frame["id"])
                     else:
                         answers[json.dumps(frame["id"])] = frame
                 arrived.notify_all()
@@ -96,9 +100,13 @@ def _pipe(
             line = _respelled(line, renamed)
             frame = _parsed(line)
             if frame is not None and "id" in frame and "method" not in frame:  # an answer to the agent:
-                key = json.dumps(frame["id"])  # only once the agent has asked
-                with arrived:
-                    arrived.wait_for(lambda k=key: k in asked or proc.poll() is not None, timeout)
+                with arrived:  # only once the agent has asked
+                    arrived.wait_for(lambda r=replied: len(asked) > r or proc.poll() is not None, timeout)
+                    if len(asked) > replied:
+                        line = json.dumps(
+                            {**frame, "id": asked[replied]}, ensure_ascii=False, separators=(",", ":")
+                        )
+                        replied += 1
             exchange.sent.append(line)
             proc.stdin.write(line.encode("utf-8", "surrogatepass") + b"\n")
             proc.stdin.flush()
