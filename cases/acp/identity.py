@@ -24,12 +24,14 @@ async def other_spellings_are_other_ids(acp: AcpTarget, details: dict) -> None:
     await acp.prompt(sid, "hello")
     seen = details["answers"] = {}
     may_path: list[str] = []
+    unknown: list[tuple[str, str]] = []
     for label, other in spellings(sid).items():
         reply = await acp.status(other)
         seen[label] = answer_of(reply)
         if not reply.ok and reply.code == INVALID_PARAMS and other != other.strip():
             continue  # an id with control characters or padding refused as invalid: not a session either
         if not reply.ok and reply.code == SESSION_NOT_FOUND:
+            unknown.append((label, other))
             continue
         try:
             await check_implied(acp, other, reply, f"the id with {label} ({other!r})")
@@ -42,8 +44,31 @@ async def other_spellings_are_other_ids(acp: AcpTarget, details: dict) -> None:
                 expected="error -32002: no session has that id",
                 observed=show(reply.result if reply.ok else reply.error),
             )
+    if unknown and acp.advertises("persist"):
+        await _unknown_spellings_stay_unknown(acp, unknown, details)
     if may_path:
         raise Info(f"{len(may_path)} spelling(s) took the MAY path; first: {may_path[0]}")
+
+
+async def _unknown_spellings_stay_unknown(
+    acp: AcpTarget, unknown: list[tuple[str, str]], details: dict
+) -> None:
+    """A spelling status calls unknown (-32002) is no session to resume or load either: the agent
+    does not know it everywhere, or status's answer was not the truth."""
+    for label, other in unknown:
+        back = await acp.reopen(other)
+        if not back.ok:
+            continue
+        control = await acp.reopen(acp.unknown_id())
+        if control.ok:  # calibration: resume/load of any never-created id succeeds
+            details["resume"] = "not consulted: resume/load of any never-created id succeeds"
+            return
+        raise Violation(
+            f"status answered -32002 for the id with {label} ({other!r}), yet resume/load of it then succeeded: "
+            "status called unknown an id the agent knows (or status created it)",
+            expected="error -32002 from resume/load too",
+            observed=back.describe(),
+        )
 
 
 @case("status.identity.empty-id", level=Level.MUST, spec=spec.UNKNOWN)

@@ -54,10 +54,15 @@ async def unknown_stays_unknown(acp: AcpTarget, details: dict) -> None:
             expected=[answers[0]] * len(answers),
             observed=answers,
         )
-    if acp.advertises("list") and asked in await acp.list_sessions():
-        raise Violation(
-            "session/list shows a session that only session/status was asked about", observed=asked
-        )
+    if acp.advertises("list"):
+        control = await acp.new_session()
+        listed = await acp.list_sessions()
+        if control not in listed:  # calibration: a list that shows none of ours proves nothing
+            details["list"] = "not consulted: session/list does not show a session just created here"
+        elif asked in listed:
+            raise Violation(
+                "session/list shows a session that only session/status was asked about", observed=asked
+            )
     if acp.advertises("persist"):
         back = await acp.reopen(asked)
         if back.ok:
@@ -104,6 +109,11 @@ async def list_entries_unchanged(acp: AcpTarget, details: dict) -> None:
     idle = await acp.inactive_session() if acp.advertises("close") else None
     mine = [s for s in (live, idle) if s]
     before = await acp.list_sessions()
+    if live not in before:  # calibration: a probe that cannot see the session proves nothing
+        raise MissingInput(
+            "session/list does not show a session just created in this working directory, "
+            "so it cannot show what status calls change"
+        )
     await anyio.sleep(0.02)  # a timestamp bumped by status must be able to differ
     for sid in mine:
         for _ in range(3):

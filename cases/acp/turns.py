@@ -16,7 +16,7 @@ from conformance.cases.acp import spec
 from conformance.cases.acp.implied import answer_of
 
 from conformance.core import revisions
-from conformance.core.outcomes import NotApplicable, NotTestable, Unanswered, Violation
+from conformance.core.outcomes import MissingInput, NotApplicable, NotTestable, Unanswered, Violation
 from conformance.core.registry import Level, case
 from conformance.targets.acp.expect import show
 from conformance.targets.acp.target import AcpTarget
@@ -113,11 +113,55 @@ async def active_while_a_turn_waits(acp: AcpTarget, details: dict) -> None:
             expected=revisions.word("active"),
             observed=answers,
         )
-    if stop != control_stop:
+    if control_stop == "cancelled":
+        # Calibration: a turn nobody cancelled ends `cancelled` anyway, so a status call that
+        # cancels the turn would look the same: no conclusion about the turn.
+        details["unjudged"] = {
+            "turn-untouched": "the control turn ended `cancelled` though nobody cancelled it"
+        }
+    elif stop != control_stop:
         raise Violation(
             f"the turn status was asked about ended with stopReason {stop!r}, the same turn without status calls with "
             f"{control_stop!r}: status changed the turn in progress",
             expected=control_stop,
             observed=stop,
             rule="turn-untouched",
+        )
+
+
+@case(
+    "transport.notification.leaves-turn",
+    level=Level.ROBUSTNESS,
+    spec=spec.NO_SIDE_EFFECTS,
+    needs=("status", "frames"),
+)
+async def status_notification_leaves_the_turn(acp: AcpTarget, details: dict) -> None:
+    """`session/status` sent as a notification (no id: a frame no ACP client sends) while a turn
+    waits on the user's permission leaves the turn as it was: it ends as the control turn does."""
+    control = await acp.new_session()
+    control_stop, _ = await _turn(acp, control)
+    if control_stop is None:
+        raise NotApplicable(
+            "the agent asked no permission for a '[permission]' prompt, so no turn stays in progress"
+        )
+    if control_stop == "cancelled":  # calibration: a cancelling notification would look the same
+        raise MissingInput("a turn nobody cancelled ended `cancelled`, so a cancelled turn proves nothing")
+    sid = await acp.new_session()
+
+    async def notify() -> Any:
+        await acp.peer.notify("session/status", {"sessionId": sid})
+        # A round trip after, so the notification has been read; not a status request, which
+        # status.active.during-turn judges.
+        return await acp.call("_conformance/ping", {})
+
+    stop, _ = await _turn(acp, sid, notify)
+    if UNSEEN in (stop, control_stop):
+        raise NotTestable("a turn's end (the stopReason it ended with) was not seen within --timeout")
+    details.update(control_stop=control_stop, stop=stop)
+    if stop != control_stop:
+        raise Violation(
+            f"after a session/status notification (no id) during the turn, it ended with stopReason {stop!r}, "
+            f"the same turn without it with {control_stop!r}: the notification changed the turn in progress",
+            expected=control_stop,
+            observed=stop,
         )

@@ -364,7 +364,9 @@ async def retry_returns_the_same_result(mcp: McpTarget, details: dict) -> None:
     if probe is not None:
         changes |= probe.write(later)
     await mcp.ok_heartbeat(sid, **changes)
-    retry = await mcp.heartbeat(sid, idempotencyKey=key, progressPercent=10)
+    # The same arguments with their members in another order: JSON objects are unordered, so a
+    # server that compares the text of the arguments would take the retry for a new call.
+    retry = await mcp.call({"progressPercent": 10, "idempotencyKey": key, "sessionId": sid})
     details.update(first=first.data, retry=retry.data if retry.succeeded else retry.describe())
     if not retry.succeeded:
         raise Violation(
@@ -517,16 +519,19 @@ async def concurrent_retry_runs_once(mcp: McpTarget, details: dict) -> None:
     "heartbeat.idempotency.key-reuse-different-args", level=Level.SHOULD, spec=RETRIES, needs=("heartbeat",)
 )
 async def key_reuse_with_other_arguments(mcp: McpTarget, details: dict) -> None:
-    """The same key with different arguments is reported as an error, not silently accepted."""
-    sid, key = new_session_id(), new_key()
-    await mcp.ok_heartbeat(sid, idempotencyKey=key, status="active", progressPercent=10)
-    reply = await mcp.heartbeat(sid, idempotencyKey=key, status="blocked", progressPercent=90)
-    if not reply.rejected:
-        raise Violation(
-            "the same idempotencyKey with different arguments was accepted silently",
-            expected="an error: the key was already used with other arguments",
-            observed=reply.describe(),
-        )
+    """The same key with different arguments is reported as an error, not silently accepted,
+    whichever call came first (a comparison that holds one way only fails the second)."""
+    for first, second in ((10, 90), (90, 10)):
+        sid, key = new_session_id(), new_key()
+        await mcp.ok_heartbeat(sid, idempotencyKey=key, status="active", progressPercent=first)
+        reply = await mcp.heartbeat(sid, idempotencyKey=key, status="blocked", progressPercent=second)
+        if not reply.rejected:
+            raise Violation(
+                f"the same idempotencyKey with different arguments (progressPercent {first}, then {second}) "
+                "was accepted silently",
+                expected="an error: the key was already used with other arguments",
+                observed=reply.describe(),
+            )
 
 
 # -- sessions --------------------------------------------------------------------------------------

@@ -232,7 +232,9 @@ async def cursor_stays_in_its_session(mcp: McpTarget, details: dict) -> None:
 
 @case("heartbeat.access.other-caller-rejected", level=Level.MUST, spec=ACCESS, needs=("heartbeat",))
 async def other_caller_learns_nothing(mcp: McpTarget, details: dict) -> None:
-    """Caller B's heartbeat for caller A's session is an error that reveals nothing of it."""
+    """Caller B's heartbeat for caller A's session is an error that reveals nothing of it, and
+    the other way round (an ownership check that holds one way only, say one that compares
+    identities by order, fails the second)."""
     mcp.require_other_caller()
     sid = new_session_id()
     step = marker("secret-step")
@@ -242,20 +244,26 @@ async def other_caller_learns_nothing(mcp: McpTarget, details: dict) -> None:
         await enqueue(mcp, sid, secret)
     async with mcp.other_caller() as other:
         reply = await other.heartbeat(sid)
+        theirs, their_step = new_session_id(), marker("secret-step")
+        await other.ok_heartbeat(theirs, status="waiting", currentStep=their_step)
+        back = await mcp.heartbeat(theirs)
     details["reply_to_b"] = reply.result if reply.reply.ok else reply.describe()
-    leaked = [s for s in (step, secret) if s is not None and s in _all_text(reply)]
-    if not reply.rejected:
-        raise Violation(
-            "caller B's heartbeat for caller A's session was accepted",
-            expected="an error (no access to another caller's session)",
-            observed=reply.describe(),
-        )
-    if leaked:
-        raise Violation(
-            "the error caller B got reveals caller A's session: " + ", ".join(repr(s) for s in leaked),
-            expected="an error that says nothing of the session",
-            observed=reply.describe(),
-        )
+    details["reply_to_a"] = back.result if back.reply.ok else back.describe()
+    for asker, owner, answer, secrets in (("B", "A", reply, (step, secret)), ("A", "B", back, (their_step,))):
+        leaked = [s for s in secrets if s is not None and s in _all_text(answer)]
+        if not answer.rejected:
+            raise Violation(
+                f"caller {asker}'s heartbeat for caller {owner}'s session was accepted",
+                expected="an error (no access to another caller's session)",
+                observed=answer.describe(),
+            )
+        if leaked:
+            raise Violation(
+                f"the error caller {asker} got reveals caller {owner}'s session: "
+                + ", ".join(repr(s) for s in leaked),
+                expected="an error that says nothing of the session",
+                observed=answer.describe(),
+            )
 
 
 @case("heartbeat.access.other-caller-no-change", level=Level.MUST, spec=ACCESS, needs=("heartbeat",))

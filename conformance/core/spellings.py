@@ -26,6 +26,7 @@ SPELLINGS: dict[str, Callable[[str], str]] = {
     "a longer id it prefixes": lambda s: s + "0",
     "full-width (NFKC folds it back)": _fullwidth,
     "NFD form": lambda s: unicodedata.normalize("NFD", s),
+    "a relative path to it": lambda s: f"./{s}",  # a lookup that builds a file path from the id
 }
 
 

@@ -229,11 +229,17 @@ def schema_sentences(definitions: dict[str, Any], names: tuple[str, ...]) -> lis
 
 def coverage(revision: Revision, cases: list[dict[str, Any]]) -> dict[str, Any]:
     """The run's coverage of the revision's sentences, for report.json. A rule ("case#rule") ran
-    when its case did."""
+    when its case did, unless the case left it unjudged (``details["unjudged"]``: rule -> why,
+    e.g. a calibration that showed its probe could not tell): then it is not testable."""
     outcomes = {c["id"]: c["outcome"] for c in cases}
+    unjudged = {c["id"]: (c.get("details") or {}).get("unjudged") or {} for c in cases}
     rows = []
     for req in revision.requirements:
-        ran = {cid: outcomes[cid.split("#")[0]] for cid in req.cases if cid.split("#")[0] in outcomes}
+        ran = {}
+        for cid in req.cases:
+            base, _, rule = cid.partition("#")
+            if base in outcomes:
+                ran[cid] = "not-testable" if rule and rule in unjudged[base] else outcomes[base]
         if req.excluded:
             status = "excluded"
         elif any(o in DECISIVE for o in ran.values()):

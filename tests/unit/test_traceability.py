@@ -143,6 +143,17 @@ def test_coverage_counts_what_ran(revision) -> None:
     )
 
 
+def test_a_rule_its_case_left_unjudged_is_not_testable(revision) -> None:
+    """A case that passed without judging one of its rules (its calibration showed the probe could
+    not tell) does not count that rule as tested."""
+    judged = {"id": "status.active.during-turn", "outcome": "pass", "details": {}}
+    unjudged = judged | {"details": {"unjudged": {"turn-untouched": "the control turn ended cancelled"}}}
+    for ran, expected in ((judged, "pass"), (unjudged, "not-testable")):
+        rows = coverage(revision, [ran])["sentences"]
+        (row,) = [r for r in rows if "status.active.during-turn#turn-untouched" in r["cases"]]
+        assert row["cases"]["status.active.during-turn#turn-untouched"] == expected
+
+
 # -- every revision -------------------------------------------------------------------------------
 
 UNSTABLE = "acp-unstable-2026-11"

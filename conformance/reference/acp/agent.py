@@ -41,7 +41,7 @@ if not __package__:
     import sys
     from pathlib import Path
 
-    sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # pragma: no mutate (run as a file)
     __package__ = "conformance.reference.acp"
 
 from .common import REVISION_WORDS, STATE_DIR, not_found, now_iso
@@ -361,5 +361,5 @@ def main(
             asyncio.run(serve(agent, transform_out))
 
 
-if __name__ == "__main__":
+if __name__ == "__main__":  # pragma: no mutate (run as a file)
     main()

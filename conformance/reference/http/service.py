@@ -46,7 +46,7 @@ if not __package__:
     import sys
     from pathlib import Path
 
-    sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # pragma: no mutate (run as a file)
     __package__ = "conformance.reference.http"
 
 from .models import (
@@ -413,5 +413,5 @@ def main(
         asyncio.run(serve(create_app(service_factory()), host, int(port)))
 
 
-if __name__ == "__main__":
+if __name__ == "__main__":  # pragma: no mutate (run as a file)
     main()

@@ -93,6 +93,7 @@ class Driver:
         self.ids: dict[str, str] = {}
         self.steps: list[Step] = []
         self.list_snapshot: dict[str, Any] = {}
+        self.list_shows_ours = False  # session/list has shown a session of this sequence's
         self._statused_while_held: set[str] = set()
         self._last_status_meta: dict[str, bool] = {}
         self._counter = {"s": 0, "u": 0}
@@ -330,6 +331,12 @@ class Driver:
                 self.fail(step, f"session/list lists {ours[sid]} twice", "list-no-duplicate")
             by_id[sid] = entry
         step.answer = f"{sum(1 for s in by_id if s in ours)} of ours"
+        self.list_shows_ours = self.list_shows_ours or any(sid in by_id for sid in ours)
+        if not self.list_shows_ours and any(self.model.sessions[ref].held for ref in ours.values()):
+            # Calibration: a list that has never shown a session this client holds cannot show
+            # what status did to them (a cwd filter of its own, say); its checks conclude nothing.
+            step.answer += " (it has shown none of the held sessions: list checks not consulted)"
+            return
         for sid, ref in ours.items():
             session = self.model.sessions[ref]
             if not session.created and sid in by_id:

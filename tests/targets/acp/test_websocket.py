@@ -19,7 +19,9 @@ pytestmark = pytest.mark.slow
 
 
 # Streamable HTTP carries one JSON object per POST: the malformed-frame fuzzers cannot run.
-HTTP_BASELINE = WS_BASELINE | {"fuzz.frames.survives": "n/a", "fuzz.frames.error-codes": "n/a"}
+HTTP_BASELINE = WS_BASELINE | dict.fromkeys(
+    ["fuzz.frames.survives", "fuzz.frames.error-codes", "transport.notification.leaves-turn"], "n/a"
+)
 
 
 # The reference agent over Streamable HTTP, every case: tests/e2e/test_readme_commands.py runs

@@ -107,6 +107,10 @@ BROKEN: dict[str, tuple[int, dict[str, str]]] = {
         },
     ),
     "key_reuse_accepted": (0, {"heartbeat.idempotency.key-reuse-different-args": "warn"}),
+    # Conflicts caught one way only (90 then 10 answers silently): the case tries both orders.
+    "key_conflict_one_way": (0, {"heartbeat.idempotency.key-reuse-different-args": "warn"}),
+    # Arguments compared as text: the same retry with its members in another order is refused.
+    "retry_order_sensitive": (1, {"heartbeat.idempotency.retry-same-result": "fail"}),
     # Nothing delivered: every instruction case fails (the isolation ones: their control is not
     # testable, a fail); the cases that also read the state still conclude through it.
     "never_delivers": (1, {c: "fail" for c in INSTRUCTIONS if c != "heartbeat.instructions.per-session"}),
@@ -133,6 +137,8 @@ BROKEN: dict[str, tuple[int, dict[str, str]]] = {
     ),
     "drops_after_empty": (1, {SEQ: "fail"}),
     "no_ownership": (1, dict.fromkeys(ACCESS, "fail")),
+    # owner >= caller: B is kept out of A's sessions, A is not kept out of B's.
+    "ownership_one_way": (1, {"heartbeat.access.other-caller-rejected": "fail"}),
     "leaky_denial": (
         1,
         {"heartbeat.access.other-caller-rejected": "fail", "heartbeat.access.other-caller-replay": "fail"},
