@@ -55,7 +55,15 @@ def triage_file(tmp_path: Path, text: str) -> Path:
             '[[survivor]]\nid = "m:1:0:AddNot:0"\nkind = "caught"\ncase = "status.no.such"\n',
             "not a case of the suite",
         ),
-        ('[[survivor]]\nid = "m:1:0:AddNot:0"\nkind = "maybe"\n', "is not one of equivalent, caught"),
+        (
+            '[[survivor]]\nid = "m:1:0:AddNot:0"\nkind = "maybe"\n',
+            "is not one of equivalent, conforming, robustness, caught",
+        ),
+        (
+            '[[survivor]]\nid = "m:1:0:AddNot:0"\nkind = "robustness"\ncase = "status.no.such"\n',
+            "not a case of the suite",
+        ),
+        ('[[survivor]]\nid = "m:1:0:AddNot:0"\nkind = "conforming"\n', "the spec sentence that allows it"),
         ('[[survivor]]\nid = "m:1:0:AddNot:0"\nkind = "equivalent"\n', "needs a reason"),
         ('[[survivor]]\nkind = "equivalent"\nreason = "x"\n', "no id"),
         (
@@ -88,19 +96,28 @@ MUTANTS = [
     Mutant("k2", "m.py", 2, "core/AddNot", "killed"),
     Mutant("k3", "m.py", 3, "core/AddNot", "killed"),
     Mutant("eq", "m.py", 4, "core/AddNot", "survived", "-a\n+b"),
+    Mutant("allowed", "m.py", 4, "core/AddNot", "survived", "-a\n+c"),
+    Mutant("frames", "m.py", 4, "core/AddNot", "survived", "-a\n+e"),
     Mutant("gap", "m.py", 5, "core/AddNot", "survived", "-c\n+d"),
     Mutant("promised", "m.py", 6, "core/AddNot", "survived", "-e\n+f"),
     Mutant("hang", "m.py", 7, "core/AddNot", "timeout", "-g\n+h"),
     Mutant("skip", "m.py", 8, "core/AddNot", "skipped"),
 ]
-TRIAGE = {"eq": Verdict("equivalent", "only a log line changes"), "promised": Verdict("caught", case="x.y")}
+TRIAGE = {
+    "eq": Verdict("equivalent", "only a log line changes"),
+    "allowed": Verdict("conforming", "a MAY"),
+    "frames": Verdict("robustness", "a notification", "x.frames"),
+    "promised": Verdict("caught", case="x.y"),
+}
 
 
-def test_the_score_is_killed_over_all_but_equivalent() -> None:
+def test_the_score_is_killed_over_all_but_equivalent_and_conforming() -> None:
     result = score(MUTANTS, TRIAGE)
     assert result.counts["killed"] == 3 and result.counts["timeout"] == 1 and result.counts["skipped"] == 1
-    assert result.equivalent == 1
-    assert result.scored == 3 + 3 + 1 - 1  # killed + survived + timed out − equivalent
+    assert result.equivalent == 3
+    assert (
+        result.scored == 3 + 5 + 1 - 3
+    )  # killed + survived + timed out − equivalent, conforming, robustness
     assert result.value == pytest.approx(3 / 6)
     assert result.gaps == ["gap"] and result.broken_promises == ["promised"]
 
@@ -108,8 +125,13 @@ def test_the_score_is_killed_over_all_but_equivalent() -> None:
 def test_the_report_shows_each_survivor_with_its_diff_and_triage() -> None:
     text = markdown("acp", MUTANTS, TRIAGE, {"date": "2026-12-01", "commit": "abc1234", "sample": None})
     assert "**Score: 50.0%**" in text and "2026-12-01" in text and "abc1234" in text
+    assert "judged again" not in text
+    rechecked = markdown("acp", MUTANTS, TRIAGE, {"rechecked": 2})
+    assert "2 survivor(s) triaged as caught were judged again after the campaign" in rechecked
     assert "### `gap` (survived; untriaged)" in text and "+d" in text
     assert "### `eq` (survived; equivalent: only a log line changes)" in text
+    assert "### `allowed` (survived; conforming: a MAY)" in text
+    assert "### `frames` (survived; robustness, reported by x.frames: a notification)" in text
     assert "### `promised` (survived; caught by x.y)" in text
     assert "### `hang` (timeout; untriaged)" in text
     assert "`k1`" not in text  # killed mutants are counted, not listed
@@ -158,3 +180,61 @@ def test_annotations_are_found_only_where_they_are_never_evaluated() -> None:
     assert (
         annotation_spans(source.replace("from __future__ import annotations\n", "")) == []
     )  # evaluated then
+
+
+def test_a_survivors_output_names_what_its_runs_noticed_below_the_certificate() -> None:
+    from tools.mutation.kill import noticed
+
+    report = {
+        "cases": [
+            {"id": "a", "level": "MUST", "outcome": "pass"},
+            {"id": "b", "level": "MUST", "outcome": "n/a"},
+            {"id": "c", "level": "SHOULD", "outcome": "warn"},
+            {"id": "d", "level": "ROBUSTNESS", "outcome": "fail"},
+            {"id": "e", "level": "MUST", "outcome": "not-testable"},
+        ]
+    }
+    assert noticed(report) == ["warn SHOULD c", "fail ROBUSTNESS d", "not-testable MUST e"]
+    assert noticed({}) == []
+    # Against the unmutated reference's outcomes, every case that moved, n/a included.
+    reference = {"a": "pass", "b": "pass", "c": "warn", "d": "pass", "e": "not-testable"}
+    assert noticed(report, reference) == [
+        "n/a MUST b (reference: pass)",
+        "fail ROBUSTNESS d (reference: pass)",
+    ]
+
+
+def test_the_report_shows_a_survivors_output() -> None:
+    survivor = Mutant(
+        "m.py:3:0:AddNot:0", "m.py", 3, "AddNot", "survived", "-a\n+b", "exit 0: CONFORMANT\n  warn SHOULD c"
+    )
+    text = markdown("acp", [survivor], {}, {})
+    assert "```diff\n-a\n+b\n```" in text and "  warn SHOULD c" in text
+
+
+def test_the_ci_sample_names_mutants_of_the_campaigns() -> None:
+    from tools.mutation.sample import load_sample
+
+    sample = load_sample()
+    assert sample, "mutation/ci-sample.toml is empty"
+    for sampled in sample:
+        campaign = CAMPAIGNS[sampled.target]
+        modules = tomllib.loads(campaign.config.read_text())["cosmic-ray"]["module-path"]
+        assert sampled.module in modules, sampled.id
+        if sampled.expected == "caught":
+            verdict = load_triage(campaign.triage, set(CASES)).get(sampled.id)
+            assert verdict is not None and verdict.kind == "caught", f"{sampled.id} is not triaged as caught"
+
+
+def test_a_sample_entry_that_no_longer_matches_the_source_is_stale() -> None:
+    pytest.importorskip("cosmic_ray")
+    from tools.mutation.sample import Sampled, StaleSample, mutate
+
+    source = "def f(a, b):\n    return a < b\n"
+    assert "a <= b" in mutate(
+        source, Sampled("m.py:2:13:ReplaceComparisonOperator_Lt_LtE:0", "acp", "killed")
+    )
+    with pytest.raises(StaleSample, match="at \\(2, 13\\)"):
+        mutate(source, Sampled("m.py:3:13:ReplaceComparisonOperator_Lt_LtE:0", "acp", "killed"))
+    with pytest.raises(StaleSample, match="gone"):
+        mutate(source, Sampled("m.py:2:13:ReplaceComparisonOperator_Lt_LtE:5", "acp", "killed"))

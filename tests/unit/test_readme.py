@@ -67,7 +67,10 @@ def test_every_readme_command_is_run_by_a_test() -> None:
             continue  # registered by that module's own readme.claim(...)
         source = (ROOT / path).read_text()
         if path == ".ci/run":  # the test command, in .ci/run's own words (quiet, no bytecode up front)
-            assert ".venv/bin/python -m pytest -n auto" in source and "-e '.[test,agentscope]'" in source
+            assert (
+                ".venv/bin/python -m pytest -n auto" in source
+                and "-e '.[test,agentscope,mutation]'" in source
+            )
         else:
             assert f"readme.command({text!r})" in re.sub(r"\s*\n\s*", "", source), (
                 f"{path} does not run: {text}"

@@ -5,9 +5,9 @@ order, shows progress, then scores the session against the triage file and write
 (reports/mutation/TARGET.md). Exit 0 when every survivor is triaged and no mutant triaged as
 caught survived, 1 otherwise, 2 for a usage or triage-file error.
 
-With --workers N > 1 the campaign runs on Cosmic Ray's HTTP distributor: N `cosmic-ray
-http-worker` processes, each in its own copy of the checkout (mutants are written to disk), on
-127.0.0.1. Workers on other machines are started the same way there (`cosmic-ray http-worker
+The campaign runs on Cosmic Ray's HTTP distributor: --workers N (default 1) `cosmic-ray
+http-worker` processes, each in its own copy of the checkout (mutants are written to disk, never
+into this checkout), on 127.0.0.1. Workers on other machines are started the same way there (`cosmic-ray http-worker
 --port P` in a checkout with the `mutation` extra) and named with --worker-url.
 """
 
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import json
 import os
 import shutil
 import socket
@@ -25,9 +26,11 @@ import threading
 import time
 import tomllib
 from contextlib import ExitStack
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from tools.mutation.kill import BASELINE
 from tools.mutation.results import Mutant, TriageError, fate_of, load_triage, markdown, mutant_id, score
 from tools.mutation.targets import CAMPAIGNS, ROOT
 
@@ -44,9 +47,19 @@ def cosmic(*args: str, **kwargs) -> subprocess.CompletedProcess:
 
 
 def baseline(target: str) -> str | None:
-    """The unmutated reference must be certified, or every mutant would count as killed."""
+    """The unmutated reference must be certified, or every mutant would count as killed. Its
+    outcomes are recorded for the workers (MUTATION_BASELINE): a survivor's output then names
+    every case whose outcome moved."""
+    REPORTS.mkdir(parents=True, exist_ok=True)
     run = subprocess.run(
-        [sys.executable, "-m", "tools.mutation.kill", target],
+        [
+            sys.executable,
+            "-m",
+            "tools.mutation.kill",
+            target,
+            "--record",
+            str(REPORTS / f"{target}-baseline.json"),
+        ],
         cwd=ROOT,
         env=ENV,
         capture_output=True,
@@ -85,6 +98,7 @@ def mutants_of(session: Path) -> list[Mutant]:
                         result.output if result else None,
                     ),
                     (result.diff or "") if result else "",
+                    (result.output or "") if result else "",
                 )
             )
     return sorted(found, key=lambda m: m.id)
@@ -124,7 +138,7 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def start_workers(count: int, stack: ExitStack) -> list[str]:
+def start_workers(count: int, target: str, stack: ExitStack) -> list[str]:
     """Local HTTP workers, each in its own copy of the checkout."""
     urls = []
     for _ in range(count):
@@ -132,13 +146,21 @@ def start_workers(count: int, stack: ExitStack) -> list[str]:
         shutil.copytree(
             ROOT,
             copy,
-            ignore=shutil.ignore_patterns(".git", ".venv", "reports", "__pycache__", "node_modules"),
+            ignore=shutil.ignore_patterns(
+                ".git",
+                ".venv",
+                "reports",
+                "__pycache__",
+                "node_modules",
+                ".hypothesis",
+                ".acp-reference-sessions",
+            ),
         )
         port = free_port()
         worker = subprocess.Popen(
             [str(Path(sys.executable).with_name("cosmic-ray")), "http-worker", "--port", str(port)],
             cwd=copy,
-            env=ENV,
+            env=ENV | {BASELINE: str(REPORTS / f"{target}-baseline.json")},
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
@@ -159,12 +181,25 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tools.mutation", description=__doc__.split("\n")[0])
     parser.add_argument("target", choices=sorted(CAMPAIGNS))
     parser.add_argument(
-        "--workers", type=int, default=1, help="local HTTP workers (default 1: no distributor)"
+        "--workers",
+        type=int,
+        default=1,
+        help="local HTTP workers, each in a copy of the checkout (default 1)",
     )
     parser.add_argument("--worker-url", action="append", default=[], help="a running worker elsewhere")
     parser.add_argument("--sample", type=int, help="run only this many mutants, a fixed spread of them")
     parser.add_argument(
         "--session", type=Path, help="the Cosmic Ray session (default reports/mutation/TARGET.sqlite)"
+    )
+    parser.add_argument(
+        "--rescore",
+        action="store_true",
+        help="run nothing: score the last campaign's session against the triage file as it is now",
+    )
+    parser.add_argument(
+        "--recheck",
+        action="store_true",
+        help="with --rescore: judge again each survivor triaged as caught (the case added since)",
     )
     args = parser.parse_args(argv)
 
@@ -180,6 +215,15 @@ def main(argv: list[str] | None = None) -> int:
     except TriageError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    session = args.session or REPORTS / f"{args.target}.sqlite"
+    if args.rescore:
+        if not session.exists():
+            print(f"error: no campaign session at {session} to rescore", file=sys.stderr)
+            return 2
+        measured = (
+            json.loads(measured_path(args.target).read_text()) if measured_path(args.target).exists() else {}
+        )
+        return report(args.target, session, triage, measured, recheck=args.recheck)
     failed = baseline(args.target)
     if failed is not None:
         print(
@@ -188,19 +232,18 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 2
     REPORTS.mkdir(parents=True, exist_ok=True)
-    session = args.session or REPORTS / f"{args.target}.sqlite"
     session.unlink(missing_ok=True)
     config = tomllib.loads(campaign.config.read_text())
     started = time.monotonic()
     with ExitStack() as stack:
-        config_path = campaign.config
+        # Always on HTTP workers, each in a copy of the checkout: Cosmic Ray's local distributor
+        # would write each mutant into this checkout, where the project's own tests and commits
+        # could meet it. With --worker-url alone, no local worker starts unless --workers says so.
         urls = list(args.worker_url)
-        if args.workers > 1 or urls:
-            urls += start_workers(args.workers if args.workers > 1 else 0, stack)
-            derived = Path(stack.enter_context(tempfile.TemporaryDirectory())) / f"{args.target}.toml"
-            text = campaign.config.read_text().replace('name = "local"', 'name = "http"')
-            derived.write_text(text + f"\n[cosmic-ray.distributor.http]\nworker-urls = {urls!r}\n")
-            config_path = derived
+        urls += start_workers(args.workers if args.workers > 1 or not urls else 0, args.target, stack)
+        config_path = Path(stack.enter_context(tempfile.TemporaryDirectory())) / f"{args.target}.toml"
+        text = campaign.config.read_text().replace('name = "local"', 'name = "http"')
+        config_path.write_text(text + f"\n[cosmic-ray.distributor.http]\nworker-urls = {urls!r}\n")
         cosmic("init", str(config_path), str(session))
         run_filter("cosmic_ray.tools.filters.pragma_no_mutate", str(session))
         filters = config.get("cosmic-ray", {}).get("filters", {})
@@ -223,7 +266,6 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             stop.set()
     elapsed = time.monotonic() - started
-    mutants = [m for m in mutants_of(session) if m.fate != "skipped"]
     commit = subprocess.run(
         ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
     ).stdout
@@ -234,15 +276,43 @@ def main(argv: list[str] | None = None) -> int:
         "seconds": round(elapsed),
         "workers": max(1, len(urls)),
     }
-    report = REPORTS / f"{args.target}.md"
-    report.write_text(markdown(args.target, mutants, triage, measured))
+    measured_path(args.target).write_text(json.dumps(measured))
+    return report(args.target, session, triage, measured)
+
+
+def measured_path(target: str) -> Path:
+    return REPORTS / f"{target}-measured.json"
+
+
+def report(target: str, session: Path, triage: dict, measured: dict[str, Any], recheck: bool = False) -> int:
+    """Score the session against the triage, write reports/mutation/TARGET.md, say the score.
+    With ``recheck``, each survivor triaged as caught is judged again on a mutated copy (the
+    CI sample's way): the case added since the campaign must kill it."""
+    mutants = [m for m in mutants_of(session) if m.fate != "skipped"]
+    if recheck:
+        from tools.mutation.sample import Sampled, fate
+
+        rechecked = 0
+        for n, m in enumerate(mutants):
+            verdict = triage.get(m.id)
+            if m.fate == "survived" and verdict is not None and verdict.kind == "caught":
+                now = fate(Sampled(m.id, target, "caught"), say=lambda line: None)
+                print(f"  recheck {m.id}: {now}", file=sys.stderr, flush=True)
+                if now == "killed":
+                    mutants[n] = replace(
+                        m, fate="killed", output=m.output + "\nkilled when judged again after triage"
+                    )
+                    rechecked += 1
+        measured = measured | {"rechecked": rechecked}
+    path = REPORTS / f"{target}.md"
+    path.write_text(markdown(target, mutants, triage, measured))
     result = score(mutants, triage)
     value = "n/a" if result.value is None else f"{result.value:.1%}"
     print(
-        f"{args.target}: score {value} (killed {result.counts['killed']}, survived {result.counts['survived']}, "
-        f"timed out {result.counts['timeout']}, equivalent {result.equivalent}) in {elapsed:.0f} s on "
-        f"{measured['workers']} worker(s); {len(result.gaps)} untriaged, {len(result.broken_promises)} caught "
-        f"but survived — report: {report}",
+        f"{target}: score {value} (killed {result.counts['killed']}, survived {result.counts['survived']}, "
+        f"timed out {result.counts['timeout']}, not scored (equivalent, conforming, robustness) "
+        f"{result.equivalent}) in {measured.get('seconds', '?')} s on {measured.get('workers', '?')} worker(s); "
+        f"{len(result.gaps)} untriaged, {len(result.broken_promises)} caught but survived — report: {path}",
         file=sys.stderr,
     )
     return 1 if result.gaps or result.broken_promises else 0

@@ -12,7 +12,16 @@ from pathlib import Path
 from typing import Any
 
 FATES = ("killed", "survived", "timeout", "incompetent", "skipped", "pending")
-KINDS = ("equivalent", "caught")
+# equivalent: no client can observe the change. conforming: a client can, but the spec allows what
+# the mutant does (a MAY, an open enum): the mutated reference still conforms, so a case that
+# killed it would call a conforming agent non-conformant. Neither counts in the score.
+# robustness: a client can observe it only through frames the protocol never carries; the named
+# ROBUSTNESS case reports it, which by the suite's rule never decides the verdict, so no verdict
+# can kill it (--strict would).
+# caught: it survived a campaign, and the named case now kills it.
+KINDS = ("equivalent", "conforming", "robustness", "caught")
+UNSCORED = ("equivalent", "conforming", "robustness")
+NEEDS_CASE = ("robustness", "caught")
 
 
 @dataclass(frozen=True)
@@ -23,6 +32,7 @@ class Mutant:
     operator: str
     fate: str
     diff: str = ""
+    output: str = ""  # what the test command printed: a survivor's verdict lines and what its runs noticed
 
 
 def mutant_id(module: str, start: tuple[int, int], operator: str, occurrence: int) -> str:
@@ -50,14 +60,15 @@ class TriageError(ValueError):
 
 @dataclass(frozen=True)
 class Verdict:
-    kind: str  # "equivalent" or "caught"
+    kind: str  # one of KINDS
     reason: str = ""
     case: str = ""
 
 
 def load_triage(path: Path, known_cases: set[str]) -> dict[str, Verdict]:
-    """`[[survivor]]` entries: id, kind = "equivalent" with a one-line reason, or kind = "caught"
-    with the case id that now kills it. An unknown case id, kind or duplicate id is an error."""
+    """`[[survivor]]` entries: id, kind = "equivalent" or "conforming" with a one-line reason (for
+    conforming: the spec sentence that allows it), or kind = "caught" with the case id that now
+    kills it. An unknown case id, kind or duplicate id is an error."""
     if not path.exists():
         return {}
     try:
@@ -77,7 +88,11 @@ def load_triage(path: Path, known_cases: set[str]) -> dict[str, Verdict]:
             raise TriageError(f"{where}: kind {kind!r} is not one of {', '.join(KINDS)}")
         if kind == "equivalent" and not str(entry.get("reason", "")).strip():
             raise TriageError(f"{where}: an equivalent mutant needs a reason (why no client can observe it)")
-        if kind == "caught":
+        if kind == "conforming" and not str(entry.get("reason", "")).strip():
+            raise TriageError(
+                f"{where}: a conforming mutant needs a reason (the spec sentence that allows it)"
+            )
+        if kind in NEEDS_CASE:
             case = entry.get("case")
             if case not in known_cases:
                 raise TriageError(f"{where}: case {case!r} is not a case of the suite")
@@ -88,13 +103,13 @@ def load_triage(path: Path, known_cases: set[str]) -> dict[str, Verdict]:
 @dataclass(frozen=True)
 class Score:
     counts: dict[str, int]
-    equivalent: int
-    gaps: list[str]  # survivors neither equivalent nor caught
+    equivalent: int  # survivors triaged equivalent, conforming or robustness: not scored
+    gaps: list[str]  # survivors not triaged
     broken_promises: list[str]  # triaged "caught" but survived in this campaign
 
     @property
     def scored(self) -> int:
-        """Mutants that count: run to a verdict, minus the equivalent ones."""
+        """Mutants that count: run to a verdict, minus the ones no verdict may kill (UNSCORED)."""
         return self.counts["killed"] + self.counts["survived"] + self.counts["timeout"] - self.equivalent
 
     @property
@@ -106,7 +121,7 @@ def score(mutants: list[Mutant], triage: dict[str, Verdict]) -> Score:
     counts = Counter({fate: 0 for fate in FATES})
     counts.update(m.fate for m in mutants)
     survivors = [m for m in mutants if m.fate == "survived"]
-    equivalent = sum(1 for m in survivors if triage.get(m.id, Verdict("")).kind == "equivalent")
+    equivalent = sum(1 for m in survivors if triage.get(m.id, Verdict("")).kind in UNSCORED)
     gaps = [m.id for m in survivors if m.id not in triage]
     broken = [m.id for m in survivors if triage.get(m.id, Verdict("")).kind == "caught"]
     return Score(dict(counts), equivalent, gaps, broken)
@@ -120,11 +135,17 @@ def markdown(target: str, mutants: list[Mutant], triage: dict[str, Verdict], mea
         "",
         f"Measured {measured.get('date', '?')} at commit {measured.get('commit', '?')}"
         + (f", a sample of {measured['sample']}" if measured.get("sample") else "")
-        + ".",
+        + "."
+        + (
+            f" {measured['rechecked']} survivor(s) triaged as caught were judged again after the campaign, "
+            "each on its own mutated copy, and killed by the case added since: counted as killed."
+            if measured.get("rechecked")
+            else ""
+        ),
         "",
         f"**Score: {value}** = killed {result.counts['killed']} ÷ (killed + survived + timed out "
-        f"{result.counts['killed'] + result.counts['survived'] + result.counts['timeout']} − equivalent "
-        f"{result.equivalent})",
+        f"{result.counts['killed'] + result.counts['survived'] + result.counts['timeout']} − equivalent, "
+        f"conforming or robustness-only {result.equivalent})",
         "",
         "| fate | mutants |",
         "| --- | --- |",
@@ -134,7 +155,8 @@ def markdown(target: str, mutants: list[Mutant], triage: dict[str, Verdict], mea
     if result.gaps:
         lines += [
             f"**{len(result.gaps)} untriaged survivor(s)**: each is a gap until it is marked equivalent "
-            f"(no client can observe it) or caught (a case now kills it) in mutation/{target}-triage.toml.",
+            f"(no client can observe it), conforming (the spec allows what it does), robustness (only a "
+            f"robustness case sees it) or caught (a case now kills it) in mutation/{target}-triage.toml.",
             "",
         ]
     if result.broken_promises:
@@ -147,9 +169,13 @@ def markdown(target: str, mutants: list[Mutant], triage: dict[str, Verdict], mea
         said = (
             "untriaged"
             if verdict is None
-            else f"equivalent: {verdict.reason}"
-            if verdict.kind == "equivalent"
+            else f"robustness, reported by {verdict.case}: {verdict.reason}"
+            if verdict.kind == "robustness"
+            else f"{verdict.kind}: {verdict.reason}"
+            if verdict.kind in UNSCORED
             else f"caught by {verdict.case}"
         )
         lines += [f"### `{m.id}` ({m.fate}; {said})", "", "```diff", m.diff.strip(), "```", ""]
+        if m.output.strip():
+            lines += ["The suite's runs:", "", "```", m.output.strip()[-2000:], "```", ""]
     return "\n".join(lines)

@@ -41,7 +41,8 @@ CAMPAIGNS = {
             ),
         ),
     ),
-    # Over Streamable HTTP with two callers and the operator endpoint, every heartbeat case runs.
+    # Over Streamable HTTP with two callers and the operator endpoint, every heartbeat case runs;
+    # over stdio, the server's other half runs (the operator's spool instead of the endpoint).
     "mcp": Campaign(
         "mcp",
         (
@@ -55,6 +56,13 @@ CAMPAIGNS = {
                     "--other-header",
                     "Authorization=Bearer caller-b",
                 ),
+                *FIXED,
+            ),
+            (
+                "--mcp-cmd",
+                "{python} {root}/conformance/reference/mcp/server.py",
+                "--instruct-cmd",
+                "{python} -m conformance.reference.mcp.instruct {sessionId} {text}",
                 *FIXED,
             ),
         ),
