@@ -85,16 +85,22 @@ async def _turn(acp: AcpTarget, sid: str, during: Any = None) -> tuple[str | Non
 UNSEEN = "(end not seen)"
 
 
-@case("status.active.during-turn", level=Level.MUST, spec=spec.ACTIVE, rules=("turn-untouched",))
-async def active_while_a_turn_waits(acp: AcpTarget, details: dict) -> None:
-    """While a turn waits on the user's permission, status answers at once, `active`, and the turn
-    then ends as a turn without status calls does."""
-    control = await acp.new_session()
-    control_stop, _ = await _turn(acp, control)
+async def _control_turn(acp: AcpTarget) -> str:
+    """The stop reason of a turn on another session, run the same way with nothing during it:
+    what a turn the case touched must end with. n/a when the agent asks no permission."""
+    control_stop, _ = await _turn(acp, await acp.new_session())
     if control_stop is None:
         raise NotApplicable(
             "the agent asked no permission for a '[permission]' prompt, so no turn stays in progress"
         )
+    return control_stop
+
+
+@case("status.active.during-turn", level=Level.MUST, spec=spec.ACTIVE, rules=("turn-untouched",))
+async def active_while_a_turn_waits(acp: AcpTarget, details: dict) -> None:
+    """While a turn waits on the user's permission, status answers at once, `active`, and the turn
+    then ends as a turn without status calls does."""
+    control_stop = await _control_turn(acp)
     sid = await acp.new_session()
 
     async def ask() -> list[Any]:
@@ -138,12 +144,7 @@ async def active_while_a_turn_waits(acp: AcpTarget, details: dict) -> None:
 async def status_notification_leaves_the_turn(acp: AcpTarget, details: dict) -> None:
     """`session/status` sent as a notification (no id: a frame no ACP client sends) while a turn
     waits on the user's permission leaves the turn as it was: it ends as the control turn does."""
-    control = await acp.new_session()
-    control_stop, _ = await _turn(acp, control)
-    if control_stop is None:
-        raise NotApplicable(
-            "the agent asked no permission for a '[permission]' prompt, so no turn stays in progress"
-        )
+    control_stop = await _control_turn(acp)
     if control_stop == "cancelled":  # calibration: a cancelling notification would look the same
         raise MissingInput("a turn nobody cancelled ended `cancelled`, so a cancelled turn proves nothing")
     sid = await acp.new_session()

@@ -114,7 +114,7 @@ TRIAGE = {
 def test_the_score_is_killed_over_all_but_equivalent_and_conforming() -> None:
     result = score(MUTANTS, TRIAGE)
     assert result.counts["killed"] == 3 and result.counts["timeout"] == 1 and result.counts["skipped"] == 1
-    assert result.equivalent == 3
+    assert result.unscored == 3
     assert (
         result.scored == 3 + 5 + 1 - 3
     )  # killed + survived + timed out − equivalent, conforming, robustness

@@ -311,7 +311,7 @@ def report(target: str, session: Path, triage: dict, measured: dict[str, Any], r
     print(
         f"{target}: score {value} (killed {result.counts['killed']}, survived {result.counts['survived']}, "
         f"timed out {result.counts['timeout']}, not scored (equivalent, conforming, robustness) "
-        f"{result.equivalent}) in {measured.get('seconds', '?')} s on {measured.get('workers', '?')} worker(s); "
+        f"{result.unscored}) in {measured.get('seconds', '?')} s on {measured.get('workers', '?')} worker(s); "
         f"{len(result.gaps)} untriaged, {len(result.broken_promises)} caught but survived — report: {path}",
         file=sys.stderr,
     )

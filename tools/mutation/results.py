@@ -103,14 +103,14 @@ def load_triage(path: Path, known_cases: set[str]) -> dict[str, Verdict]:
 @dataclass(frozen=True)
 class Score:
     counts: dict[str, int]
-    equivalent: int  # survivors triaged equivalent, conforming or robustness: not scored
+    unscored: int  # survivors triaged equivalent, conforming or robustness
     gaps: list[str]  # survivors not triaged
     broken_promises: list[str]  # triaged "caught" but survived in this campaign
 
     @property
     def scored(self) -> int:
         """Mutants that count: run to a verdict, minus the ones no verdict may kill (UNSCORED)."""
-        return self.counts["killed"] + self.counts["survived"] + self.counts["timeout"] - self.equivalent
+        return self.counts["killed"] + self.counts["survived"] + self.counts["timeout"] - self.unscored
 
     @property
     def value(self) -> float | None:
@@ -121,10 +121,10 @@ def score(mutants: list[Mutant], triage: dict[str, Verdict]) -> Score:
     counts = Counter({fate: 0 for fate in FATES})
     counts.update(m.fate for m in mutants)
     survivors = [m for m in mutants if m.fate == "survived"]
-    equivalent = sum(1 for m in survivors if triage.get(m.id, Verdict("")).kind in UNSCORED)
+    unscored = sum(1 for m in survivors if triage.get(m.id, Verdict("")).kind in UNSCORED)
     gaps = [m.id for m in survivors if m.id not in triage]
     broken = [m.id for m in survivors if triage.get(m.id, Verdict("")).kind == "caught"]
-    return Score(dict(counts), equivalent, gaps, broken)
+    return Score(dict(counts), unscored, gaps, broken)
 
 
 def markdown(target: str, mutants: list[Mutant], triage: dict[str, Verdict], measured: dict[str, Any]) -> str:
@@ -145,7 +145,7 @@ def markdown(target: str, mutants: list[Mutant], triage: dict[str, Verdict], mea
         "",
         f"**Score: {value}** = killed {result.counts['killed']} ÷ (killed + survived + timed out "
         f"{result.counts['killed'] + result.counts['survived'] + result.counts['timeout']} − equivalent, "
-        f"conforming or robustness-only {result.equivalent})",
+        f"conforming or robustness-only {result.unscored})",
         "",
         "| fate | mutants |",
         "| --- | --- |",
