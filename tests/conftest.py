@@ -121,6 +121,7 @@ EXPENSIVE = {
     "http.ownership.while-running",
     "http.safe.parked-stays-parked",
     "http.state.idle-after-run",
+    "http.state.running-outlives-lease",
 }
 
 

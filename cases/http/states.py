@@ -9,6 +9,7 @@ public API cannot reach is reported as not testable, with why.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import anyio
@@ -62,6 +63,50 @@ async def running_while_the_lease_is_held(http: HttpStatusTarget, details: dict)
     agent_id, sid = await driven_session(http, "a running session")
     probe, _ = await probe_while_running(http, agent_id, sid, details)
     expect(probe, "running", "while the run was waiting on its model (its call still in flight)")
+    await http.settle(agent_id, sid)
+
+
+@case("http.state.running-outlives-lease", level=Level.MUST, spec=RUNNING, needs=HTTP_CAPABILITY)
+async def running_for_a_run_longer_than_the_lease(http: HttpStatusTarget, details: dict) -> None:
+    """A run that works longer than the run lease's time to live (--http-long-run) reads running
+    for as long as it works: the worker renews the lease it holds, so it does not expire mid-run.
+
+    Calibrated: only probes sent and answered while the run's model call was in flight count, and
+    the case judges only if such probes reached the last tenth of the run."""
+    if http.long_run is None:
+        raise MissingInput(
+            "give --http-long-run SECONDS, more than the service's run-lease time to live, to test that a"
+            " run outliving the lease still reads running"
+        )
+    seconds = http.long_run
+    agent_id, sid = await driven_session(http, "a long run")
+    tag = await http.chat(agent_id, sid, f"[slow:{seconds:g}] answer slowly")
+    request = await http.wait_for_model(tag, timeout=http.settle_time, script="slow")
+    if request is None:
+        raise NotTestable(f"the run never called its model within {http.settle_time:g} s of POST /chat/")
+    inside = 0
+    latest = 0.0  # seconds into the model call of the latest probe that fell inside it
+    with anyio.move_on_after(seconds + http.settle_time):  # a hang bound: the model answers in `seconds`
+        while request["done"] is None:
+            probe, bracketed = await http.status_in_flight(sid, agent_id, request)
+            if bracketed:
+                inside += 1
+                latest = time.time() - request["at"]
+                if probe.status != "running":
+                    details["probes"] = inside
+                    raise Violation(
+                        f"{latest:.1f} s into a {seconds:g} s run (its model call still in flight), the status"
+                        f" was {probe.describe()}",
+                        expected="status 'running' while the run works",
+                        observed=probe.describe(),
+                    )
+            await anyio.sleep(0.2)
+    details["probes"] = inside
+    if latest < 0.9 * seconds:
+        raise MissingInput(
+            f"the latest status probe answered inside the run's {seconds:g} s model call came {latest:.1f} s"
+            " into it, so the end of the run was not observed"
+        )
     await http.settle(agent_id, sid)
 
 

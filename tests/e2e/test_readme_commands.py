@@ -166,9 +166,8 @@ PROMISES: dict[str, Promise] = {
             ("https://agents.example/ops/instructions", "{base}/operator/instructions"),
         ),
     ),
-    "session-status-conformance --target http                                   # the embedded reference service": (
-        Promise(0, "CONFORMANT", HTTP_BASELINE, http_reference_is_fully_traced)
-    ),
+    "session-status-conformance --target http --http-long-run 12                # the embedded reference service"
+    " (its run lease lives 10 s)": (Promise(0, "CONFORMANT", HTTP_BASELINE, http_reference_is_fully_traced)),
     "session-status-conformance --http-url http://127.0.0.1:8000 --user-id alice  # an AgentScope server": Promise(
         0, "CONFORMANT", server="http", substitute=(("http://127.0.0.1:8000", "{url}"),)
     ),

@@ -73,6 +73,8 @@ CAMPAIGNS = {
             (
                 "--http-cmd",
                 "{python} {root}/conformance/reference/http/service.py --listen 127.0.0.1:0",
+                # A run longer than the reference's 10 s run lease (renewed while the run works).
+                *("--http-long-run", "12"),
                 *FIXED,
             ),
         ),

@@ -24,12 +24,21 @@ class HttpOptions:
     other_user_id: str = field(default_factory=lambda: f"conformance-other-{uuid.uuid4().hex[:8]}")
     agent_id: str | None = None  # an existing session to probe, for services the suite cannot drive
     session_id: str | None = None
+    long_run: float | None = None  # seconds, more than the service's run-lease time to live
 
     @classmethod
     def from_options(
-        cls, *, user_id: str | None, other_user_id: str | None, agent_id: str | None, session_id: str | None
+        cls,
+        *,
+        user_id: str | None,
+        other_user_id: str | None,
+        agent_id: str | None,
+        session_id: str | None,
+        long_run: str | None = None,
     ) -> HttpOptions:
-        options = cls(agent_id=agent_id, session_id=session_id)
+        options = cls(
+            agent_id=agent_id, session_id=session_id, long_run=_seconds("--http-long-run", long_run)
+        )
         for name, value in (("--user-id", user_id), ("--other-user-id", other_user_id)):
             if value is not None and (not value.strip() or any(c in value for c in "\r\n")):
                 raise UsageError(f"{name} {value!r} is not a usable header value")
@@ -40,3 +49,15 @@ class HttpOptions:
         if (agent_id is None) != (session_id is None):
             raise UsageError("pass --agent-id and --session-id together (an existing session of --user-id)")
         return options
+
+
+def _seconds(name: str, value: str | None) -> float | None:
+    if value is None:
+        return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        raise UsageError(f"{name} {value!r} is not a number of seconds") from None
+    if not 0 < seconds <= 3600:
+        raise UsageError(f"{name} {value!r} must be more than 0 and at most 3600 seconds")
+    return seconds

@@ -185,6 +185,13 @@ class HttpStatusTarget:
             "an existing session of --user-id, for services the suite cannot drive",
             metavar="ID",
         ),
+        Option(
+            "--http-long-run",
+            "http_long_run",
+            "seconds of a run longer than the service's run-lease time to live, for the case that such a"
+            " run still reads running (default: that case is not testable)",
+            metavar="SECONDS",
+        ),
     )
     command_option = "http_cmd"
     url_option = "http_url"
@@ -198,6 +205,7 @@ class HttpStatusTarget:
             other_user_id=values["http_other_user_id"],
             agent_id=values["http_agent_id"],
             session_id=values["http_session_id"],
+            long_run=values["http_long_run"],
         )
 
     @staticmethod
@@ -226,6 +234,7 @@ class HttpStatusTarget:
         self.other_user_id = options.other_user_id
         self.given_agent_id = options.agent_id
         self.given_session_id = options.session_id
+        self.long_run = options.long_run
         self.openapi: dict[str, Any] = {}
         self.drivable = False  # an AgentScope-compatible API: the suite can create and drive sessions
         self._driver: AgentScopeDriver | None = None

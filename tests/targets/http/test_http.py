@@ -164,6 +164,7 @@ BROKEN: dict[str, tuple[int, dict[str, str]]] = {
     "probe_single_flight": (1, {"http.concurrency.parallel-probes": "fail"}),
     "caller_in_global": (1, {"http.concurrency.parallel-probes": "fail"}),
     "probe_renews_lease": (1, {"http.state.idle-after-run": "fail"}),
+    "lease_expires_mid_run": (1, {"http.state.running-outlives-lease": "fail"}),
 }
 # Services that defeat an assumption a probe could make (ids are free-form, 404 bodies are equal,
 # a view read twice is the same, the listing has AgentScope's layout, runs stream and start at
@@ -230,6 +231,7 @@ FOCUS: dict[str, str] = {
     "probe_single_flight": "parallel or isolation",
     "caller_in_global": "parallel or isolation",
     "probe_renews_lease": "idle-after-run or running-during-run",
+    "lease_expires_mid_run": "running",
     "clock_fields": "side-effects or parked-stays",
     "listing_other_layout": "side-effects or parked-stays",
     "request_id_in_404": OWNERSHIP,
@@ -262,6 +264,8 @@ RULES = {
 }
 
 
+# Inputs a variant's run needs besides FAST: a run longer than its lease's 5 s.
+EXTRA: dict[str, tuple[str, ...]] = {"lease_expires_mid_run": ("--http-long-run", "7")}
 # Expensive cases a variant's test looks into although its delta does not name them.
 ALSO: dict[str, tuple[str, ...]] = {
     "listing_other_layout": ("http.safe.no-side-effects", "http.safe.parked-stays-parked"),
@@ -294,7 +298,7 @@ def run_variant(direct, name: str, table: dict[str, tuple[int, dict[str, str]]])
     assert set(delta) <= chosen, f"FOCUS[{name!r}] leaves out cases its delta names: {set(delta) - chosen}"
     focused = {c: BASELINE[c] for c in HTTP_CASES if c in chosen}
     cases, expected = guarded(focused, delta | {c: focused[c] for c in ALSO.get(name, ())})
-    run = direct("--http-cmd", _variant(name), *FAST, cases=cases)
+    run = direct("--http-cmd", _variant(name), *FAST, *EXTRA.get(name, ()), cases=cases)
     assert run.outcomes == expected, run.diff(expected)
     assert run.code == code, run.stderr[-2000:]
     assert run.report["target"] == "http"
@@ -353,6 +357,9 @@ def test_usage_errors_are_one_line(suite) -> None:
     assert same.code == 2 and "must differ" in same.stderr
     half = suite("--target", "http", "--session-id", "s1")
     assert half.code == 2 and "together" in half.stderr
+    for seconds, says in (("0", "more than 0"), ("soon", "not a number")):
+        long_run = suite("--target", "http", "--http-long-run", seconds)
+        assert long_run.code == 2 and says in long_run.stderr.strip().splitlines()[-1]
 
 
 def test_every_http_case_is_caught_by_a_broken_service() -> None:
