@@ -9,6 +9,7 @@ The console script `session-status-conformance`; `python -m conformance` and, in
     session-status-conformance --agent "my-agent" -- -n auto    # anything after -- goes to pytest
     session-status-conformance replay reports/<run>/replays/sequence.status.model-based.replay.json
     session-status-conformance matrix reports/*/report.json -o matrix.html   # agents side by side
+    session-status-conformance campaign --agent "my-agent" --duration 2h --workers 4 --db redis://host:6379/0
     session-status-conformance reproduce reports/<run>/report.json CASE_ID   # pipe a case's reproduction into a fresh agent
 
 Exit codes: 0 conformant, 1 non-conformant, 2 usage or harness error, 3 not implemented.
@@ -41,7 +42,8 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Exit codes: 0 conformant, 1 non-conformant, 2 usage or harness error, 3 not implemented. "
         f"Subcommands: '{COMMAND} matrix REPORT.json… -o matrix.html' compares runs side by side; "
         f"'{COMMAND} replay FILE.replay.json [--agent CMD]' re-sends a recorded failing sequence; "
-        f"'{COMMAND} reproduce REPORT.json CASE_ID' pipes a case's reproduction into a fresh agent.",
+        f"'{COMMAND} reproduce REPORT.json CASE_ID' pipes a case's reproduction into a fresh agent; "
+        f"'{COMMAND} campaign --duration 2h --workers 4 [--db redis://…] …' fuzzes for a time budget.",
     )
     add_arguments(p, TARGETS)
     p.add_argument("-k", dest="keyword", metavar="EXPR", help="only cases whose id matches EXPR (pytest -k)")
@@ -216,6 +218,10 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["replay"]:
         return replay_main(argv[1:])
+    if argv[:1] == ["campaign"]:
+        from conformance.campaign.command import main as campaign_main
+
+        return campaign_main(argv[1:])
     if argv[:1] == ["matrix"]:
         from conformance.reports.matrix import main as matrix_main
 

@@ -17,7 +17,7 @@ from typing import Any
 import anyio
 from anyio.from_thread import start_blocking_portal
 
-from conformance.core import revisions
+from conformance.core import examples_db, revisions
 from conformance.core.config import AgentConfig
 from conformance.core.layers import stderr_layer
 from conformance.core.outcomes import (
@@ -114,9 +114,12 @@ class Runtime:
         if self._agent.process is not None and self._agent.process.pgid is not None:
             self.pgids.append(self._agent.process.pgid)
         try:
-            return await self.target.handshake()
+            init = await self.target.handshake()
         finally:
             self.handshake_entries = self.transcript.since(mark)
+        info = init.get("agentInfo") or init.get("serverInfo") if isinstance(init, dict) else None
+        examples_db.name_agent(str(info.get("name") or "") if isinstance(info, dict) else "")
+        return init
 
     async def stop_agent(self) -> None:
         agent, self._agent = self._agent, None
@@ -275,8 +278,12 @@ class Runtime:
             if revision.spec_for(case.id) is None:
                 why = revision.not_part.get(case.id, revision.title)
                 raise NotApplicable(f"not part of spec revision {revision.name}: {why}")
-            with anyio.fail_after(CASE_BUDGET):
-                await case.func(self.target, details)
+            scope = examples_db.case_scope(case.target, revision.name, case.id)
+            try:
+                with anyio.fail_after(CASE_BUDGET):
+                    await case.func(self.target, details)
+            finally:
+                examples_db.scope_reset(scope)
         except TimeoutError as e:
             exc = e
         except RunInterrupted:

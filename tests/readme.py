@@ -92,7 +92,7 @@ RUNNER = "tests/e2e/test_readme_commands.py"
 CLAIMS: dict[str, str] = {
     "python3 -m venv .venv && .venv/bin/pip install -e . && .venv/bin/session-status-conformance": RUNNER,
     # The project's test command: .ci/run runs it (tests/unit/test_readme.py checks that).
-    ".venv/bin/pip install -e '.[test,agentscope,mutation]' && .venv/bin/python -m pytest -n auto": ".ci/run",
+    ".venv/bin/pip install -e '.[test,agentscope,mutation,campaign]' && .venv/bin/python -m pytest -n auto": ".ci/run",
     # A pip install from a git URL needs the network: the install test builds and installs the
     # wheel instead, then runs the recipe's certification and summary lines as written.
     'pip install "session-status-conformance @ git+https://example.invalid/session-status-conformance"': (

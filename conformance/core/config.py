@@ -89,6 +89,7 @@ class AgentConfig:
     profile: str = "ci"  # Hypothesis profile for sequence and fuzz cases: ci | dev | thorough
     seed: int | None = None
     report_dir: str | None = None
+    example_db: str | None = None  # --db: a folder or redis:// URL the Hypothesis runs share
     # "stdio", or "websocket" / "http" (Streamable HTTP): the command is a server that prints
     # its URL on stdout, or, with no command, an agent already listening at ``url``.
     transport: str = "stdio"

@@ -132,7 +132,8 @@ def run_options(targets: tuple[str, ...]) -> tuple[Option, ...]:
         Option(
             "--profile",
             "conformance_profile",
-            "budget of the Hypothesis sequence and fuzz cases: ci (derandomized, bounded; default), dev, thorough",
+            "budget of the Hypothesis sequence and fuzz cases: ci (derandomized, bounded; default), dev, smoke, "
+            "thorough, campaign (a campaign's rounds)",
             default="ci",
             choices=tuple(PROFILES),
         ),
@@ -141,6 +142,13 @@ def run_options(targets: tuple[str, ...]) -> tuple[Option, ...]:
             "conformance_seed",
             "seed of the sequence and fuzz cases (printed by every run)",
             type=int,
+        ),
+        Option(
+            "--db",
+            "example_db",
+            "Hypothesis example database the sequence and fuzz cases share: a folder, or redis://host:port/N; "
+            "what it holds (a campaign's findings) is replayed first",
+            metavar="DIR|URL",
         ),
         Option(
             "--strict-should",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -9,7 +10,15 @@ from typing import Any
 from hypothesis import HealthCheck, Phase, Verbosity, settings
 from hypothesis.database import DirectoryBasedExampleDatabase
 
-__all__ = ["PROFILES", "Profile", "hypothesis_dir", "hypothesis_settings"]
+from conformance.core.examples_db import database_for_case
+
+__all__ = ["PROFILES", "BudgetSpent", "Profile", "hypothesis_dir", "hypothesis_settings"]
+
+
+class BudgetSpent(KeyboardInterrupt):
+    """Raised by a run of a profile that stops at its budget. Hypothesis lets a KeyboardInterrupt
+    through at once (any other exception is a failure to replay and shrink); the run catches it
+    and ends as if its examples ran out."""
 
 
 @dataclass(frozen=True)
@@ -26,6 +35,9 @@ class Profile:
     # restart costs a process start (0.1-1.6 s); Hypothesis replays a prefix that drew one in
     # many later examples, so uncapped they are most of the case's time.
     max_restarts: int | None = 3
+    # Past the budget, stop (a campaign's round ends on time) rather than run the remaining
+    # examples dry (which bounds a slow agent's run and still reports how many examples ran).
+    stop_at_budget: bool = False
 
 
 PROFILES = {
@@ -48,6 +60,20 @@ PROFILES = {
         budget=5.0,
         max_restarts=1,
     ),
+    # A campaign's rounds (session-status-conformance campaign): fresh seeds, the shared example
+    # database, and a round's time budget (CONFORMANCE_ROUND_SECONDS, set by the campaign).
+    "campaign": Profile(
+        "campaign",
+        100_000,
+        steps=30,
+        restarts_per_example=1,
+        restart_odds=32,  # a restart costs a process start: more of them, fewer examples
+        fixed_seed=None,
+        database=True,
+        budget=float(os.environ.get("CONFORMANCE_ROUND_SECONDS") or 60),
+        max_restarts=None,
+        stop_at_budget=True,
+    ),
     "thorough": Profile(
         "thorough",
         1000,
@@ -64,8 +90,11 @@ PROFILES = {
 
 def hypothesis_settings(profile: Profile, examples: int, database_dir: Path | None, **extra: Any) -> settings:
     """Settings shared by the sequence and fuzz runs: quiet, no deadline, no explain phase (the
-    last run must be the shrunk failure), and the example database only in the thorough profile."""
-    database = DirectoryBasedExampleDatabase(str(database_dir)) if profile.database and database_dir else None
+    last run must be the shrunk failure), and the example database: the one given with --db in
+    every profile (what it holds is replayed first), else only the thorough profile's own."""
+    database = database_for_case()
+    if database is None and profile.database and database_dir:
+        database = DirectoryBasedExampleDatabase(str(database_dir))
     return settings(
         max_examples=examples,
         database=database,

@@ -4,6 +4,7 @@ target is a package here (its Target class, see base.py), one line below, and it
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -65,6 +66,15 @@ def configure(values: dict[str, Any], sandbox: Path, report_dir: Path | None = N
     )
     config.target_options = target.configure(values, config)
     config.run_budget = values["run_budget"]
+    config.example_db = values.get("example_db")
+    if config.example_db:
+        from conformance.core import examples_db
+
+        # A campaign keeps one local copy for all its rounds (CONFORMANCE_DB_LOCAL).
+        local = Path(
+            os.environ.get("CONFORMANCE_DB_LOCAL") or (report_dir or sandbox.parent) / "examples-local"
+        )
+        examples_db.configure(examples_db.open_database(config.example_db, local=local))
     marked = [pair.partition("=")[2] for pair in values["agent_secret_env"]]
     config.secrets = secret_env_values(config.env, marked + target.secrets(config))
     return config

@@ -69,7 +69,7 @@ def test_every_readme_command_is_run_by_a_test() -> None:
         if path == ".ci/run":  # the test command, in .ci/run's own words (quiet, no bytecode up front)
             assert (
                 ".venv/bin/python -m pytest -n auto" in source
-                and "-e '.[test,agentscope,mutation]'" in source
+                and "-e '.[test,agentscope,mutation,campaign]'" in source
             )
         else:
             assert f"readme.command({text!r})" in re.sub(r"\s*\n\s*", "", source), (

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import random
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -18,13 +19,14 @@ import anyio.from_thread
 from hypothesis import example, given, seed
 from hypothesis import strategies as st
 
+from conformance.core import progress
 from conformance.core.outcomes import RunInterrupted
-from conformance.core.profiles import Profile, hypothesis_settings
+from conformance.core.profiles import BudgetSpent, Profile, hypothesis_settings
 from conformance.targets.acp.target import AcpTarget
 
 __all__ = ["FuzzFailure", "LiveSession", "run_fuzz"]
 
-FUZZ_EXAMPLES = {"ci": 60, "dev": 150, "smoke": 10, "thorough": 1000}
+FUZZ_EXAMPLES = {"ci": 60, "dev": 150, "smoke": 10, "thorough": 1000, "campaign": 100_000}
 
 
 class FuzzFailure(AssertionError):
@@ -84,11 +86,15 @@ def run_fuzz(
     if chosen is None:
         chosen = random.SystemRandom().randrange(2**32)
     last: dict[str, Any] = {}
+    started = time.monotonic()
 
     def test(value: Any) -> None:
         if target.harness.closing:
             raise RunInterrupted
+        if profile.stop_at_budget and time.monotonic() - started > profile.budget and "input" in last:
+            raise BudgetSpent  # a campaign's round: the time budget is spent
         last["input"] = value
+        progress.example()
         anyio.from_thread.run(check, value)
 
     for value in reversed(examples):
@@ -99,6 +105,8 @@ def run_fuzz(
 
     try:
         test()
+    except BudgetSpent:
+        pass
     except FuzzFailure as exc:
         return chosen, last.get("input"), exc
     return chosen, None, None

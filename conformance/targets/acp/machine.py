@@ -20,8 +20,9 @@ from hypothesis import seed
 from hypothesis import strategies as st
 from hypothesis.stateful import Bundle, RuleBasedStateMachine, precondition, rule, run_state_machine_as_test
 
+from conformance.core import progress
 from conformance.core.outcomes import RunInterrupted
-from conformance.core.profiles import Profile, hypothesis_dir, hypothesis_settings
+from conformance.core.profiles import BudgetSpent, Profile, hypothesis_dir, hypothesis_settings
 from conformance.targets.acp.sequences import Driver, SequenceFailure, Step
 from conformance.targets.acp.target import AcpTarget
 
@@ -207,6 +208,7 @@ def run_sequences(
         if target.harness.closing:
             raise RunInterrupted
         examples[0] += 1
+        progress.example()
         failure, ran = replay_steps(target, steps)
         if failure is not None:
             found = minimize(target, ran, failure)
@@ -214,9 +216,14 @@ def run_sequences(
 
     def new_driver() -> Driver:
         examples[0] += 1
+        progress.example()
         # Past the budget, and with nothing found yet, examples run no steps: a very slow agent
         # ends the case in bounded time (the report says how many examples ran).
+        if target.harness.closing:
+            raise RunInterrupted
         over = time.monotonic() - started > profile.budget and not failed[0]
+        if over and profile.stop_at_budget:
+            raise BudgetSpent
         dry[0] += over
         last["driver"] = Driver(target, dry=over)
         return last["driver"]
@@ -253,6 +260,8 @@ def run_sequences(
     )
     try:
         run_state_machine_as_test(seed(chosen)(factory), settings=config)
+    except BudgetSpent:
+        pass
     except SequenceFailure as exc:
         driver: Driver = last["driver"]
         found = minimize(target, driver.steps, exc)

@@ -19,7 +19,7 @@ from typing import Any
 
 import anyio
 
-from conformance.core import revisions
+from conformance.core import progress, revisions
 from conformance.targets.acp.model import ACTIVE, INACTIVE, UNKNOWN, SessionModel
 from conformance.targets.acp.target import AcpTarget
 from conformance.transport.peer import Reply
@@ -118,8 +118,10 @@ class Driver:
         transcript = self.t.peer.transcript
         mark = transcript.mark()
         problems_before = len(self.t.peer.problems)
+        before = self.model_state(step.ref)
         try:
             await getattr(self, f"_op_{step.op}")(step)
+            progress.transition("acp", before, step.op, self.model_state(step.ref))
             new_problems = [p for p in self.t.peer.problems[problems_before:] if not p.noise]
             if new_problems:
                 failure = SequenceFailure(
@@ -129,6 +131,17 @@ class Driver:
                 raise failure
         finally:
             step.frames = [e.to_json() for e in self.t.harness.transcript.since(mark)]
+
+    def model_state(self, ref: str | None) -> str:
+        """The model's state of the step's session, for the campaign's coverage."""
+        if ref is None:
+            return "agent"
+        session = self.model.sessions.get(ref)
+        if session is None:
+            return "none"
+        if not session.created:
+            return "never-created"
+        return "gone" if session.gone else "held" if session.held else "let-go"
 
     async def run_all(self, steps: list[Step]) -> None:
         for step in steps:

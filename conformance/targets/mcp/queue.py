@@ -23,8 +23,9 @@ from hypothesis import example, given, seed
 from hypothesis import strategies as st
 from hypothesis.errors import Flaky
 
+from conformance.core import progress
 from conformance.core.outcomes import RunInterrupted
-from conformance.core.profiles import Profile, hypothesis_settings
+from conformance.core.profiles import BudgetSpent, Profile, hypothesis_settings
 from conformance.targets.mcp.target import McpTarget, ToolReply, carries, new_session_id
 
 __all__ = ["RULES", "QueueFailure", "QueueRun", "QueueStep", "replay_queue", "run_queue_sequences"]
@@ -96,10 +97,26 @@ class QueueDriver:
     async def run(self, step: QueueStep) -> None:
         self.steps.append(step)
         mark = self.t.harness.transcript.mark()
+        before = self.model_state()
         try:
             await getattr(self, f"_op_{step.op.replace('-', '_')}")(step)
+            progress.transition("mcp", before, step.op, self.model_state())
         finally:
             step.frames = [e.to_json() for e in self.t.harness.transcript.since(mark)]
+
+    def model_state(self) -> str:
+        """The queue's state as the model sees it, for the campaign's coverage: instructions
+        never delivered, delivered and not acknowledged, a page cursor held."""
+        parts = [
+            name
+            for name, there in (
+                ("undelivered", len(self.texts) > len(self.ids)),
+                ("unacked", bool(self.seen)),
+                ("paging", self.cursor is not None),
+            )
+            if there
+        ]
+        return "+".join(parts) or "empty"
 
     async def run_all(self, steps: list[QueueStep]) -> None:
         await self.t.ok_heartbeat(self.sid, status="active")  # the session exists before any instruction
@@ -274,9 +291,12 @@ def run_queue_sequences(target: McpTarget, profile: Profile, *, seed_value: int 
         if target.harness.closing:
             raise RunInterrupted
         examples[0] += 1
+        progress.example()
         if "failed" in last and time.monotonic() - last["failed"] > shrink_budget:
             raise ShrinkBudgetSpent  # keep the shortest failure so far; minimize() finishes the job
         if time.monotonic() - started > profile.budget and "failed" not in last:
+            if profile.stop_at_budget:
+                raise BudgetSpent
             return  # the time budget is spent: remaining examples run nothing
         driver = QueueDriver(target)
         try:
@@ -292,6 +312,8 @@ def run_queue_sequences(target: McpTarget, profile: Profile, *, seed_value: int 
         test = example(steps)(test)
     try:
         seed(chosen)(config(test))()
+    except BudgetSpent:
+        pass
     # Flaky: the shrink budget ran out while Hypothesis replayed the failure (ShrinkBudgetSpent is
     # another failure to it); what was found stands, and minimize() replays it once more.
     except (QueueFailure, Flaky):

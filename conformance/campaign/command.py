@@ -1,0 +1,519 @@
+"""`session-status-conformance campaign`: run the chosen target's sequence and fuzz cases for a time
+budget on N worker processes that share one example database; watch it; get a report.
+
+Each worker runs rounds: a normal run of those cases (its own agent process, the campaign
+profile, a fresh seed, --db shared), again and again until the budget is spent. A round's report
+gives its findings; its progress file, written as it goes, the examples and model coverage so
+far. Ctrl-C (or the end of the budget) interrupts the rounds, which write their partial reports
+within a second or two; the campaign then confirms each finding (a sequence's replay file is
+replayed: FIXED means flaky; any finding is run once more as a normal run given the same --db,
+which replays it first) and writes campaign.json and campaign.html.
+
+Exit codes: 0 no finding, 1 at least one finding reproduced, 2 usage or harness error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import random
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from conformance import COMMAND
+from conformance.campaign.findings import Findings
+from conformance.core import progress
+
+__all__ = ["campaign_cases", "main", "parse_duration"]
+
+USAGE, FOUND, NOTHING = 2, 1, 0
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|m|h)?\s*$")
+_LOST = "example database at"
+CONFIRM_AT_MOST = 20
+
+
+def parse_duration(text: str) -> float:
+    """``90``, ``90s``, ``15m``, ``2h`` -> seconds."""
+    match = _DURATION.match(text)
+    if not match:
+        raise ValueError(f"{text!r} is not a duration such as 90s, 15m or 2h")
+    seconds = float(match.group(1)) * {"s": 1, "m": 60, "h": 3600}[match.group(2) or "s"]
+    if seconds <= 0:
+        raise ValueError(f"{text!r} is not a positive duration")
+    return seconds
+
+
+def campaign_cases(target: str) -> list[str]:
+    """The target's Hypothesis-driven cases: its model-based sequences and its fuzzers."""
+    from conformance import cases
+    from conformance.core.registry import CASES
+
+    cases.load_all()
+    return [
+        c
+        for c, case in CASES.items()
+        if case.target == target and (c.startswith("fuzz.") or "model-based" in c)
+    ]
+
+
+@dataclass
+class Round:
+    worker: int
+    number: int
+    seed: int
+    folder: Path
+    started: float
+    ended: float | None = None
+    code: int | None = None
+    examples: int = 0
+    findings: int = 0
+
+
+@dataclass
+class Worker:
+    index: int
+    rounds: list[Round] = field(default_factory=list)
+    done_examples: int = 0  # examples of its finished rounds
+    process: subprocess.Popen | None = None
+    timeline: list[tuple[float, int]] = field(default_factory=list)
+
+    def live(self) -> tuple[int, dict[str, Any]]:
+        """Examples so far (finished rounds and the running one) and the running round's progress."""
+        data = _read_json(self.rounds[-1].folder / "progress.json") if self.rounds else None
+        running = (
+            sum((data or {}).get("examples", {}).values())
+            if self.rounds and self.rounds[-1].ended is None
+            else 0
+        )
+        return self.done_examples + running, data or {}
+
+
+def _read_json(path: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+class Campaign:
+    def __init__(
+        self,
+        *,
+        target: str,
+        target_args: list[str],
+        cases: list[str],
+        duration: float,
+        workers: int,
+        round_seconds: float,
+        db: str,
+        folder: Path,
+    ) -> None:
+        self.target = target
+        self.target_args = target_args
+        self.cases = cases
+        self.duration = duration
+        self.round_seconds = round_seconds
+        self.db = db
+        self.db_given = db
+        self.db_lost: str | None = None
+        self.folder = folder
+        self.local_db = folder / "examples-local"
+        self.workers = [Worker(i) for i in range(workers)]
+        self.findings = Findings()
+        self.findings_timeline: list[tuple[float, int]] = [(0.0, 0)]
+        self.states: dict[str, int] = {}
+        self.transitions: dict[str, int] = {}
+        self.lock = threading.Lock()
+        self.stop = threading.Event()
+        self.started = time.monotonic()
+        self.started_at = datetime.now(UTC)
+        self.stopped_by = "budget"
+        self.problems: list[str] = []
+
+    # -- rounds ---------------------------------------------------------------------------------
+
+    def elapsed(self) -> float:
+        return time.monotonic() - self.started
+
+    def round_command(self, seed: int, folder: Path) -> list[str]:
+        keyword = " or ".join(self.cases)
+        return [
+            sys.executable,
+            "-m",
+            "conformance",
+            *self.target_args,
+            *("-k", keyword, "--profile", "campaign", "--seed", str(seed)),
+            *("--db", self.db, "--report-dir", str(folder), "-q"),
+        ]
+
+    def work(self, worker: Worker) -> None:
+        rng = random.SystemRandom()
+        while not self.stop.is_set():
+            remaining = self.duration - self.elapsed()
+            if remaining < 1:
+                break
+            number = len(worker.rounds) + 1
+            folder = self.folder / f"worker-{worker.index}" / f"round-{number:03d}"
+            folder.mkdir(parents=True, exist_ok=True)
+            seed = rng.randrange(2**32)
+            this = Round(worker.index, number, seed, folder, started=self.elapsed())
+            worker.rounds.append(this)
+            env = {
+                **os.environ,
+                progress.ENV: str(folder / "progress.json"),
+                "CONFORMANCE_ROUND_SECONDS": f"{max(3.0, min(self.round_seconds, remaining)):.1f}",
+                "CONFORMANCE_DB_LOCAL": str(self.local_db),
+            }
+            with open(folder / "round.log", "wb") as log:
+                worker.process = subprocess.Popen(
+                    self.round_command(seed, folder),
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    stdin=subprocess.DEVNULL,
+                    env=env,
+                    start_new_session=True,  # Ctrl-C reaches the campaign, which passes it on
+                )
+                self._wait(worker.process)
+            this.code, this.ended = worker.process.returncode, self.elapsed()
+            worker.process = None
+            self.round_ended(worker, this)
+
+    def _wait(self, process: subprocess.Popen) -> None:
+        while process.poll() is None:
+            if self.stop.wait(0.2) or self.elapsed() > self.duration:
+                self._interrupt(process)
+                return
+
+    @staticmethod
+    def _interrupt(process: subprocess.Popen) -> None:
+        """Ctrl-C for the round (it writes its partial report), then, if it lingers, the kill."""
+        for sig, wait in ((signal.SIGINT, 3.0), (signal.SIGKILL, 5.0)):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(process.pid, sig)
+            try:
+                process.wait(timeout=wait)
+                return
+            except subprocess.TimeoutExpired:
+                continue
+
+    def round_ended(self, worker: Worker, this: Round) -> None:
+        data = _read_json(this.folder / "progress.json") or {}
+        this.examples = sum(data.get("examples", {}).values())
+        report = _read_json(this.folder / "report.json")
+        log = (this.folder / "round.log").read_text(errors="replace")[-20000:]
+        with self.lock:
+            worker.done_examples += this.examples
+            for key, count in data.get("states", {}).items():
+                self.states[key] = self.states.get(key, 0) + count
+            for key, count in data.get("transitions", {}).items():
+                self.transitions[key] = self.transitions.get(key, 0) + count
+            if report is not None:
+                new = self.findings.add_report(
+                    report, at=this.ended or 0.0, worker=worker.index, path=str(this.folder / "report.json")
+                )
+                this.findings = len(new)
+                if new:
+                    self.findings_timeline.append((this.ended or 0.0, len(self.findings)))
+            elif this.code not in (0, 1) and not self.stop.is_set():
+                last = [line for line in log.splitlines() if line.strip()][-1:] or ["(no output)"]
+                self.problems.append(
+                    f"worker {worker.index} round {this.number}: exit {this.code}: {last[0][:300]}"
+                )
+            if _LOST in log and self.db_lost is None and self.db != str(self.local_db):
+                line = next(x for x in log.splitlines() if _LOST in x)
+                self.db_lost = line.removeprefix("warning: ").strip()[:300]
+                self.db = str(self.local_db)  # the rounds to come use the local copy alone
+                print(f"warning: {self.db_lost}; the campaign goes on with {self.local_db}", file=sys.stderr)
+
+    # -- watching -------------------------------------------------------------------------------
+
+    def sample(self) -> dict[str, Any]:
+        """Examples per worker now, their rates, and the model coverage so far."""
+        now = self.elapsed()
+        per_worker = []
+        states = dict(self.states)
+        transitions = dict(self.transitions)
+        for worker in self.workers:
+            total, data = worker.live()
+            worker.timeline.append((round(now, 2), total))
+            if worker.rounds and worker.rounds[-1].ended is None:
+                for key in data.get("states", {}):
+                    states.setdefault(key, 0)
+                for key in data.get("transitions", {}):
+                    transitions.setdefault(key, 0)
+            per_worker.append(total)
+        return {"elapsed": now, "examples": per_worker, "states": states, "transitions": transitions}
+
+    def watch(self) -> None:
+        """A live line on stderr until the budget is spent or Ctrl-C."""
+        from rich.console import Console
+        from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+        console = Console(stderr=True)
+        if not console.is_terminal:  # a CI log: a plain line every 10 seconds, not a redrawn bar
+            said = -10.0
+            while any(t.is_alive() for t in self.threads):
+                snapshot = self.sample()
+                if snapshot["elapsed"] - said >= 10:
+                    said = snapshot["elapsed"]
+                    left = max(0.0, self.duration - said)
+                    print(
+                        f"campaign {said:.0f} s, {left:.0f} s left: {self.describe(snapshot)}",
+                        file=sys.stderr,
+                    )
+                time.sleep(0.5)
+            self.sample()
+            return
+        columns = (
+            TextColumn("campaign"),
+            BarColumn(),
+            TimeElapsedColumn(),
+            TextColumn("left"),
+            TimeRemainingColumn(),
+        )
+        with Progress(*columns, TextColumn("{task.description}"), console=console, transient=False) as bar:
+            task = bar.add_task("starting", total=self.duration)
+            while any(t.is_alive() for t in self.threads):
+                snapshot = self.sample()
+                bar.update(
+                    task,
+                    completed=min(self.duration, snapshot["elapsed"]),
+                    description=self.describe(snapshot),
+                )
+                time.sleep(0.5)
+            snapshot = self.sample()
+            bar.update(
+                task, completed=min(self.duration, snapshot["elapsed"]), description=self.describe(snapshot)
+            )
+
+    def describe(self, snapshot: dict[str, Any]) -> str:
+        elapsed = max(snapshot["elapsed"], 1e-6)
+        rates = [n / elapsed for n in snapshot["examples"]]
+        covered = sum(1 for k in snapshot["transitions"])
+        states = sum(1 for k in snapshot["states"])
+        return (
+            f"{sum(snapshot['examples'])} examples ({sum(rates):.1f}/s: "
+            + ", ".join(f"w{i} {r:.1f}" for i, r in enumerate(rates))
+            + f") · {len(self.findings)} finding(s) · {states} model states, {covered} transitions"
+        )
+
+    # -- the whole campaign ---------------------------------------------------------------------
+
+    def run(self) -> int:
+        self.threads = [threading.Thread(target=self.work, args=(w,), daemon=True) for w in self.workers]
+        for thread in self.threads:
+            thread.start()
+        try:
+            self.watch()
+        except KeyboardInterrupt:
+            self.stopped_by = "interrupt"
+            self.stop.set()
+            print("interrupted: stopping the rounds (their partial reports are kept)", file=sys.stderr)
+            for thread in self.threads:
+                thread.join(timeout=10)
+        self.stop.set()
+        for thread in self.threads:
+            thread.join(timeout=10)
+        self.duration_run = self.elapsed()
+        self.confirm()
+        from conformance.campaign.report import write_reports
+
+        _json_path, html_path = write_reports(self)
+        reproduced = [f for f in self.findings if f.confirmed == "reproduced"]
+        flaky = [f for f in self.findings if f.confirmed == "flaky"]
+        examples = sum(w.done_examples for w in self.workers)
+        line = (
+            f"campaign {'interrupted' if self.stopped_by == 'interrupt' else 'done'}: {examples} examples in "
+            f"{self.duration_run:.0f} s on {len(self.workers)} worker(s); {len(self.findings)} distinct finding(s)"
+            f" ({len(reproduced)} reproduced, {len(flaky)} flaky)"
+            + (f"; the example database was lost: {self.db_lost}" if self.db_lost else "")
+            + f" — report: {html_path}"
+        )
+        print(line, file=sys.stderr)
+        if not any((r.folder / "report.json").is_file() for w in self.workers for r in w.rounds):
+            print(
+                f"error: no round wrote a report; see {self.folder}/worker-0/round-001/round.log",
+                file=sys.stderr,
+            )
+            return USAGE
+        return FOUND if reproduced or [f for f in self.findings if f.confirmed == "unconfirmed"] else NOTHING
+
+    def confirm(self) -> None:
+        """Replay each finding: its replay file (FIXED: flaky), else a normal run of its case given
+        the same --db (Hypothesis replays the saved failure first)."""
+        for n, finding in enumerate(self.findings):
+            if (self.stopped_by == "interrupt" and n >= 3) or n >= CONFIRM_AT_MOST:
+                finding.confirmation = (
+                    "not replayed (the campaign was stopped)"
+                    if self.stopped_by == "interrupt"
+                    else (f"not replayed (only the first {CONFIRM_AT_MOST} findings are)")
+                )
+                continue
+            kept = self.folder / "findings"
+            kept.mkdir(exist_ok=True)
+            if finding.replay_file and Path(finding.replay_file).is_file():
+                replay = kept / f"{finding.fingerprint}.replay.json"
+                shutil.copyfile(finding.replay_file, replay)
+                finding.replay_file = str(replay)
+                done = subprocess.run(
+                    [sys.executable, "-m", "conformance", "replay", str(replay)],
+                    capture_output=True,
+                    text=True,
+                    timeout=300,
+                    stdin=subprocess.DEVNULL,
+                )
+                said = (done.stdout.strip().splitlines() or done.stderr.strip().splitlines() or [""])[-1][
+                    :500
+                ]
+                finding.confirmed = {0: "flaky", 1: "reproduced"}.get(done.returncode, "unconfirmed")
+                finding.confirmation = f"{COMMAND} replay {replay}: {said}"
+                continue
+            folder = kept / f"{finding.fingerprint}-rerun"
+            command = [
+                sys.executable,
+                "-m",
+                "conformance",
+                *self.target_args,
+                *("-k", finding.case_id, "--db", self.db, "--report-dir", str(folder), "-q"),
+            ]
+            if finding.seed is not None:
+                command += ["--profile", "dev", "--seed", str(finding.seed)]
+            done = subprocess.run(
+                command, capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL
+            )
+            report = _read_json(folder / "report.json") or {}
+            again = [c for c in report.get("cases", []) if c.get("id") == finding.case_id]
+            outcome = again[0].get("outcome") if again else None
+            finding.confirmed = (
+                "reproduced"
+                if outcome in ("fail", "warn", "error")
+                else "flaky"
+                if outcome
+                else "unconfirmed"
+            )
+            finding.confirmation = (
+                f"rerun of {finding.case_id} with --db: {outcome or 'no outcome'} (exit {done.returncode})"
+            )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog=f"{COMMAND} campaign",
+        description="Run the target's sequence and fuzz cases for a time budget on N worker processes that share "
+        "one example database (a folder, or Redis shared with other machines); every other option is the "
+        "normal run's (--agent, --mcp-cmd, --http-url, --transport…).",
+        epilog="Exit codes: 0 no finding, 1 a finding reproduced, 2 usage or harness error.",
+    )
+    p.add_argument("--duration", default="10m", help="time budget: 90s, 15m, 2h (default 10m)")
+    p.add_argument(
+        "--workers", type=int, default=max(1, (os.cpu_count() or 2)), help="local worker processes"
+    )
+    p.add_argument(
+        "--db",
+        help="the shared example database: a folder or redis://host:port/N (default: examples/ in the campaign's folder)",
+    )
+    p.add_argument("--round", default="60s", help="seconds of generating per case and round (default 60s)")
+    p.add_argument("--report-dir", help="the campaign's folder (default reports/campaign-<timestamp>/)")
+    p.add_argument(
+        "-k", dest="keyword", metavar="EXPR", help="only these of the sequence and fuzz cases (by id)"
+    )
+    return p
+
+
+def main(argv: list[str]) -> int:
+    from conformance.core.config import UsageError
+    from conformance.core.options import add_arguments
+    from conformance.targets import TARGETS, chosen
+
+    parser = build_parser()
+    args, rest = parser.parse_known_args(argv)
+    try:
+        import matplotlib  # noqa: F401
+        import rich  # noqa: F401
+    except ImportError as exc:
+        print(
+            f"error: campaigns need {exc.name}: pip install 'session-status-conformance[campaign]'",
+            file=sys.stderr,
+        )
+        return USAGE
+    try:
+        duration, round_seconds = parse_duration(args.duration), parse_duration(args.round)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return USAGE
+    if args.workers < 1:
+        print("error: --workers must be at least 1", file=sys.stderr)
+        return USAGE
+    for word in ("-m", "--profile", "--seed", "--report-dir", "-n"):
+        if word in rest:
+            print(
+                f"error: {word} is the campaign's to choose; it runs every sequence and fuzz case",
+                file=sys.stderr,
+            )
+            return USAGE
+    run_parser = argparse.ArgumentParser(prog=f"{COMMAND} campaign", add_help=False)
+    add_arguments(run_parser, TARGETS)
+    try:
+        values = vars(run_parser.parse_args(rest))
+    except SystemExit:
+        return USAGE
+    target = chosen(values).name
+    cases = campaign_cases(target)
+    if not cases:
+        print(
+            f"error: the {target} target has no sequence or fuzz cases to run a campaign on", file=sys.stderr
+        )
+        return USAGE
+    if args.keyword:
+        from _pytest.mark.expression import Expression
+
+        try:
+            expression = Expression.compile(args.keyword)
+        except SyntaxError as exc:
+            print(f"error: -k {args.keyword!r}: {exc}", file=sys.stderr)
+            return USAGE
+        cases = [c for c in cases if expression.evaluate(lambda word, c=c: word.lower() in c.lower())]
+        if not cases:
+            print(
+                f"error: -k {args.keyword!r} selects none of {', '.join(campaign_cases(target))}",
+                file=sys.stderr,
+            )
+            return USAGE
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
+    folder = Path(args.report_dir or Path("reports") / f"campaign-{target}-{stamp}").absolute()
+    folder.mkdir(parents=True, exist_ok=True)
+    db = args.db or str(folder / "examples")
+    from conformance.core.examples_db import open_database
+
+    try:
+        open_database(db, local=folder / "examples-local")  # an unreachable Redis ends it here
+    except UsageError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return USAGE
+    campaign = Campaign(
+        target=target,
+        target_args=rest,
+        cases=cases,
+        duration=duration,
+        workers=args.workers,
+        round_seconds=round_seconds,
+        db=db,
+        folder=folder,
+    )
+    print(
+        f"campaign: {', '.join(cases)} for {duration:g} s on {args.workers} worker(s); example database {db}",
+        file=sys.stderr,
+    )
+    return campaign.run()

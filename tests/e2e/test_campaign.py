@@ -1,0 +1,184 @@
+"""Fuzz campaigns end to end, against a real Redis (Debian's redis-server, started here on a free
+127.0.0.1 port): two campaigns, standing in for two machines, share one example database; a
+later normal run given the same --db replays what they found first. And the faults: Redis
+unreachable at the start, Ctrl-C mid-campaign."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import AGENTS, ROOT
+from tests.e2e.test_chromium import browser, open_page  # noqa: F401 (a fixture)
+
+pytestmark = pytest.mark.slow
+
+REDIS = shutil.which("redis-server") or "/usr/bin/redis-server"
+SEQ = "sequence.status.model-based"
+# Found by the model-based sequences now and then: the seed-2 smoke run alone misses it.
+RARE = f"{sys.executable} {AGENTS / 'rare_meta_attaches.py'}"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def redis_url(tmp_path: Path) -> Iterator[str]:
+    if not Path(REDIS).exists():
+        if os.environ.get("CI"):
+            pytest.fail(f"{REDIS} is missing; .ci/run installs Debian's redis-server package")
+        pytest.skip(f"{REDIS} is missing (apt-get install redis-server); .ci/run installs it")
+    port = free_port()
+    server = subprocess.Popen(
+        [
+            REDIS,
+            "--port",
+            str(port),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--dir",
+            str(tmp_path),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+                break
+            except OSError:
+                if time.monotonic() > deadline or server.poll() is not None:
+                    pytest.fail("redis-server did not start")
+                time.sleep(0.05)
+        yield f"redis://127.0.0.1:{port}/0"
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+def conformance(cwd: Path, *args: str, timeout: float = 180) -> subprocess.CompletedProcess:
+    cwd.mkdir(parents=True, exist_ok=True)
+    return subprocess.run(
+        [sys.executable, "-m", "conformance", *args], cwd=cwd, capture_output=True, text=True, timeout=timeout
+    )
+
+
+def start_campaign(folder: Path, *args: str) -> subprocess.Popen:
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    return subprocess.Popen(
+        [sys.executable, "-m", "conformance", "campaign", "--report-dir", str(folder), *args],
+        cwd=folder.parent,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def sequence_outcome(run: subprocess.CompletedProcess, folder: Path) -> str:
+    report = json.loads((folder / "report.json").read_text())
+    return next(c["outcome"] for c in report["cases"] if c["id"] == SEQ)
+
+
+def test_two_machines_share_a_finding_through_redis(redis_url: str, tmp_path: Path, browser) -> None:  # noqa: F811
+    smoke = ("--profile", "smoke", "--seed", "2", "-k", "model-based", "--agent", RARE)
+    alone = conformance(tmp_path, *smoke, "--report-dir", str(tmp_path / "alone"))
+    assert sequence_outcome(alone, tmp_path / "alone") == "pass", alone.stderr[-2000:]
+
+    args = ("-k", "model-based", "--duration", "45s", "--round", "15s", "--workers", "1", "--db", redis_url)
+    args += ("--agent", RARE)
+    # The bug is rare by design: two campaigns of 45 s usually find it; a second try keeps an
+    # unlucky draw from failing the build (it is the sharing that is tested here).
+    for attempt in ("first", "second"):
+        names = [f"{attempt}-a", f"{attempt}-b"]
+        machines = [start_campaign(tmp_path / name, *args) for name in names]
+        for machine in machines:
+            _, err = machine.communicate(timeout=300)
+            assert machine.returncode in (0, 1), err[-3000:]
+        data = [json.loads((tmp_path / n / "campaign.json").read_text()) for n in names]
+        found = [f for d in data for f in d["findings"] if f["case_id"] == SEQ]
+        if found:
+            break
+    assert found, "neither campaign found the rare bug, twice"
+    assert {f["confirmed"] for f in found} == {"reproduced"}
+    assert all(f["replay_file"] and Path(f["replay_file"]).is_file() for f in found)
+    assert all(d["database"]["given"] == redis_url and d["database"]["lost"] is None for d in data)
+    assert all(d["examples"] > 0 and d["coverage"]["transitions"] for d in data)
+
+    import redis
+
+    assert redis.Redis.from_url(redis_url).dbsize() > 0  # the finding is in the shared database
+
+    # The next pull request's run, given the same --db: the same smoke run now replays it first.
+    after = conformance(tmp_path, *smoke, "--db", redis_url, "--report-dir", str(tmp_path / "after"))
+    assert sequence_outcome(after, tmp_path / "after") == "fail", after.stderr[-2000:]
+    assert after.returncode == 1
+
+    finder = next(n for n, d in zip(names, data, strict=True) if d["findings"])
+    page, requests = open_page(browser, tmp_path / finder / "campaign.html")
+    assert page.locator("h1").inner_text().startswith("Fuzz campaign")
+    assert page.locator("svg").count() == 2
+    assert SEQ in page.locator("section.finding").first.inner_text()
+    assert all(url.startswith("file:") for url in requests)
+    page.close()
+
+
+def test_unreachable_redis_is_a_one_line_usage_error(tmp_path: Path) -> None:
+    run = conformance(
+        tmp_path,
+        "campaign",
+        "--duration",
+        "10s",
+        "--db",
+        f"redis://127.0.0.1:{free_port()}/0",
+        "--agent",
+        RARE,
+    )
+    assert run.returncode == 2
+    assert run.stderr.strip().splitlines()[-1].startswith("error: --db redis://127.0.0.1:")
+    assert "cannot reach Redis" in run.stderr
+
+
+def test_a_target_without_generated_cases_is_a_usage_error(tmp_path: Path) -> None:
+    run = conformance(tmp_path, "campaign", "--duration", "10s", "--target", "http")
+    assert run.returncode == 2 and "no sequence or fuzz cases" in run.stderr
+
+
+def test_ctrl_c_ends_the_campaign_with_a_partial_report(tmp_path: Path) -> None:
+    folder = tmp_path / "stopped"
+    campaign = start_campaign(
+        folder, "--duration", "10m", "--round", "30s", "--workers", "1", "--agent", RARE
+    )
+    deadline = time.monotonic() + 60
+    while not list(folder.glob("worker-0/round-001/progress.json")):
+        assert time.monotonic() < deadline and campaign.poll() is None, "no round started"
+        time.sleep(0.2)
+    time.sleep(1)
+    campaign.send_signal(signal.SIGINT)
+    stopped = time.monotonic()
+    _, err = campaign.communicate(timeout=60)
+    took = time.monotonic() - stopped
+    assert took < 15, f"{took:.1f} s after Ctrl-C"  # a generous bound on a hang, not a timing test
+    data = json.loads((folder / "campaign.json").read_text())
+    assert data["stoppedBy"] == "interrupt"
+    assert data["examples"] > 0
+    assert "campaign interrupted" in err.strip().splitlines()[-1]
+    assert ROOT.exists()
