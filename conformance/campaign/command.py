@@ -39,7 +39,8 @@ __all__ = ["campaign_cases", "main", "parse_duration"]
 
 USAGE, FOUND, NOTHING = 2, 1, 0
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|m|h)?\s*$")
-_LOST = "example database at"
+# What a round says when the shared database is gone: lost mid-round, or unreachable at its start.
+_LOST = ("example database at", "cannot reach Redis")
 CONFIRM_AT_MOST = 20
 
 
@@ -231,9 +232,9 @@ class Campaign:
                 self.problems.append(
                     f"worker {worker.index} round {this.number}: exit {this.code}: {last[0][:300]}"
                 )
-            if _LOST in log and self.db_lost is None and self.db != str(self.local_db):
-                line = next(x for x in log.splitlines() if _LOST in x)
-                self.db_lost = line.removeprefix("warning: ").strip()[:300]
+            lost = [x for x in log.splitlines() if any(marker in x for marker in _LOST)]
+            if lost and self.db_lost is None and self.db != str(self.local_db):
+                self.db_lost = lost[0].removeprefix("warning: ").removeprefix("error: ").strip()[:300]
                 self.db = str(self.local_db)  # the rounds to come use the local copy alone
                 print(f"warning: {self.db_lost}; the campaign goes on with {self.local_db}", file=sys.stderr)
 

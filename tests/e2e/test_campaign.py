@@ -36,7 +36,12 @@ def free_port() -> int:
 
 
 @pytest.fixture
-def redis_url(tmp_path: Path) -> Iterator[str]:
+def redis_url(redis_server: tuple[str, subprocess.Popen]) -> str:
+    return redis_server[0]
+
+
+@pytest.fixture
+def redis_server(tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen]]:
     if not Path(REDIS).exists():
         if os.environ.get("CI"):
             pytest.fail(f"{REDIS} is missing; .ci/run installs Debian's redis-server package")
@@ -69,7 +74,7 @@ def redis_url(tmp_path: Path) -> Iterator[str]:
                 if time.monotonic() > deadline or server.poll() is not None:
                     pytest.fail("redis-server did not start")
                 time.sleep(0.05)
-        yield f"redis://127.0.0.1:{port}/0"
+        yield f"redis://127.0.0.1:{port}/0", server
     finally:
         server.terminate()
         server.wait(timeout=10)
@@ -182,3 +187,39 @@ def test_ctrl_c_ends_the_campaign_with_a_partial_report(tmp_path: Path) -> None:
     assert data["examples"] > 0
     assert "campaign interrupted" in err.strip().splitlines()[-1]
     assert ROOT.exists()
+
+
+def test_redis_lost_mid_campaign_goes_on_with_the_local_copy(
+    redis_server: tuple[str, subprocess.Popen], tmp_path: Path
+) -> None:
+    url, server = redis_server
+    folder = tmp_path / "lost"
+    campaign = start_campaign(
+        folder,
+        "-k",
+        "model-based",
+        "--duration",
+        "20s",
+        "--round",
+        "3s",
+        "--workers",
+        "1",
+        "--db",
+        url,
+        "--agent",
+        RARE,
+    )
+    deadline = time.monotonic() + 60
+    while not list(folder.glob("worker-0/round-001/progress.json")):
+        assert time.monotonic() < deadline and campaign.poll() is None, "no round started"
+        time.sleep(0.2)
+    server.kill()
+    server.wait(timeout=10)
+    _, err = campaign.communicate(timeout=120)
+    assert campaign.returncode in (0, 1), err[-3000:]
+    data = json.loads((folder / "campaign.json").read_text())
+    assert data["database"]["lost"] and "redis://127.0.0.1" in data["database"]["lost"]
+    assert err.count("the campaign goes on with") == 1
+    later = [r for w in data["workers"] for r in w["rounds"] if r["number"] > 1 and r["exit"] in (0, 1)]
+    assert later, "no round ran on the local copy after Redis was lost"
+    assert "lost mid-campaign" in (folder / "campaign.html").read_text()
