@@ -65,14 +65,17 @@ def name_agent(name: str) -> None:
     _SHARED["agent"] = "".join(c if c.isalnum() or c in "-_.@" else "_" for c in name)[:80]
 
 
-def database_for_case() -> ExampleDatabase | None:
-    """The shared database seen through the running case's namespace; None when no --db is given."""
+def database_for_case(generation: str = "") -> ExampleDatabase | None:
+    """The shared database seen through the running case's namespace (and the profile's way of
+    drawing, ``generation``); None when no --db is given."""
     shared = _SHARED["database"]
     scope = _SCOPE.get()
     if shared is None or scope is None:
         return None
     extra = "/".join(p for p in (_SHARED["namespace"], _SHARED["agent"]) if p)
-    return NamespacedDatabase(shared, namespace_of(*scope, extra=extra))
+    return NamespacedDatabase(
+        shared, namespace_of(*scope, extra=extra) + (f"{generation}/".encode() if generation else b"")
+    )
 
 
 def namespace_of(target: str, revision: str, case_id: str, *, extra: str = "") -> bytes:

@@ -62,12 +62,15 @@ PROFILES = {
     ),
     # A campaign's rounds (session-status-conformance campaign): fresh seeds, the shared example
     # database, and a round's time budget (CONFORMANCE_ROUND_SECONDS, set by the campaign).
+    # A campaign's rounds (session-status-conformance campaign): fresh seeds, the shared example
+    # database, a round's time budget (CONFORMANCE_ROUND_SECONDS, set by the campaign), and the ci
+    # profile's way of drawing (steps, restarts), so what a campaign finds replays in a ci run.
     "campaign": Profile(
         "campaign",
         100_000,
-        steps=30,
+        steps=40,
         restarts_per_example=1,
-        restart_odds=32,  # a restart costs a process start: more of them, fewer examples
+        restart_odds=256,
         fixed_seed=None,
         database=True,
         budget=float(os.environ.get("CONFORMANCE_ROUND_SECONDS") or 60),
@@ -88,11 +91,18 @@ PROFILES = {
 }
 
 
+def generation(profile: Profile) -> str:
+    """How a profile draws: saved choices replay as the same program only in a profile that draws
+    the same way, and Hypothesis deletes a saved failure a replay does not reproduce. So the shared
+    database keeps each way of drawing apart (ci and campaign draw alike)."""
+    return f"steps{profile.steps}-restarts{profile.restarts_per_example}in{profile.restart_odds}"
+
+
 def hypothesis_settings(profile: Profile, examples: int, database_dir: Path | None, **extra: Any) -> settings:
     """Settings shared by the sequence and fuzz runs: quiet, no deadline, no explain phase (the
     last run must be the shrunk failure), and the example database: the one given with --db in
     every profile (what it holds is replayed first), else only the thorough profile's own."""
-    database = database_for_case()
+    database = database_for_case(generation(profile))
     if database is None and profile.database and database_dir:
         database = DirectoryBasedExampleDatabase(str(database_dir))
     return settings(

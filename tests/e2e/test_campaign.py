@@ -25,7 +25,7 @@ pytestmark = pytest.mark.slow
 
 REDIS = shutil.which("redis-server") or "/usr/bin/redis-server"
 SEQ = "sequence.status.model-based"
-# Found by the model-based sequences now and then: the seed-2 smoke run alone misses it.
+# Found by the model-based sequences now and then: the ci run at seed 3 alone misses it.
 RARE = f"{sys.executable} {AGENTS / 'rare_meta_attaches.py'}"
 
 
@@ -104,13 +104,14 @@ def sequence_outcome(run: subprocess.CompletedProcess, folder: Path) -> str:
 
 
 def test_two_machines_share_a_finding_through_redis(redis_url: str, tmp_path: Path, browser) -> None:  # noqa: F811
-    smoke = ("--profile", "smoke", "--seed", "2", "-k", "model-based", "--agent", RARE)
-    alone = conformance(tmp_path, *smoke, "--report-dir", str(tmp_path / "alone"))
+    # The ci profile at seed 3 misses the bug on its own (calibration); campaigns draw as ci does.
+    normal = ("--seed", "3", "-k", "model-based", "--agent", RARE)
+    alone = conformance(tmp_path, *normal, "--report-dir", str(tmp_path / "alone"))
     assert sequence_outcome(alone, tmp_path / "alone") == "pass", alone.stderr[-2000:]
 
-    args = ("-k", "model-based", "--duration", "45s", "--round", "15s", "--workers", "1", "--db", redis_url)
+    args = ("-k", "model-based", "--duration", "30s", "--round", "10s", "--workers", "1", "--db", redis_url)
     args += ("--agent", RARE)
-    # The bug is rare by design: two campaigns of 45 s usually find it; a second try keeps an
+    # The bug is rare by design: two campaigns of 30 s usually find it; a second try keeps an
     # unlucky draw from failing the build (it is the sharing that is tested here).
     for attempt in ("first", "second"):
         names = [f"{attempt}-a", f"{attempt}-b"]
@@ -123,7 +124,7 @@ def test_two_machines_share_a_finding_through_redis(redis_url: str, tmp_path: Pa
         if found:
             break
     assert found, "neither campaign found the rare bug, twice"
-    assert {f["confirmed"] for f in found} == {"reproduced"}
+    assert "reproduced" in {f["confirmed"] for f in found}, found
     assert all(f["replay_file"] and Path(f["replay_file"]).is_file() for f in found)
     assert all(d["database"]["given"] == redis_url and d["database"]["lost"] is None for d in data)
     assert all(d["examples"] > 0 and d["coverage"]["transitions"] for d in data)
@@ -132,8 +133,8 @@ def test_two_machines_share_a_finding_through_redis(redis_url: str, tmp_path: Pa
 
     assert redis.Redis.from_url(redis_url).dbsize() > 0  # the finding is in the shared database
 
-    # The next pull request's run, given the same --db: the same smoke run now replays it first.
-    after = conformance(tmp_path, *smoke, "--db", redis_url, "--report-dir", str(tmp_path / "after"))
+    # The next pull request's run, given the same --db: the same run now replays it first.
+    after = conformance(tmp_path, *normal, "--db", redis_url, "--report-dir", str(tmp_path / "after"))
     assert sequence_outcome(after, tmp_path / "after") == "fail", after.stderr[-2000:]
     assert after.returncode == 1
 
