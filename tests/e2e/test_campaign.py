@@ -224,3 +224,19 @@ def test_redis_lost_mid_campaign_goes_on_with_the_local_copy(
     later = [r for w in data["workers"] for r in w["rounds"] if r["number"] > 1 and r["exit"] in (0, 1)]
     assert later, "no round ran on the local copy after Redis was lost"
     assert "lost mid-campaign" in (folder / "campaign.html").read_text()
+
+
+def test_an_agent_that_dies_is_a_finding_and_the_next_round_starts_it_again(tmp_path: Path) -> None:
+    folder = tmp_path / "dies"
+    crashing = f"{sys.executable} {AGENTS / 'crash_on_control_chars.py'}"
+    campaign = start_campaign(
+        folder, "-k", "params", "--duration", "12s", "--round", "2s", "--workers", "1", "--agent", crashing
+    )
+    _, err = campaign.communicate(timeout=120)
+    assert campaign.returncode == 1, err[-3000:]
+    data = json.loads((folder / "campaign.json").read_text())
+    (finding,) = data["findings"]
+    assert finding["case_id"] == "fuzz.status.params" and "agent died" in finding["message"]
+    assert finding["confirmed"] == "reproduced"
+    rounds = data["workers"][0]["rounds"]
+    assert len(rounds) >= 2 and all(r["examples"] > 0 for r in rounds if r["exit"] in (0, 1))
