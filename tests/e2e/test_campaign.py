@@ -109,9 +109,9 @@ def test_two_machines_share_a_finding_through_redis(redis_url: str, tmp_path: Pa
     alone = conformance(tmp_path, *normal, "--report-dir", str(tmp_path / "alone"))
     assert sequence_outcome(alone, tmp_path / "alone") == "pass", alone.stderr[-2000:]
 
-    args = ("-k", "model-based", "--duration", "30s", "--round", "10s", "--workers", "1", "--db", redis_url)
+    args = ("-k", "model-based", "--duration", "20s", "--round", "8s", "--workers", "1", "--db", redis_url)
     args += ("--agent", RARE)
-    # The bug is rare by design: two campaigns of 30 s usually find it; a second try keeps an
+    # The bug is rare by design: two campaigns of 20 s usually find it; a second try keeps an
     # unlucky draw from failing the build (it is the sharing that is tested here).
     for attempt in ("first", "second"):
         names = [f"{attempt}-a", f"{attempt}-b"]
