@@ -116,10 +116,14 @@ def render_html(data: dict[str, Any]) -> str:
     e = html.escape
     rows = []
     for f in data["findings"]:
+        rerun = (
+            f"<code>{e(COMMAND)} {e(' '.join(data['arguments']))} -k {e(f['case_id'])} "
+            f"--db {e(data['database']['given'])}</code> (replays it first)"
+        )
         replay = (
-            f"<code>{e(COMMAND)} replay {e(f['replay_file'])}</code>"
+            f"<code>{e(COMMAND)} replay {e(f['replay_file'])}</code> (FIXED or STILL FAILING)"
             if f.get("replay_file")
-            else f"<code>{e(COMMAND)} {e(' '.join(data['arguments']))} -k {e(f['case_id'])} --db {e(data['database']['given'])}</code>"
+            else f"{rerun}; its frames: <code>{e(COMMAND)} reproduce {e(f['report'])} {e(f['case_id'])}</code>"
         )
         rows.append(
             f"<section class='finding {e(f['confirmed'])}'><h3>{e(f['case_id'])} · {e(f['level'])} · "
