@@ -47,7 +47,7 @@ def campaign_data(c: Campaign) -> dict[str, Any]:
                     }
                     for r in w.rounds
                 ],
-                "timeline": [list(p) for p in w.timeline],
+                "timeline": thinned(w.timeline),
             }
             for w in c.workers
         ],
@@ -60,6 +60,16 @@ def campaign_data(c: Campaign) -> dict[str, Any]:
         "findings": [f.to_json() for f in c.findings],
         "problems": c.problems,
     }
+
+
+def thinned(points: list[tuple[float, int]], at_most: int = 600) -> list[list[float]]:
+    """A timeline sampled twice a second, thinned to at most ``at_most`` points (a campaign of
+    hours would otherwise put tens of thousands in the report), keeping the last."""
+    step = max(1, -(-len(points) // at_most))
+    kept = points[::step]
+    if points and kept[-1] != points[-1]:
+        kept.append(points[-1])
+    return [list(p) for p in kept]
 
 
 def write_reports(c: Campaign) -> tuple[Path, Path]:

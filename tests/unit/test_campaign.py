@@ -10,7 +10,7 @@ from hypothesis.database import InMemoryExampleDatabase
 
 from conformance.campaign.command import campaign_cases, parse_duration
 from conformance.campaign.findings import Findings, fingerprint, shape
-from conformance.campaign.report import render_html
+from conformance.campaign.report import render_html, thinned
 from conformance.core import examples_db
 from conformance.core.examples_db import FallbackDatabase, NamespacedDatabase
 
@@ -153,3 +153,10 @@ def test_the_html_report_escapes_what_the_agent_sent() -> None:
     page = render_html(data)
     assert "<script>" not in page and "&lt;script&gt;" in page
     assert page.count("<svg") == 2 and "acp:none --new--&gt; held" in page
+
+
+def test_a_long_timeline_is_thinned_keeping_its_end() -> None:
+    points = [(i * 0.5, i * 3) for i in range(14_400)]  # two hours, twice a second
+    kept = thinned(points)
+    assert len(kept) <= 601 and kept[0] == [0.0, 0] and kept[-1] == [7199.5, 43197]
+    assert thinned([(0.0, 0), (0.5, 2)]) == [[0.0, 0], [0.5, 2]]
