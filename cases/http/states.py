@@ -10,6 +10,7 @@ public API cannot reach is reported as not testable, with why.
 from __future__ import annotations
 
 import time
+import uuid
 from typing import Any
 
 import anyio
@@ -168,6 +169,50 @@ async def parked_on_permission(http: HttpStatusTarget, details: dict) -> None:
         await http.driver.confirm(http.user_id, agent_id, sid, allow=False)
         await http.settle(agent_id, sid)
     expect(probe, "awaiting_permission", "after the model asked for a tool that needs the user's permission")
+
+
+@case(
+    "http.state.parked-only-by-tool-calls", level=Level.MUST, spec=AWAITING_PERMISSION, needs=HTTP_CAPABILITY
+)
+async def no_tool_call_no_parking(http: HttpStatusTarget, details: dict) -> None:
+    """Only a tool call parks a session: a turn whose tail holds a block that is not a tool call,
+    marked ``"state": "asking"`` (a client may send an assistant message with such a block, and the
+    run answers into it), ends idle.
+
+    Calibrated: judged only if the service took the input and the turn ended (whether it asked its
+    model or not), and only once the session's messages show no tool call waiting in the tail; a
+    service that refuses an assistant-role input is not testable here."""
+    agent_id, sid = await driven_session(http, "a session whose tail holds a marked non-tool block")
+    tag = f"turn-{uuid.uuid4().hex[:10]}"
+    message = {
+        "name": "assistant",
+        "role": "assistant",
+        "content": [
+            {"type": "thinking", "thinking": "Should I ask first?", "state": "asking"},
+            {"type": "text", "text": f"Let me answer. ({tag})"},
+        ],
+    }
+    # Refusing an assistant-role input breaks nothing in the status spec: not testable, never failed.
+    response = await http.driver.post_input(http.user_id, agent_id, sid, message)
+    if response.status_code >= 300:
+        raise MissingInput(
+            f"POST /chat/ with an assistant-role message answered HTTP {response.status_code}: "
+            f"{response.text[:300]}"
+        )
+    settled = {"idle", "awaiting_permission", "awaiting_external_result"}
+    probe = await http.wait_for(agent_id, sid, settled, timeout=http.settle_time)
+    if probe.status not in settled:
+        raise MissingInput(
+            f"the turn had not ended {http.settle_time:g} s after POST /chat/: {probe.describe()}"
+        )
+    calls = await http.waiting_calls(agent_id, sid)
+    details["tail_calls"] = calls
+    if calls is None or calls:
+        raise MissingInput(
+            f"the session's messages show tool calls waiting in the tail ({calls!r:.200}) or cannot be read,"
+            " so the turn did not end as the case needs"
+        )
+    expect(probe, "idle", "after a turn whose tail holds a thinking block marked asking but no tool call")
 
 
 async def expect_parked_tail(http: HttpStatusTarget, agent_id: str, sid: str, state: str, what: str) -> None:

@@ -59,9 +59,9 @@ class Runs:
             )
         try:
             self.apply_input(session, request.input)
-        except BadInput as exc:
+        except BaseException as exc:  # any failure: no lease left behind to read running with no run
             self.release_lease(session.id, token)
-            raise HTTPException(400, str(exc)) from None
+            raise (HTTPException(400, str(exc)) if isinstance(exc, BadInput) else exc) from None
         self.touch(session)
         self.runs[session.id] = asyncio.create_task(self.run(session, token))
         return JSONResponse({"status": "started", "session_id": session.id})

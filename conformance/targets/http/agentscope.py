@@ -183,6 +183,13 @@ class AgentScopeDriver:
         payload = {"agent_id": agent_id, "session_id": session_id, "input": msg}
         return await self.request("POST", "/chat/", user_id=user_id, json=payload)
 
+    async def post_input(
+        self, user_id: str, agent_id: str, session_id: str, input_: dict[str, Any] | list[Any]
+    ) -> httpx.Response:
+        """POST /chat/ with the given input (a Msg, a list of them, or a result event)."""
+        payload = {"agent_id": agent_id, "session_id": session_id, "input": input_}
+        return await self.request("POST", "/chat/", user_id=user_id, json=payload)
+
     async def pending_tool_calls(
         self, user_id: str, agent_id: str, session_id: str
     ) -> tuple[str, list[dict]]:
