@@ -85,12 +85,20 @@ def mutate(source: str, sampled: Sampled) -> str:
 
     visitor = Locating(sampled.occurrence, get_operator(sampled.operator)())
     mutated = visitor.walk(get_ast(source))
-    if not visitor.mutation_applied or visitor.at != sampled.position:
-        raise StaleSample(
-            f"{sampled.id}: occurrence {sampled.occurrence} of {sampled.operator} is "
-            f"{'gone' if visitor.at is None else f'at {visitor.at}'}; rerun the campaign and pick the sample again"
-        )
-    return mutated.get_code()
+    if visitor.mutation_applied and visitor.at == sampled.position:
+        return mutated.get_code()
+    # An edit elsewhere in the file renumbers the occurrences after it (a new `if` adds an AddNot):
+    # the mutant is the operator's occurrence at the same position, if there is one.
+    for occurrence in range(sampled.occurrence + 8):
+        moved = Locating(occurrence, get_operator(sampled.operator)())
+        changed = moved.walk(get_ast(source))
+        if moved.mutation_applied and moved.at == sampled.position:
+            return changed.get_code()
+    raise StaleSample(
+        f"{sampled.id}: occurrence {sampled.occurrence} of {sampled.operator} is "
+        f"{'gone' if visitor.at is None else f'at {visitor.at}'}, and no occurrence is at {sampled.position}; "
+        "rerun the campaign and pick the sample again"
+    )
 
 
 def mutated_copy(sampled: Sampled, folder: Path) -> tuple[Path, str]:
