@@ -238,7 +238,9 @@ def test_a_sample_entry_that_no_longer_matches_the_source_is_stale() -> None:
         mutate(source, Sampled("m.py:3:13:ReplaceComparisonOperator_Lt_LtE:0", "acp", "killed"))
     # An edit above renumbered the occurrences: the mutant is the one at its position.
     edited = "def g(x):\n    return x < 1\n\n\ndef f(a, b):\n    return a < b\n"
-    assert "a <= b" in mutate(edited, Sampled("m.py:6:13:ReplaceComparisonOperator_Lt_LtE:0", "acp", "killed"))
+    assert "a <= b" in mutate(
+        edited, Sampled("m.py:6:13:ReplaceComparisonOperator_Lt_LtE:0", "acp", "killed")
+    )
     assert "x < 1" in mutate(edited, Sampled("m.py:6:13:ReplaceComparisonOperator_Lt_LtE:0", "acp", "killed"))
     with pytest.raises(StaleSample, match="gone"):
         mutate(source, Sampled("m.py:4:13:ReplaceComparisonOperator_Lt_LtE:5", "acp", "killed"))
