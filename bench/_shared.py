@@ -135,3 +135,16 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
 
     rule = "  ".join("-" * w for w in widths)
     return "\n".join([line(cells[0]), rule, *(line(r) for r in cells[1:])])
+
+
+def campaign_report(
+    folder: Path, name: str, words: Sequence[str], *, seconds: float, wind_down: float
+) -> tuple[int, dict[str, Any] | None, Path]:
+    """``session-status-conformance campaign WORDS`` with its report in FOLDER/NAME: its exit
+    code, its campaign.json (None if it wrote none) and its log. ``wind_down`` bounds the time
+    after the budget (the rounds' Ctrl-C, confirming findings, the report)."""
+    report_dir = folder / name
+    log = folder / f"{name}.log"
+    command = [PYTHON, "-m", "conformance", "campaign", *words, "--report-dir", str(report_dir)]
+    code = run_child(command, log=log, timeout=seconds + wind_down)
+    return code, read_json(report_dir / "campaign.json"), log

@@ -23,22 +23,15 @@ import sys
 import tempfile
 from pathlib import Path
 
-from _shared import PYTHON, log_tail, read_json, run_child, table
+from _shared import campaign_report, log_tail, table
 
 
 def run_campaign(workers: int, duration: float, round_seconds: float, keyword: str, folder: Path) -> dict:
     """One campaign; its campaign.json (exits with 0 or 1 are both complete runs)."""
-    report_dir = folder / f"workers-{workers}"
-    command = [
-        PYTHON,
-        *("-m", "conformance", "campaign", "-k", keyword),
-        *("--duration", f"{duration:g}s", "--round", f"{round_seconds:g}s"),
-        *("--workers", str(workers), "--report-dir", str(report_dir)),
-    ]
-    log = folder / f"workers-{workers}.log"
-    # The budget, the rounds' wind-down, confirming findings and the report: generously bounded.
-    code = run_child(command, log=log, timeout=duration + 180)
-    data = read_json(report_dir / "campaign.json")
+    words = ["-k", keyword, "--duration", f"{duration:g}s", "--round", f"{round_seconds:g}s"]
+    code, data, log = campaign_report(
+        folder, f"workers-{workers}", [*words, "--workers", str(workers)], seconds=duration, wind_down=180
+    )
     if data is None:
         raise RuntimeError(
             f"the {workers}-worker campaign wrote no campaign.json (exit {code}):\n{log_tail(log)}"

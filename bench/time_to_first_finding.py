@@ -30,7 +30,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from _shared import PYTHON, REPO_ROOT, log_tail, read_json, run_child, table
+from _shared import PYTHON, REPO_ROOT, campaign_report, log_tail, read_json, run_child, table
 
 VARIANTS = (
     "third_status_loads",
@@ -70,16 +70,17 @@ def ci_seconds(variant: str, seed: int, folder: Path) -> tuple[float | None, str
 def campaign_first_seen(variant: str, seconds: float, folder: Path) -> tuple[float | None, int]:
     """When the campaign first saw a finding of the sequence case (None: it did not), and how many
     examples it ran."""
-    report_dir = folder / f"{variant}-campaign"
-    command = [
-        PYTHON,
-        *("-m", "conformance", "campaign", "-k", "model-based"),
-        *("--duration", f"{seconds:g}s", "--workers", "1", "--agent", agent_command(variant)),
-        *("--report-dir", str(report_dir)),
+    words = [
+        "-k",
+        "model-based",
+        "--duration",
+        f"{seconds:g}s",
+        "--workers",
+        "1",
+        "--agent",
+        agent_command(variant),
     ]
-    log = folder / f"{variant}-campaign.log"
-    code = run_child(command, log=log, timeout=seconds + 240)
-    data = read_json(report_dir / "campaign.json")
+    code, data, log = campaign_report(folder, f"{variant}-campaign", words, seconds=seconds, wind_down=240)
     if data is None:
         print(
             f"warning: {variant} campaign wrote no campaign.json (exit {code}):\n{log_tail(log)}",

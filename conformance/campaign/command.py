@@ -200,7 +200,7 @@ class Campaign:
     @staticmethod
     def _interrupt(process: subprocess.Popen) -> None:
         """Ctrl-C for the round (it writes its partial report), then, if it lingers, the kill."""
-        for sig, wait in ((signal.SIGINT, 3.0), (signal.SIGKILL, 5.0)):
+        for sig, wait in ((signal.SIGINT, 5.0), (signal.SIGKILL, 5.0)):
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(process.pid, sig)
             try:
