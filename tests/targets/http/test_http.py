@@ -192,6 +192,8 @@ CONFORMING: dict[str, tuple[int, dict[str, str]]] = {
             "not-testable",
         ),
     ),
+    # A client-sent assistant message is refused: the case that needs one is not testable.
+    "assistant_input_refused": (0, {"http.state.parked-only-by-tool-calls": "not-testable"}),
 }
 # The cases a variant can touch (-k): the rest would only repeat the reference's passes. The
 # exact-outcomes check holds over the selection. Variants not named here run every case.
@@ -234,6 +236,7 @@ FOCUS: dict[str, str] = {
     "probe_renews_lease": "idle-after-run or running-during-run",
     "lease_expires_mid_run": "running",
     "thinking_block_parks": "parked or awaiting",
+    "assistant_input_refused": "parked or awaiting",
     "clock_fields": "side-effects or parked-stays",
     "listing_other_layout": "side-effects or parked-stays",
     "request_id_in_404": OWNERSHIP,
