@@ -9,7 +9,6 @@ child lingers, kills it and every process it started.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import signal
 import subprocess
@@ -17,6 +16,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+from conformance.campaign.command import read_json
 
 __all__ = [
     "PYTHON",
@@ -105,14 +106,6 @@ def _group_of(pid: int) -> int | None:
         return os.getpgid(pid)
     except OSError:
         return None
-
-
-def read_json(path: Path) -> dict[str, Any] | None:
-    try:
-        data = json.loads(path.read_text())
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None
 
 
 def log_tail(log: Path, lines: int = 15) -> str:

@@ -35,7 +35,7 @@ from conformance import COMMAND
 from conformance.campaign.findings import Findings
 from conformance.core import progress
 
-__all__ = ["campaign_cases", "main", "parse_duration"]
+__all__ = ["campaign_cases", "main", "parse_duration", "read_json"]
 
 USAGE, FOUND, NOTHING = 2, 1, 0
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|m|h)?\s*$")
@@ -86,12 +86,11 @@ class Worker:
     index: int
     rounds: list[Round] = field(default_factory=list)
     done_examples: int = 0  # examples of its finished rounds
-    process: subprocess.Popen | None = None
     timeline: list[tuple[float, int]] = field(default_factory=list)
 
     def live(self) -> tuple[int, dict[str, Any]]:
         """Examples so far (finished rounds and the running one) and the running round's progress."""
-        data = _read_json(self.rounds[-1].folder / "progress.json") if self.rounds else None
+        data = read_json(self.rounds[-1].folder / "progress.json") if self.rounds else None
         running = (
             sum((data or {}).get("examples", {}).values())
             if self.rounds and self.rounds[-1].ended is None
@@ -100,7 +99,7 @@ class Worker:
         return self.done_examples + running, data or {}
 
 
-def _read_json(path: Path) -> dict[str, Any] | None:
+def read_json(path: Path) -> dict[str, Any] | None:
     try:
         data = json.loads(path.read_text())
     except (OSError, ValueError):
@@ -134,7 +133,6 @@ class Campaign:
         self.workers = [Worker(i) for i in range(workers)]
         self.findings = Findings()
         self.findings_timeline: list[tuple[float, int]] = [(0.0, 0)]
-        self.states: dict[str, int] = {}
         self.transitions: dict[str, int] = {}
         self.lock = threading.Lock()
         self.stop = threading.Event()
@@ -142,6 +140,8 @@ class Campaign:
         self.started_at = datetime.now(UTC)
         self.stopped_by = "budget"
         self.problems: list[str] = []
+        self.threads: list[threading.Thread] = []
+        self.duration_run: float | None = None  # once the campaign has ended
 
     # -- rounds ---------------------------------------------------------------------------------
 
@@ -178,7 +178,7 @@ class Campaign:
                 "CONFORMANCE_DB_LOCAL": str(self.local_db),
             }
             with open(folder / "round.log", "wb") as log:
-                worker.process = subprocess.Popen(
+                process = subprocess.Popen(
                     self.round_command(seed, folder),
                     stdout=log,
                     stderr=subprocess.STDOUT,
@@ -186,9 +186,8 @@ class Campaign:
                     env=env,
                     start_new_session=True,  # Ctrl-C reaches the campaign, which passes it on
                 )
-                self._wait(worker.process)
-            this.code, this.ended = worker.process.returncode, self.elapsed()
-            worker.process = None
+                self._wait(process)
+            this.code, this.ended = process.returncode, self.elapsed()
             self.round_ended(worker, this)
 
     def _wait(self, process: subprocess.Popen) -> None:
@@ -210,14 +209,12 @@ class Campaign:
                 continue
 
     def round_ended(self, worker: Worker, this: Round) -> None:
-        data = _read_json(this.folder / "progress.json") or {}
+        data = read_json(this.folder / "progress.json") or {}
         this.examples = sum(data.get("examples", {}).values())
-        report = _read_json(this.folder / "report.json")
+        report = read_json(this.folder / "report.json")
         log = (this.folder / "round.log").read_text(errors="replace")[-20000:]
         with self.lock:
             worker.done_examples += this.examples
-            for key, count in data.get("states", {}).items():
-                self.states[key] = self.states.get(key, 0) + count
             for key, count in data.get("transitions", {}).items():
                 self.transitions[key] = self.transitions.get(key, 0) + count
             if report is not None:
@@ -244,18 +241,20 @@ class Campaign:
         """Examples per worker now, their rates, and the model coverage so far."""
         now = self.elapsed()
         per_worker = []
-        states = dict(self.states)
         transitions = dict(self.transitions)
         for worker in self.workers:
             total, data = worker.live()
             worker.timeline.append((round(now, 2), total))
             if worker.rounds and worker.rounds[-1].ended is None:
-                for key in data.get("states", {}):
-                    states.setdefault(key, 0)
                 for key in data.get("transitions", {}):
                     transitions.setdefault(key, 0)
             per_worker.append(total)
-        return {"elapsed": now, "examples": per_worker, "states": states, "transitions": transitions}
+        return {
+            "elapsed": now,
+            "examples": per_worker,
+            "states": progress.states_of(transitions),
+            "transitions": transitions,
+        }
 
     def watch(self) -> None:
         """A live line on stderr until the budget is spent or Ctrl-C."""
@@ -394,7 +393,7 @@ class Campaign:
             done = subprocess.run(
                 command, capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL
             )
-            report = _read_json(folder / "report.json") or {}
+            report = read_json(folder / "report.json") or {}
             again = [c for c in report.get("cases", []) if c.get("id") == finding.case_id]
             outcome = again[0].get("outcome") if again else None
             finding.confirmed = (

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from conformance import COMMAND
+from conformance.core import progress
 
 if TYPE_CHECKING:
     from conformance.campaign.command import Campaign
@@ -27,7 +28,7 @@ def campaign_data(c: Campaign) -> dict[str, Any]:
         "cases": c.cases,
         "started": c.started_at.isoformat(timespec="seconds"),
         "budget": c.duration,
-        "duration": round(getattr(c, "duration_run", c.elapsed()), 2),
+        "duration": round(c.duration_run if c.duration_run is not None else c.elapsed(), 2),
         "stoppedBy": c.stopped_by,
         "database": {"given": c.db_given, "lost": c.db_lost, "local": str(c.local_db)},
         "workers": [
@@ -54,7 +55,7 @@ def campaign_data(c: Campaign) -> dict[str, Any]:
         "examples": sum(w.done_examples for w in c.workers),
         "findingsTimeline": [list(p) for p in c.findings_timeline],
         "coverage": {
-            "states": dict(sorted(c.states.items())),
+            "states": dict(sorted(progress.states_of(c.transitions).items())),
             "transitions": dict(sorted(c.transitions.items())),
         },
         "findings": [f.to_json() for f in c.findings],

@@ -2,7 +2,7 @@
 
 Off unless the environment names a file (CONFORMANCE_PROGRESS, set by the campaign for each
 worker's runs): the Hypothesis runs then count their examples per case, and the sequence drivers
-the model states they start steps in and the transitions they take. The file is rewritten whole
+the transitions they take between model states (the states are derived from them: states_of). The file is rewritten whole
 (atomically) at most every half second, and once more when the process ends.
 """
 
@@ -16,7 +16,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-__all__ = ["ENV", "example", "flush", "transition"]
+__all__ = ["ENV", "example", "flush", "states_of", "transition"]
 
 ENV = "CONFORMANCE_PROGRESS"
 _INTERVAL = 0.5
@@ -27,7 +27,6 @@ class _Progress:
         self.path = path
         self.lock = threading.Lock()
         self.examples: Counter[str] = Counter()
-        self.states: Counter[str] = Counter()
         self.transitions: Counter[str] = Counter()
         self.written = 0.0
         self.started = time.time()
@@ -44,7 +43,6 @@ class _Progress:
                 "started": self.started,
                 "at": time.time(),
                 "examples": dict(self.examples),
-                "states": dict(self.states),
                 "transitions": dict(self.transitions),
             }
         partial = self.path.with_name(f".{self.path.name}.{os.getpid()}")
@@ -82,8 +80,6 @@ def transition(model: str, before: str, op: str, after: str) -> None:
     progress = _progress()
     if progress is not None:
         with progress.lock:
-            progress.states[f"{model}:{before}"] += 1
-            progress.states[f"{model}:{after}"] += 0
             progress.transitions[f"{model}:{before} --{op}--> {after}"] += 1
         progress.touch()
 
@@ -92,3 +88,14 @@ def flush() -> None:
     progress = _progress()
     if progress is not None:
         progress.write()
+
+
+def states_of(transitions: dict[str, int]) -> dict[str, int]:
+    """The model states the transitions touch, each with the steps started in it."""
+    states: dict[str, int] = {}
+    for key, count in transitions.items():
+        model, _, move = key.partition(":")
+        before, _, after = move.partition(" --")
+        states[f"{model}:{before}"] = states.get(f"{model}:{before}", 0) + count
+        states.setdefault(f"{model}:{after.rpartition('--> ')[2]}", 0)
+    return states

@@ -160,3 +160,20 @@ def test_a_long_timeline_is_thinned_keeping_its_end() -> None:
     kept = thinned(points)
     assert len(kept) <= 601 and kept[0] == [0.0, 0] and kept[-1] == [7199.5, 43197]
     assert thinned([(0.0, 0), (0.5, 2)]) == [[0.0, 0], [0.5, 2]]
+
+
+def test_the_model_states_are_derived_from_the_transitions() -> None:
+    from conformance.core.progress import states_of
+
+    moves = {
+        "acp:none --new--> held": 3,
+        "acp:held --close--> let-go": 2,
+        "mcp:empty --enqueue--> undelivered": 1,
+    }
+    assert states_of(moves) == {
+        "acp:none": 3,
+        "acp:held": 2,
+        "acp:let-go": 0,
+        "mcp:empty": 1,
+        "mcp:undelivered": 0,
+    }
