@@ -18,6 +18,7 @@ from conformance.core.layers import GUARD_HINT, id_layer
 from conformance.core.outcomes import AgentExited, Violation
 from conformance.core.profiles import PROFILES, hypothesis_dir
 from conformance.core.registry import Level, case
+from conformance.replay.files import write_replay
 from conformance.targets.acp.fuzzing import FuzzFailure, LiveSession, run_fuzz, settle
 from conformance.targets.acp.strategies import (
     EXPLICIT_FRAMES,
@@ -30,6 +31,11 @@ from conformance.targets.acp.strategies import (
 from conformance.targets.acp.target import AcpTarget
 from conformance.transport.peer import Reply
 
+PARAMS_CASE, SURVIVES_CASE, ERROR_CODES_CASE = (
+    "fuzz.status.params",
+    "fuzz.frames.survives",
+    "fuzz.frames.error-codes",
+)
 PARAMS_RULES = ("invalid-params", "unknown-id", "live-active", "same-id", "survives")
 
 
@@ -37,22 +43,57 @@ def _status_of(reply) -> object:
     return reply.result.get("status") if reply.ok and isinstance(reply.result, dict) else None
 
 
-async def _fuzz(acp: AcpTarget, details: dict, strategy, check, examples=()) -> None:
+async def _fuzz(acp: AcpTarget, details: dict, case_id: str, strategy, check, examples=(), *, decode) -> None:
+    """Run ``check`` on drawn inputs; on a failure, name the shrunk input and write a replay file
+    that `replay` checks it with again. Replaying (config.replay_input), check that input alone."""
     config = acp.harness.config
+    if config.replay_input is not None:
+        replayed = decode(config.replay_input)
+        details["input"] = replayed.describe()
+        try:
+            await check(replayed)
+        except FuzzFailure as failure:
+            raise Violation(
+                f"{failure} (the recorded input)", observed=replayed.describe(), rule=failure.rule
+            ) from None
+        return
     profile = PROFILES[config.profile]
-    database = hypothesis_dir(Path(config.report_dir)) if config.report_dir else None
+    report_dir = Path(config.report_dir) if config.report_dir else None
+    database = hypothesis_dir(report_dir) if report_dir else None
     used_seed, failing, failure = await anyio.to_thread.run_sync(
         lambda: run_fuzz(acp, strategy, check, profile, config.seed, database, examples)
     )
     details.update(profile=profile.name, seed=used_seed)
-    if failure is not None:
-        details["input"] = failing.describe()
-        where = f"; the crash is {failure.layer}. {GUARD_HINT}" if failure.layer else ""
-        raise Violation(
-            f"{failure} (shrunk input, seed {used_seed}){where}",
-            observed=failing.describe(),
-            rule=failure.rule,
+    if failure is None:
+        return
+    details["input"] = failing.describe()
+    if report_dir is not None:
+        details["replay_file"] = str(
+            write_replay(
+                report_dir / "replays",
+                case_id=case_id,
+                command=config.command,
+                cwd=config.cwd,
+                agent_info=acp.agent_info,
+                spec_revision=revisions.current().name,
+                seed=used_seed,
+                profile=profile.name,
+                failure=str(failure),
+                steps=[],
+                fuzz_input=failing.to_json(),
+            )
         )
+    where = f"; the crash is {failure.layer}. {GUARD_HINT}" if failure.layer else ""
+    replay = (
+        f"; replay: session-status-conformance replay {details['replay_file']}"
+        if "replay_file" in details
+        else ""
+    )
+    raise Violation(
+        f"{failure} (shrunk input, seed {used_seed}{replay}){where}",
+        observed=failing.describe(),
+        rule=failure.rule,
+    )
 
 
 async def _ask(acp: AcpTarget, inp: ParamsInput, params: object) -> Reply:
@@ -78,7 +119,7 @@ async def _ask(acp: AcpTarget, inp: ParamsInput, params: object) -> Reply:
     return Reply(0, "session/status", frame.get("result"), error if isinstance(error, dict) else None)
 
 
-@case("fuzz.status.params", level=Level.MUST, spec=spec.REQUEST_SCHEMA, rules=PARAMS_RULES)
+@case(PARAMS_CASE, level=Level.MUST, spec=spec.REQUEST_SCHEMA, rules=PARAMS_RULES)
 async def fuzz_status_params(acp: AcpTarget, details: dict) -> None:
     """Generated requests (any id ACP allows; valid, invalid, huge, unicode params, deep _meta) get
     the right answer, by the request's id; the agent lives."""
@@ -141,7 +182,15 @@ async def fuzz_status_params(acp: AcpTarget, details: dict) -> None:
                 rule="survives",
             )
 
-    await _fuzz(acp, details, status_params(), check, EXPLICIT_STATUS_PARAMS)
+    await _fuzz(
+        acp,
+        details,
+        PARAMS_CASE,
+        status_params(),
+        check,
+        EXPLICIT_STATUS_PARAMS,
+        decode=ParamsInput.from_json,
+    )
 
 
 async def _send_frame(acp: AcpTarget, live: LiveSession, inp: FrameInput):
@@ -177,7 +226,7 @@ async def _send_frame(acp: AcpTarget, live: LiveSession, inp: FrameInput):
     return (pending.frame if pending else None), peer.problems[problems_before:], alive
 
 
-@case("fuzz.frames.survives", level=Level.ROBUSTNESS, spec=spec.ONE_RESPONSE, needs=("status", "frames"))
+@case(SURVIVES_CASE, level=Level.ROBUSTNESS, spec=spec.ONE_RESPONSE, needs=("status", "frames"))
 async def fuzz_frames_survive(acp: AcpTarget, details: dict) -> None:
     """After frames no ACP client sends (not JSON, not an object, batches, odd ids, 3 MB lines), the
     agent answers each request once, by its id, and keeps its sessions."""
@@ -200,10 +249,12 @@ async def fuzz_frames_survive(acp: AcpTarget, details: dict) -> None:
         if not alive:
             raise FuzzFailure(f"after {inp.describe()}, the live session no longer answers as active")
 
-    await _fuzz(acp, details, malformed_frames(), check, EXPLICIT_FRAMES)
+    await _fuzz(
+        acp, details, SURVIVES_CASE, malformed_frames(), check, EXPLICIT_FRAMES, decode=FrameInput.from_json
+    )
 
 
-@case("fuzz.frames.error-codes", level=Level.ROBUSTNESS, spec=spec.ERROR_CODES, needs=("status", "frames"))
+@case(ERROR_CODES_CASE, level=Level.ROBUSTNESS, spec=spec.ERROR_CODES, needs=("status", "frames"))
 async def fuzz_frames_error_codes(acp: AcpTarget, details: dict) -> None:
     """Malformed frames get -32700 (not JSON) or -32600 (not a valid request), with id null if unreadable."""
     live = LiveSession(acp)
@@ -228,4 +279,12 @@ async def fuzz_frames_error_codes(acp: AcpTarget, details: dict) -> None:
                 f"{inp.describe()} got {got}, expected error {inp.code} with id {inp.response_id!r}"
             )
 
-    await _fuzz(acp, details, malformed_frames(), check, EXPLICIT_FRAMES)
+    await _fuzz(
+        acp,
+        details,
+        ERROR_CODES_CASE,
+        malformed_frames(),
+        check,
+        EXPLICIT_FRAMES,
+        decode=FrameInput.from_json,
+    )

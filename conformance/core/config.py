@@ -90,6 +90,9 @@ class AgentConfig:
     seed: int | None = None
     report_dir: str | None = None
     example_db: str | None = None  # --db: a folder or redis:// URL the Hypothesis runs share
+    # `replay FILE` of a fuzz finding: the recorded input, which the fuzz case checks alone
+    # instead of drawing inputs.
+    replay_input: dict[str, Any] | None = None
     # "stdio", or "websocket" / "http" (Streamable HTTP): the command is a server that prints
     # its URL on stdout, or, with no command, an agent already listening at ``url``.
     transport: str = "stdio"

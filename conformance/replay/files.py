@@ -41,7 +41,10 @@ def write_replay(
     steps: list[dict[str, Any]],
     target: str = "acp",
     extra_agent: dict[str, Any] | None = None,
+    fuzz_input: dict[str, Any] | None = None,
 ) -> Path:
+    """A replay file: a sequence's steps, or (``fuzz_input``) a fuzz case's shrunk input, which
+    `replay` checks again alone."""
     directory.mkdir(parents=True, exist_ok=True)
     frames = [f for s in steps for f in s.get("frames", [])]
     body = {
@@ -55,6 +58,7 @@ def write_replay(
         "profile": profile,
         "failure": failure,
         "steps": [{k: v for k, v in s.items() if k != "frames"} for s in steps],
+        **({"input": fuzz_input} if fuzz_input is not None else {}),
         "frames": {
             "sent": [f["frame"] for f in frames if f["dir"] == "send"],
             "received": [f["frame"] for f in frames if f["dir"] == "recv"],

@@ -12,7 +12,8 @@ import anyio.to_thread
 
 from conformance.core import revisions
 from conformance.core.config import AgentConfig, UsageError, absolutize_paths, parse_env
-from conformance.core.outcomes import AgentExited, CaseSignal, Unanswered
+from conformance.core.outcomes import AgentExited, CaseSignal, Outcome, Unanswered
+from conformance.core.registry import CASES
 from conformance.replay.files import load_replay, numbered_steps
 from conformance.reports.report import clean
 from conformance.runtime import Runtime
@@ -22,6 +23,7 @@ from conformance.transport.stdio import LaunchError
 __all__ = ["replay_file"]
 
 FIXED, STILL_FAILING, ERROR = 0, 1, 2
+MAX_SHOWN_FRAMES = 200
 
 
 def replay_file(path: Path, *, agent: str | None, cwd: str | None, env: list[str], timeout: float) -> int:
@@ -40,6 +42,8 @@ def _replay(path: Path, *, agent: str | None, workdir: str, env: list[str], time
         print(f"error: {exc}", file=sys.stderr)
         return ERROR
     config = AgentConfig(command=command, cwd=str(Path(workdir).resolve()), env=environment, timeout=timeout)
+    if "input" in data:
+        return _replay_input(data, config)
     try:
         target = named(data.get("target") or DEFAULT)
         config.target = target.name
@@ -72,3 +76,46 @@ def _replay(path: Path, *, agent: str | None, workdir: str, env: list[str], time
         return FIXED
     print(f"STILL FAILING: {clean(str(failure))}")
     return STILL_FAILING
+
+
+def _replay_input(data: dict[str, Any], config: AgentConfig) -> int:
+    """A fuzz finding: its case checks the recorded (shrunk) input alone, as it checked it when it
+    failed, on a freshly started agent."""
+    from conformance import cases
+
+    cases.load_all()
+    case = CASES.get(str(data.get("case")))
+    if case is None or not isinstance(data["input"], dict):
+        print(f"error: {data.get('case')!r} is not a case of this suite's version", file=sys.stderr)
+        return ERROR
+    config.target = case.target
+    config.replay_input = data["input"]
+    revision = (data.get("spec") or {}).get("revision")
+    if revision in revisions.available(case.target):
+        revisions.use(revision)
+    runtime = Runtime(config)
+    try:
+        runtime.start()
+        record = runtime.run_case(case)
+    except (LaunchError, CaseSignal, AgentExited, TimeoutError, Unanswered) as exc:
+        print(f"error: cannot replay: {str(exc).splitlines()[0]}", file=sys.stderr)
+        return ERROR
+    finally:
+        runtime.close()
+    print(
+        f"replaying the shrunk input of {case.id} (seed {data.get('seed')}) against {shlex.join(config.command)}"
+    )
+    print(clean(f"input: {record.details.get('input', '?')}"))
+    for entry in record.transcript[:MAX_SHOWN_FRAMES]:
+        arrow = {"send": "-->", "recv": "<--"}.get(str(entry.get("dir")), " ! ")
+        text = str(entry.get("frame", ""))
+        print(clean(f"     {arrow} {text[:400]}{'…' if len(text) > 400 else ''}"))
+    outcome = record.result.outcome
+    if outcome is Outcome.PASS:
+        print(f"FIXED: the input no longer fails (it failed with: {clean(data['failure'])})")
+        return FIXED
+    if outcome in (Outcome.FAIL, Outcome.WARN):
+        print(f"STILL FAILING: {clean(record.result.message)}")
+        return STILL_FAILING
+    print(f"error: cannot replay: {outcome.value}: {clean(record.result.message)}", file=sys.stderr)
+    return ERROR

@@ -6,6 +6,7 @@ input carries what the spec expects of the answer, so the fuzz cases stay small.
 
 from __future__ import annotations
 
+import base64
 import json
 from dataclasses import dataclass
 from typing import Any
@@ -27,6 +28,14 @@ class ParamsInput:
         text = json.dumps(self.params, ensure_ascii=True)
         shown = text if len(text) <= 300 else f"{text[:300]}… ({len(text)} chars)"
         return f"{shown} (request id {json.dumps(self.request_id, ensure_ascii=True)})"
+
+    def to_json(self) -> dict[str, Any]:
+        """What a replay file records of it (``from_json`` reads it back as it was drawn)."""
+        return {"params": self.params, "expect": self.expect, "requestId": self.request_id}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ParamsInput:
+        return cls(data["params"], str(data["expect"]), data.get("requestId", 1))
 
 
 # Request ids a client of ACP may send (RequestId: an int64 or a string; RFC 8259 promises
@@ -151,6 +160,28 @@ class FrameInput:
     def describe(self) -> str:
         text = repr(self.line[:200])
         return f"{self.kind}: {text}{'…' if len(self.line) > 200 else ''} ({len(self.line)} bytes)"
+
+    def to_json(self) -> dict[str, Any]:
+        """What a replay file records of it: the line's bytes in base64 (they may not be UTF-8)."""
+        return {
+            "kind": self.kind,
+            "line": base64.b64encode(self.line).decode("ascii"),
+            "responseId": self.response_id,
+            "response": self.response,
+            "code": self.code,
+            "altIds": list(self.alt_ids),
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> FrameInput:
+        return cls(
+            kind=str(data["kind"]),
+            line=base64.b64decode(data["line"], validate=True),
+            response_id=data.get("responseId"),
+            response=str(data["response"]),
+            code=data.get("code"),
+            alt_ids=tuple(data.get("altIds") or ()),
+        )
 
 
 def _request(frame_id: Any, **extra: Any) -> bytes:

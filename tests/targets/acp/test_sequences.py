@@ -11,7 +11,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from tests.conftest import REFERENCE_MODULE, ROOT, agent_command, python_command, revision_kept
-from tests.targets.acp.test_broken_agents import SEQ, SEQUENCE_ONLY
+from tests.targets.acp.test_broken_agents import FUZZ_PARAMS, SEQ, SEQUENCE_ONLY
 
 REPLAY_SCHEMA = json.loads((ROOT / "schemas" / "replay.schema.json").read_text())
 REFERENCE = python_command("-m", REFERENCE_MODULE)
@@ -64,6 +64,29 @@ def test_sequence_bug_is_caught_minimal_and_replayable(agent: str, direct, tmp_p
         candidate.write_text(json.dumps(shorter))
         result = replay(candidate)
         assert result.returncode == 0, f"step {i + 1} can be removed:\n{result.stdout}"
+
+
+@pytest.mark.parametrize(
+    ("agent", "case_id"),
+    [("crash_on_control_chars", FUZZ_PARAMS), ("sdk_without_guard", "fuzz.frames.survives")],
+)
+def test_fuzz_finding_is_replayable(agent: str, case_id: str, direct) -> None:
+    """A fuzz case's shrunk input gets a replay file: `replay` checks that input alone, STILL
+    FAILING on the agent that broke, FIXED on the reference."""
+    run = direct("--agent", agent_command(agent), cases=[case_id])
+    case = run.case(case_id)
+    assert case["outcome"] in ("fail", "warn"), case["message"]
+    path = Path(case["details"]["replay_file"])
+    assert f"replay {path}" in case["message"]
+    data = json.loads(path.read_text())
+    Draft202012Validator(REPLAY_SCHEMA).validate(data)
+    assert data["case"] == case_id and data["steps"] == [] and data["input"]
+
+    still = replay(path)
+    assert still.returncode == 1 and "STILL FAILING" in still.stdout, still.stdout + still.stderr
+    assert f"input: {case['details']['input']}" in still.stdout
+    fixed = replay(path, "--agent", REFERENCE)
+    assert fixed.returncode == 0 and "FIXED" in fixed.stdout, fixed.stdout + fixed.stderr
 
 
 def test_replay_of_a_bad_file_is_a_usage_error(tmp_path: Path) -> None:
