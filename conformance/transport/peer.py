@@ -8,6 +8,7 @@ When the agent exits, every pending request fails at once with the exit code and
 
 from __future__ import annotations
 
+import asyncio
 import bisect
 import collections
 import contextlib
@@ -63,6 +64,8 @@ class RawReply:
 def id_key(value: Any) -> str:
     """A dictionary key for any JSON-RPC id ("1", 1 and null stay distinct; 1.0 is the number 1,
     as JSON has one number type)."""
+    if type(value) is int:  # the suite's own ids: the common case, without a JSON encoder
+        return str(value)
     if isinstance(value, float) and value.is_integer() and abs(value) < 2**63:
         value = int(value)
     try:
@@ -150,7 +153,7 @@ class JsonRpcPeer:
         self.notifications: list[Notification] = []
         self.problems: list[EnvelopeProblem] = []
         self.exited: AgentExited | None = None
-        self._send_lock = anyio.Lock()
+        self._send_lock = anyio.Lock(fast_acquire=True)  # no turn of the loop when free
         # The current case's first request that got no (readable) response: the case ends there,
         # and every later request of the case fails at once instead of waiting again.
         self.unanswered: Unanswered | None = None
@@ -200,7 +203,7 @@ class JsonRpcPeer:
         self._pending[id_key(request_id)] = pending
         limit = self.timeout if timeout is None else timeout
         try:
-            with anyio.fail_after(limit):  # the send too: an agent that stops reading blocks it
+            async with asyncio.timeout(limit):  # the send too: an agent that stops reading blocks it
                 await self._send(frame)
                 await pending.event.wait()
         except TimeoutError:

@@ -7,6 +7,7 @@ so nothing the agent started outlives the run.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import errno
 import os
@@ -90,6 +91,14 @@ class StdioProcess:
 
     async def send_line(self, data: bytes) -> None:
         assert self.process is not None and self.process.stdin is not None
+        writer = getattr(self.process.stdin, "_stream", None)
+        if isinstance(writer, asyncio.StreamWriter):
+            # anyio's send yields to the event loop after every write, for fairness; a line to a
+            # pipe needs no such turn, and the round trip of a status call is a handful of them.
+            # Errors are the same: drain() raises what anyio's send would have wrapped.
+            writer.write(data + b"\n")
+            await writer.drain()
+            return
         await self.process.stdin.send(data + b"\n")
 
     async def lines(self) -> AsyncIterator[bytes | OversizeLine]:
