@@ -8,18 +8,15 @@ unless --strict, each naming the layer that broke where the evidence tells (an S
 """
 
 import json
-from pathlib import Path
 
-import anyio.to_thread
+from conformance.cases._fuzzing import fuzz
 from conformance.cases.acp import spec
 
 from conformance.core import revisions
 from conformance.core.layers import GUARD_HINT, id_layer
-from conformance.core.outcomes import AgentExited, Violation
-from conformance.core.profiles import PROFILES, hypothesis_dir
+from conformance.core.outcomes import AgentExited
 from conformance.core.registry import Level, case
-from conformance.replay.files import write_replay
-from conformance.targets.acp.fuzzing import FuzzFailure, LiveSession, run_fuzz, settle
+from conformance.targets.acp.fuzzing import FuzzFailure, LiveSession, settle
 from conformance.targets.acp.strategies import (
     EXPLICIT_FRAMES,
     EXPLICIT_STATUS_PARAMS,
@@ -41,59 +38,6 @@ PARAMS_RULES = ("invalid-params", "unknown-id", "live-active", "same-id", "survi
 
 def _status_of(reply) -> object:
     return reply.result.get("status") if reply.ok and isinstance(reply.result, dict) else None
-
-
-async def _fuzz(acp: AcpTarget, details: dict, case_id: str, strategy, check, examples=(), *, decode) -> None:
-    """Run ``check`` on drawn inputs; on a failure, name the shrunk input and write a replay file
-    that `replay` checks it with again. Replaying (config.replay_input), check that input alone."""
-    config = acp.harness.config
-    if config.replay_input is not None:
-        replayed = decode(config.replay_input)
-        details["input"] = replayed.describe()
-        try:
-            await check(replayed)
-        except FuzzFailure as failure:
-            raise Violation(
-                f"{failure} (the recorded input)", observed=replayed.describe(), rule=failure.rule
-            ) from None
-        return
-    profile = PROFILES[config.profile]
-    report_dir = Path(config.report_dir) if config.report_dir else None
-    database = hypothesis_dir(report_dir) if report_dir else None
-    used_seed, failing, failure = await anyio.to_thread.run_sync(
-        lambda: run_fuzz(acp, strategy, check, profile, config.seed, database, examples)
-    )
-    details.update(profile=profile.name, seed=used_seed)
-    if failure is None:
-        return
-    details["input"] = failing.describe()
-    if report_dir is not None:
-        details["replay_file"] = str(
-            write_replay(
-                report_dir / "replays",
-                case_id=case_id,
-                command=config.command,
-                cwd=config.cwd,
-                agent_info=acp.agent_info,
-                spec_revision=revisions.current().name,
-                seed=used_seed,
-                profile=profile.name,
-                failure=str(failure),
-                steps=[],
-                fuzz_input=failing.to_json(),
-            )
-        )
-    where = f"; the crash is {failure.layer}. {GUARD_HINT}" if failure.layer else ""
-    replay = (
-        f"; replay: session-status-conformance replay {details['replay_file']}"
-        if "replay_file" in details
-        else ""
-    )
-    raise Violation(
-        f"{failure} (shrunk input, seed {used_seed}{replay}){where}",
-        observed=failing.describe(),
-        rule=failure.rule,
-    )
 
 
 async def _ask(acp: AcpTarget, inp: ParamsInput, params: object) -> Reply:
@@ -182,7 +126,7 @@ async def fuzz_status_params(acp: AcpTarget, details: dict) -> None:
                 rule="survives",
             )
 
-    await _fuzz(
+    await fuzz(
         acp,
         details,
         PARAMS_CASE,
@@ -190,6 +134,8 @@ async def fuzz_status_params(acp: AcpTarget, details: dict) -> None:
         check,
         EXPLICIT_STATUS_PARAMS,
         decode=ParamsInput.from_json,
+        agent_info=acp.agent_info,
+        hint=GUARD_HINT,
     )
 
 
@@ -249,8 +195,16 @@ async def fuzz_frames_survive(acp: AcpTarget, details: dict) -> None:
         if not alive:
             raise FuzzFailure(f"after {inp.describe()}, the live session no longer answers as active")
 
-    await _fuzz(
-        acp, details, SURVIVES_CASE, malformed_frames(), check, EXPLICIT_FRAMES, decode=FrameInput.from_json
+    await fuzz(
+        acp,
+        details,
+        SURVIVES_CASE,
+        malformed_frames(),
+        check,
+        EXPLICIT_FRAMES,
+        decode=FrameInput.from_json,
+        agent_info=acp.agent_info,
+        hint=GUARD_HINT,
     )
 
 
@@ -279,7 +233,7 @@ async def fuzz_frames_error_codes(acp: AcpTarget, details: dict) -> None:
                 f"{inp.describe()} got {got}, expected error {inp.code} with id {inp.response_id!r}"
             )
 
-    await _fuzz(
+    await fuzz(
         acp,
         details,
         ERROR_CODES_CASE,
@@ -287,4 +241,6 @@ async def fuzz_frames_error_codes(acp: AcpTarget, details: dict) -> None:
         check,
         EXPLICIT_FRAMES,
         decode=FrameInput.from_json,
+        agent_info=acp.agent_info,
+        hint=GUARD_HINT,
     )

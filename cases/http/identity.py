@@ -14,10 +14,13 @@ otherwise) and a 200 is not testable.
 
 from __future__ import annotations
 
+from conformance.cases._fuzzing import fuzz
 from conformance.cases.http.status import AGENT_PARAM, HTTP_CAPABILITY, NOT_FOUND
 
+from conformance.core.fuzzing import FuzzFailure
 from conformance.core.outcomes import MissingInput, Violation
 from conformance.core.registry import Level, case
+from conformance.targets.http.strategies import IdForm, apply_edits, id_edits
 from conformance.targets.http.target import HttpStatusTarget
 
 NOT_FOUND_CODES = (404, 422)  # 422: a validation error for a name the service cannot take
@@ -123,6 +126,48 @@ async def session_id_in_another_form(http: HttpStatusTarget, details: dict) -> N
     for name, form in forms(sid).items():
         await variants.judge(f"the session id {name} ({form!r})", form, agent_id)
     variants.verdict("its session id", "session")
+
+
+FORMS_CASE = "http.fuzz.session-id-forms"
+# Tried first at every seed: the forms a lookup most often folds (case, NFKC, spaces, invisible
+# characters), each in one edit.
+EXPLICIT_FORMS = (
+    IdForm((("fullwidth", 0.0, 1.0, ""),)),
+    IdForm((("upper", 0.0, 1.0, ""),)),
+    IdForm((("insert", 0.0, 0.0, " "),)),
+    IdForm((("extend", 0.0, 0.0, "\u200b"),)),
+    IdForm((("insert", 0.5, 0.5, "\u00a0"),)),
+)
+
+
+@case(FORMS_CASE, level=Level.MUST, spec=NOT_FOUND, needs=HTTP_CAPABILITY)
+async def session_id_forms(http: HttpStatusTarget, details: dict) -> None:
+    """Generated forms of the caller's session id (a span's letter case changed, characters
+    inserted, deleted or made fullwidth, the id cut short or extended) are 404, unless the service
+    answers for the form everywhere (its messages too): the same judgement as
+    http.identity.session-id-variants, on forms drawn by Hypothesis."""
+    agent_id, sid = await http.new_session()
+    probe_ok = await calibrated(http, agent_id, sid, varied={"session_id": http.unknown_id()})
+    details["messages_probe_calibrated"] = probe_ok
+    unjudged: list[str] = []
+
+    async def check(form: IdForm) -> None:
+        value = apply_edits(sid, form.edits)  # the edits, on this run's id (a replay's is another)
+        if value == sid or "/" in value:
+            return
+        variants = Variants(http, {}, probe_ok)
+        await variants.judge(f"the session id as {value!r}", value, agent_id)
+        if variants.problems:
+            raise FuzzFailure(variants.problems[0])
+        unjudged.extend(variants.unjudged)
+
+    await fuzz(http, details, FORMS_CASE, id_edits(sid), check, EXPLICIT_FORMS, decode=IdForm.from_json)
+    if unjudged:
+        raise MissingInput(
+            f"status answered 200 for its session id in another form ({'; '.join(unjudged[:3])}), and the suite has "
+            "no calibrated probe (the session's messages telling names apart) to see whether the service treats it "
+            "as the same everywhere"
+        )
 
 
 @case("http.identity.user-id-variants", level=Level.MUST, spec=NOT_FOUND, needs=HTTP_CAPABILITY)

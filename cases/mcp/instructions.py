@@ -370,7 +370,6 @@ async def queue_model_sequences(mcp: McpTarget, details: dict) -> None:
     details["sequence"] = numbered_steps(run.steps)  # type: ignore[arg-type]
     replay = ""
     if config.report_dir:
-        options = mcp.options
         path = write_replay(
             Path(config.report_dir) / "replays",
             case_id=SEQUENCE_ID,
@@ -383,11 +382,7 @@ async def queue_model_sequences(mcp: McpTarget, details: dict) -> None:
             failure=run.failure,
             steps=steps,
             target="mcp",
-            extra_agent={
-                "transport": config.transport,
-                "instructCmd": options.instruct_cmd,
-                "instructUrl": options.instruct_url,
-            },
+            extra_agent=mcp.replay_record(config),
         )
         details["replay_file"] = str(path)
         replay = f"; replay: session-status-conformance replay {path}"

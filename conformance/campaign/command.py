@@ -64,7 +64,7 @@ def campaign_cases(target: str) -> list[str]:
     return [
         c
         for c, case in CASES.items()
-        if case.target == target and (c.startswith("fuzz.") or "model-based" in c)
+        if case.target == target and ("fuzz" in c.split(".") or "model-based" in c)
     ]
 
 

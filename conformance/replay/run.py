@@ -90,6 +90,11 @@ def _replay_input(data: dict[str, Any], config: AgentConfig) -> int:
         return ERROR
     config.target = case.target
     config.replay_input = data["input"]
+    try:
+        named(case.target).replay_options(data, config)
+    except (KeyError, UsageError) as exc:
+        print(f"error: {data.get('case')}: {exc}", file=sys.stderr)
+        return ERROR
     revision = (data.get("spec") or {}).get("revision")
     if revision in revisions.available(case.target):
         revisions.use(revision)
@@ -102,9 +107,8 @@ def _replay_input(data: dict[str, Any], config: AgentConfig) -> int:
         return ERROR
     finally:
         runtime.close()
-    print(
-        f"replaying the shrunk input of {case.id} (seed {data.get('seed')}) against {shlex.join(config.command)}"
-    )
+    who = shlex.join(config.command) or config.url
+    print(f"replaying the shrunk input of {case.id} (seed {data.get('seed')}) against {who}")
     print(clean(f"input: {record.details.get('input', '?')}"))
     for entry in record.transcript[:MAX_SHOWN_FRAMES]:
         arrow = {"send": "-->", "recv": "<--"}.get(str(entry.get("dir")), " ! ")

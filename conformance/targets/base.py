@@ -128,6 +128,17 @@ class Target(Protocol):
         ...
 
     @staticmethod
+    def replay_record(config: AgentConfig) -> dict[str, Any]:
+        """What a replay file records of this run's config besides the command and working
+        directory (a transport, a URL, its own options), for :meth:`replay_options`."""
+        ...
+
+    @staticmethod
+    def replay_options(data: dict[str, Any], config: AgentConfig) -> None:
+        """Adjust ``config`` from what a replay file recorded (:meth:`replay_record`)."""
+        ...
+
+    @staticmethod
     def replay_setup(data: dict[str, Any], config: AgentConfig) -> Callable[[Any], tuple[Any, list[Any]]]:
         """For one of its replay files: adjust ``config`` from what the file recorded, and return
         what replays its steps on a started target (in a worker thread): (failure or None, the

@@ -31,7 +31,7 @@ def test_campaign_cases_are_the_targets_hypothesis_cases() -> None:
         "sequence.status.model-based",
     ]
     assert campaign_cases("mcp") == ["heartbeat.instructions.model-based"]
-    assert campaign_cases("http") == []
+    assert campaign_cases("http") == ["http.fuzz.session-id-forms"]
 
 
 def failing(case_id: str, steps: list[dict], rule: str = "no-eviction", seed: int = 1) -> dict:

@@ -1,45 +1,19 @@
-"""Malformed-input fuzzing: Hypothesis draws inputs, the agent must answer as JSON-RPC says.
+"""ACP fuzzing: a live session per input (the runner is conformance.core.fuzzing).
 
-A check runs on the runtime's loop; Hypothesis runs in a worker thread and shrinks a failing
-input to a small one, which the failure names. An agent that dies on an input is restarted
-before the next example, so shrinking can go on.
+An agent that dies on an input is restarted before the next example, so shrinking can go on.
 """
 
 from __future__ import annotations
 
 import json
-import random
-import time
-from collections.abc import Awaitable, Callable, Sequence
-from pathlib import Path
 from typing import Any
 
 import anyio
-import anyio.from_thread
-from hypothesis import example, given, seed
-from hypothesis import strategies as st
 
-from conformance.core import progress
-from conformance.core.outcomes import RunInterrupted
-from conformance.core.profiles import BudgetSpent, Profile, hypothesis_settings
+from conformance.core.fuzzing import FUZZ_EXAMPLES, FuzzFailure, run_fuzz
 from conformance.targets.acp.target import AcpTarget
 
-__all__ = ["FuzzFailure", "LiveSession", "run_fuzz"]
-
-FUZZ_EXAMPLES = {"ci": 60, "dev": 150, "smoke": 10, "thorough": 1000, "campaign": 100_000}
-
-
-class FuzzFailure(AssertionError):
-    """An input broke a rule; ``rule`` names which (one of the case's declared rules), ``died``
-    says the agent process ended on it (its stderr may then tell which layer crashed)."""
-
-    def __init__(
-        self, message: str, *, rule: str | None = None, died: bool = False, layer: str | None = None
-    ) -> None:
-        super().__init__(message)
-        self.rule = rule
-        self.died = died
-        self.layer = layer  # where the evidence shows the crash was (see layers.stderr_layer)
+__all__ = ["FUZZ_EXAMPLES", "FuzzFailure", "LiveSession", "run_fuzz", "settle"]
 
 
 class LiveSession:
@@ -69,47 +43,6 @@ class LiveSession:
     def fill(self, value: Any) -> Any:
         text = json.dumps(value).replace('"$live"', json.dumps(self.sid))
         return json.loads(text)
-
-
-def run_fuzz(
-    target: AcpTarget,
-    strategy: st.SearchStrategy[Any],
-    check: Callable[[Any], Awaitable[None]],
-    profile: Profile,
-    seed_value: int | None,
-    database_dir: Path | None = None,
-    examples: Sequence[Any] = (),
-) -> tuple[int, Any, FuzzFailure | None]:
-    """Run ``check`` on drawn inputs (from a worker thread): (seed, failing input, failure). The
-    ``examples`` run first, whatever the seed and the budget: inputs that must always be tried."""
-    chosen = seed_value if seed_value is not None else profile.fixed_seed
-    if chosen is None:
-        chosen = random.SystemRandom().randrange(2**32)
-    last: dict[str, Any] = {}
-    started = time.monotonic()
-
-    def test(value: Any) -> None:
-        if target.harness.closing:
-            raise RunInterrupted
-        if profile.stop_at_budget and time.monotonic() - started > profile.budget and "input" in last:
-            raise BudgetSpent  # a campaign's round: the time budget is spent
-        last["input"] = value
-        progress.example()
-        anyio.from_thread.run(check, value)
-
-    for value in reversed(examples):
-        test = example(value)(test)
-    test = seed(chosen)(
-        hypothesis_settings(profile, FUZZ_EXAMPLES[profile.name], database_dir)(given(strategy)(test))
-    )
-
-    try:
-        test()
-    except BudgetSpent:
-        pass
-    except FuzzFailure as exc:
-        return chosen, last.get("input"), exc
-    return chosen, None, None
 
 
 async def settle() -> None:

@@ -122,6 +122,14 @@ class AcpTarget:
         )
 
     @staticmethod
+    def replay_record(config: AgentConfig) -> dict[str, Any]:
+        return {}  # the command and its working directory say it all
+
+    @staticmethod
+    def replay_options(data: dict[str, Any], config: AgentConfig) -> None:
+        return None
+
+    @staticmethod
     def replay_setup(data: dict[str, Any], config: AgentConfig) -> Callable[[Any], tuple[Any, list[Any]]]:
         from conformance.targets.acp.machine import replay_steps
         from conformance.targets.acp.sequences import Step

@@ -217,8 +217,32 @@ class HttpStatusTarget:
         return HttpService(config, transcript, stderr)
 
     @staticmethod
+    def replay_record(config: AgentConfig) -> dict[str, Any]:
+        options = config.target_options if isinstance(config.target_options, HttpOptions) else HttpOptions()
+        return {
+            "url": None if config.command else config.url,  # a service started by the command: its own URL
+            "userId": options.user_id,
+            "otherUserId": options.other_user_id,
+            "agentId": options.agent_id,
+            "sessionId": options.session_id,
+        }
+
+    @staticmethod
+    def replay_options(data: dict[str, Any], config: AgentConfig) -> None:
+        """The service as recorded: its URL (when no command starts it) and the callers."""
+        agent_data = data["agent"]
+        config.transport = "http"
+        config.url = config.url or agent_data.get("url")
+        config.target_options = HttpOptions.from_options(
+            user_id=agent_data.get("userId"),
+            other_user_id=agent_data.get("otherUserId"),
+            agent_id=agent_data.get("agentId"),
+            session_id=agent_data.get("sessionId"),
+        )
+
+    @staticmethod
     def replay_setup(data: dict[str, Any], config: AgentConfig) -> Callable[[Any], tuple[Any, list[Any]]]:
-        raise UsageError("the HTTP target has no sequence cases, so no replay files")
+        raise UsageError("the HTTP target has no sequence cases: its replay files hold a fuzz case's input")
 
     def is_status_call(self, method: str) -> bool:
         return method == self.status_method

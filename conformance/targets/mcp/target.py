@@ -209,15 +209,29 @@ class McpTarget:
         return AgentProcess(config, transcript, stderr, channel=channel)
 
     @staticmethod
-    def replay_setup(data: dict[str, Any], config: AgentConfig) -> Callable[[Any], tuple[Any, list[Any]]]:
-        """An instruction-queue sequence: the server's transport and operator hook as recorded."""
-        from conformance.targets.mcp.queue import QueueStep, replay_queue
+    def replay_record(config: AgentConfig) -> dict[str, Any]:
+        options = _options(config)
+        return {
+            "transport": config.transport,
+            "instructCmd": options.instruct_cmd,
+            "instructUrl": options.instruct_url,
+        }
 
+    @staticmethod
+    def replay_options(data: dict[str, Any], config: AgentConfig) -> None:
+        """The server's transport and operator hook as recorded."""
         agent_data = data["agent"]
         config.transport = agent_data.get("transport", "stdio")
         config.target_options = McpOptions(
             instruct_cmd=agent_data.get("instructCmd"), instruct_url=agent_data.get("instructUrl")
         )
+
+    @staticmethod
+    def replay_setup(data: dict[str, Any], config: AgentConfig) -> Callable[[Any], tuple[Any, list[Any]]]:
+        """An instruction-queue sequence, on the server as recorded."""
+        from conformance.targets.mcp.queue import QueueStep, replay_queue
+
+        McpTarget.replay_options(data, config)
         steps = [QueueStep.from_json(s) for s in data["steps"]]
         return lambda target: replay_queue(target, steps)
 
