@@ -122,6 +122,7 @@ EXPENSIVE = {
     "http.safe.parked-stays-parked",
     "http.state.idle-after-run",
     "http.state.running-outlives-lease",
+    "http.fuzz.session-id-forms",
 }
 
 

@@ -36,6 +36,22 @@ PARAMS_CASE, SURVIVES_CASE, ERROR_CODES_CASE = (
 PARAMS_RULES = ("invalid-params", "unknown-id", "live-active", "same-id", "survives")
 
 
+async def _fuzz(acp: AcpTarget, details: dict, case_id: str, strategy, check, examples, decode) -> None:
+    """The shared fuzz runner, with what ACP adds: the agent's info, and what a crash in an SDK's
+    reader means (GUARD_HINT)."""
+    await fuzz(
+        acp,
+        details,
+        case_id,
+        strategy,
+        check,
+        examples,
+        decode=decode,
+        agent_info=acp.agent_info,
+        hint=GUARD_HINT,
+    )
+
+
 def _status_of(reply) -> object:
     return reply.result.get("status") if reply.ok and isinstance(reply.result, dict) else None
 
@@ -126,16 +142,8 @@ async def fuzz_status_params(acp: AcpTarget, details: dict) -> None:
                 rule="survives",
             )
 
-    await fuzz(
-        acp,
-        details,
-        PARAMS_CASE,
-        status_params(),
-        check,
-        EXPLICIT_STATUS_PARAMS,
-        decode=ParamsInput.from_json,
-        agent_info=acp.agent_info,
-        hint=GUARD_HINT,
+    await _fuzz(
+        acp, details, PARAMS_CASE, status_params(), check, EXPLICIT_STATUS_PARAMS, ParamsInput.from_json
     )
 
 
@@ -195,17 +203,7 @@ async def fuzz_frames_survive(acp: AcpTarget, details: dict) -> None:
         if not alive:
             raise FuzzFailure(f"after {inp.describe()}, the live session no longer answers as active")
 
-    await fuzz(
-        acp,
-        details,
-        SURVIVES_CASE,
-        malformed_frames(),
-        check,
-        EXPLICIT_FRAMES,
-        decode=FrameInput.from_json,
-        agent_info=acp.agent_info,
-        hint=GUARD_HINT,
-    )
+    await _fuzz(acp, details, SURVIVES_CASE, malformed_frames(), check, EXPLICIT_FRAMES, FrameInput.from_json)
 
 
 @case(ERROR_CODES_CASE, level=Level.ROBUSTNESS, spec=spec.ERROR_CODES, needs=("status", "frames"))
@@ -233,14 +231,6 @@ async def fuzz_frames_error_codes(acp: AcpTarget, details: dict) -> None:
                 f"{inp.describe()} got {got}, expected error {inp.code} with id {inp.response_id!r}"
             )
 
-    await fuzz(
-        acp,
-        details,
-        ERROR_CODES_CASE,
-        malformed_frames(),
-        check,
-        EXPLICIT_FRAMES,
-        decode=FrameInput.from_json,
-        agent_info=acp.agent_info,
-        hint=GUARD_HINT,
+    await _fuzz(
+        acp, details, ERROR_CODES_CASE, malformed_frames(), check, EXPLICIT_FRAMES, FrameInput.from_json
     )
