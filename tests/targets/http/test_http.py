@@ -286,6 +286,10 @@ EXTRA: dict[str, tuple[str, ...]] = {"lease_expires_mid_run": ("--http-long-run"
 # Expensive cases a variant's test looks into although its delta does not name them.
 ALSO: dict[str, tuple[str, ...]] = {
     "listing_other_layout": ("http.safe.no-side-effects", "http.safe.parked-stays-parked"),
+    # Ids compared otherwise, all legally: the generated id forms must pass them too.
+    "case_insensitive_everywhere": ("http.fuzz.session-id-forms",),
+    "hex_ids_validated": ("http.fuzz.session-id-forms",),
+    "request_id_in_404": ("http.fuzz.session-id-forms",),
 }
 
 
