@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from jsonschema import Draft202012Validator
 
 from tests.conftest import AGENTS, ROOT
 from tests.e2e.test_chromium import browser, open_page  # noqa: F401 (a fixture)
@@ -186,6 +187,8 @@ def test_an_http_campaign_finds_and_replays_a_fuzz_finding(tmp_path: Path) -> No
     assert finding["confirmed"] == "reproduced", finding["confirmation"]
     replay = json.loads(Path(finding["replay_file"]).read_text())
     assert replay["target"] == "http" and replay["input"]["edits"]
+    schema = json.loads((ROOT / "schemas" / "replay.schema.json").read_text())
+    Draft202012Validator(schema).validate(replay)
 
 
 def test_ctrl_c_ends_the_campaign_with_a_partial_report(tmp_path: Path) -> None:
