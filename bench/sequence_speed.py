@@ -78,7 +78,7 @@ class TimeSplit:
 def stack(frame: FrameType | None) -> list[tuple[str, str]]:
     """(module, function) of each frame, innermost first."""
     frames = []
-    while frame is not None:
+    while isinstance(frame, FrameType):  # a thread's stack changes while it is read
         frames.append((str(frame.f_globals.get("__name__", "?")), frame.f_code.co_name))
         frame = frame.f_back
     return frames

@@ -302,6 +302,9 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         if config.option.xmlpath:  # CI test views still get a file, with the reason as one error
             write_fatal_junit(Path(config.option.xmlpath), LAST_RUN["message"])
         pytest.exit(clean(f"cannot certify: {message}"), returncode=2)
+    except BaseException:  # Ctrl-C while it starts: stop what started (a server outlives its pipes)
+        runtime.close()
+        raise
     report = config.stash[REPORT]
     report.describe_target(runtime.target, init)
     try:
@@ -310,6 +313,9 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         runtime.close()
         LAST_RUN["message"] = exc.message
         pytest.exit(exc.message, returncode=2)
+    except BaseException:
+        runtime.close()
+        raise
     config.stash[REPORT].revision, config.stash[REPORT].revision_why = name, why
     if config.pluginmanager.has_plugin("dsession"):
         runtime.close()  # workers start their own agents

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import sys
 import time
 from pathlib import Path
@@ -329,3 +330,39 @@ def test_junit_escapes_agent_strings(suite, tmp_path: Path) -> None:
     assert "<script>alert(1)</script>" in texts  # kept as text, escaped in the file
     assert "\x1b" not in texts
     assert run.code == 1
+
+
+@pytest.mark.slow
+def test_ctrl_c_while_a_service_starts_stops_it(tmp_path: Path) -> None:
+    """Ctrl-C while the suite waits for a service's first answer (an HTTP server, which outlives
+    its closed pipes, unlike a stdio agent): the run ends and the server with it."""
+    import signal
+    import subprocess
+
+    pid_file = tmp_path / "server.pid"
+    server = shlex.join([sys.executable, str(AGENTS / "http_never_answers.py"), str(pid_file)])
+    with_ctrl_c = "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execv(sys.argv[1], sys.argv[1:])"
+    run = [sys.executable, "-m", "conformance", "--http-cmd", server, "--timeout", "30"]
+    proc = subprocess.Popen(
+        [sys.executable, "-c", with_ctrl_c, *run, "--report-dir", str(tmp_path / "r")],
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 60
+    while not (pid_file.is_file() and pid_file.read_text()):
+        assert time.monotonic() < deadline and proc.poll() is None, "the server never started"
+        time.sleep(0.05)
+    time.sleep(0.5)  # the suite now waits for the server's first answer
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 2 and "interrupted" in err.strip().splitlines()[-1], err[-2000:]
+    pid = int(pid_file.read_text())
+    deadline = time.monotonic() + 5
+    while os.path.exists(f"/proc/{pid}") and time.monotonic() < deadline:
+        time.sleep(0.05)
+    alive = os.path.exists(f"/proc/{pid}") and "Z" not in Path(f"/proc/{pid}/stat").read_text().split()[2]
+    if alive:
+        os.kill(pid, signal.SIGKILL)
+    assert not alive, "the HTTP server outlived the interrupted run"
