@@ -118,7 +118,7 @@ def test_two_machines_share_a_finding_through_redis(redis_url: str, tmp_path: Pa
 
     args = ("-k", "model-based", "--duration", "15s", "--round", "12s", "--workers", "1", "--db", redis_url)
     args += ("--agent", RARE)
-    # The bug is rare by design (the ci run's 150 examples miss it at 1 seed in 5): two campaigns of
+    # The bug is rare by design (the ci run misses it at 2 seeds in 10, bench/): two campaigns of
     # 15 s (one long round each, so the fixed scenarios run once) usually find it; a second try
     # keeps an unlucky draw from failing the build (it is the sharing that is tested here).
     for attempt in ("first", "second"):
