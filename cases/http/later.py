@@ -54,6 +54,7 @@ async def answer_and_settle(
             f"the session's messages show no tool call in state {waiting!r} ({calls!r:.200}), so the suite cannot "
             f"tell when the service has taken {what}"
         )
+    asked_before = len(http.model.requests)
     response = await answer()
     if response.status_code >= 300:
         raise NotTestable(f"{what} was refused: HTTP {response.status_code} {response.text[:300]}")
@@ -67,7 +68,17 @@ async def answer_and_settle(
             f"{http.settle_time:g} s after {what} was accepted, the session's messages still show the tool call "
             "waiting: the service has not taken it"
         )
-    return await http.wait_for(agent_id, sid, "idle", timeout=http.settle_time)
+    final = await http.wait_for(agent_id, sid, "idle", timeout=http.settle_time)
+    if final.status in PARKED and len(http.model.requests) == asked_before:
+        # The messages show the answer taken, but no run resumed the turn (the model was asked
+        # nothing since): the persisted context may still hold the call waiting, which is what the
+        # status reports. No observation of the context, no conclusion.
+        raise MissingInput(
+            f"{what} was taken (the messages show no call waiting), but no run resumed the turn within "
+            f"{http.settle_time:g} s (the model was asked nothing since), and the status still reads "
+            f"{final.describe()}"
+        )
+    return final
 
 
 def left_parked(final: StatusProbe, what: str) -> str | None:
