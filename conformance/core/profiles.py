@@ -12,13 +12,19 @@ from hypothesis.database import DirectoryBasedExampleDatabase
 
 from conformance.core.examples_db import database_for_case
 
-__all__ = ["PROFILES", "BudgetSpent", "Profile", "hypothesis_dir", "hypothesis_settings"]
+__all__ = ["PROFILES", "BudgetSpent", "Profile", "ShrinkBudgetSpent", "hypothesis_dir", "hypothesis_settings"]
 
 
 class BudgetSpent(KeyboardInterrupt):
     """Raised by a run of a profile that stops at its budget. Hypothesis lets a KeyboardInterrupt
     through at once (any other exception is a failure to replay and shrink); the run catches it
     and ends as if its examples ran out."""
+
+
+class ShrinkBudgetSpent(BudgetSpent):
+    """Raised when shrinking a failure has taken the profile's shrink budget: the run reports the
+    smallest failing example seen so far (a rare or timing-dependent bug can make Hypothesis
+    shrink for minutes)."""
 
 
 @dataclass(frozen=True)
@@ -38,6 +44,9 @@ class Profile:
     # Past the budget, stop (a campaign's round ends on time) rather than run the remaining
     # examples dry (which bounds a slow agent's run and still reports how many examples ran).
     stop_at_budget: bool = False
+    # Seconds of shrinking after the first failure; then the smallest failing example seen so far
+    # is reported (None: until Hypothesis is done).
+    shrink_budget: float | None = 20.0
 
 
 PROFILES = {
@@ -59,9 +68,8 @@ PROFILES = {
         database=False,
         budget=5.0,
         max_restarts=1,
+        shrink_budget=5.0,
     ),
-    # A campaign's rounds (session-status-conformance campaign): fresh seeds, the shared example
-    # database, and a round's time budget (CONFORMANCE_ROUND_SECONDS, set by the campaign).
     # A campaign's rounds (session-status-conformance campaign): fresh seeds, the shared example
     # database, a round's time budget (CONFORMANCE_ROUND_SECONDS, set by the campaign), and the ci
     # profile's way of drawing (steps, restarts), so what a campaign finds replays in a ci run.
@@ -87,6 +95,7 @@ PROFILES = {
         database=True,
         budget=900,
         max_restarts=None,
+        shrink_budget=None,
     ),
 }
 

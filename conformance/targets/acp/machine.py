@@ -22,7 +22,13 @@ from hypothesis.stateful import Bundle, RuleBasedStateMachine, precondition, rul
 
 from conformance.core import progress
 from conformance.core.outcomes import RunInterrupted
-from conformance.core.profiles import BudgetSpent, Profile, hypothesis_dir, hypothesis_settings
+from conformance.core.profiles import (
+    BudgetSpent,
+    Profile,
+    ShrinkBudgetSpent,
+    hypothesis_dir,
+    hypothesis_settings,
+)
 from conformance.targets.acp.sequences import Driver, SequenceFailure, Step
 from conformance.targets.acp.target import AcpTarget
 
@@ -49,7 +55,7 @@ def build_machine(
     new_driver: Callable[[], Driver],
     restarts: int,
     restart_odds: int,
-    on_failure: Callable[[], None] = lambda: None,
+    on_failure: Callable[[SequenceFailure], None] = lambda failure: None,
     may_restart: Callable[[], bool] = lambda: True,
 ) -> type[RuleBasedStateMachine]:
     can = target.advertises
@@ -71,8 +77,8 @@ def build_machine(
                 return
             try:
                 anyio.from_thread.run(self.driver.run, step)
-            except SequenceFailure:
-                on_failure()
+            except SequenceFailure as failure:
+                on_failure(failure)
                 raise
 
         # Few sessions per example, so steps pile up on each: the bugs worth finding need several
@@ -224,12 +230,24 @@ def run_sequences(
         over = time.monotonic() - started > profile.budget and not failed[0]
         if over and profile.stop_at_budget:
             raise BudgetSpent
+        budget = profile.shrink_budget
+        if smallest and budget is not None and time.monotonic() - smallest[0][0] > budget:
+            raise ShrinkBudgetSpent
         dry[0] += over
         last["driver"] = Driver(target, dry=over)
         return last["driver"]
 
-    def on_failure() -> None:
+    # (when first seen, the steps, the failure) of the shortest failing example so far: what a
+    # run whose shrinking took its budget reports.
+    smallest: list[tuple[float, list[Step], SequenceFailure]] = []
+
+    def on_failure(failure: SequenceFailure) -> None:
         failed[0] = True
+        steps = list(last["driver"].steps)
+        if not smallest:
+            smallest.append((time.monotonic(), steps, failure))
+        elif len(steps) < len(smallest[0][1]):
+            smallest[0] = (smallest[0][0], steps, failure)
 
     restarted = [0]
 
@@ -260,6 +278,10 @@ def run_sequences(
     )
     try:
         run_state_machine_as_test(seed(chosen)(factory), settings=config)
+    except ShrinkBudgetSpent:
+        _, steps, exc = smallest[0]
+        found = minimize(target, steps, exc)
+        return SequenceRun(profile.name, chosen, examples[0], str(found), found.steps, rule=found.rule)
     except BudgetSpent:
         pass
     except SequenceFailure as exc:
