@@ -62,7 +62,7 @@ async def _ask(acp: AcpTarget, inp: ParamsInput, params: object) -> Reply:
         {"jsonrpc": "2.0", "id": inp.request_id, "method": "session/status", "params": params},
         ensure_ascii=False,
         allow_nan=False,  # a well-formed request: JSON has no NaN or Infinity
-    ).encode("utf-8", "surrogatepass")
+    ).encode("utf-8")  # the strategy draws no lone surrogate: a well-formed request is UTF-8
     raw = await acp.peer.exchange_raw(
         line, inp.request_id, wait=True, timeout=acp.harness.config.timeout, method="session/status"
     )

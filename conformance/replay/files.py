@@ -65,7 +65,12 @@ def write_replay(
         },
     }
     path = directory / f"{re.sub(r'[^a-z0-9.-]+', '-', case_id)}.replay.json"
-    path.write_text(json.dumps(body, indent=2, ensure_ascii=False), encoding="utf-8")
+    text = json.dumps(body, indent=2, ensure_ascii=False)
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate (a fuzzed string): only a \uXXXX escape carries it
+        data = json.dumps(body, indent=2, ensure_ascii=True).encode("ascii")
+    path.write_bytes(data)
     return path
 
 

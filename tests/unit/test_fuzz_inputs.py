@@ -38,3 +38,13 @@ def test_the_explicit_inputs_survive_a_replay_file() -> None:
         assert ParamsInput.from_json(through_a_file(params.to_json())) == params
     for frame in EXPLICIT_FRAMES:
         assert FrameInput.from_json(through_a_file(frame.to_json())) == frame
+
+
+@settings(max_examples=1000, deadline=None)
+@given(status_params())
+def test_every_generated_status_request_is_utf8(drawn: ParamsInput) -> None:
+    """fuzz.status.params sends well-formed requests only: a lone surrogate has no UTF-8 form, and
+    a conforming agent answers its bytes with a parse error (id null), which the case would have
+    failed as a wrong id (found by a campaign against the reference)."""
+    for value in (drawn.params, drawn.request_id):
+        json.dumps(value, ensure_ascii=False).encode("utf-8")

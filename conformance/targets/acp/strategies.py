@@ -54,7 +54,9 @@ def _strings() -> st.SearchStrategy[str]:
     return st.one_of(
         st.text(max_size=40),
         st.text(st.characters(max_codepoint=0x1F), min_size=1, max_size=20),  # control characters
-        st.text(st.characters(min_codepoint=0x80), min_size=1, max_size=20),  # non-ASCII, emoji, RTL
+        # Non-ASCII, emoji, RTL; never a lone surrogate (Hypothesis draws them once a codepoint range
+        # is given): no UTF-8 text carries one, so a request with one is not a well-formed request.
+        st.text(st.characters(min_codepoint=0x80, exclude_categories=("Cs",)), min_size=1, max_size=20),
         st.sampled_from(["", " ", "sess_", "../../etc/passwd", "%s%n", "null", "\u202e", "\ufeff"]),
         st.integers(1, 1 << 20).map(lambda n: "s" * n),  # up to 1 MB
     )
