@@ -13,10 +13,11 @@ from conformance.cases._fuzzing import fuzz
 from conformance.cases.acp import spec
 
 from conformance.core import revisions
+from conformance.core.fuzzing import FuzzFailure
 from conformance.core.layers import GUARD_HINT, id_layer
 from conformance.core.outcomes import AgentExited
 from conformance.core.registry import Level, case
-from conformance.targets.acp.fuzzing import FuzzFailure, LiveSession, settle
+from conformance.targets.acp.fuzzing import LiveSession, settle
 from conformance.targets.acp.strategies import (
     EXPLICIT_FRAMES,
     EXPLICIT_STATUS_PARAMS,

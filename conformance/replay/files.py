@@ -9,9 +9,16 @@ from typing import Any
 
 from conformance import __version__
 
-__all__ = ["FORMAT", "load_replay", "numbered_steps", "write_replay"]
+__all__ = ["FORMAT", "frame_line", "load_replay", "numbered_steps", "write_replay"]
 
 FORMAT = "session-status-conformance/replay@1"
+
+
+def frame_line(entry: dict[str, Any], max_frame: int = 400) -> str:
+    """One transcript entry (``dir``, ``frame``) as an indented line: --> sent, <-- received, ! a note."""
+    arrow = {"send": "-->", "recv": "<--"}.get(str(entry.get("dir")), " ! ")
+    text = str(entry.get("frame", ""))
+    return f"     {arrow} {text[:max_frame]}{'…' if len(text) > max_frame else ''}"
 
 
 def numbered_steps(steps: list[Any], max_frame: int = 400) -> list[str]:
@@ -20,10 +27,7 @@ def numbered_steps(steps: list[Any], max_frame: int = 400) -> list[str]:
     lines = []
     for n, step in enumerate(steps, start=1):
         lines.append(f"{n}. {step.label()} -> {step.answer or '(failed here)'}")
-        for frame in step.frames:
-            arrow = {"send": "-->", "recv": "<--"}.get(frame["dir"], " ! ")
-            text = frame["frame"]
-            lines.append(f"     {arrow} {text[:max_frame]}{'…' if len(text) > max_frame else ''}")
+        lines += [frame_line(frame, max_frame) for frame in step.frames]
     return lines
 
 

@@ -14,7 +14,7 @@ from conformance.core import revisions
 from conformance.core.config import AgentConfig, UsageError, absolutize_paths, parse_env
 from conformance.core.outcomes import AgentExited, CaseSignal, Outcome, Unanswered
 from conformance.core.registry import CASES
-from conformance.replay.files import load_replay, numbered_steps
+from conformance.replay.files import frame_line, load_replay, numbered_steps
 from conformance.reports.report import clean
 from conformance.runtime import Runtime
 from conformance.targets import DEFAULT, named
@@ -55,9 +55,7 @@ def _replay(path: Path, *, agent: str | None, workdir: str, env: list[str], time
     def replay() -> Any:
         return steps(runtime.target)
 
-    revision = (data.get("spec") or {}).get("revision")
-    if revision in revisions.available():  # judge the steps by the revision the run checked
-        revisions.use(revision)
+    _use_recorded_revision(data)
     runtime = Runtime(config)
     try:
         runtime.start()
@@ -95,9 +93,7 @@ def _replay_input(data: dict[str, Any], config: AgentConfig) -> int:
     except (KeyError, UsageError) as exc:
         print(f"error: {data.get('case')}: {exc}", file=sys.stderr)
         return ERROR
-    revision = (data.get("spec") or {}).get("revision")
-    if revision in revisions.available(case.target):
-        revisions.use(revision)
+    _use_recorded_revision(data)
     runtime = Runtime(config)
     try:
         runtime.start()
@@ -111,9 +107,7 @@ def _replay_input(data: dict[str, Any], config: AgentConfig) -> int:
     print(f"replaying the shrunk input of {case.id} (seed {data.get('seed')}) against {who}")
     print(clean(f"input: {record.details.get('input', '?')}"))
     for entry in record.transcript[:MAX_SHOWN_FRAMES]:
-        arrow = {"send": "-->", "recv": "<--"}.get(str(entry.get("dir")), " ! ")
-        text = str(entry.get("frame", ""))
-        print(clean(f"     {arrow} {text[:400]}{'…' if len(text) > 400 else ''}"))
+        print(clean(frame_line(entry)))
     outcome = record.result.outcome
     if outcome is Outcome.PASS:
         print(f"FIXED: the input no longer fails (it failed with: {clean(data['failure'])})")
@@ -123,3 +117,10 @@ def _replay_input(data: dict[str, Any], config: AgentConfig) -> int:
         return STILL_FAILING
     print(f"error: cannot replay: {outcome.value}: {clean(record.result.message)}", file=sys.stderr)
     return ERROR
+
+
+def _use_recorded_revision(data: dict[str, Any]) -> None:
+    """Judge the replay by the spec revision the run that wrote it checked."""
+    revision = (data.get("spec") or {}).get("revision")
+    if revision in revisions.available():
+        revisions.use(revision)

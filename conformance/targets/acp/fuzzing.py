@@ -10,10 +10,9 @@ from typing import Any
 
 import anyio
 
-from conformance.core.fuzzing import FUZZ_EXAMPLES, FuzzFailure, run_fuzz
 from conformance.targets.acp.target import AcpTarget
 
-__all__ = ["FUZZ_EXAMPLES", "FuzzFailure", "LiveSession", "run_fuzz", "settle"]
+__all__ = ["LiveSession", "settle"]
 
 
 class LiveSession:

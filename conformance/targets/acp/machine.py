@@ -205,7 +205,6 @@ def run_sequences(
         chosen = random.SystemRandom().randrange(2**32)
     last: dict[str, Any] = {}
     examples = [0]
-    failed = [False]
     dry = [0]
 
     started = time.monotonic()
@@ -227,7 +226,7 @@ def run_sequences(
         # ends the case in bounded time (the report says how many examples ran).
         if target.harness.closing:
             raise RunInterrupted
-        over = time.monotonic() - started > profile.budget and not failed[0]
+        over = time.monotonic() - started > profile.budget and not smallest
         if over and profile.stop_at_budget:
             raise BudgetSpent
         budget = profile.shrink_budget
@@ -242,7 +241,6 @@ def run_sequences(
     smallest: list[tuple[float, list[Step], SequenceFailure]] = []
 
     def on_failure(failure: SequenceFailure) -> None:
-        failed[0] = True
         steps = list(last["driver"].steps)
         if not smallest:
             smallest.append((time.monotonic(), steps, failure))
@@ -254,7 +252,7 @@ def run_sequences(
     def may_restart() -> bool:
         # Once a failure is seen, every replay restarts where its example did: shrinking needs
         # the same steps to run.
-        if failed[0] or profile.max_restarts is None or restarted[0] < profile.max_restarts:
+        if smallest or profile.max_restarts is None or restarted[0] < profile.max_restarts:
             restarted[0] += 1
             return True
         return False
