@@ -205,6 +205,12 @@ CONFORMING: dict[str, tuple[int, dict[str, str]]] = {
     ),
     # A client-sent assistant message is refused: the case that needs one is not testable.
     "assistant_input_refused": (0, {"http.state.parked-only-by-tool-calls": "not-testable"}),
+    # The answered turn resumes after --timeout, and the status truly reads the context that still
+    # holds the call: no run resumed, nothing to judge.
+    "late_resume": (
+        0,
+        dict.fromkeys(["http.later.permission-answered", "http.later.external-answered"], "not-testable"),
+    ),
 }
 # The cases a variant can touch (-k): the rest would only repeat the reference's passes. The
 # exact-outcomes check holds over the selection. Variants not named here run every case.
@@ -258,6 +264,7 @@ FOCUS: dict[str, str] = {
     "case_insensitive_everywhere": "identity",
     "users_case_insensitive": OWNERSHIP,
     "no_permission_asked": "permission or parked",
+    "late_resume": "answered or parked or awaiting",
 }
 MESSAGES = {
     "running_ignores_owner": ("http.ownership.while-running", "another user got HTTP 200"),
