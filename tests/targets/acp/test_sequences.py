@@ -113,8 +113,13 @@ def test_replay_of_a_bad_file_is_a_usage_error(tmp_path: Path) -> None:
 
 
 def test_dev_profile_prints_and_honours_its_seed(suite) -> None:
-    run = suite("-k", "sequence or fuzz.status", "--profile", "dev", "--seed", "7", "--agent", REFERENCE)
-    assert run.code == 0, run.stderr
+    """On an agent both generated cases fail at once (a conforming one would spend the dev
+    profile's whole budget, seconds of generating, to show the same two fields)."""
+    agent = agent_command("unknown_internal_error")
+    run = suite("-k", "sequence or fuzz.status", "--profile", "dev", "--seed", "7", "--agent", agent)
+    assert run.code == 1, run.stderr
+    assert {run.case(SEQ)["outcome"], run.case("fuzz.status.params")["outcome"]} == {"fail"}
+    assert "--seed 7" in run.stdout + run.stderr
     assert {run.case(SEQ)["details"]["seed"], run.case("fuzz.status.params")["details"]["seed"]} == {7}
     assert run.case(SEQ)["details"]["profile"] == "dev"
 

@@ -191,8 +191,7 @@ CONFORMING: dict[str, tuple[int, dict[str, str]]] = {
     ),
 }
 # The cases a server can touch (runner -k, by id prefix): it runs only those, and the
-# exact-outcomes check covers that selection. Others run every case but the expensive ones
-# not in their delta (see guarded()).
+# exact-outcomes check covers that selection. Servers not named here: see selected().
 SELECTION: dict[str, tuple[str, ...]] = {
     "accepts_numeric_strings": ("heartbeat.args",),
     "accepts_bool_as_integer": ("heartbeat.args",),
@@ -218,10 +217,32 @@ SELECTION: dict[str, tuple[str, ...]] = {
 }
 
 
+def areas(delta: dict[str, str]) -> tuple[str, ...]:
+    """The spec areas (heartbeat.args, heartbeat.idempotency, …) of the cases a delta names."""
+    return tuple(sorted({".".join(c.split(".")[:2]) + "." for c in delta}))
+
+
+def sole_catchers() -> set[str]:
+    """For each case, the first broken server (of those not in SELECTION) whose delta is that case
+    alone: it runs every case, which shows that this case, and no other, catches it."""
+    first: dict[str, str] = {}
+    for server, (_, delta) in BROKEN.items():
+        if len(delta) == 1 and server not in SELECTION:
+            first.setdefault(next(iter(delta)), server)
+    return set(first.values())
+
+
+SOLE_CATCHERS = sole_catchers()
+
+
 def selected(server: str, delta: dict[str, str]) -> tuple[list[str], dict[str, str]]:
-    """The cases a server runs and their expected outcomes: its selection's, or guarded()'s."""
+    """The cases a server runs and their expected outcomes: its selection's; every case but the
+    expensive ones not in its delta (guarded()) for a conforming server (it must pass everywhere)
+    and a case's sole catcher; else the areas of its delta (nothing else there moves)."""
     cases, expected = guarded(HTTP_BASELINE, delta)
     prefixes = SELECTION.get(server)
+    if prefixes is None and server in BROKEN and server not in SOLE_CATCHERS:
+        prefixes = areas(delta)
     if prefixes is None:
         return cases, expected
     chosen = [c for c in cases if c.startswith(prefixes)]
