@@ -11,7 +11,6 @@ are not testable, never failed. Real AgentScope was seen doing this once (a deny
 within 20 s). Tested with --timeout 2.
 """
 
-import asyncio
 import copy
 import pathlib
 import sys
@@ -19,16 +18,15 @@ from types import SimpleNamespace
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3]))
 
-from conformance.reference.http.models import BadInput
 from conformance.reference.http.service import ReferenceService, main
-from fastapi import HTTPException
-from fastapi.responses import JSONResponse
+from queued_runs import Service as QueuedRuns  # its chat: the input now, the run QUEUED_FOR s later
 
 ANSWERS = ("USER_CONFIRM_RESULT", "EXTERNAL_EXECUTION_RESULT")
-RESUME_AFTER = 5.0
 
 
-class Service(ReferenceService):
+class Service(QueuedRuns):
+    QUEUED_FOR = 5.0
+
     def __init__(self) -> None:
         super().__init__()
         self.context: dict[str, list] = {}  # session id -> its messages as the last run saved them
@@ -47,29 +45,9 @@ class Service(ReferenceService):
             self.context[session.id] = copy.deepcopy(session.messages)
 
     async def chat(self, user_id, request):
-        data = request.input
-        if not (isinstance(data, dict) and data.get("type") in ANSWERS):
-            return await super().chat(user_id, request)
-        session = self.owned(user_id, request.agent_id, request.session_id)
-        if self.lease_held(session.id):
-            raise HTTPException(
-                409, f"Session '{session.id}' already has an active chat run in this process."
-            )
-        try:
-            self.apply_input(session, data)
-        except BadInput as exc:
-            raise HTTPException(400, str(exc)) from None
-        self.touch(session)
-        self.runs[session.id] = asyncio.create_task(self.resume_later(session))
-        return JSONResponse({"status": "queued", "session_id": session.id})
-
-    async def resume_later(self, session):
-        await asyncio.sleep(RESUME_AFTER)
-        token = self.acquire_lease(session.id)
-        while token is None:  # a run still holds it: wait for it
-            await asyncio.sleep(0.05)
-            token = self.acquire_lease(session.id)
-        await self.run(session, token)
+        if isinstance(request.input, dict) and request.input.get("type") in ANSWERS:
+            return await super().chat(user_id, request)  # queued
+        return await ReferenceService.chat(self, user_id, request)  # runs at once
 
 
 if __name__ == "__main__":

@@ -18,6 +18,8 @@ from fastapi.responses import JSONResponse
 
 
 class Service(ReferenceService):
+    QUEUED_FOR = 3.0  # seconds before a worker picks the run up
+
     async def chat(self, user_id, request):
         session = self.owned(user_id, request.agent_id, request.session_id)
         try:
@@ -29,7 +31,7 @@ class Service(ReferenceService):
         return JSONResponse({"status": "queued", "session_id": session.id})
 
     async def worker(self, session):
-        await asyncio.sleep(3.0)
+        await asyncio.sleep(self.QUEUED_FOR)
         token = self.acquire_lease(session.id)
         while token is None:  # a run still holds it: wait for it
             await asyncio.sleep(0.05)
