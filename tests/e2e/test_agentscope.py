@@ -55,11 +55,25 @@ EXTERNAL = {
 }
 
 
+# What a loaded machine can keep AgentScope from doing within --timeout: taking the user's answer
+# to a permission request (seen in CI: its messages still showed the call waiting 20 s after the
+# answer was accepted; and once, no run resumed the turn). The case then rightly concludes
+# nothing; run once more alone, it must pass.
+TIMING = ("http.later.permission-answered",)
+
+
 @pytest.mark.slow
 def test_agentscope_server_is_certified(direct) -> None:
-    run = direct("--http-cmd", SERVER, "--user-id", "alice", "--timeout", "20")
+    options = ("--http-cmd", SERVER, "--user-id", "alice", "--timeout", "20")
+    run = direct(*options)
     expected = dict.fromkeys(HTTP_CASES, "pass") | FINDINGS
-    assert run.outcomes == expected, run.diff(expected)
+    outcomes = run.outcomes
+    for case_id in TIMING:
+        if outcomes[case_id] == "not-testable" and expected[case_id] == "pass":
+            again = direct(*options, cases=[case_id])
+            assert again.outcomes == {case_id: "pass"}, again.diff({case_id: "pass"})
+            outcomes[case_id] = "pass"
+    assert outcomes == expected, run.diff(expected)
     assert run.code == 1
     assert run.report["agent"]["agentInfo"]["name"] == "AgentScope"
     running = run.case("http.ownership.while-running")
