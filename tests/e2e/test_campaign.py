@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
-from tests.conftest import AGENTS, ROOT, python_command
+from tests.conftest import ROOT, agent_command
 from tests.e2e.test_chromium import browser, open_page  # noqa: F401 (a fixture)
 
 pytestmark = pytest.mark.slow
@@ -29,15 +29,11 @@ REDIS = shutil.which("redis-server") or "/usr/bin/redis-server"
 SEQ = "sequence.status.model-based"
 
 
-def agent(*path: str) -> str:
-    """A test agent's command, started by this worker's fork server (a round of a campaign is a
-    run of its own: without it, every round would pay a second of SDK imports per agent)."""
-    return python_command(str(AGENTS.joinpath(*path)))
-
-
 def rare() -> str:
-    """Found by the model-based sequences now and then: the ci run at seed 3 alone misses it."""
-    return agent("rare_meta_attaches.py")
+    """Found by the model-based sequences now and then: the ci run at seed 3 alone misses it.
+    Agents start through the fork server: a round of a campaign is a run of its own, and would
+    otherwise pay a second of SDK imports per agent."""
+    return agent_command("rare_meta_attaches")
 
 
 def free_port() -> int:
@@ -133,13 +129,27 @@ def failed(report: dict, case_id: str) -> bool:
     return any(c["id"] == case_id and c["outcome"] == "fail" for c in report["cases"])
 
 
-def interrupt_once(campaign: subprocess.Popen, ready: Callable[[], bool], within: float = 180) -> None:
-    """Ctrl-C for the campaign once ``ready()``: the test waits for what it needs, not for a
-    duration a loaded machine may not fit it into."""
+def wait_until(
+    campaign: subprocess.Popen,
+    ready: Callable[[], bool],
+    within: float,
+    what: str = "the campaign never got there",
+) -> None:
+    """Until ``ready()``: the test waits for what it needs, not for a duration a loaded machine
+    may not fit it into."""
     deadline = time.monotonic() + within
     while not ready():
-        assert time.monotonic() < deadline and campaign.poll() is None, "the campaign never got there"
+        assert time.monotonic() < deadline and campaign.poll() is None, what
         time.sleep(0.2)
+
+
+def round_started(folder: Path, number: int) -> Callable[[], bool]:
+    return lambda: (folder / "worker-0" / f"round-{number:03d}" / "progress.json").is_file()
+
+
+def interrupt_once(campaign: subprocess.Popen, ready: Callable[[], bool], within: float = 180) -> None:
+    """Ctrl-C for the campaign once ``ready()``."""
+    wait_until(campaign, ready, within)
     campaign.send_signal(signal.SIGINT)
 
 
@@ -210,7 +220,7 @@ def test_an_http_campaign_finds_and_replays_a_fuzz_finding(tmp_path: Path) -> No
     to NFKC; the finding's replay file (its shrunk form) confirms it. The campaign is stopped
     once a round has reported the finding (what it then does is the same as at its end)."""
     folder = tmp_path / "http"
-    nfkc = python_command(str(AGENTS / "http" / "status_id_nfkc.py"), "--listen", "127.0.0.1:0")
+    nfkc = agent_command("http/status_id_nfkc", "--listen", "127.0.0.1:0")
     campaign = start_campaign(
         folder, "--duration", "10m", "--round", "4s", "--workers", "1", "--http-cmd", nfkc
     )
@@ -232,10 +242,7 @@ def test_ctrl_c_ends_the_campaign_with_a_partial_report(tmp_path: Path) -> None:
     campaign = start_campaign(
         folder, "--duration", "10m", "--round", "30s", "--workers", "1", "--agent", rare()
     )
-    deadline = time.monotonic() + 60
-    while not list(folder.glob("worker-0/round-001/progress.json")):
-        assert time.monotonic() < deadline and campaign.poll() is None, "no round started"
-        time.sleep(0.2)
+    wait_until(campaign, round_started(folder, 1), 60, "no round started")
     time.sleep(1)
     campaign.send_signal(signal.SIGINT)
     stopped = time.monotonic()
@@ -269,18 +276,12 @@ def test_redis_lost_mid_campaign_goes_on_with_the_local_copy(
         "--agent",
         rare(),
     )
-    deadline = time.monotonic() + 60
-    while not list(folder.glob("worker-0/round-001/progress.json")):
-        assert time.monotonic() < deadline and campaign.poll() is None, "no round started"
-        time.sleep(0.2)
+    wait_until(campaign, round_started(folder, 1), 60, "no round started")
     server.kill()
     server.wait(timeout=10)
     # The next round finds Redis gone; the one after it runs on the local copy. Then Ctrl-C: the
     # test waits for what it needs, not for a duration a loaded machine may not fit it into.
-    deadline = time.monotonic() + 180
-    while not list(folder.glob("worker-0/round-003/progress.json")):
-        assert time.monotonic() < deadline and campaign.poll() is None, "no third round started"
-        time.sleep(0.2)
+    wait_until(campaign, round_started(folder, 3), 180, "no third round started")
     campaign.send_signal(signal.SIGINT)
     _, err = campaign.communicate(timeout=120)
     assert campaign.returncode in (0, 1), err[-3000:]
@@ -298,7 +299,7 @@ def test_an_agent_that_dies_is_a_finding_and_the_next_round_starts_it_again(tmp_
     campaign = start_campaign(
         folder,
         *("-k", "params", "--duration", "10m", "--round", "2s", "--workers", "1"),
-        *("--agent", agent("crash_on_control_chars.py")),
+        *("--agent", agent_command("crash_on_control_chars")),
     )
     # Stopped once a second round has reported: the agent the first round's finding killed was
     # started again, and ran examples.
