@@ -42,6 +42,10 @@ _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|m|h)?\s*$")
 # What a round says when the shared database is gone: lost mid-round, or unreachable at its start.
 _LOST = ("example database at", "cannot reach Redis")
 CONFIRM_AT_MOST = 20
+# Seconds a round has after its Ctrl-C to write its partial report before it is killed: it takes
+# about 1.5 s here, and past 5 s on a machine loaded by other campaigns (a round killed at 5 s left
+# no report, so an interrupted campaign could say that no round wrote one).
+ROUND_GRACE = 15.0
 
 
 def parse_duration(text: str) -> float:
@@ -199,7 +203,7 @@ class Campaign:
     @staticmethod
     def _interrupt(process: subprocess.Popen) -> None:
         """Ctrl-C for the round (it writes its partial report), then, if it lingers, the kill."""
-        for sig, wait in ((signal.SIGINT, 5.0), (signal.SIGKILL, 5.0)):
+        for sig, wait in ((signal.SIGINT, ROUND_GRACE), (signal.SIGKILL, 5.0)):
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(process.pid, sig)
             try:
@@ -322,10 +326,10 @@ class Campaign:
             self.stop.set()
             print("interrupted: stopping the rounds (their partial reports are kept)", file=sys.stderr)
             for thread in self.threads:
-                thread.join(timeout=10)
+                thread.join(timeout=ROUND_GRACE + 10)
         self.stop.set()
         for thread in self.threads:
-            thread.join(timeout=10)
+            thread.join(timeout=ROUND_GRACE + 10)
         self.duration_run = self.elapsed()
         self.confirm()
         from conformance.campaign.report import write_reports

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
-from tests.conftest import ROOT, agent_command
+from tests.conftest import AGENTS, ROOT, agent_command
 from tests.e2e.test_chromium import browser, open_page  # noqa: F401 (a fixture)
 
 pytestmark = pytest.mark.slow
@@ -239,8 +239,11 @@ def test_an_http_campaign_finds_and_replays_a_fuzz_finding(tmp_path: Path) -> No
 
 def test_ctrl_c_ends_the_campaign_with_a_partial_report(tmp_path: Path) -> None:
     folder = tmp_path / "stopped"
+    # A plain agent process, as for every test about signals: the Ctrl-C reaches the round's
+    # whole process group, agent included.
+    plain = f"{sys.executable} {AGENTS / 'rare_meta_attaches.py'}"
     campaign = start_campaign(
-        folder, "--duration", "10m", "--round", "30s", "--workers", "1", "--agent", rare()
+        folder, "--duration", "10m", "--round", "30s", "--workers", "1", "--agent", plain
     )
     wait_until(campaign, round_started(folder, 1), 60, "no round started")
     time.sleep(1)
@@ -248,11 +251,12 @@ def test_ctrl_c_ends_the_campaign_with_a_partial_report(tmp_path: Path) -> None:
     stopped = time.monotonic()
     _, err = campaign.communicate(timeout=60)
     took = time.monotonic() - stopped
-    assert took < 15, f"{took:.1f} s after Ctrl-C"  # a generous bound on a hang, not a timing test
+    assert took < 40, f"{took:.1f} s after Ctrl-C"  # a generous bound on a hang, not a timing test
     data = json.loads((folder / "campaign.json").read_text())
+    log = (folder / "worker-0" / "round-001" / "round.log").read_text(errors="replace")[-3000:]
+    assert "campaign interrupted" in err.strip().splitlines()[-1], f"{err[-1000:]}\n{data['workers']}\n{log}"
     assert data["stoppedBy"] == "interrupt"
     assert data["examples"] > 0
-    assert "campaign interrupted" in err.strip().splitlines()[-1]
     assert ROOT.exists()
 
 
