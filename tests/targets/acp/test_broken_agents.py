@@ -167,6 +167,8 @@ BROKEN: dict[str, tuple[int, dict[str, str]]] = {
     ),
     "slow_status": (0, {"status.cheap.latency": "warn"}),
     "status_slower_than_list": (0, {"status.cheap.latency": "warn"}),
+    # session/list of a directory with sessions is as slow as status: only an empty list shows it.
+    "status_slower_than_busy_list": (0, {"status.cheap.latency": "warn"}),
     "unknown_status_value": (0, {"status.enum.known-values": "warn"}),
     "v1_state_field": (0, {"status.v1.no-state-field": "warn"}),
     # Two revisions' words in one agent: whichever revision --spec auto picks, the other's word fails.
@@ -338,6 +340,7 @@ SEQUENCE_ONLY = {
 MESSAGES = {
     "slow_status": "is over 50.00 ms",
     "status_slower_than_list": "10x the agent's own session/list round trip",
+    "status_slower_than_busy_list": "session/list round trip on an empty directory",
 }
 
 # Agents that take paths the spec allows: their outcomes differ from the baseline, all legally.
@@ -368,6 +371,9 @@ CONFORMING_VARIANTS: dict[str, tuple[int, dict[str, str]]] = {
     # session/list filters by cwd the wrong way round (its own contract, not status's): the list
     # probe cannot see the session it watches, so the case says not testable instead of passing.
     "list_other_cwd_conforming": (0, {"status.no-side-effects.list-unchanged": "not-testable"}),
+    # session/list refuses a directory it has no session in: the cheapness case's empty-directory
+    # baseline is refused, and it measures against the run's own directory instead.
+    "list_refuses_other_cwd_conforming": (0, {}),
     # Extra result members and _meta, extra -32002 data, no permission ever asked.
     "extra_fields_conforming": (
         0,
