@@ -26,9 +26,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from jsonschema import Draft202012Validator
 
+from conformance.targets import TARGETS
 from tests import readme
 from tests.conftest import AGENTS, ROOT, Run, direct_run, listening, python_command
+from tests.targets.acp.test_broken_agents import BASELINE as ACP_BASELINE
 from tests.targets.acp.test_broken_agents import V2_BASELINE, WS_BASELINE
 from tests.targets.acp.test_websocket import HTTP_BASELINE as ACP_HTTP_BASELINE
 from tests.targets.http.test_http import BASELINE as HTTP_BASELINE
@@ -36,6 +39,7 @@ from tests.targets.mcp.test_mcp import HTTP_BASELINE as MCP_HTTP_BASELINE
 from tests.targets.mcp.test_mcp import STDIO_BASELINE as MCP_STDIO_BASELINE
 
 VENV_BIN = Path(sys.executable).parent
+REPORT_SCHEMA = json.loads((ROOT / "schemas" / "report.schema.json").read_text())
 ACP_STDIO = ("-m", "conformance.reference.acp.agent")
 
 
@@ -254,6 +258,22 @@ def words(standins: readme.StandIns, text: str) -> list[str]:
     return printed.stdout.split("\0")[:-1]
 
 
+def start_references_forked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The embedded references of this process's runs start through the fork server, as the
+    stand-ins do: the same module and arguments, without a second of SDK imports per start (a
+    run starts its agent three or four times). The quick start and the install test start them
+    as a user's run does."""
+    for target in TARGETS:
+        plain = target.reference_command
+
+        def forked(transport: str = "stdio", protocol: int = 1, plain=plain) -> list[str]:
+            command = plain(transport, protocol)
+            assert command[:2] == [sys.executable, "-m"], command
+            return shlex.split(python_command(*command[1:]))
+
+        monkeypatch.setattr(target, "reference_command", staticmethod(forked))
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("text", sorted(PROMISES), ids=lambda text: f"README:{readme.line_of(text)}")
 def test_the_readme_command_keeps_its_promise(
@@ -262,7 +282,8 @@ def test_the_readme_command_keeps_its_promise(
     """A command whose promise is a verdict runs in this process (conformance.direct: the same
     option table, target, harness, outcomes and verdict as the program, without a pytest start
     per command), on the words the shell gives, in the stand-ins' folder and environment, with
-    the smoke budget. The others run as the program, as written."""
+    the smoke budget, its embedded reference started through the fork server. The others run as
+    the program, as written."""
     promise = PROMISES[text]
     with ExitStack() as stack:
         written = text
@@ -279,6 +300,7 @@ def test_the_readme_command_keeps_its_promise(
             )
         else:
             monkeypatch.chdir(standins.folder)
+            start_references_forked(monkeypatch)
             for name, value in standins.env.items():
                 monkeypatch.setenv(name, value)
             run = direct_run(*words(standins, written), "--profile", "smoke")  # its stderr: the verdict line
@@ -339,7 +361,9 @@ def test_the_replay_examples_replay_a_sequence_failure(standins: readme.StandIns
 
 @pytest.mark.slow
 def test_the_quick_start_certifies_from_a_fresh_clone(tmp_path: Path) -> None:
-    """The first quick-start command, in a copy of the checkout. Its dependencies come from this
+    """The first quick-start command, in a copy of the checkout: the embedded reference agent,
+    started as a user's run starts it, certified at the default budget (the ci profile), every
+    case with its expected outcome, and every report file. Its dependencies come from this
     environment (PYTHONPATH, pip told not to fetch them): the machine has no internet beyond the
     registries, and downloading 100 MB is not what the test is about."""
     clone = tmp_path / "clone"
@@ -363,12 +387,21 @@ def test_the_quick_start_certifies_from_a_fresh_clone(tmp_path: Path) -> None:
         "PIP_NO_BUILD_ISOLATION": "0",  # pip's inverted spelling: no isolated build environment
         "PIP_DISABLE_PIP_VERSION_CHECK": "1",
         "PIP_NO_INDEX": "1",
-        **readme.SMOKE,
     }
-    run = subprocess.run(
+    process = subprocess.run(
         ["/bin/sh", "-c", QUICK_START], cwd=clone, env=env, capture_output=True, text=True, timeout=600
     )
-    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-3000:]
-    assert last_line(run.stderr).startswith("CONFORMANT"), run.stderr[-2000:]
-    (report,) = clone.glob("reports/reference-*/report.json")  # the folder the README names
-    assert json.loads(report.read_text())["agent"]["agentInfo"]["name"] == "acp-reference-agent"
+    assert process.returncode == 0, process.stdout[-2000:] + process.stderr[-3000:]
+    assert last_line(process.stderr).startswith("CONFORMANT: "), process.stderr[-2000:]
+    (path,) = clone.glob("reports/reference-*/report.json")  # the folder the README names
+    run = Run(process.returncode, process.stdout, process.stderr, json.loads(path.read_text()), path.parent)
+    for name in ("report.json", "junit.xml", "report.html", "summary.md", "badge.svg"):
+        assert (path.parent / name).is_file(), name
+    assert "CONFORMANT" in (path.parent / "report.html").read_text()
+    assert run.outcomes == ACP_BASELINE, run.diff(ACP_BASELINE)
+    assert run.report["verdict"]["label"] == "conformant"
+    assert run.report["options"]["profile"] == "ci", run.report["options"]
+    Draft202012Validator(REPORT_SCHEMA).validate(run.report)
+    assert run.report["agent"]["agentInfo"]["name"] == "acp-reference-agent"
+    latency = run.case("status.cheap.latency")["details"]
+    assert latency["calls"] == 200 and latency["p99_ms"] >= latency["p50_ms"] > 0
