@@ -22,11 +22,32 @@ import anyio
 from conformance.core import progress, revisions
 from conformance.targets.acp.model import ACTIVE, INACTIVE, UNKNOWN, SessionModel
 from conformance.targets.acp.target import AcpTarget
-from conformance.transport.peer import Reply
+from conformance.transport.peer import Notification, Reply
 
 __all__ = ["RULES", "Driver", "SequenceFailure", "SequencePrerequisite", "Step"]
 
 NOT_FOUND = -32002
+# session/update kinds that carry a session's history: status attaching or loading it replays them.
+HISTORY_KINDS = frozenset(
+    {
+        "user_message_chunk",
+        "agent_message_chunk",
+        "agent_thought_chunk",
+        "tool_call",
+        "tool_call_update",
+        "plan",
+    }
+)
+
+
+def about(note: Notification) -> str | None:
+    """The session a notification is about."""
+    return note.params.get("sessionId") if isinstance(note.params, dict) else None
+
+
+def update_kind(note: Notification) -> str | None:
+    update = note.params.get("update") if isinstance(note.params, dict) else None
+    return update.get("sessionUpdate") if isinstance(update, dict) else None
 
 
 class SequenceFailure(AssertionError):
@@ -94,6 +115,7 @@ class Driver:
         self.steps: list[Step] = []
         self.list_snapshot: dict[str, Any] = {}
         self.list_shows_ours = False  # session/list has shown a session of this sequence's
+        self.list_mark = target.peer.transcript.mark() if not dry else 0
         self._statused_while_held: set[str] = set()
         self._last_status_meta: dict[str, bool] = {}
         self._counter = {"s": 0, "u": 0}
@@ -187,14 +209,9 @@ class Driver:
         mark = self.t.peer.transcript.mark()
         reply = await self.t.call("session/status", params)
         notes = self.t.peer.notifications_since(mark)
-        if notes:
-            self.fail(
-                step,
-                f"a {notes[0].method} notification arrived during session/status: status attached or replayed",
-                "no-notification",
-            )
+        aside = await self._judge_notifications(step, params, notes) if notes else ""
         answer = self._status_answer(step, reply)
-        step.answer = revisions.word(answer) if answer != UNKNOWN else "-32002"
+        step.answer = (revisions.word(answer) if answer != UNKNOWN else "-32002") + aside
         session = self.model.sessions[ref]
         if answer not in allowed:
             why = (
@@ -331,6 +348,41 @@ class Driver:
         session.created = True  # the agent's resume creates sessions; from here on it is one
         self.model.resumed(ref)
 
+    async def _judge_notifications(
+        self, step: Step, params: dict[str, Any], notes: list[Notification]
+    ) -> str:
+        """Notifications arrived while status was asked. The asked session's history replayed is
+        status attaching or loading it. Anything else may be the agent's own late update (a
+        command list a moment after session/new, a title after a turn): once the agent is
+        quiet, the same status must bring none, or status causes them."""
+        asked = params["sessionId"]
+        replayed = [n for n in notes if about(n) == asked and update_kind(n) in HISTORY_KINDS]
+        if replayed:
+            self.fail(
+                step,
+                f"a session/update ({update_kind(replayed[0])}) of the asked session arrived during session/status: "
+                "status attached or replayed",
+                "no-notification",
+            )
+        if not await self.t.quiet():
+            return " (notifications of the agent's own never paused for --timeout: not judged)"
+        mark = self.t.peer.transcript.mark()
+        await self.t.call("session/status", params)
+        again = self.t.peer.notifications_since(mark)
+        if again:
+            self.fail(
+                step,
+                f"a {again[0].method} notification arrived during session/status, and again when it was asked once "
+                "more after a quiet moment: status sends them",
+                "no-notification",
+            )
+        for note in notes:  # the agent's own: the sessions it touched are no list control
+            ref = next((r for r, sid in self.ids.items() if sid == about(note)), None)
+            if ref is not None:
+                self.model.sessions[ref].dirty = True
+        kinds = sorted({update_kind(n) or n.method for n in notes})
+        return f" (the agent's own {', '.join(kinds)} arrived meanwhile; none when status was asked again)"
+
     async def _op_list(self, step: Step) -> None:
         reply = await self.t.call("session/list", {"cwd": self.cwd})
         if not reply.ok or not isinstance(reply.result, dict):
@@ -350,6 +402,13 @@ class Driver:
             # what status did to them (a cwd filter of its own, say); its checks conclude nothing.
             step.answer += " (it has shown none of the held sessions: list checks not consulted)"
             return
+        # A session the agent sent an update about since the last list changed on its own (a title
+        # made after a turn): its entry is no control of what status did. Status's own
+        # notifications are judged where status is asked.
+        for note in self.t.peer.notifications_since(self.list_mark):
+            if about(note) in ours:
+                self.model.sessions[ours[about(note)]].dirty = True
+        self.list_mark = self.t.peer.transcript.mark()
         for sid, ref in ours.items():
             session = self.model.sessions[ref]
             if not session.created and sid in by_id:

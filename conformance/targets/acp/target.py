@@ -30,6 +30,9 @@ __all__ = ["MISSING", "AcpTarget", "state_update"]
 PROTOCOL_VERSION = 1
 MISSING: Any = object()
 CLIENT_INFO = {"name": "session-status-conformance", "version": "0.1.0"}
+# Seconds without a notification after which an agent's own late updates (a command list sent a
+# moment after session/new answers, a title made after a turn) are taken to have arrived.
+QUIET = 0.25
 
 
 def state_update(params: Any) -> dict[str, Any] | None:
@@ -179,6 +182,23 @@ class AcpTarget:
     @property
     def settle(self) -> float:
         return self.harness.config.settle
+
+    async def quiet(self) -> bool:
+        """Wait until no notification has arrived for a while (at least QUIET, or five times
+        --settle), at most --timeout: True once it is quiet. Agents send updates of their own a
+        moment after an answer; a status case that counts notifications starts its window after
+        them, or it would blame status for them."""
+        period = max(QUIET, 5 * self.settle)
+        deadline = anyio.current_time() + self.harness.config.timeout
+        seen = len(self.peer.notifications)
+        while True:
+            await anyio.sleep(period)
+            now = len(self.peer.notifications)
+            if now == seen:
+                return True
+            if anyio.current_time() > deadline:
+                return False
+            seen = now
 
     # -- handshake -----------------------------------------------------------------------------
 

@@ -372,8 +372,12 @@ CONFORMING_VARIANTS: dict[str, tuple[int, dict[str, str]]] = {
     # probe cannot see the session it watches, so the case says not testable instead of passing.
     "list_other_cwd_conforming": (0, {"status.no-side-effects.list-unchanged": "not-testable"}),
     # session/list refuses a directory it has no session in: the cheapness case's empty-directory
-    # baseline is refused, and it measures against the run's own directory instead.
-    "list_refuses_other_cwd_conforming": (0, {}),
+    # baseline is refused, and it measures against the run's own directory instead (named here,
+    # as an expected pass, so that this costly case runs for it).
+    "list_refuses_other_cwd_conforming": (0, {"status.cheap.latency": "pass"}),
+    # Updates of its own a moment after session/new and after each turn (a command list, a title
+    # that changes the list entry): no status case may count them, the sequences neither.
+    "late_updates_conforming": (0, {SEQ: "pass"}),
     # Extra result members and _meta, extra -32002 data, no permission ever asked.
     "extra_fields_conforming": (
         0,
