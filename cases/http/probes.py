@@ -40,7 +40,9 @@ async def hidden_right_after_the_owner(http: HttpStatusTarget, details: dict) ->
     if owner.code != 200 or again.code != 200:
         raise MissingInput(f"the owner's own probe was answered {owner.describe()}: see http.status.shape")
     problems = []
-    if theirs.code != 404 or (unknown.comparable and unknown.differs(theirs, sid)):
+    if theirs.code != 404 or (
+        unknown.comparable and await unknown.telling(http, agent_id, http.other_user_id, theirs, sid)
+    ):
         problems.append(
             ("other-user", f"another user, right after the owner's probe, got {theirs.describe()}")
         )

@@ -299,7 +299,7 @@ async def expect_hidden(http: HttpStatusTarget, agent_id: str, sid: str, details
         problems.append(f"another user got {theirs.describe()}")
     elif not unknown.comparable:
         details["body_not_compared"] = "the unknown-session answer varies from one unknown id to the next"
-    elif unknown.differs(theirs, sid):
+    elif await unknown.telling(http, agent_id, http.other_user_id, theirs, sid):
         problems.append(f"another user got {theirs.describe()}, not the unknown-session answer")
     if wrong_agent.code != 404:
         problems.append(f"a wrong agent_id got {wrong_agent.describe()}")

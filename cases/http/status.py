@@ -65,6 +65,27 @@ class Unknown404:
         mine, theirs = body_view(self.probe.text, self.id), body_view(probe.text, session_id)
         return sorted(differing(mine, theirs) - self.volatile)
 
+    async def telling(
+        self, http: HttpStatusTarget, agent_id: str, user_id: str | None, probe: StatusProbe, session_id: str
+    ) -> list[str]:
+        """Where ``probe`` tells itself apart, confirmed: the same probe is asked again between two
+        fresh unknown ids, and only what differs from both of them, in fields the two agree on,
+        counts. The two back-to-back unknown ids of the calibration agree on a field that moves
+        slowly (a timestamp to the second); asked seconds later on a loaded machine, the probe
+        would differ in it. A field like that changes across the bracket, or not within it."""
+        first = self.differs(probe, session_id)
+        if not first:
+            return []
+        before_id, after_id = http.unknown_id(), http.unknown_id()
+        before = await http.status(before_id, agent_id, user_id=user_id)
+        again = await http.status(session_id, agent_id, user_id=user_id)
+        after = await http.status(after_id, agent_id, user_id=user_id)
+        bracket = Unknown404(before, before_id, after, after_id)
+        if not bracket.consistent:  # the unknown-id answer itself changed code: nothing to hold to
+            return []
+        bracket.volatile |= self.volatile
+        return bracket.differs(again, session_id)
+
 
 async def expect_404(probe: StatusProbe, who: str) -> None:
     if probe.code != 404:
@@ -144,8 +165,10 @@ async def other_users_404_says_nothing_more(http: HttpStatusTarget, details: dic
     """Another user's 404 is the unknown-session 404: the body does not tell existence apart.
 
     Calibrated: two unknown ids are asked first; fields that differ between those two answers
-    (request ids, timestamps) are noise and left out of the comparison. A body that is all noise
-    cannot be compared: not testable."""
+    (request ids, timestamps) are noise and left out of the comparison. A difference is confirmed
+    by asking the same probe again between two more unknown ids (a timestamp to the second may
+    tick between the calibration and the probe). A body that is all noise cannot be compared: not
+    testable."""
     agent_id, sid = await http.new_session()
     theirs = await http.status(sid, agent_id, user_id=http.other_user_id)
     unknown = await Unknown404.ask(http, agent_id, http.other_user_id)
@@ -157,7 +180,7 @@ async def other_users_404_says_nothing_more(http: HttpStatusTarget, details: dic
             "the answer for a session that does not exist differs from one unknown id to the next "
             f"({unknown.probe.describe()}), so it cannot show whether another user's answer differs"
         )
-    telling = unknown.differs(theirs, sid)
+    telling = await unknown.telling(http, agent_id, http.other_user_id, theirs, sid)
     if telling:
         raise Violation(
             "another user's session and a session that does not exist get different answers, so the answer tells "

@@ -185,6 +185,7 @@ CONFORMING: dict[str, tuple[int, dict[str, str]]] = {
     "clock_fields": (0, {}),
     "listing_other_layout": (0, {}),
     "request_id_in_404": (0, {}),
+    "timestamp_in_404": (0, {}),
     "hex_ids_validated": (0, {}),
     "unstreamed_model": (0, {}),
     "queued_runs": (0, {}),
@@ -258,6 +259,7 @@ FOCUS: dict[str, str] = {
     "clock_fields": "side-effects or parked-stays",
     "listing_other_layout": "side-effects or parked-stays",
     "request_id_in_404": OWNERSHIP,
+    "timestamp_in_404": OWNERSHIP,
     "hex_ids_validated": f"unknown or side-effects or {OWNERSHIP}",
     "unstreamed_model": "running-during-run",
     "queued_runs": "running-during-run",
@@ -297,6 +299,7 @@ ALSO: dict[str, tuple[str, ...]] = {
     "case_insensitive_everywhere": ("http.fuzz.session-id-forms",),
     "hex_ids_validated": ("http.fuzz.session-id-forms",),
     "request_id_in_404": ("http.fuzz.session-id-forms",),
+    "timestamp_in_404": ("http.fuzz.session-id-forms",),
 }
 
 
