@@ -7,9 +7,9 @@ import itertools
 
 import anyio
 import httpx
+from conformance.cases.http.status import Unknown404
 
 from conformance import cases
-from conformance.cases.http.status import Unknown404
 from conformance.targets.http.target import StatusProbe
 
 cases.load_all()
