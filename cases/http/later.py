@@ -161,6 +161,7 @@ async def deleted_is_404(http: HttpStatusTarget, details: dict) -> None:
     if not http.deletes():
         raise MissingInput("the service documents no DELETE /sessions/{session_id} in its /openapi.json")
     problems: list[tuple[str, str]] = []
+    unprobed = ""
     for rule in ("idle", "running"):
         agent_id, sid = await http.new_session()
         if not await _messages_tell_existence(http, agent_id, sid):
@@ -198,6 +199,13 @@ async def deleted_is_404(http: HttpStatusTarget, details: dict) -> None:
         if wrong:
             when = "while a run held its lease" if rule == "running" else "idle"
             problems.append((rule, f"the session deleted {when} was then answered {wrong[0].describe()}"))
+        elif request is not None and request["done"] is not None:
+            # The model call ended before the probes were answered: the lease may have gone with
+            # it, so a 404 here does not show what a run's lease does to a deleted session.
+            unprobed = (
+                "the run's model call (3 s) ended before the deleted session's status was asked: "
+                "the machine was too slow to probe it while the run held its lease"
+            )
         if request is not None:  # leave no run going: a run the delete did not stop ends with its model call
             await wait_until(lambda r=request: _done(r), http.settle_time)
     if problems:
@@ -207,6 +215,8 @@ async def deleted_is_404(http: HttpStatusTarget, details: dict) -> None:
             observed=[p for _, p in problems],
             rule=problems[0][0],
         )
+    if unprobed:
+        raise MissingInput(unprobed)
 
 
 async def _done(request: dict[str, Any]) -> bool:
