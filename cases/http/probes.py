@@ -12,7 +12,7 @@ from typing import Any
 
 import anyio
 from conformance.cases.http.states import driven_session, parked_for_permission
-from conformance.cases.http.status import HTTP_CAPABILITY, NOT_FOUND, SAFE, Unknown404
+from conformance.cases.http.status import HTTP_CAPABILITY, NOT_FOUND, SAFE, Unknown404, shown_parts
 
 from conformance.core.outcomes import MissingInput, NotTestable, Violation
 from conformance.core.registry import Level, case
@@ -78,8 +78,7 @@ async def probes_leave_a_parked_turn_alone(http: HttpStatusTarget, details: dict
     settled = await http.snapshot(agent_id, sid)
     drift |= differing(after, settled)
     answer = await http.driver.confirm(http.user_id, agent_id, sid, allow=False)
-    answered = await http.snapshot(agent_id, sid)
-    observed = parts_of(differing(settled, answered) - drift)
+    observed = await shown_parts(http, settled, lambda: http.snapshot(agent_id, sid), drift)
     details.update(seen=sorted(set(map(str, seen))), observed=sorted(observed), answer=answer.status_code)
     changed = sorted(p for p in differing(again, after) - drift if parts_of({p}) <= observed)
     problems = [f"{listed(changed)} changed"] if changed else []

@@ -8,7 +8,10 @@ ownership, as ``--other-user-id``. Cases that drive a session into a state are i
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any
+
+import anyio
 
 from conformance.core.outcomes import MissingInput, NotTestable, Violation
 from conformance.core.registry import Level, case
@@ -299,7 +302,30 @@ async def _observes_a_write(
     if response.status_code >= 300:
         return set()
     await http.settle(agent_id, sid)
-    return parts_of(differing(last, await _view(http, agent_id, sid)) - drift)
+    return await shown_parts(http, last, lambda: _view(http, agent_id, sid), drift)
+
+
+async def shown_parts(
+    http: HttpStatusTarget,
+    last: dict[str, Any],
+    read: Callable[[], Awaitable[dict[str, Any]]],
+    drift: set[str],
+) -> set[str]:
+    """The parts of the session's view ("messages", "listing") that show a write just made. A
+    service may apply a write a moment after answering it (AgentScope queues a permission answer
+    for its run): read until a part shows it, at most --timeout, then once more for the parts
+    that follow a moment later. A part that never shows it cannot show a probe's write either."""
+    shown: set[str] = set()
+    deadline = anyio.current_time() + http.settle_time
+    while True:
+        shown |= parts_of(differing(last, await read()) - drift)
+        if shown or anyio.current_time() > deadline:
+            break
+        await anyio.sleep(0.05)
+    if shown:
+        await anyio.sleep(0.2)
+        shown |= parts_of(differing(last, await read()) - drift)
+    return shown
 
 
 @case("http.safe.no-lease", level=Level.MUST, spec=SAFE, needs=HTTP_CAPABILITY)

@@ -138,6 +138,11 @@ BROKEN: dict[str, tuple[int, dict[str, str]]] = {
         1,
         {"http.safe.no-side-effects": "fail", "http.safe.parked-stays-parked": "fail"},
     ),
+    # The same, with every chat input applied 0.5 s after POST /chat/ answers.
+    "probe_touches_late_writes": (
+        1,
+        {"http.safe.no-side-effects": "fail", "http.safe.parked-stays-parked": "fail"},
+    ),
     "running_ignores_owner": (1, {"http.ownership.while-running": "fail"}),
     "parked_ignores_owner": (
         1,
@@ -234,6 +239,7 @@ FOCUS: dict[str, str] = {
     "missing_user_bad_422": "validation",
     "probe_takes_lease": "no-lease or side-effects or known-value or parallel",
     "probe_touches_session": "safe",
+    "probe_touches_late_writes": "safe",
     "running_ignores_owner": OWNERSHIP,
     "parked_ignores_owner": OWNERSHIP,
     "case_insensitive_ids": "identity",
