@@ -199,6 +199,11 @@ async def no_tool_call_no_parking(http: HttpStatusTarget, details: dict) -> None
             f"POST /chat/ with an assistant-role message answered HTTP {response.status_code}: "
             f"{response.text[:300]}"
         )
+    # A service may queue the input: until the messages show it, an idle status says nothing of it.
+    if not await shows_text(http, agent_id, sid, tag):
+        raise MissingInput(
+            f"{http.settle_time:g} s after POST /chat/, the session's messages do not show the input"
+        )
     settled = {"idle", "awaiting_permission", "awaiting_external_result"}
     probe = await http.wait_for(agent_id, sid, settled, timeout=http.settle_time)
     if probe.status not in settled:
@@ -213,6 +218,18 @@ async def no_tool_call_no_parking(http: HttpStatusTarget, details: dict) -> None
             " so the turn did not end as the case needs"
         )
     expect(probe, "idle", "after a turn whose tail holds a thinking block marked asking but no tool call")
+
+
+async def shows_text(http: HttpStatusTarget, agent_id: str, sid: str, text: str) -> bool:
+    """Whether the session's messages come to show ``text`` within --timeout."""
+    deadline = anyio.current_time() + http.settle_time
+    while True:
+        view = await http.snapshot(agent_id, sid)
+        if any(isinstance(v, str) and text in v for k, v in view.items() if k.startswith("messages")):
+            return True
+        if anyio.current_time() > deadline:
+            return False
+        await anyio.sleep(0.05)
 
 
 async def expect_parked_tail(http: HttpStatusTarget, agent_id: str, sid: str, state: str, what: str) -> None:

@@ -6,13 +6,13 @@ messages and listing cannot show a write, so cannot show the probes' writes eith
 until its write shows, and then see the probes' notes.
 """
 
-import asyncio
 import pathlib
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3]))
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
+from _later import later
 from fastapi.responses import JSONResponse
 from probe_touches_session import Service as TouchesSession
 
@@ -22,15 +22,7 @@ from conformance.reference.http.service import main
 class Service(TouchesSession):
     async def chat(self, user_id, request):
         self.owned(user_id, request.agent_id, request.session_id)  # a 404 for another's session
-
-        async def later():
-            await asyncio.sleep(0.5)
-            await TouchesSession.chat(self, user_id, request)
-
-        self.pending = getattr(self, "pending", set())
-        task = asyncio.get_running_loop().create_task(later())
-        self.pending.add(task)
-        task.add_done_callback(self.pending.discard)
+        later(self, 0.5, lambda: TouchesSession.chat(self, user_id, request))
         return JSONResponse({"status": "queued", "session_id": request.session_id})
 
 

@@ -4,13 +4,13 @@ longer than the run's 3 s model call. By the time the deleted session's status c
 lease has gone: the case cannot see the bug, and must say so (not testable), never pass it.
 """
 
-import asyncio
 import pathlib
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3]))
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
+from _later import later
 from deleted_run_keeps_lease import Service as KeepsLease
 
 from conformance.reference.http.service import main
@@ -19,15 +19,7 @@ from conformance.reference.http.service import main
 class Service(KeepsLease):
     async def delete(self, user_id, agent_id, session_id):
         self.owned(user_id, agent_id, session_id)  # a 404 for a session that is not the caller's
-
-        async def later():
-            await asyncio.sleep(4.5)
-            await KeepsLease.delete(self, user_id, agent_id, session_id)
-
-        self.pending = getattr(self, "pending", set())
-        task = asyncio.get_running_loop().create_task(later())
-        self.pending.add(task)
-        task.add_done_callback(self.pending.discard)
+        later(self, 4.5, lambda: KeepsLease.delete(self, user_id, agent_id, session_id))
 
 
 if __name__ == "__main__":

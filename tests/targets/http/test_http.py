@@ -184,6 +184,7 @@ BROKEN: dict[str, tuple[int, dict[str, str]]] = {
     "probe_renews_lease": (1, {"http.state.idle-after-run": "fail"}),
     "lease_expires_mid_run": (1, {"http.state.running-outlives-lease": "fail"}),
     "thinking_block_parks": (1, {"http.state.parked-only-by-tool-calls": "fail"}),
+    "thinking_block_parks_queued": (1, {"http.state.parked-only-by-tool-calls": "fail"}),
 }
 # Services that defeat an assumption a probe could make (ids are free-form, 404 bodies are equal,
 # a view read twice is the same, the listing has AgentScope's layout, runs stream and start at
@@ -264,6 +265,7 @@ FOCUS: dict[str, str] = {
     "probe_renews_lease": "idle-after-run or running-during-run",
     "lease_expires_mid_run": "running",
     "thinking_block_parks": "parked or awaiting",
+    "thinking_block_parks_queued": "parked-only",
     "assistant_input_refused": "parked or awaiting",
     "clock_fields": "side-effects or parked-stays",
     "listing_other_layout": "side-effects or parked-stays",
