@@ -19,6 +19,7 @@ from conformance.cases.http.status import HTTP_CAPABILITY, NOT_FOUND, Unknown404
 from conformance.core.outcomes import MissingInput, NotTestable, Violation
 from conformance.core.registry import Level, case
 from conformance.core.revisions import requirement
+from conformance.targets.http.calibration import differing, parts_of
 from conformance.targets.http.target import HttpStatusTarget, StatusProbe
 
 # "``RUNNING``: a worker somewhere in the cluster currently holds the…"
@@ -192,6 +193,8 @@ async def no_tool_call_no_parking(http: HttpStatusTarget, details: dict) -> None
             {"type": "text", "text": f"Let me answer. ({tag})"},
         ],
     }
+    before = await http.snapshot(agent_id, sid)
+    drift = differing(before, await http.snapshot(agent_id, sid))
     # Refusing an assistant-role input breaks nothing in the status spec: not testable, never failed.
     response = await http.driver.post_input(http.user_id, agent_id, sid, message)
     if response.status_code >= 300:
@@ -199,10 +202,11 @@ async def no_tool_call_no_parking(http: HttpStatusTarget, details: dict) -> None
             f"POST /chat/ with an assistant-role message answered HTTP {response.status_code}: "
             f"{response.text[:300]}"
         )
-    # A service may queue the input: until the messages show it, an idle status says nothing of it.
-    if not await shows_text(http, agent_id, sid, tag):
+    # A service may queue the input: until its messages change (the input, or a reply to it), an
+    # idle status says nothing of the turn.
+    if not await messages_change(http, agent_id, sid, before, drift):
         raise MissingInput(
-            f"{http.settle_time:g} s after POST /chat/, the session's messages do not show the input"
+            f"{http.settle_time:g} s after POST /chat/, the session's messages had not changed"
         )
     settled = {"idle", "awaiting_permission", "awaiting_external_result"}
     probe = await http.wait_for(agent_id, sid, settled, timeout=http.settle_time)
@@ -220,12 +224,14 @@ async def no_tool_call_no_parking(http: HttpStatusTarget, details: dict) -> None
     expect(probe, "idle", "after a turn whose tail holds a thinking block marked asking but no tool call")
 
 
-async def shows_text(http: HttpStatusTarget, agent_id: str, sid: str, text: str) -> bool:
-    """Whether the session's messages come to show ``text`` within --timeout."""
+async def messages_change(
+    http: HttpStatusTarget, agent_id: str, sid: str, before: dict[str, Any], drift: set[str]
+) -> bool:
+    """Whether the session's messages come to differ from ``before`` (outside what differs from
+    one read to the next) within --timeout."""
     deadline = anyio.current_time() + http.settle_time
     while True:
-        view = await http.snapshot(agent_id, sid)
-        if any(isinstance(v, str) and text in v for k, v in view.items() if k.startswith("messages")):
+        if "messages" in parts_of(differing(before, await http.snapshot(agent_id, sid)) - drift):
             return True
         if anyio.current_time() > deadline:
             return False
