@@ -149,7 +149,7 @@ async def requires_action_while_asking(acp: AcpTarget, details: dict) -> None:
         ack = await acp.prompt(sid, PERMISSION, wait=False)
         if not ack.ok:
             raise NotTestable(f"session/prompt failed: {ack.describe()}")
-        with anyio.move_on_after(min(acp.harness.config.timeout, 5)):
+        with anyio.move_on_after(acp.harness.config.timeout):
             while not peer.held and not _ended(acp, sid, mark):
                 await anyio.sleep(0.01)
         if not peer.held:

@@ -49,7 +49,7 @@ async def _turn(acp: AcpTarget, sid: str, during: Any = None) -> tuple[str | Non
     try:
         async with anyio.create_task_group() as tg:
             tg.start_soon(prompt)
-            with anyio.move_on_after(min(acp.harness.config.timeout, 5)):
+            with anyio.move_on_after(acp.harness.config.timeout):
                 # Until the permission request, or the turn's end: in v2 the prompt's answer comes
                 # at once and the permission request after it.
                 while len(peer.held) == held_before and "ended" not in got:
@@ -111,7 +111,7 @@ async def active_while_a_turn_waits(acp: AcpTarget, details: dict) -> None:
 
     stop, replies = await _turn(acp, sid, ask)
     if stop is None:  # the control turn waited on a permission, this one did not: nothing asked
-        raise NotTestable("the turn asked no permission this time, so status was not asked during it")
+        raise MissingInput("the turn asked no permission this time, so status was not asked during it")
     if UNSEEN in (stop, control_stop):  # no observation, no conclusion about the turn
         raise NotTestable("a turn's end (the stopReason it ended with) was not seen within --timeout")
     answers = [answer_of(r) for r in replies or []]
@@ -162,7 +162,7 @@ async def status_notification_leaves_the_turn(acp: AcpTarget, details: dict) -> 
 
     stop, _ = await _turn(acp, sid, notify)
     if stop is None:
-        raise NotTestable("the turn asked no permission this time, so the notification did not meet a turn")
+        raise MissingInput("the turn asked no permission this time, so the notification did not meet a turn")
     if UNSEEN in (stop, control_stop):
         raise NotTestable("a turn's end (the stopReason it ended with) was not seen within --timeout")
     details.update(control_stop=control_stop, stop=stop)

@@ -378,6 +378,8 @@ CONFORMING_VARIANTS: dict[str, tuple[int, dict[str, str]]] = {
     # Updates of its own a moment after session/new and after each turn (a command list, a title
     # that changes the list entry): no status case may count them, the sequences neither.
     "late_updates_conforming": (0, {SEQ: "pass"}),
+    # Its turn asks permission 5.5 s in: the cases that need a turn in progress still see one.
+    "slow_permission_conforming": (0, {}),
     # Extra result members and _meta, extra -32002 data, no permission ever asked.
     "extra_fields_conforming": (
         0,
