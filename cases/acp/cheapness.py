@@ -7,7 +7,7 @@ import tempfile
 
 from conformance.cases.acp import spec
 
-from conformance.core.outcomes import Violation
+from conformance.core.outcomes import MissingInput, Violation
 from conformance.core.registry import Level, case
 from conformance.targets.acp.target import AcpTarget
 
@@ -35,13 +35,24 @@ async def status_is_cheap(acp: AcpTarget, details: dict) -> None:
     an empty directory."""
     sid = await acp.new_session()
     with_list = acp.advertises("list")
+    if acp.harness.config.transport == "http" and not with_list:
+        raise MissingInput(
+            "over Streamable HTTP each call's own latency (tens of ms) hides what status costs, and the agent "
+            "advertises no session/list to compare it with"
+        )
     # The baseline is the agent's cheapest list: a directory with no session. The run's own cwd
     # holds every session the run made (hundreds by now), and a list that grows with them would
     # let a status that reads storage pass as "only 3x a list".
     empty_cwd = tempfile.mkdtemp(prefix="conformance-empty-")
     try:
         list_cwd = await baseline_cwd(acp, empty_cwd) if with_list else acp.cwd
-        await measure(acp, sid, with_list, list_cwd, details)
+        try:
+            await measure(acp, sid, with_list, list_cwd, details)
+        except Violation as first:
+            # Measured once more: a loaded machine stalls a few calls now and then, while a
+            # status that does real work is as slow the second time.
+            details["first_measurement"] = first.message
+            await measure(acp, sid, with_list, list_cwd, details)
     finally:
         shutil.rmtree(empty_cwd, ignore_errors=True)
 
@@ -55,7 +66,7 @@ async def baseline_cwd(acp: AcpTarget, empty_cwd: str) -> str:
 async def measure(acp: AcpTarget, sid: str, with_list: bool, list_cwd: str, details: dict) -> None:
     # Over Streamable HTTP each call is a POST plus an SSE event: the transport's own latency
     # (tens of ms) is no property of the agent, so there only the relative rule judges.
-    http = acp.harness.config.transport == "http" and with_list
+    http = acp.harness.config.transport == "http"
     calls = HTTP_CALLS if http else CALLS
     details["absolute_rule"] = not http
     await acp.status(sid)  # warm-up
