@@ -149,7 +149,7 @@ async def no_notifications(acp: AcpTarget, details: dict) -> None:
     mark = acp.peer.transcript.mark()
     for sid in (live, idle):
         await acp.status(sid)
-    await anyio.sleep(acp.settle)
+    await acp.quiet()  # what status set off a moment later counts too
     await acp.status(acp.unknown_id())  # a round trip after, so late frames have arrived
     got = acp.peer.notifications_since(mark)
     if got:
