@@ -9,7 +9,7 @@ must send nothing: it is not a new transition or completion.
 import anyio
 from conformance.cases.acp import spec
 
-from conformance.core.outcomes import NotApplicable, NotTestable, Violation
+from conformance.core.outcomes import MissingInput, NotApplicable, NotTestable, Violation
 from conformance.core.registry import Level, case
 from conformance.targets.acp.expect import is_extension, show
 from conformance.targets.acp.target import AcpTarget, state_update
@@ -168,12 +168,19 @@ async def requires_action_while_asking(acp: AcpTarget, details: dict) -> None:
 async def snapshot_sends_nothing(acp: AcpTarget, details: dict) -> None:
     """Status of an idle session (after a turn) sends no state_update: a snapshot is not a completion."""
     sid = await acp.new_session()
+    turn = len(acp.peer.notifications)
     await acp.prompt(sid, "hello")
-    await anyio.sleep(acp.settle)
+    # v2 answers the prompt at once; the turn's updates, its idle state last, stream after it.
+    if await acp.wait_state(sid, "idle", since=turn, ending=True) is None:
+        raise MissingInput(
+            "the turn's idle state_update did not arrive within --timeout (see status.state.idle-after-turn)"
+        )
+    if not await acp.quiet():
+        raise MissingInput("the agent kept sending notifications of its own for --timeout after the turn")
     mark = len(acp.peer.notifications)
     for _ in range(5):
         await acp.status(sid)
-    await anyio.sleep(max(acp.settle, 0.1))
+    await acp.quiet()  # what status set off a moment later counts too
     sent = [n for n in acp.peer.notifications[mark:] if _about(n, sid)]
     details["notifications"] = len(sent)
     if sent:
