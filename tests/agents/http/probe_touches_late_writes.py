@@ -12,18 +12,12 @@ import sys
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3]))
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
-from _later import later
-from fastapi.responses import JSONResponse
+from _later import queued
 from probe_touches_session import Service as TouchesSession
 
 from conformance.reference.http.service import main
 
-
-class Service(TouchesSession):
-    async def chat(self, user_id, request):
-        self.owned(user_id, request.agent_id, request.session_id)  # a 404 for another's session
-        later(self, 0.5, lambda: TouchesSession.chat(self, user_id, request))
-        return JSONResponse({"status": "queued", "session_id": request.session_id})
+Service = queued(TouchesSession, 0.5)
 
 
 if __name__ == "__main__":

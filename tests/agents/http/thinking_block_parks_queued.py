@@ -1,7 +1,7 @@
 """Broken HTTP status service, as thinking_block_parks (a thinking block marked "state": "asking"
 parks the session), on a queue: POST /chat/ answers at once and its input joins the session 0.5 s
 later. Right after the POST the session still reads idle, its tail still without the block: a
-case that judges then passes the bug. It must wait until the input shows in the messages.
+case that judges then passes the bug. It must wait until the messages change.
 """
 
 import pathlib
@@ -10,18 +10,12 @@ import sys
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3]))
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
-from _later import later
-from fastapi.responses import JSONResponse
+from _later import queued
 from thinking_block_parks import Service as ThinkingBlockParks
 
 from conformance.reference.http.service import main
 
-
-class Service(ThinkingBlockParks):
-    async def chat(self, user_id, request):
-        self.owned(user_id, request.agent_id, request.session_id)  # a 404 for another's session
-        later(self, 0.5, lambda: ThinkingBlockParks.chat(self, user_id, request))
-        return JSONResponse({"status": "queued", "session_id": request.session_id})
+Service = queued(ThinkingBlockParks, 0.5)
 
 
 if __name__ == "__main__":
