@@ -39,7 +39,7 @@ async def status_does_not_attach(acp: AcpTarget, details: dict) -> None:
     await anyio.sleep(max(acp.settle, 0.2))  # updates to B, if any, arrive around A's answer
     # On a slow machine they may come later: B quiet for a while, then a round trip on B (the
     # agent writes to B in order, so what it sent B before answering has arrived).
-    await other.quiet()
+    await other.quiet({sid})
     await other.status(acp.unknown_id())
     to_a = [n for n in acp.peer.notifications[seen_by_a:] if n.method == "session/update"]
     to_b = [n for n in other.peer.notifications[seen_by_b:] if n.method == "session/update"]

@@ -21,7 +21,7 @@ import anyio
 
 from conformance.core import progress, revisions
 from conformance.targets.acp.model import ACTIVE, INACTIVE, UNKNOWN, SessionModel
-from conformance.targets.acp.target import AcpTarget
+from conformance.targets.acp.target import AcpTarget, session_of
 from conformance.transport.peer import Notification, Reply
 
 __all__ = ["RULES", "Driver", "SequenceFailure", "SequencePrerequisite", "Step"]
@@ -41,13 +41,14 @@ HISTORY_KINDS = frozenset(
 
 
 def about(note: Notification) -> str | None:
-    """The session a notification is about."""
-    return note.params.get("sessionId") if isinstance(note.params, dict) else None
+    """The session a notification is about (None unless a string: hostile data)."""
+    return session_of(note.params)
 
 
 def update_kind(note: Notification) -> str | None:
     update = note.params.get("update") if isinstance(note.params, dict) else None
-    return update.get("sessionUpdate") if isinstance(update, dict) else None
+    kind = update.get("sessionUpdate") if isinstance(update, dict) else None
+    return kind if isinstance(kind, str) else None
 
 
 class SequenceFailure(AssertionError):
@@ -364,11 +365,16 @@ class Driver:
                 "status attached or replayed",
                 "no-notification",
             )
-        if not await self.t.quiet():
-            return " (notifications of the agent's own never paused for --timeout: not judged)"
+        if not await self.t.quiet({asked}):
+            self.fail(
+                step,
+                f"a {notes[0].method} notification arrived during session/status, and notifications about the asked "
+                "session did not pause for --timeout after it",
+                "no-notification",
+            )
         mark = self.t.peer.transcript.mark()
         await self.t.call("session/status", params)
-        again = self.t.peer.notifications_since(mark)
+        again = [n for n in self.t.peer.notifications_since(mark) if about(n) == asked or about(n) is None]
         if again:
             self.fail(
                 step,
@@ -380,7 +386,7 @@ class Driver:
             ref = next((r for r, sid in self.ids.items() if sid == about(note)), None)
             if ref is not None:
                 self.model.sessions[ref].dirty = True
-        kinds = sorted({update_kind(n) or n.method for n in notes})
+        kinds = sorted({str(update_kind(n) or n.method) for n in notes})
         return f" (the agent's own {', '.join(kinds)} arrived meanwhile; none when status was asked again)"
 
     async def _op_list(self, step: Step) -> None:

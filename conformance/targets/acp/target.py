@@ -35,6 +35,12 @@ CLIENT_INFO = {"name": "session-status-conformance", "version": "0.1.0"}
 QUIET = 0.25
 
 
+def session_of(params: Any) -> str | None:
+    """The session a notification's params are about (None unless a string: hostile data)."""
+    value = params.get("sessionId") if isinstance(params, dict) else None
+    return value if isinstance(value, str) else None
+
+
 def state_update(params: Any) -> dict[str, Any] | None:
     """The update of a v2 `state_update` session/update notification's params, else None."""
     update = params.get("update") if isinstance(params, dict) else None
@@ -183,17 +189,22 @@ class AcpTarget:
     def settle(self) -> float:
         return self.harness.config.settle
 
-    async def quiet(self) -> bool:
-        """Wait until no notification has arrived for a while (at least QUIET, or five times
-        --settle), at most --timeout: True once it is quiet. Agents send updates of their own a
-        moment after an answer; a status case that counts notifications starts its window after
-        them, or it would blame status for them."""
+    async def quiet(self, sessions: set[str]) -> bool:
+        """Wait until no notification about ``sessions`` has arrived for a while (at least QUIET,
+        or five times --settle), at most --timeout: True once it is quiet. Agents send updates of
+        their own a moment after an answer; a status case that counts notifications starts its
+        window after them, or it would blame status for them. Only the case's own sessions count:
+        what other sessions (earlier cases') keep sending cannot hold a case's judgement off."""
+
+        def count() -> int:
+            return sum(1 for n in self.peer.notifications if session_of(n.params) in sessions)
+
         period = max(QUIET, 5 * self.settle)
         deadline = anyio.current_time() + self.harness.config.timeout
-        seen = len(self.peer.notifications)
+        seen = count()
         while True:
             await anyio.sleep(period)
-            now = len(self.peer.notifications)
+            now = count()
             if now == seen:
                 return True
             if anyio.current_time() > deadline:

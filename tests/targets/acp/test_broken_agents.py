@@ -345,6 +345,9 @@ MESSAGES = {
     "status_slower_than_busy_list": "session/list round trip on an empty directory",
 }
 
+# Which session/list the cheapness case took as its baseline.
+LIST_BASELINE = {"list_refuses_other_cwd_conforming": "run", "status_slower_than_busy_list": "empty"}
+
 # Agents that take paths the spec allows: their outcomes differ from the baseline, all legally.
 CONFORMING_VARIANTS: dict[str, tuple[int, dict[str, str]]] = {
     "open_saved_conforming": (0, {}),
@@ -401,6 +404,8 @@ def test_agent_gets_exactly_its_outcomes(agent: str, direct) -> None:
     assert run.report["spec"]["revision"] == REVISIONS.get(agent, "rfd-2026-10-26")
     if agent in MESSAGES:
         assert MESSAGES[agent] in run.case(next(iter(delta)))["message"]
+    if agent in LIST_BASELINE:
+        assert run.case("status.cheap.latency")["details"]["list_cwd"] == LIST_BASELINE[agent]
     run.assert_explained(delta)
 
 
