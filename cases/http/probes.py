@@ -41,7 +41,10 @@ async def hidden_right_after_the_owner(http: HttpStatusTarget, details: dict) ->
         raise MissingInput(f"the owner's own probe was answered {owner.describe()}: see http.status.shape")
     problems = []
     if theirs.code != 404 or (
-        unknown.comparable and await unknown.telling(http, agent_id, http.other_user_id, theirs, sid)
+        unknown.comparable
+        and await unknown.telling(
+            http, agent_id, http.other_user_id, theirs, sid, prepare=lambda: http.status(sid, agent_id)
+        )
     ):
         problems.append(
             ("other-user", f"another user, right after the owner's probe, got {theirs.describe()}")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import anyio
@@ -311,9 +312,19 @@ async def park_on_external(http: HttpStatusTarget, agent_id: str, sid: str, deta
     return probe
 
 
+def still_in(http: HttpStatusTarget, agent_id: str, sid: str, state: object) -> Callable[[], Awaitable[bool]]:
+    """Whether the owner still reads ``state``: a re-asked probe confirms only in the same state."""
+
+    async def held() -> bool:
+        return (await http.status(sid, agent_id)).status == state
+
+    return held
+
+
 async def expect_hidden(http: HttpStatusTarget, agent_id: str, sid: str, details: dict) -> list[str]:
     """Another user and a wrong agent_id get the unknown-session 404 (the same answer as for an
     unknown id, outside the fields that vary per request) while the session is in its state."""
+    state = (await http.status(sid, agent_id)).status
     unknown = await Unknown404.ask(http, agent_id, http.other_user_id)
     theirs = await http.status(sid, agent_id, user_id=http.other_user_id)
     wrong_agent = await http.status(sid, http.other_agent_id(agent_id))
@@ -322,7 +333,9 @@ async def expect_hidden(http: HttpStatusTarget, agent_id: str, sid: str, details
         problems.append(f"another user got {theirs.describe()}")
     elif not unknown.comparable:
         details["body_not_compared"] = "the unknown-session answer varies from one unknown id to the next"
-    elif await unknown.telling(http, agent_id, http.other_user_id, theirs, sid):
+    elif await unknown.telling(
+        http, agent_id, http.other_user_id, theirs, sid, held=still_in(http, agent_id, sid, state)
+    ):
         problems.append(f"another user got {theirs.describe()}, not the unknown-session answer")
     if wrong_agent.code != 404:
         problems.append(f"a wrong agent_id got {wrong_agent.describe()}")

@@ -69,23 +69,38 @@ class Unknown404:
         return sorted(differing(mine, theirs) - self.volatile)
 
     async def telling(
-        self, http: HttpStatusTarget, agent_id: str, user_id: str | None, probe: StatusProbe, session_id: str
+        self,
+        http: HttpStatusTarget,
+        agent_id: str,
+        user_id: str | None,
+        probe: StatusProbe,
+        session_id: str,
+        *,
+        prepare: Callable[[], Awaitable[object]] | None = None,
+        held: Callable[[], Awaitable[bool]] | None = None,
     ) -> list[str]:
         """Where ``probe`` tells itself apart, confirmed: the same probe is asked again between two
         fresh unknown ids, and only what differs from both of them, in fields the two agree on,
         counts. The two back-to-back unknown ids of the calibration agree on a field that moves
         slowly (a timestamp to the second); asked seconds later on a loaded machine, the probe
-        would differ in it. A field like that changes across the bracket, or not within it."""
+        would differ in it. A field like that changes across the bracket, or not within it.
+
+        ``prepare`` runs just before the probe is asked again (what the first probe followed: the
+        owner's probe); ``held`` says afterwards whether the session is still as it was for the
+        first probe. Where the bracket cannot be had as the first probe was, the first probe's
+        differences stand."""
         first = self.differs(probe, session_id)
         if not first:
             return []
         before_id, after_id = http.unknown_id(), http.unknown_id()
         before = await http.status(before_id, agent_id, user_id=user_id)
+        if prepare is not None:
+            await prepare()
         again = await http.status(session_id, agent_id, user_id=user_id)
         after = await http.status(after_id, agent_id, user_id=user_id)
         bracket = Unknown404(before, before_id, after, after_id)
-        if not bracket.consistent:  # the unknown-id answer itself changed code: nothing to hold to
-            return []
+        if not bracket.consistent or (held is not None and not await held()):
+            return first
         bracket.volatile |= self.volatile
         return bracket.differs(again, session_id)
 
