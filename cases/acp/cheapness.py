@@ -98,13 +98,14 @@ async def measure(acp: AcpTarget, sid: str, with_list: bool, list_cwd: str, deta
         # Medians on both sides: one scheduling hiccup on a loaded machine moves a p99 by
         # milliseconds, while a status that does real work is slow on every call.
         list_p50 = statistics.median(list_times)
+        on_empty = list_cwd != acp.cwd
         details.update(
-            list_cwd="empty" if list_cwd != acp.cwd else "run",
+            list_cwd="empty" if on_empty else "run",
             list_p50_ms=round(list_p50 * 1000, 3),
             list_p99_ms=round(percentile(list_times, 0.99) * 1000, 3),
         )
         if p50 > NOISE_FLOOR and p50 > RELATIVE * list_p50:
-            listed = "an empty directory" if list_cwd != acp.cwd else "the run's directory"
+            listed = "an empty directory" if on_empty else "the run's directory"
             raise Violation(
                 f"session/status takes {ms(p50)} (p50), over {RELATIVE:g}x the agent's own session/list round trip "
                 f"on {listed} ({ms(list_p50)} p50): status is not an in-memory lookup",

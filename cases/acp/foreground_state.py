@@ -12,7 +12,7 @@ from conformance.cases.acp import spec
 from conformance.core.outcomes import MissingInput, NotApplicable, NotTestable, Violation
 from conformance.core.registry import Level, case
 from conformance.targets.acp.expect import is_extension, show
-from conformance.targets.acp.target import AcpTarget, state_update
+from conformance.targets.acp.target import AcpTarget, session_of, state_update
 from conformance.transport.peer import Reply
 
 V2 = ("status", "v2")
@@ -180,7 +180,7 @@ async def snapshot_sends_nothing(acp: AcpTarget, details: dict) -> None:
     for _ in range(5):
         await acp.status(sid)
     await acp.quiet({sid})  # what status set off a moment later counts too
-    sent = [n for n in acp.peer.notifications[mark:] if _about(n, sid)]
+    sent = [n for n in acp.peer.notifications[mark:] if session_of(n.params) == sid]
     details["notifications"] = len(sent)
     if sent:
         kinds = sorted({(state_update(n.params) or {}).get("sessionUpdate", n.method) for n in sent})
@@ -194,7 +194,3 @@ async def snapshot_sends_nothing(acp: AcpTarget, details: dict) -> None:
 
 def _ended(acp: AcpTarget, sid: str, since: int) -> bool:
     return acp.state_reached(sid, "idle", since=since) is not None
-
-
-def _about(notification, sid: str) -> bool:
-    return isinstance(notification.params, dict) and notification.params.get("sessionId") == sid

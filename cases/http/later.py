@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-import anyio
 import httpx
 from conformance.cases.http.states import (
     AWAITING_EXTERNAL,
@@ -20,7 +19,7 @@ from conformance.cases.http.states import (
     parked_for_external,
     parked_for_permission,
 )
-from conformance.cases.http.status import HTTP_CAPABILITY, NOT_FOUND
+from conformance.cases.http.status import HTTP_CAPABILITY, NOT_FOUND, wait_until
 
 from conformance.core.outcomes import MissingInput, NotTestable, Violation
 from conformance.core.registry import Level, case
@@ -29,15 +28,6 @@ from conformance.targets.http.target import HttpStatusTarget, StatusProbe
 PARKED = ("awaiting_permission", "awaiting_external_result")
 # Seconds of a 3 s model call after which it ran its course (it was not stopped early).
 RAN_OUT = 2.5
-
-
-async def wait_until(check: Callable[[], Awaitable[bool]], timeout: float) -> bool:
-    """Poll ``check`` every 50 ms until it holds (True) or ``timeout`` passes (False)."""
-    with anyio.move_on_after(timeout):
-        while not await check():
-            await anyio.sleep(0.05)
-        return True
-    return False
 
 
 async def answer_and_settle(

@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import anyio
-from conformance.cases.http.status import HTTP_CAPABILITY, NOT_FOUND, Unknown404
+from conformance.cases.http.status import HTTP_CAPABILITY, NOT_FOUND, Unknown404, wait_until
 
 from conformance.core.outcomes import MissingInput, NotTestable, Violation
 from conformance.core.registry import Level, case
@@ -203,9 +203,13 @@ async def no_tool_call_no_parking(http: HttpStatusTarget, details: dict) -> None
             f"POST /chat/ with an assistant-role message answered HTTP {response.status_code}: "
             f"{response.text[:300]}"
         )
+
     # A service may queue the input: until its messages change (the input, or a reply to it), an
     # idle status says nothing of the turn.
-    if not await messages_change(http, agent_id, sid, before, drift):
+    async def messages_changed() -> bool:
+        return "messages" in parts_of(differing(before, await http.snapshot(agent_id, sid)) - drift)
+
+    if not await wait_until(messages_changed, http.settle_time):
         raise MissingInput(
             f"{http.settle_time:g} s after POST /chat/, the session's messages had not changed"
         )
@@ -223,20 +227,6 @@ async def no_tool_call_no_parking(http: HttpStatusTarget, details: dict) -> None
             " so the turn did not end as the case needs"
         )
     expect(probe, "idle", "after a turn whose tail holds a thinking block marked asking but no tool call")
-
-
-async def messages_change(
-    http: HttpStatusTarget, agent_id: str, sid: str, before: dict[str, Any], drift: set[str]
-) -> bool:
-    """Whether the session's messages come to differ from ``before`` (outside what differs from
-    one read to the next) within --timeout."""
-    deadline = anyio.current_time() + http.settle_time
-    while True:
-        if "messages" in parts_of(differing(before, await http.snapshot(agent_id, sid)) - drift):
-            return True
-        if anyio.current_time() > deadline:
-            return False
-        await anyio.sleep(0.05)
 
 
 async def expect_parked_tail(http: HttpStatusTarget, agent_id: str, sid: str, state: str, what: str) -> None:

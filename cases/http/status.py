@@ -39,6 +39,15 @@ SAFE = requirement("agentscope-2.0.4", "safe")
 HTTP_CAPABILITY = ("http-status",)
 
 
+async def wait_until(check: Callable[[], Awaitable[bool]], timeout: float) -> bool:
+    """Poll ``check`` every 50 ms until it holds (True) or ``timeout`` passes (False)."""
+    with anyio.move_on_after(timeout):
+        while not await check():
+            await anyio.sleep(0.05)
+        return True
+    return False
+
+
 class Unknown404:
     """The answer for a session that does not exist, asked twice (two fresh ids) by one caller:
     what differs between the two is per-request noise (a request id, a timestamp), never evidence,
@@ -331,15 +340,14 @@ async def shown_parts(
     for its run): read until a part shows it, at most --timeout, then once more for the parts
     that follow a moment later. A part that never shows it cannot show a probe's write either."""
     shown: set[str] = set()
-    deadline = anyio.current_time() + http.settle_time
-    while True:
-        shown |= parts_of(differing(last, await read()) - drift)
-        if shown or anyio.current_time() > deadline:
-            break
-        await anyio.sleep(0.05)
-    if shown:
+
+    async def shows() -> bool:
+        shown.update(parts_of(differing(last, await read()) - drift))
+        return bool(shown)
+
+    if await wait_until(shows, http.settle_time):
         await anyio.sleep(0.2)
-        shown |= parts_of(differing(last, await read()) - drift)
+        await shows()
     return shown
 
 

@@ -1,8 +1,24 @@
-"""Shared import path setup so each broken agent runs as a plain script."""
+"""Shared import path setup so each broken agent runs as a plain script, and what the variants
+that act a moment after answering share."""
 
+import asyncio
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+
+
+def later(owner, seconds, work):
+    """Run ``work()`` ``seconds`` from now in the running loop, the task kept referenced (on
+    ``owner``) until it ends: an agent or service that answers first and acts a moment later."""
+
+    async def run():
+        await asyncio.sleep(seconds)
+        await work()
+
+    pending = owner.__dict__.setdefault("_pending_later", set())
+    task = asyncio.get_running_loop().create_task(run())
+    pending.add(task)
+    task.add_done_callback(pending.discard)

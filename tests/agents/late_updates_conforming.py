@@ -6,8 +6,6 @@ None of it comes from a status call, so no status case may count it."""
 
 import _base
 
-import asyncio
-
 from conformance.reference.acp.agent import ReferenceAgent, main, now_iso
 
 COMMANDS = {
@@ -17,30 +15,23 @@ COMMANDS = {
 
 
 class Agent(ReferenceAgent):
-    def later(self, seconds, session_id, update, title=None):
-        async def send():
-            await asyncio.sleep(seconds)
-            session = self.loaded.get(session_id)
-            if title is not None and session is not None:
-                session.update(title=title, updatedAt=now_iso())
-                self.save(session)
-            await self.notify(session_id, update)
-
-        self.pending = getattr(self, "pending", set())
-        task = asyncio.get_running_loop().create_task(send())
-        self.pending.add(task)  # a strong reference until it is sent
-        task.add_done_callback(self.pending.discard)
-
     async def new_session(self, cwd, **kwargs):
         answer = await super().new_session(cwd, **kwargs)
-        self.later(0.002, answer["sessionId"], COMMANDS)
+        _base.later(self, 0.002, lambda: self.notify(answer["sessionId"], COMMANDS))
         return answer
 
     async def prompt(self, session_id, prompt, **kwargs):
         answer = await super().prompt(session_id, prompt, **kwargs)
         title = f"A conversation of {len(self.loaded.get(session_id, {}).get('history', []))} messages"
-        self.later(0.12, session_id, {"sessionUpdate": "session_info_update", "title": title}, title)
+        _base.later(self, 0.12, lambda: self.retitle(session_id, title))
         return answer
+
+    async def retitle(self, session_id, title):
+        session = self.loaded.get(session_id)
+        if session is not None:
+            session.update(title=title, updatedAt=now_iso())
+            self.save(session)
+        await self.notify(session_id, {"sessionUpdate": "session_info_update", "title": title})
 
 
 main(Agent)

@@ -4,8 +4,6 @@ after the status calls misses the replay; the case waits until the agent is quie
 
 import _base
 
-import asyncio
-
 from conformance.reference.acp.agent import ReferenceAgent, main
 
 
@@ -14,15 +12,7 @@ class Agent(ReferenceAgent):
         result = await super().session_status(params)
         sid = params.get("sessionId") if isinstance(params, dict) else None
         if result.get("status") == "inactive" and sid not in self.loaded:
-
-            async def load_later():
-                await asyncio.sleep(0.15)
-                await self.load_session(cwd="/", session_id=sid)
-
-            self.pending = getattr(self, "pending", set())
-            task = asyncio.get_running_loop().create_task(load_later())
-            self.pending.add(task)
-            task.add_done_callback(self.pending.discard)
+            _base.later(self, 0.15, lambda: self.load_session(cwd="/", session_id=sid))
         return result
 
 

@@ -40,11 +40,6 @@ HISTORY_KINDS = frozenset(
 )
 
 
-def about(note: Notification) -> str | None:
-    """The session a notification is about (None unless a string: hostile data)."""
-    return session_of(note.params)
-
-
 def update_kind(note: Notification) -> str | None:
     update = note.params.get("update") if isinstance(note.params, dict) else None
     kind = update.get("sessionUpdate") if isinstance(update, dict) else None
@@ -357,7 +352,7 @@ class Driver:
         command list a moment after session/new, a title after a turn): once the agent is
         quiet, the same status must bring none, or status causes them."""
         asked = params["sessionId"]
-        replayed = [n for n in notes if about(n) == asked and update_kind(n) in HISTORY_KINDS]
+        replayed = [n for n in notes if session_of(n.params) == asked and update_kind(n) in HISTORY_KINDS]
         if replayed:
             self.fail(
                 step,
@@ -374,7 +369,7 @@ class Driver:
             )
         mark = self.t.peer.transcript.mark()
         await self.t.call("session/status", params)
-        again = [n for n in self.t.peer.notifications_since(mark) if about(n) == asked or about(n) is None]
+        again = [n for n in self.t.peer.notifications_since(mark) if session_of(n.params) in (asked, None)]
         if again:
             self.fail(
                 step,
@@ -382,12 +377,17 @@ class Driver:
                 "more after a quiet moment: status sends them",
                 "no-notification",
             )
-        for note in notes:  # the agent's own: the sessions it touched are no list control
-            ref = next((r for r, sid in self.ids.items() if sid == about(note)), None)
-            if ref is not None:
-                self.model.sessions[ref].dirty = True
+        self._dirty_by(notes)  # the agent's own: the sessions it touched are no list control
         kinds = sorted({str(update_kind(n) or n.method) for n in notes})
         return f" (the agent's own {', '.join(kinds)} arrived meanwhile; none when status was asked again)"
+
+    def _dirty_by(self, notes: list[Notification]) -> None:
+        """The sequence's sessions these notifications are about changed on the agent's own."""
+        refs = {sid: ref for ref, sid in self.ids.items()}
+        for note in notes:
+            ref = refs.get(session_of(note.params) or "")
+            if ref is not None:
+                self.model.sessions[ref].dirty = True
 
     async def _op_list(self, step: Step) -> None:
         reply = await self.t.call("session/list", {"cwd": self.cwd})
@@ -411,9 +411,7 @@ class Driver:
         # A session the agent sent an update about since the last list changed on its own (a title
         # made after a turn): its entry is no control of what status did. Status's own
         # notifications are judged where status is asked.
-        for note in self.t.peer.notifications_since(self.list_mark):
-            if about(note) in ours:
-                self.model.sessions[ours[about(note)]].dirty = True
+        self._dirty_by(self.t.peer.notifications_since(self.list_mark))
         self.list_mark = self.t.peer.transcript.mark()
         for sid, ref in ours.items():
             session = self.model.sessions[ref]

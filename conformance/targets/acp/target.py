@@ -337,9 +337,7 @@ class AcpTarget:
         updates = [
             n.params.get("update")
             for n in self.peer.notifications[mark:]
-            if n.method == "session/update"
-            and isinstance(n.params, dict)
-            and n.params.get("sessionId") == session_id
+            if n.method == "session/update" and session_of(n.params) == session_id
         ]
         return reply, updates
 
@@ -370,7 +368,7 @@ class AcpTarget:
         yet; with ``ending``, the first that ends a turn (it carries a stopReason)."""
         for note in self.peer.notifications[since:]:
             update = state_update(note.params)
-            mine = update and note.params.get("sessionId") == session_id and update.get("state") == state
+            mine = update and session_of(note.params) == session_id and update.get("state") == state
             if mine and (not ending or update.get("stopReason") is not None):
                 return update
         return None

@@ -1,22 +1,14 @@
 """For the variants whose store applies a request a moment after answering it."""
 
-import asyncio
+import pathlib
+import sys
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+
+from _base import later
 from fastapi.responses import JSONResponse
 
-
-def later(service, seconds, work):
-    """Run ``work`` ``seconds`` from now, in the service's loop, keeping the task referenced until
-    it ends."""
-
-    async def run():
-        await asyncio.sleep(seconds)
-        await work()
-
-    pending = service.__dict__.setdefault("_pending_later", set())
-    task = asyncio.get_running_loop().create_task(run())
-    pending.add(task)
-    task.add_done_callback(pending.discard)
+__all__ = ["later", "queued"]
 
 
 def queued(base, seconds=0.5):
