@@ -5,7 +5,6 @@ unreachable at the start, Ctrl-C mid-campaign."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import shutil
@@ -119,11 +118,8 @@ def sequence_outcome(run: subprocess.CompletedProcess, folder: Path) -> str:
 
 def reports(folder: Path) -> list[dict]:
     """The reports the campaign's rounds have written so far."""
-    found = []
-    for path in folder.glob("worker-*/round-*/report.json"):
-        with contextlib.suppress(ValueError):  # a round still writing it
-            found.append(json.loads(path.read_text()))
-    return found
+    read = (read_json(path) for path in folder.glob("worker-*/round-*/report.json"))
+    return [report for report in read if report is not None]  # None: a round still writing it
 
 
 def failed(report: dict, case_id: str) -> bool:
