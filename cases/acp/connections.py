@@ -7,7 +7,7 @@ with a server command, or ``--agent-url``). Over stdio they are not testable, an
 import anyio
 from conformance.cases.acp import spec
 
-from conformance.core.outcomes import NotTestable, Violation
+from conformance.core.outcomes import MissingInput, NotTestable, Violation
 from conformance.core.registry import Level, case
 from conformance.targets.acp.expect import SESSION_NOT_FOUND, expect_status, show
 from conformance.targets.acp.target import AcpTarget
@@ -27,27 +27,38 @@ async def active_for_any_connection(acp: AcpTarget, details: dict) -> None:
 
 @case("status.connections.no-attach", level=Level.MUST, spec=spec.NOT_ATTACHED)
 async def status_does_not_attach(acp: AcpTarget, details: dict) -> None:
-    """After B's status calls, A's prompt sends session/update to A and nothing to B."""
+    """After B's status calls, A's prompt sends session/update to A and nothing to B. A control
+    connection C, opened alike and never asking anything, calibrates the probe: an agent that
+    sends a session's updates to every connection shows nothing about attaching through them."""
     sid = await acp.new_session()
     other = await acp.connect_again()
+    control = await acp.connect_again("C")
     for _ in range(STATUS_CALLS):
         await other.status(sid)
-    seen_by_a, seen_by_b = len(acp.peer.notifications), len(other.peer.notifications)
+    seen = [len(peer.peer.notifications) for peer in (acp, other, control)]
     reply = await acp.prompt(sid, "who hears this?")
     if not reply.ok:
         raise NotTestable(f"session/prompt on connection A failed: {reply.describe()}")
     await anyio.sleep(max(acp.settle, 0.2))  # updates to B, if any, arrive around A's answer
-    # On a slow machine they may come later: B quiet for a while, then a round trip on B (the
-    # agent writes to B in order, so what it sent B before answering has arrived).
-    await other.quiet({sid})
-    await other.status(acp.unknown_id())
-    to_a = [n for n in acp.peer.notifications[seen_by_a:] if n.method == "session/update"]
-    to_b = [n for n in other.peer.notifications[seen_by_b:] if n.method == "session/update"]
-    details.update(updates_to_a=len(to_a), updates_to_b=len(to_b))
+    # On a slow machine they may come later: B and C quiet for a while, then a round trip on each
+    # (the agent writes to a connection in order, so what it sent before answering has arrived).
+    for peer in (other, control):
+        await peer.quiet({sid})
+        await peer.status(acp.unknown_id())
+    to_a, to_b, to_c = (
+        [n for n in peer.peer.notifications[since:] if n.method == "session/update"]
+        for peer, since in zip((acp, other, control), seen, strict=True)
+    )
+    details.update(updates_to_a=len(to_a), updates_to_b=len(to_b), updates_to_control=len(to_c))
+    if to_c:
+        raise MissingInput(
+            "the agent sent A's session/update notifications to a connection that never asked anything too, "
+            "so what it sends B cannot show whether status attached B"
+        )
     if to_b:
         raise Violation(
             f"connection B got {len(to_b)} session/update notification(s) for A's prompt after only asking "
-            "session/status: status attached B to the session",
+            "session/status (a connection that asked nothing got none): status attached B to the session",
             expected="no session/update on B",
             observed=show(to_b[0].params),
         )

@@ -11,6 +11,7 @@ from conformance.cases.acp import spec
 
 from conformance.core.outcomes import MissingInput, NotApplicable, NotTestable, Violation
 from conformance.core.registry import Level, case
+from conformance.targets.acp.controls import notifications_from_status
 from conformance.targets.acp.expect import is_extension, show
 from conformance.targets.acp.target import AcpTarget, session_of, state_update
 from conformance.transport.peer import Reply
@@ -166,27 +167,25 @@ async def requires_action_while_asking(acp: AcpTarget, details: dict) -> None:
 
 @case("status.state.no-state-update", level=Level.MUST, spec=spec.STATE_NOT_A_TRANSITION, needs=V2)
 async def snapshot_sends_nothing(acp: AcpTarget, details: dict) -> None:
-    """Status of an idle session (after a turn) sends no state_update: a snapshot is not a completion."""
-    sid = await acp.new_session()
+    """Status of an idle session (after a turn) sends no state_update: a snapshot is not a completion.
+    What the agent sends on its own after a turn reaches a control session treated alike too."""
     turn = len(acp.peer.notifications)
-    await acp.prompt(sid, "hello")
+    sid, control = await acp.prompted_sessions(2)
     # v2 answers the prompt at once; the turn's updates, its idle state last, stream after it.
-    if await acp.wait_state(sid, "idle", since=turn, ending=True) is None:
-        raise MissingInput(
-            "the turn's idle state_update did not arrive within --timeout (see status.state.idle-after-turn)"
-        )
-    await acp.quiet({sid})  # never quiet: the window opens anyway, and what arrives in it counts
-    mark = len(acp.peer.notifications)
-    for _ in range(5):
-        await acp.status(sid)
-    await acp.quiet({sid})  # what status set off a moment later counts too
-    sent = [n for n in acp.peer.notifications[mark:] if session_of(n.params) == sid]
+    for each in (sid, control):
+        if await acp.wait_state(each, "idle", since=turn, ending=True) is None:
+            raise MissingInput(
+                "the turn's idle state_update did not arrive within --timeout (see status.state.idle-after-turn)"
+            )
+    blamed, _ = await notifications_from_status(acp, {sid: control}, calls=5)
+    sent = [n for n in blamed if session_of(n.params) == sid]
     details["notifications"] = len(sent)
     if sent:
         kinds = sorted({(state_update(n.params) or {}).get("sessionUpdate", n.method) for n in sent})
         raise Violation(
-            f"status calls on an idle session sent {len(sent)} notification(s) ({', '.join(kinds)}): "
-            "clients would count a snapshot as a new transition or completion",
+            f"status calls on an idle session sent {len(sent)} notification(s) ({', '.join(kinds)}) that a "
+            "control session treated alike did not get: clients would count a snapshot as a new transition "
+            "or completion",
             expected="no notification",
             observed=show(sent[0].params),
         )

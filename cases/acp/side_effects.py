@@ -4,15 +4,19 @@ Each case observes the session from outside, before and after status calls, thro
 agent's own lifecycle methods.
 """
 
-import anyio
 from conformance.cases.acp import spec
 from conformance.cases.acp.implied import forgets_closed
 
 from conformance.core import revisions
 from conformance.core.outcomes import MissingInput, NotApplicable, NotTestable, Violation
 from conformance.core.registry import Level, case
+from conformance.targets.acp.controls import (
+    list_changes_from_status,
+    notification_kind,
+    notifications_from_status,
+)
 from conformance.targets.acp.expect import show, status_value
-from conformance.targets.acp.target import AcpTarget, session_of
+from conformance.targets.acp.target import AcpTarget
 from conformance.transport.peer import Reply
 
 REPEATS = 20
@@ -103,30 +107,28 @@ async def active_still_accepts_prompt(acp: AcpTarget, details: dict) -> None:
     needs=("status", "list"),
 )
 async def list_entries_unchanged(acp: AcpTarget, details: dict) -> None:
-    """session/list entries (ids, titles, updatedAt) are the same before and after status calls."""
-    live = await acp.new_session()
-    await acp.prompt(live, "hello")
-    idle = await acp.inactive_session() if acp.advertises("close") else None
-    mine = [s for s in (live, idle) if s]
-    await acp.quiet(set(mine))  # a title the agent makes after the turn changes the list entry
-    before = await acp.list_sessions()
+    """session/list entries (ids, titles, updatedAt) are the same before and after status calls;
+    what changes on the agent's own (a title made after a turn) changes the entry of a control
+    session treated alike too, which status is never asked about."""
+    live, live_control = await acp.prompted_sessions(2)
+    controls = {live: live_control}
+    if acp.advertises("close"):
+        idle, idle_control = await acp.inactive_sessions(2)
+        controls[idle] = idle_control
+    blamed, before, after = await list_changes_from_status(acp, controls)
     if live not in before:  # calibration: a probe that cannot see the session proves nothing
         raise MissingInput(
             "session/list does not show a session just created in this working directory, "
             "so it cannot show what status calls change"
         )
-    await anyio.sleep(0.02)  # a timestamp bumped by status must be able to differ
-    for sid in mine:
-        for _ in range(3):
-            await acp.status(sid)
-    after = await acp.list_sessions()
-    for sid in mine:
-        if before.get(sid) != after.get(sid):
-            raise Violation(
-                f"the session/list entry of {sid} changed across session/status calls",
-                expected=show(before.get(sid)),
-                observed=show(after.get(sid)),
-            )
+    if blamed:
+        sid, fields = next(iter(blamed.items()))
+        raise Violation(
+            f"the session/list entry of {sid} changed across session/status calls ({', '.join(sorted(fields))}), "
+            "and that of a control session treated alike did not",
+            expected=show(before.get(sid)),
+            observed=show(after.get(sid)),
+        )
     new_ids = sorted(set(after) - set(before))
     if new_ids:
         raise Violation("session/list gained sessions across session/status calls", observed=new_ids[:5])
@@ -134,24 +136,19 @@ async def list_entries_unchanged(acp: AcpTarget, details: dict) -> None:
 
 @case("status.no-side-effects.no-notifications", level=Level.MUST, spec=spec.NO_SIDE_EFFECTS)
 async def no_notifications(acp: AcpTarget, details: dict) -> None:
-    """No session/update (or any notification) arrives because of a status call."""
-    idle = await acp.inactive_session()  # first: it may restart the agent
-    live = await acp.new_session()
-    await acp.prompt(live, "hello")
-    # Never quiet: the window opens anyway, and what arrives in it counts.
-    await acp.quiet({live, idle})
-    mark = acp.peer.transcript.mark()
-    for sid in (live, idle):
-        await acp.status(sid)
-    await acp.quiet({live, idle})  # what status set off a moment later counts too
-    await acp.status(acp.unknown_id())  # a round trip after, so late frames have arrived
-    # Updates about other sessions (an earlier case's, on the same agent) are not these calls'.
-    got = [n for n in acp.peer.notifications_since(mark) if session_of(n.params) in (live, idle, None)]
-    if got:
-        first = got[0]
+    """No session/update (or any notification) arrives because of a status call; what the agent
+    sends on its own (a title a moment after a turn) reaches a control session treated alike
+    too, which status is never asked about."""
+    idle, idle_control = await acp.inactive_sessions(2)  # first: it may restart the agent
+    live, live_control = await acp.prompted_sessions(2)
+    blamed, about = await notifications_from_status(acp, {live: live_control, idle: idle_control})
+    if about and not blamed:
+        details["own_updates"] = sorted({notification_kind(n) for n in about})
+    if blamed:
+        first = blamed[0]
         raise Violation(
-            f"{len(got)} notification(s) arrived after session/status, first {first.method}: "
-            "status replayed or attached the session",
+            f"{len(blamed)} notification(s) arrived after session/status, first {first.method}, that a control "
+            "session treated alike did not get: status replayed or attached the session",
             expected="no notification",
             observed=show({"method": first.method, "params": first.params}),
         )

@@ -158,10 +158,10 @@ class AcpTarget:
     def peer(self) -> JsonRpcPeer:
         return self._peer if self._peer is not None else self.harness.peer
 
-    async def connect_again(self) -> AcpTarget:
-        """A second client connection to the same agent, initialized (needs a WebSocket or
-        Streamable HTTP agent)."""
-        other = AcpTarget(self.harness, peer=await self.harness.open_connection("B"))
+    async def connect_again(self, label: str = "B") -> AcpTarget:
+        """Another client connection to the same agent, initialized (needs a WebSocket or
+        Streamable HTTP agent); its frames are labelled ``label`` in transcripts."""
+        other = AcpTarget(self.harness, peer=await self.harness.open_connection(label))
         await other.handshake()
         return other
 
@@ -405,13 +405,27 @@ class AcpTarget:
 
     async def inactive_session(self) -> str:
         """A session the agent knows but does not hold: closed if it can, else after a restart."""
-        sid = await self.new_session()
-        await self.prompt(sid, "remember this")
-        if self.advertises("close"):
-            await self.close(sid)
-        else:
-            await self.restart()
+        (sid,) = await self.inactive_sessions(1)
         return sid
+
+    async def inactive_sessions(self, count: int) -> list[str]:
+        """``count`` sessions made inactive alike, one right after the other (a case's asked
+        session and its control: conformance.targets.acp.controls); one restart for all of them
+        where the agent cannot close."""
+        sids = await self.prompted_sessions(count, "remember this")
+        for sid in sids:
+            if self.advertises("close"):
+                await self.close(sid)
+        if not self.advertises("close"):
+            await self.restart()
+        return sids
+
+    async def prompted_sessions(self, count: int, text: str = "hello") -> list[str]:
+        """``count`` new sessions, each given one turn, one right after the other."""
+        sids = [await self.new_session() for _ in range(count)]
+        for sid in sids:
+            await self.prompt(sid, text)
+        return sids
 
     async def restart(self) -> None:
         if not self.harness.config.restartable:
