@@ -15,6 +15,7 @@ from typing import Any
 import anyio.from_thread
 from hypothesis import example, given, seed
 from hypothesis import strategies as st
+from hypothesis.errors import Flaky
 
 from conformance.core import progress
 from conformance.core.outcomes import RunInterrupted
@@ -62,7 +63,11 @@ def run_fuzz(
             raise BudgetSpent  # a campaign's round: the time budget is spent
         last["input"] = value
         progress.example()
-        anyio.from_thread.run(check, value)
+        try:
+            anyio.from_thread.run(check, value)
+        except FuzzFailure as failure:
+            last.setdefault("first_failure", (value, failure))
+            raise
 
     for value in reversed(examples):
         test = example(value)(test)
@@ -76,4 +81,16 @@ def run_fuzz(
         pass
     except FuzzFailure as exc:
         return chosen, last.get("input"), exc
+    except Flaky:  # it failed once and not when Hypothesis replayed it: what was seen stands
+        if "first_failure" not in last:
+            raise
+        value, first = last["first_failure"]
+        failure = FuzzFailure(
+            f"{first} (this input did not fail again when replayed: the agent's behaviour depends on timing or "
+            "on what ran before)",
+            rule=first.rule,
+            died=first.died,
+            layer=first.layer,
+        )
+        return chosen, value, failure
     return chosen, None, None

@@ -18,6 +18,7 @@ from typing import Any
 import anyio.from_thread
 from hypothesis import seed
 from hypothesis import strategies as st
+from hypothesis.errors import Flaky
 from hypothesis.stateful import Bundle, RuleBasedStateMachine, precondition, rule, run_state_machine_as_test
 
 from conformance.core import progress
@@ -276,7 +277,11 @@ def run_sequences(
     )
     try:
         run_state_machine_as_test(seed(chosen)(factory), settings=config)
-    except ShrinkBudgetSpent:
+    # Flaky: a failure Hypothesis saw did not fail again when it replayed it (a bug that depends on
+    # timing or on what ran before); what was seen stands, and minimize() replays it once more.
+    except (ShrinkBudgetSpent, Flaky):
+        if not smallest:
+            raise
         _, steps, exc = smallest[0]
         found = minimize(target, steps, exc)
         return SequenceRun(profile.name, chosen, examples[0], str(found), found.steps, rule=found.rule)
