@@ -7,7 +7,7 @@ with a server command, or ``--agent-url``). Over stdio they are not testable, an
 import anyio
 from conformance.cases.acp import spec
 
-from conformance.core.outcomes import MissingInput, NotTestable, Violation
+from conformance.core.outcomes import MissingInput, Violation
 from conformance.core.registry import Level, case
 from conformance.targets.acp.expect import SESSION_NOT_FOUND, expect_status, show
 from conformance.targets.acp.target import AcpTarget
@@ -38,7 +38,7 @@ async def status_does_not_attach(acp: AcpTarget, details: dict) -> None:
     seen = [len(peer.peer.notifications) for peer in (acp, other, control)]
     reply = await acp.prompt(sid, "who hears this?")
     if not reply.ok:
-        raise NotTestable(f"session/prompt on connection A failed: {reply.describe()}")
+        raise MissingInput(f"session/prompt on connection A failed: {reply.describe()}")
     await anyio.sleep(max(acp.settle, 0.2))  # updates to B, if any, arrive around A's answer
     # On a slow machine they may come later: B and C quiet for a while, then a round trip on each
     # (the agent writes to a connection in order, so what it sent before answering has arrived).
@@ -63,7 +63,8 @@ async def status_does_not_attach(acp: AcpTarget, details: dict) -> None:
             observed=show(to_b[0].params),
         )
     if not to_a:
-        raise NotTestable("A's prompt produced no session/update on A, so attaching cannot be observed")
+        # A turn need not stream anything (an empty reply ending end_turn is a turn).
+        raise MissingInput("A's prompt produced no session/update on A, so attaching cannot be observed")
 
 
 @case("status.connections.prompt-needs-resume", level=Level.SHOULD, spec=spec.CLIENT_MUST_RESUME)

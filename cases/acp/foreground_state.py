@@ -104,7 +104,7 @@ async def idle_after_turn(acp: AcpTarget, details: dict) -> None:
     mark = len(acp.peer.notifications)
     await acp.prompt(sid, "hello", wait=False)
     if await acp.wait_state(sid, "idle", since=mark) is None:
-        raise NotTestable("the turn never reported `idle` in a state_update (within --timeout)")
+        raise MissingInput("the turn never reported `idle` in a state_update (within --timeout)")
     await _expect_snapshot(acp, sid, "idle", "the turn reported idle", details)
 
 
@@ -115,7 +115,7 @@ async def running_during_turn(acp: AcpTarget, details: dict) -> None:
     mark = len(acp.peer.notifications)
     ack = await acp.prompt(sid, SLOW, wait=False)
     if not ack.ok:
-        raise NotTestable(f"session/prompt failed: {ack.describe()}")
+        raise MissingInput(f"session/prompt failed: {ack.describe()}")
     reply = await acp.status(sid)
     ended = _ended(acp, sid, mark)
     if not ended and reported_state(reply) == "idle":
@@ -149,7 +149,7 @@ async def requires_action_while_asking(acp: AcpTarget, details: dict) -> None:
     try:
         ack = await acp.prompt(sid, PERMISSION, wait=False)
         if not ack.ok:
-            raise NotTestable(f"session/prompt failed: {ack.describe()}")
+            raise MissingInput(f"session/prompt failed: {ack.describe()}")
         with anyio.move_on_after(acp.harness.config.timeout):
             while not peer.held and not _ended(acp, sid, mark):
                 await anyio.sleep(0.01)
@@ -173,7 +173,7 @@ async def snapshot_sends_nothing(acp: AcpTarget, details: dict) -> None:
     sid, control = await acp.prompted_sessions(2)
     # v2 answers the prompt at once; the turn's updates, its idle state last, stream after it.
     for each in (sid, control):
-        if await acp.wait_state(each, "idle", since=turn, ending=True) is None:
+        if await acp.wait_turn_end(each, since=turn) is None:
             raise MissingInput(
                 "the turn's idle state_update did not arrive within --timeout (see status.state.idle-after-turn)"
             )

@@ -11,12 +11,12 @@ and passes; one whose status alone does is not.
 from __future__ import annotations
 
 from conformance.core import revisions
-from conformance.core.outcomes import Info, Violation
+from conformance.core.outcomes import Info, MissingInput, Violation
 from conformance.targets.acp.expect import SESSION_NOT_FOUND, show
 from conformance.targets.acp.target import AcpTarget
 from conformance.transport.peer import Reply
 
-__all__ = ["answer_of", "check_implied", "forgets_closed"]
+__all__ = ["answer_of", "check_implied", "forgets_closed", "forgot_on_may_path"]
 
 
 def answer_of(reply: Reply) -> str:
@@ -36,6 +36,13 @@ async def check_implied(
     if answer == "active":
         prompted = await acp.prompt(session_id, "status said active")
         if not prompted.ok:
+            # Calibration of the prompt probe: a backend that refuses every turn shows nothing.
+            control = await acp.prompt(await acp.new_session(), "control")
+            if not control.ok:
+                raise MissingInput(
+                    f"{context}: session/prompt fails on a session just created too ({control.describe()}), "
+                    "so a failed prompt cannot show what status said"
+                )
             raise Violation(
                 f"{context}: status said {revisions.word('active')!r} (in memory), but session/prompt with that id "
                 f"on the connection that created the session failed: {prompted.describe()}",
@@ -77,7 +84,8 @@ async def forgets_closed(acp: AcpTarget, session_id: str) -> bool:
     """True when the agent keeps no session once it is closed: status says -32002 for it and
     resume agrees (the cases that need a closed session to resume are then n/a, not failures).
     A session status calls unknown that resume brings back is closed again and kept: the case goes
-    on (status.consistency.inactive-resumable reports the contradiction)."""
+    on (status.consistency.inactive-resumable reports the contradiction). On the RFD's MAY path
+    status says inactive for a session it forgot too: see :func:`forgot_on_may_path`."""
     reply = await acp.status(session_id)
     if reply.ok or reply.code != SESSION_NOT_FOUND:
         return False
@@ -85,3 +93,10 @@ async def forgets_closed(acp: AcpTarget, session_id: str) -> bool:
         return True
     await acp.close(session_id)
     return False
+
+
+def forgot_on_may_path(reply: Reply) -> bool:
+    """Whether a closed session's resume, load or delete answering -32002 only shows that the
+    agent freed it on close: on the MAY path status says inactive for any session not in memory,
+    and "a later session/resume will then fail with -32002 if the session does not exist"."""
+    return revisions.current().may_inactive_for_unknown and not reply.ok and reply.code == SESSION_NOT_FOUND

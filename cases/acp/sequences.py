@@ -21,6 +21,7 @@ CASE_ID = "sequence.status.model-based"
 async def model_based_sequences(acp: AcpTarget, details: dict) -> None:
     """Random sequences of lifecycle and status calls never contradict the session model."""
     config = acp.harness.config
+    await acp.new_session()  # a session can be had at all (an agent needing authentication says so)
     report_dir = Path(config.report_dir) if config.report_dir else None
     run = await anyio.to_thread.run_sync(
         lambda: run_sequences(acp, PROFILES[config.profile], seed_value=config.seed, report_dir=report_dir)

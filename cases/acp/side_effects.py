@@ -5,7 +5,7 @@ agent's own lifecycle methods.
 """
 
 from conformance.cases.acp import spec
-from conformance.cases.acp.implied import forgets_closed
+from conformance.cases.acp.implied import forgets_closed, forgot_on_may_path
 
 from conformance.core import revisions
 from conformance.core.outcomes import MissingInput, NotApplicable, NotTestable, Violation
@@ -72,7 +72,7 @@ async def unknown_stays_unknown(acp: AcpTarget, details: dict) -> None:
         if back.ok:
             control = await acp.reopen(acp.unknown_id())
             if control.ok:
-                raise NotTestable(
+                raise MissingInput(
                     "resume/load of any never-created id succeeds, so it cannot tell what status did"
                 )
             raise Violation(
@@ -87,12 +87,21 @@ async def active_still_accepts_prompt(acp: AcpTarget, details: dict) -> None:
     """After status of an active session, it still accepts session/prompt (status did not evict it)."""
     sid = await acp.new_session()
     before = await acp.prompt(sid, "first")
-    if not before.ok:
-        raise NotTestable(f"session/prompt on a new session failed: {before.describe()}")
+    if not before.ok:  # a prompt probe that fails before any status call shows nothing
+        raise MissingInput(f"session/prompt on a new session failed: {before.describe()}")
     for _ in range(3):
         await acp.status(sid)
     after = await acp.prompt(sid, "second")
     if not after.ok:
+        # Calibration: a session's second turn, without status calls between, fails too (a
+        # backend that allows one turn, a rate limit): then status is not what failed it.
+        control = await acp.new_session()
+        first, second = await acp.prompt(control, "first"), await acp.prompt(control, "second")
+        if first.ok and not second.ok:
+            raise MissingInput(
+                f"a session's second turn fails without status calls too ({second.describe()}), so the prompt "
+                "cannot show what status did"
+            )
         raise Violation(
             "session/prompt failed after session/status: status evicted or changed the session",
             expected="a PromptResponse",
@@ -167,7 +176,9 @@ async def history_unchanged(acp: AcpTarget, details: dict) -> None:
     await acp.prompt(sid, "a turn to remember")
     await acp.close(sid)
     if await forgets_closed(acp, sid):
-        raise NotApplicable("the agent keeps no session once closed (status -32002), so none can be loaded")
+        raise NotApplicable(
+            "the agent keeps no session once closed (it is not found: -32002), so none can be loaded"
+        )
     first = await _replay(acp, sid)
     second = await _replay(acp, sid)
     details["replayed_updates"] = len(first)
@@ -199,6 +210,11 @@ async def history_unchanged(acp: AcpTarget, details: dict) -> None:
 
 async def _replay(acp: AcpTarget, sid: str) -> list:
     reply, updates = await acp.load_replay(sid)
+    if forgot_on_may_path(reply):
+        raise NotApplicable(
+            "the agent freed the session on close (load answers -32002) while status takes the MAY path "
+            "(inactive for any session not in memory), so none can be loaded"
+        )
     if not reply.ok:
         raise NotTestable(f"session/load of a closed session failed: {reply.describe()}")
     await acp.close(sid)

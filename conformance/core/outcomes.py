@@ -192,8 +192,8 @@ def classify(exc: BaseException | None, level: Level, *, strict: bool = False) -
         message = exc.message
         if isinstance(exc, Violation):
             kind = broken(level, strict=strict)
-        elif isinstance(exc, NotTestable):
-            kind, message = Outcome.FAIL, f"not testable: {exc.message}"
+        elif isinstance(exc, NotTestable):  # a prerequisite broken: as the case's own finding
+            kind, message = broken(level, strict=strict), f"not testable: {exc.message}"
         elif isinstance(exc, Info):
             kind = Outcome.INFO
         elif isinstance(exc, NotApplicable):
@@ -230,6 +230,12 @@ class Verdict(enum.Enum):
     NON_CONFORMANT = ("non-conformant", 1, "the agent breaks at least one MUST requirement")
     ERROR = ("error", 2, "the suite could not finish: a case errored (harness or agent crash)")
     UNIMPLEMENTED = ("unimplemented", 3, "the agent does not advertise session/status")
+    # A certificate rests on evidence: not testable is never a pass.
+    UNTESTED = (
+        "untested",
+        2,
+        "no MUST requirement could be tested: every MUST case was not testable (see Coverage for what to pass)",
+    )
     INCOMPLETE = ("incomplete", 2, "the run was interrupted before every selected case ran")
 
     @property
@@ -251,6 +257,7 @@ def verdict(
     """The certificate from the cases' outcomes. It is decided by the status specs' own
     requirements: robustness findings (the JSON-RPC layer on frames the protocol never carries)
     take part only under --strict."""
+    outcomes = list(outcomes)
     seen = {o for o, level in outcomes if level.decides_certificate or strict}
     if Outcome.FAIL in seen:
         return Verdict.NON_CONFORMANT
@@ -258,4 +265,7 @@ def verdict(
         return Verdict.ERROR
     if not status_advertised:
         return Verdict.UNIMPLEMENTED
+    must = [o for o, level in outcomes if level is Level.MUST and o is not Outcome.NOT_APPLICABLE]
+    if must and all(o is Outcome.NOT_TESTABLE for o in must):
+        return Verdict.UNTESTED
     return Verdict.CONFORMANT

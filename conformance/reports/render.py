@@ -23,6 +23,7 @@ VERDICT_COLORS = {
     "conformant": "#2e7d32",
     "non-conformant": "#c62828",
     "unimplemented": "#757575",
+    "untested": "#757575",
     "partial": "#757575",
 }
 

@@ -122,11 +122,35 @@ class _Pending:
 def default_client_answer(method: str, params: Any) -> tuple[Any, dict[str, Any] | None]:
     """How the suite's client answers agent-to-client requests: (result, error)."""
     if method == "session/request_permission":
-        return {"outcome": {"outcome": "cancelled"}}, None
+        return {"outcome": _permission_outcome(params)}, None
     if method == "ping":  # MCP: a server may check that its client is alive
         return {}, None
     # The suite advertises no fs or terminal capability; it never touches files or runs commands.
     return None, {"code": -32601, "message": "Method not found", "data": {"method": method}}
+
+
+def _permission_outcome(params: Any) -> dict[str, Any]:
+    """The user's answer to a permission request: one of its reject options where it offers one
+    (the suite wants no tool to run); `cancelled` otherwise. Not `cancelled` where it can be
+    helped: that outcome means the turn was cancelled, and an agent that honours it ends the turn
+    `cancelled`, which would hide a status call that cancels the turn."""
+    options = params.get("options") if isinstance(params, dict) else None
+    rejects = (
+        [
+            o
+            for o in options or []
+            if isinstance(o, dict) and isinstance(o.get("optionId"), str) and o.get("kind") in REJECT_KINDS
+        ]
+        if isinstance(options, list)
+        else []
+    )
+    if rejects:
+        rejects.sort(key=lambda o: REJECT_KINDS.index(o["kind"]))
+        return {"outcome": "selected", "optionId": rejects[0]["optionId"]}
+    return {"outcome": "cancelled"}
+
+
+REJECT_KINDS = ("reject_once", "reject_always")
 
 
 class JsonRpcPeer:

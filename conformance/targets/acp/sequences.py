@@ -264,7 +264,10 @@ class Driver:
         reply = await self.t.prompt(self.sid(ref), f"step {len(self.steps)}")
         step.answer = "ok" if reply.ok else f"error {reply.code}"
         if not reply.ok and session.held:
-            await self._evicted(step, ref)
+            if await self._prompts_fail_anyway():
+                step.answer += " (so does a prompt on a fresh session: it says nothing of this one)"
+            else:
+                await self._evicted(step, ref)
         self.model.touch(ref, "prompt")
         if reply.ok:
             # The agent has it in memory, whatever the model thought (some agents create or
@@ -453,6 +456,12 @@ class Driver:
                 )
         self.model.evicted(ref)
         self._statused_while_held.discard(ref)
+
+    async def _prompts_fail_anyway(self) -> bool:
+        """Calibration of the prompt probe: whether a prompt on a session just created fails too (a
+        model backend that refuses every turn). Then a failed prompt shows no eviction."""
+        control = await self.t.new_session(self.cwd)
+        return not (await self.t.prompt(control, "control")).ok
 
     async def _status_causes_eviction(self, ops: list[str], meta: bool) -> str | None:
         """Replay the session's operations on two fresh sessions, one with a status call."""

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 __all__ = ["MISSING", "AcpTarget", "state_update"]
 
 PROTOCOL_VERSION = 1
+AUTH_REQUIRED = -32000  # session/new's error when the agent needs authenticate first
 MISSING: Any = object()
 CLIENT_INFO = {"name": "session-status-conformance", "version": "0.1.0"}
 # Seconds without a notification after which an agent's own late updates (a command list sent a
@@ -246,6 +247,12 @@ class AcpTarget:
             auth = await self.peer.request("authenticate", {"methodId": method})
             if not auth.ok:
                 raise HarnessError(f"authenticate with method {method!r} failed: {auth.describe()}")
+        elif self.init_result.get("authMethods"):
+            # An agent that offers authentication may require it: then nothing can be tested, and
+            # the run says what to pass before any case (one session/new tells).
+            probe = await self.peer.request("session/new", {"cwd": self.cwd, "mcpServers": []})
+            if probe.code == AUTH_REQUIRED:
+                raise HarnessError(self.auth_hint(probe))
         return self.init_result
 
     # -- capabilities --------------------------------------------------------------------------
@@ -315,18 +322,26 @@ class AcpTarget:
         reply = await self.call("session/new", {"cwd": cwd or self.cwd, "mcpServers": []})
         sid = reply.result.get("sessionId") if reply.ok and isinstance(reply.result, dict) else None
         if not isinstance(sid, str):
+            if reply.code == AUTH_REQUIRED:
+                raise MissingInput(self.auth_hint(reply))
             raise NotTestable(f"session/new did not create a session: {reply.describe()}")
         return sid
+
+    def auth_hint(self, reply: Reply) -> str:
+        """What to pass when session/new answers auth_required (the schema's -32000: "May return an
+        `auth_required` error if the agent requires authentication")."""
+        offered = (self.init_result or {}).get("authMethods")
+        ids = [m.get("id") for m in offered if isinstance(m, dict)] if isinstance(offered, list) else []
+        choices = f" (it offers: {', '.join(str(i) for i in ids[:10])})" if ids else ""
+        given = self.harness.config.auth_method
+        return f"session/new answered {reply.describe()[:200]}: the agent requires authentication; " + (
+            f"--auth-method {given!r} did not satisfy it" if given else f"pass --auth-method ID{choices}"
+        )
 
     async def close(self, session_id: str) -> None:
         reply = await self.call("session/close", {"sessionId": session_id})
         if not reply.ok:
             raise NotTestable(f"session/close of {session_id!r} failed: {reply.describe()}")
-
-    async def delete(self, session_id: str) -> None:
-        reply = await self.call("session/delete", {"sessionId": session_id})
-        if not reply.ok:
-            raise NotTestable(f"session/delete of {session_id!r} failed: {reply.describe()}")
 
     async def load_replay(self, session_id: str, cwd: str | None = None) -> tuple[Reply, list[Any]]:
         """session/load (v1), and the session/update notifications it replayed for the session
@@ -384,6 +399,20 @@ class AcpTarget:
                 await anyio.sleep(0.005)
         return None
 
+    async def wait_turn_end(self, session_id: str, *, since: int) -> dict[str, Any] | None:
+        """The `state_update` that ends a v2 turn, waiting up to --timeout: the first `idle` one
+        that carries a stopReason, or, since the stopReason is only a SHOULD, an `idle` one after
+        which the session goes quiet."""
+        with anyio.move_on_after(self.harness.config.timeout):
+            while self.peer.exited is None:
+                if (ending := self.state_reached(session_id, "idle", since=since, ending=True)) is not None:
+                    return ending
+                plain = self.state_reached(session_id, "idle", since=since)
+                if plain is not None and await self.quiet({session_id}):
+                    return self.state_reached(session_id, "idle", since=since, ending=True) or plain
+                await anyio.sleep(0.005)
+        return None
+
     async def list_sessions(self) -> dict[str, dict[str, Any]]:
         """All listed sessions by id (following cursors, bounded)."""
         found: dict[str, dict[str, Any]] = {}
@@ -401,7 +430,9 @@ class AcpTarget:
             cursor = reply.result.get("nextCursor")
             if not cursor:
                 return found
-        raise NotTestable("session/list kept returning nextCursor after 100 pages")
+        raise MissingInput(
+            "session/list kept returning nextCursor after 100 pages: the list cannot be read whole"
+        )
 
     async def inactive_session(self) -> str:
         """A session the agent knows but does not hold: closed if it can, else after a restart."""

@@ -115,7 +115,8 @@ BROKEN: dict[str, tuple[int, dict[str, str]]] = {
         1,
         {
             "status.unknown.may-inactive": "fail",
-            "status.no-side-effects.unknown-stays-unknown": "fail",
+            # Resume of any never-created id succeeds, so that probe shows nothing of status.
+            "status.no-side-effects.unknown-stays-unknown": "not-testable",
             "status.error.unknown-session-code": "info",
             SEQ: "fail",
             **UNKNOWN_IDS_ANSWERED_AS_RESULT,
@@ -149,6 +150,9 @@ BROKEN: dict[str, tuple[int, dict[str, str]]] = {
     "status_replays_later": (1, {"status.no-side-effects.no-notifications": "fail"}),
     # A lie told once, late in the sequences, that Hypothesis cannot replay: still a failure.
     "status_lies_once": (1, {SEQ: "fail"}),
+    # Status cancels the turn, in an agent that honours the permission answer: answered
+    # `cancelled`, the control turn ended `cancelled` too and hid it.
+    "status_cancels_honoured_turn": (1, {"status.active.during-turn": "fail"}),
     # Status changes the session as the agent's own late title does: only the second window, once
     # the title is over, tells them apart.
     "status_touches_like_its_title": (
@@ -304,6 +308,8 @@ WS_CONFORMING_VARIANTS: dict[str, tuple[int, dict[str, str]]] = {
     # Every connection hears every session's updates: what B gets after its status calls shows
     # nothing about attaching (a control connection that asked nothing gets them too).
     "ws_broadcasts_updates_conforming": (0, {"status.connections.no-attach": "not-testable"}),
+    # A turn sends no session/update at all: there is nothing to watch for attaching.
+    "silent_turn_conforming": (0, {"status.connections.no-attach": "not-testable"}),
 }
 
 # ACP v2 agents (--protocol 2): the foreground-state snapshot.
@@ -338,6 +344,12 @@ V2_CONFORMING_VARIANTS: dict[str, tuple[int, dict[str, str]]] = {
     "v2_late_permission_conforming": (0, {}),
     # A title 0.3 s after each turn's idle state_update: no snapshot case may count it.
     "v2_slow_title_conforming": (0, {}),
+    # The idle update that ends a turn carries no stopReason (a SHOULD): the turn comparisons
+    # have nothing to compare.
+    "v2_no_stop_reason_conforming": (
+        0,
+        dict.fromkeys(["status.active.during-turn", "transport.notification.leaves-turn"], "not-testable"),
+    ),
 }
 
 # The two kinds of unrecognised state say which they are.
@@ -405,6 +417,44 @@ CONFORMING_VARIANTS: dict[str, tuple[int, dict[str, str]]] = {
     # A title made by a model call 0.3 s after each turn (a session_info_update, a new list entry),
     # past the agent's quiet moment: the control sessions show it is the agent's own.
     "slow_title_conforming": (0, {}),
+    # Its turn honours the permission answer (`cancelled` cancels it): the suite answers with the
+    # reject option it offers, so the turns end alike and are compared.
+    "permission_answer_honoured_conforming": (0, {}),
+    # The MAY path (inactive for anything not in memory) and a close that frees the session: a
+    # closed session then resumes with -32002, as the MAY sentence says.
+    "may_inactive_close_forgets_conforming": (
+        0,
+        {
+            "status.consistency.after-delete": "info",
+            "status.consistency.inactive-resumable": "info",
+            "status.consistency.resume-makes-active": "n/a",
+            "status.error.unknown-session-code": "info",
+            "status.identity.empty-id": "info",
+            "status.identity.id-variants": "info",
+            "status.no-side-effects.history-unchanged": "n/a",
+            "status.unknown.may-inactive": "info",
+            **UNKNOWN_IDS_ANSWERED_AS_RESULT,
+        },
+    ),
+    # Its model backend is down: every prompt fails. The prompt probes say they cannot observe (a
+    # prompt on a fresh session fails too), and the sequences do not read a failed prompt as an
+    # eviction.
+    "prompt_fails_conforming": (
+        0,
+        {
+            "status.active.during-turn": "n/a",
+            "transport.notification.leaves-turn": "n/a",
+            "status.no-side-effects.active-accepts-prompt": "not-testable",
+            "status.no-side-effects.history-unchanged": "not-testable",
+            SEQ: "pass",
+        },
+    ),
+    # Resume of any unknown id creates it, while status says -32002 truthfully: the control shows
+    # the resume probe cannot tell what status did.
+    "resume_creates_unknown_conforming": (
+        0,
+        {"status.no-side-effects.unknown-stays-unknown": "not-testable"},
+    ),
     # Extra result members and _meta, extra -32002 data, no permission ever asked.
     "extra_fields_conforming": (
         0,
@@ -462,6 +512,19 @@ def test_v2_agent_gets_exactly_its_outcomes(agent: str, direct) -> None:
     run.assert_explained(delta)
 
 
+def test_an_agent_that_requires_authentication_is_told_what_to_pass(suite, direct) -> None:
+    """session/new answers auth_required (-32000) until authenticate: without --auth-method the
+    run stops at once with a usage error naming the method to pass; with it, it certifies."""
+    agent = agent_command("auth_required_conforming")
+    told = suite("--agent", agent, "-k", "after-new")
+    assert told.code == 2, told.stderr[-2000:]
+    assert "pass --auth-method ID (it offers: api-key)" in told.stderr.strip().splitlines()[-1]
+    cases, expected = guarded(BASELINE, {})
+    run = direct("--agent", agent, "--auth-method", "api-key", cases=cases)
+    assert run.outcomes == expected, run.diff(expected)
+    assert run.code == 0
+
+
 def test_v2_agent_without_status_is_unimplemented_in_v2_words(suite) -> None:
     """Exit 3, and the one-line verdict and each case's reason name v2's capability path."""
     run = suite("--protocol", "2", "--agent", agent_command("v2_no_status_capability"), "-k", "status.state")
@@ -495,6 +558,7 @@ def test_every_broken_agent_is_listed() -> None:
         # The campaign tests' rare bug (a second `_meta` status of an inactive session attaches
         # it, now and then), a rarer status_meta_attaches: tests/e2e/test_campaign.py runs it.
         "rare_meta_attaches",
+        "auth_required_conforming",  # its own test: what to pass, then a certificate
     }
     listed = (
         set(BROKEN)
