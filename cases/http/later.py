@@ -16,6 +16,7 @@ from conformance.cases.http.states import (
     AWAITING_EXTERNAL,
     AWAITING_PERMISSION,
     driven_session,
+    never_started,
     parked_for_external,
     parked_for_permission,
 )
@@ -49,7 +50,11 @@ async def answer_and_settle(
     asked_before = len(http.model.requests)
     response = await answer()
     if response.status_code >= 300:
-        raise NotTestable(f"{what} was refused: HTTP {response.status_code} {response.text[:300]}")
+        # The route that takes the answer is outside the spec; whether a probe made the turn
+        # unanswerable is http.safe.parked-stays-parked's to judge.
+        raise MissingInput(
+            f"{what} was refused (HTTP {response.status_code} {response.text[:300]}), so the turn was not resumed"
+        )
 
     async def taken() -> bool:
         now = await http.waiting_calls(agent_id, sid)
@@ -189,14 +194,20 @@ async def _delete_and_probe(http: HttpStatusTarget, rule: str, details: dict) ->
         tag = await http.chat(agent_id, sid, "[slow:3] answer slowly")
         request = await http.wait_for_model(tag, timeout=http.settle_time, script="slow")
         if request is None:
-            raise NotTestable(f"the run never called its model within {http.settle_time:g} s of POST /chat/")
+            raise never_started(http)
     details[f"{rule}: before"] = (await http.status(sid, agent_id)).describe()
     if request is not None and request["done"] is not None:
         raise MissingInput("the run had ended before the DELETE could be sent")
     response = await http.driver.delete_session(http.user_id, agent_id, sid)
     if response.status_code >= 300:
-        raise NotTestable(
-            f"DELETE /sessions/{{id}} answered HTTP {response.status_code}: {response.text[:300]}"
+        when = "while a run held its lease" if rule == "running" else "of an idle session"
+        if request is not None:  # leave no run going behind the case
+            await wait_until(lambda: _done(request), http.settle_time)
+        # The status spec says nothing of DELETE: a service may refuse it (409 while a run holds
+        # the session), and a session that was not deleted says nothing of a deleted one's status.
+        raise MissingInput(
+            f"DELETE /sessions/{{id}} {when} was refused with HTTP {response.status_code} "
+            f"({response.text[:300]}), so there was no deleted session to probe"
         )
 
     async def gone() -> bool:

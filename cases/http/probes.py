@@ -11,8 +11,16 @@ from __future__ import annotations
 from typing import Any
 
 import anyio
+import httpx
 from conformance.cases.http.states import driven_session, parked_for_permission
-from conformance.cases.http.status import HTTP_CAPABILITY, NOT_FOUND, SAFE, Unknown404, shown_parts
+from conformance.cases.http.status import (
+    HTTP_CAPABILITY,
+    NOT_FOUND,
+    SAFE,
+    Unknown404,
+    shown_parts,
+    wait_until,
+)
 
 from conformance.core.outcomes import MissingInput, NotTestable, Violation
 from conformance.core.registry import Level, case
@@ -40,14 +48,20 @@ async def hidden_right_after_the_owner(http: HttpStatusTarget, details: dict) ->
     if owner.code != 200 or again.code != 200:
         raise MissingInput(f"the owner's own probe was answered {owner.describe()}: see http.status.shape")
     problems = []
-    if theirs.code != 404 or (
-        unknown.comparable
+    telling = (
+        theirs.code == 404
+        and unknown.consistent
         and await unknown.telling(
             http, agent_id, http.other_user_id, theirs, sid, prepare=lambda: http.status(sid, agent_id)
         )
-    ):
+    )
+    if theirs.code != 404 or telling:
         problems.append(
             ("other-user", f"another user, right after the owner's probe, got {theirs.describe()}")
+        )
+    elif not unknown.comparable:
+        details["body_not_compared"] = (
+            "the unknown-session answer varies in every field from one unknown id to the next"
         )
     if wrong_agent.code != 404:
         problems.append(
@@ -104,10 +118,42 @@ async def probes_leave_a_parked_turn_alone(http: HttpStatusTarget, details: dict
             observed={p: {"before": again.get(p), "after": after.get(p)} for p in changed[:10]} or moved,
         )
     if answer.status_code >= 300:
+        await _answer_unprobed(http, agent_id, answer, details)
+
+
+async def _answer_unprobed(
+    http: HttpStatusTarget, agent_id: str, refused: httpx.Response, details: dict
+) -> None:
+    """After the answer to a probed session's permission request was refused: the same answer on
+    a session parked the same way that no probe ever asked (its messages show it parked). Taken
+    there, the probes made the request unanswerable; refused there too, the refusal is the
+    answering route's own (outside the spec)."""
+    what = f"answering the permission request was refused (HTTP {refused.status_code} {refused.text[:200]})"
+    _, control = await http.new_session()
+    await http.chat(agent_id, control, "[permission] write the probe file")
+
+    async def parked() -> bool:
+        calls = await http.waiting_calls(agent_id, control)
+        return bool(calls) and any(c.get("state") == "asking" for c in calls)
+
+    if not await wait_until(parked, http.settle_time):
         raise NotTestable(
-            f"answering the permission request was refused (HTTP {answer.status_code} {answer.text[:200]}) though "
-            "the probes changed nothing the suite could see"
+            f"{what} though the probes changed nothing the suite could see, and a control session never parked"
         )
+    unprobed = await http.driver.confirm(http.user_id, agent_id, control, allow=False)
+    details["unprobed_answer"] = unprobed.status_code
+    if unprobed.status_code >= 300:
+        raise MissingInput(
+            f"{what}, and so was the same answer on a session that no probe asked (HTTP {unprobed.status_code} "
+            f"{unprobed.text[:200]}): the answering route refuses it either way"
+        )
+    await http.settle(agent_id, control)
+    raise Violation(
+        f"after 60 status probes of a session waiting for permission, {what}, while on a session parked the same "
+        "way that no probe asked it was taken: the probes left the request unanswerable",
+        expected="the permission request still answerable after the probes",
+        observed=f"HTTP {refused.status_code} {refused.text[:300]}",
+    )
 
 
 @case(

@@ -35,6 +35,17 @@ AWAITING_PERMISSION = requirement("agentscope-2.0.4", "awaiting-permission")
 AWAITING_EXTERNAL = requirement("agentscope-2.0.4", "awaiting-external")
 
 
+def never_started(http: HttpStatusTarget) -> MissingInput:
+    """A run that has not called the suite's model within --timeout: the spec says nothing of
+    how soon a run starts (POST /chat/ is not part of it) nor of which model it calls, so nothing
+    can be concluded from it."""
+    return MissingInput(
+        f"the run had not called its model {http.settle_time:g} s after POST /chat/ (--timeout): the spec does "
+        "not say how soon a run starts or which model it calls (a worker that picks runs up later needs a "
+        "longer --timeout)"
+    )
+
+
 async def driven_session(http: HttpStatusTarget, what: str) -> tuple[str, str]:
     http.require_driving(what)
     return await http.new_session()
@@ -86,7 +97,7 @@ async def running_for_a_run_longer_than_the_lease(http: HttpStatusTarget, detail
     tag = await http.chat(agent_id, sid, f"[slow:{seconds:g}] answer slowly")
     request = await http.wait_for_model(tag, timeout=http.settle_time, script="slow")
     if request is None:
-        raise NotTestable(f"the run never called its model within {http.settle_time:g} s of POST /chat/")
+        raise never_started(http)
     inside = 0
     latest = 0.0  # seconds into the model call of the latest probe that fell inside it
     with anyio.move_on_after(seconds + http.settle_time):  # a hang bound: the model answers in `seconds`
@@ -122,7 +133,7 @@ async def probe_while_running(
     tag = await http.chat(agent_id, sid, "[slow:3] answer slowly")
     request = await http.wait_for_model(tag, timeout=http.settle_time, script="slow")
     if request is None:
-        raise NotTestable(f"the run never called its model within {http.settle_time:g} s of POST /chat/")
+        raise never_started(http)
     inside: StatusProbe | None = None
     with anyio.move_on_after(http.settle_time):  # a hang bound: the model answers in 3 s
         while request["done"] is None:
@@ -148,7 +159,7 @@ async def idle_once_the_run_ends(http: HttpStatusTarget, details: dict) -> None:
     tag = await http.chat(agent_id, sid, "[slow:1] answer")
     request = await http.wait_for_model(tag, timeout=http.settle_time, script="slow")
     if request is None:
-        raise NotTestable(f"the run never called its model within {http.settle_time:g} s of POST /chat/")
+        raise never_started(http)
     with anyio.move_on_after(http.settle_time):
         while request["done"] is None:
             await anyio.sleep(0.05)
@@ -321,12 +332,16 @@ async def expect_hidden(http: HttpStatusTarget, agent_id: str, sid: str, details
     problems = []
     if theirs.code != 404:
         problems.append(f"another user got {theirs.describe()}")
-    elif not unknown.comparable:
-        details["body_not_compared"] = "the unknown-session answer varies from one unknown id to the next"
+    elif not unknown.consistent:
+        details["body_not_compared"] = "two unknown ids got different answers"
     elif await unknown.telling(
         http, agent_id, http.other_user_id, theirs, sid, held=still_in(http, agent_id, sid, state)
     ):
         problems.append(f"another user got {theirs.describe()}, not the unknown-session answer")
+    elif not unknown.comparable:
+        details["body_not_compared"] = (
+            "the unknown-session answer varies in every field from one unknown id to the next"
+        )
     if wrong_agent.code != 404:
         problems.append(f"a wrong agent_id got {wrong_agent.describe()}")
     return problems

@@ -8,6 +8,7 @@ ownership, as ``--other-user-id``. Cases that drive a session into a state are i
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -23,6 +24,7 @@ from conformance.targets.http.target import HttpStatusTarget, StatusProbe
 SOURCE = "agentscope-2.0.4-session-status"
 SCHEMA = "agentscope-session-status.json"
 STATUSES = ("running", "idle", "awaiting_permission", "awaiting_external_result")
+JSON = "application/json"  # the media type of the spec's 200 and 422 content
 
 # "`SessionStatusResponse`: The probed session id and its unified status."
 RESPONSE = requirement("agentscope-2.0.4", "reply")
@@ -51,11 +53,15 @@ async def wait_until(check: Callable[[], Awaitable[bool]], timeout: float) -> bo
 class Unknown404:
     """The answer for a session that does not exist, asked twice (two fresh ids) by one caller:
     what differs between the two is per-request noise (a request id, a timestamp), never evidence,
-    so another answer is compared with it on every other field."""
+    so another answer is compared with it on every other field. A noisy field's value is noise,
+    not its presence: a field both answers carry (whatever its value) that another answer lacks,
+    or one neither carries that it has, tells that answer apart."""
 
     def __init__(self, first: StatusProbe, first_id: str, second: StatusProbe, second_id: str) -> None:
         self.probe, self.id = first, first_id
-        self.volatile = differing(body_view(first.text, first_id), body_view(second.text, second_id))
+        mine, again = body_view(first.text, first_id), body_view(second.text, second_id)
+        self.volatile = differing(mine, again)
+        self.always = mine.keys() & again.keys()
         self.consistent = first.code == second.code
 
     @classmethod
@@ -66,16 +72,22 @@ class Unknown404:
 
     @property
     def comparable(self) -> bool:
-        """Some field of the body stays the same from one unknown id to the next."""
+        """Some field of the body stays the same from one unknown id to the next (else only the
+        fields another answer has or lacks can tell it apart)."""
         return self.consistent and bool(set(body_view(self.probe.text, self.id)) - self.volatile)
 
     def differs(self, probe: StatusProbe, session_id: str) -> list[str]:
-        """Where ``probe`` (about ``session_id``) tells itself apart from this answer: the code, or
-        the body's fields that do not vary between unknown ids."""
+        """Where ``probe`` (about ``session_id``) tells itself apart from this answer: the code,
+        the body's fields that do not vary between unknown ids, or a field it has or lacks where
+        both unknown ids' answers agree on having it or not."""
         if probe.code != self.probe.code:
             return [f"HTTP {probe.code}, not {self.probe.code}"]
         mine, theirs = body_view(self.probe.text, self.id), body_view(probe.text, session_id)
-        return sorted(differing(mine, theirs) - self.volatile)
+        return sorted(
+            path
+            for path in differing(mine, theirs)
+            if path not in self.volatile or (path in self.always and path not in theirs)
+        )
 
     async def telling(
         self,
@@ -111,6 +123,7 @@ class Unknown404:
         if not bracket.consistent or (held is not None and not await held()):
             return first
         bracket.volatile |= self.volatile
+        bracket.always &= self.always
         return bracket.differs(again, session_id)
 
 
@@ -133,6 +146,12 @@ async def response_shape(http: HttpStatusTarget, details: dict) -> None:
         raise Violation(
             f"the status of the caller's own session was answered {probe.describe()}", expected="HTTP 200"
         )
+    if probe.media_type != JSON:
+        raise Violation(
+            f"the status was served as {probe.response.headers.get('content-type')!r}, not {JSON}",
+            expected=f"Content-Type: {JSON} (the spec's 200 content)",
+            observed=probe.describe(),
+        )
     errors = schema_errors("SessionStatusResponse", probe.body, name=SCHEMA)
     if probe.body is None or errors:
         raise Violation(
@@ -146,24 +165,6 @@ async def response_shape(http: HttpStatusTarget, details: dict) -> None:
             f"session_id is {probe.body['session_id']!r}, not the probed id {sid!r}",
             expected=f"session_id {sid!r}",
             observed=probe.body,
-        )
-
-
-@case("http.status.known-value", level=Level.SHOULD, spec=ONE_VALUE, needs=HTTP_CAPABILITY)
-async def known_values_only(http: HttpStatusTarget, details: dict) -> None:
-    """Every status is one of running, idle, awaiting_permission, awaiting_external_result."""
-    agent_id, sid = await http.new_session()
-    seen = [(await http.status(sid, agent_id)).status]
-    if http.drivable:  # a parked session too: where a service is most tempted to invent a word
-        await http.chat(agent_id, sid, "[permission] write the probe file")
-        seen.append((await http.wait_for(agent_id, sid, "awaiting_permission", timeout=10)).status)
-    details["seen"] = seen
-    unknown = [v for v in seen if v is not None and v not in STATUSES]
-    if unknown:
-        raise Violation(
-            f"status {unknown[0]!r} is none of the four values",
-            expected=" / ".join(STATUSES),
-            observed=unknown,
         )
 
 
@@ -194,18 +195,18 @@ async def other_users_404_says_nothing_more(http: HttpStatusTarget, details: dic
     Calibrated: two unknown ids are asked first; fields that differ between those two answers
     (request ids, timestamps) are noise and left out of the comparison. A difference is confirmed
     by asking the same probe again between two more unknown ids (a timestamp to the second may
-    tick between the calibration and the probe). A body that is all noise cannot be compared: not
-    testable."""
+    tick between the calibration and the probe). In a body that is all noise only the fields
+    another user's answer adds or lacks can be compared: without such a field, not testable."""
     agent_id, sid = await http.new_session()
     theirs = await http.status(sid, agent_id, user_id=http.other_user_id)
     unknown = await Unknown404.ask(http, agent_id, http.other_user_id)
     details.update(other_user=theirs.describe(), unknown=unknown.probe.describe())
     if unknown.volatile:
         details["varies_per_request"] = sorted(unknown.volatile)
-    if not unknown.comparable:
+    if not unknown.consistent:
         raise MissingInput(
-            "the answer for a session that does not exist differs from one unknown id to the next "
-            f"({unknown.probe.describe()}), so it cannot show whether another user's answer differs"
+            "two ids that do not exist got different answers "
+            f"({unknown.probe.describe()}), so they cannot show whether another user's answer differs"
         )
     telling = await unknown.telling(http, agent_id, http.other_user_id, theirs, sid)
     if telling:
@@ -214,6 +215,12 @@ async def other_users_404_says_nothing_more(http: HttpStatusTarget, details: dic
             f"whether the session exists (differs in: {', '.join(telling[:5])})",
             expected=f"the same as for an unknown id: {unknown.probe.describe()}",
             observed=theirs.describe(),
+        )
+    if not unknown.comparable:
+        raise MissingInput(
+            "the answer for a session that does not exist differs from one unknown id to the next in every field "
+            f"({unknown.probe.describe()}), and another user's answer has the same fields, so whether its values "
+            "differ cannot be seen"
         )
 
 
@@ -232,30 +239,41 @@ def _validation_case(slug: str, what: str, field: str, omit_user: bool) -> None:
         agent_id, sid = await http.new_session()
         probe = await http.status(sid, None if not omit_user else agent_id, omit_user=omit_user)
         details["answer"] = probe.describe()
-        errors = (
-            schema_errors("HTTPValidationError", probe.body, name=SCHEMA)
-            if probe.body is not None
-            else ["not JSON"]
-        )
-        locs = [d.get("loc") for d in probe.body.get("detail", [])] if not errors else []
-        named = any(isinstance(loc, list) and field in loc for loc in locs)
-        if probe.code != 422 or errors or not named:
+        if probe.code != 422:
+            problem = ""
+        elif probe.media_type != JSON:
+            problem = f"served as {probe.response.headers.get('content-type')!r}, not {JSON}"
+        elif probe.body is None:
+            problem = "the body is not JSON"
+        else:
+            problem = "; ".join(schema_errors("HTTPValidationError", probe.body, name=SCHEMA))
+        if probe.code != 422 or problem:
             raise Violation(
-                f"a probe {what} was answered {probe.describe()}"
-                + (
-                    f" ({'; '.join(errors)})"
-                    if errors
-                    else ""
-                    if named or probe.code != 422
-                    else f" (no detail names {field})"
-                ),
-                expected=f"HTTP 422 with an HTTPValidationError whose detail[].loc names {field!r}",
+                f"a probe {what} was answered {probe.describe()}" + (f" ({problem})" if problem else ""),
+                expected=f"HTTP 422 with an HTTPValidationError ({JSON})",
                 observed=probe.text[:500],
             )
+        # The spec's ValidationError.loc is any list of strings and integers: naming the field
+        # there is what FastAPI does, not a requirement, so it is shown, never judged.
+        details["detail_names_field"] = names_field(probe.body, field, header=omit_user)
 
     run.__doc__ = f"A probe {what} is 422 with the HTTPValidationError shape."
     run.__name__ = run.__qualname__ = f"validation_{slug.replace('-', '_')}"
     case(f"http.validation.{slug}", level=Level.MUST, spec=VALIDATION, needs=HTTP_CAPABILITY)(run)
+
+
+def names_field(body: Any, field: str, *, header: bool) -> bool:
+    """Whether some detail[].loc of an HTTPValidationError names ``field`` (a header's name in
+    any letter case: header names are case-insensitive, RFC 9110 5.1)."""
+    details = body.get("detail") if isinstance(body, dict) else None
+
+    def same(part: object) -> bool:
+        return isinstance(part, str) and (part.lower() == field.lower() if header else part == field)
+
+    return any(
+        isinstance(d, dict) and isinstance(d.get("loc"), list) and any(same(p) for p in d["loc"])
+        for d in (details if isinstance(details, list) else [])
+    )
 
 
 _validation_case("missing-agent-id", "without the agent_id query parameter", "agent_id", omit_user=False)
@@ -377,9 +395,11 @@ async def probes_take_no_lease(http: HttpStatusTarget, details: dict) -> None:
     unprobed = await http.driver.start_chat(http.user_id, agent_id, control, "hello")
     details.update(after_probe=response.status_code, without_probe=unprobed.status_code)
     if unprobed.status_code >= 300:
-        raise NotTestable(
-            f"POST /chat/ on a fresh session that was never probed answered HTTP {unprobed.status_code}: "
-            f"{unprobed.text[:300]}"
+        # POST /chat/ is outside the spec: refused without any probe too, its refusal is the
+        # service's own and says nothing of what a probe holds.
+        raise MissingInput(
+            f"POST /chat/ was refused right after a status probe (HTTP {response.status_code}) and on a fresh "
+            f"session that was never probed too (HTTP {unprobed.status_code}: {unprobed.text[:300]})"
         )
     await http.settle(agent_id, control)
     raise Violation(
@@ -388,3 +408,50 @@ async def probes_take_no_lease(http: HttpStatusTarget, details: dict) -> None:
         expected="the run starts: a probe holds no lease",
         observed=f"HTTP {response.status_code} {response.text[:300]}",
     )
+
+
+# Declared last, in the last case module (cases run by module, then in declaration order): it
+# reports the words every earlier case's probes were answered with, not only its own.
+@case("http.status.known-value", level=Level.MUST, spec=ONE_VALUE, needs=HTTP_CAPABILITY)
+async def known_values_only(http: HttpStatusTarget, details: dict) -> None:
+    """Every status any probe of the run was answered with is one of running, idle,
+    awaiting_permission, awaiting_external_result: the spec's enum is closed, and its four
+    definitions leave no fifth state (no worker holding the lease is idle or awaiting_*).
+
+    Besides the words the run's other cases saw, this case probes a session of its own before,
+    all through and after a run (where a service is tempted to say queued or starting) and while
+    a turn waits for permission. A run the service does not start only ends that sampling."""
+    agent_id, sid = await http.new_session()
+    await http.status(sid, agent_id)
+    if http.drivable:
+        await _sample_through_a_run(http, agent_id, sid)
+        _, parked = await http.new_session()
+        with contextlib.suppress(NotTestable, MissingInput):
+            await http.chat(agent_id, parked, "[permission] write the probe file")
+            await http.wait_for(agent_id, parked, "awaiting_permission", timeout=http.settle_time)
+    unknown = dict(http.unknown_words)
+    details["unknown_words"] = unknown
+    if unknown:
+        words = ", ".join(unknown)
+        verb = "is" if len(unknown) == 1 else "are"
+        raise Violation(
+            f"status {words} {verb} none of the four values (first seen: {next(iter(unknown.values()))})",
+            expected=" / ".join(STATUSES),
+            observed=unknown,
+        )
+
+
+async def _sample_through_a_run(http: HttpStatusTarget, agent_id: str, sid: str) -> None:
+    """Probe every 50 ms from POST /chat/ until the run's model call is answered and the
+    session reads idle again (at most twice --timeout: a queued run starts late)."""
+    try:
+        tag = await http.chat(agent_id, sid, "[slow:1] answer")
+    except (NotTestable, MissingInput):
+        return
+
+    async def over() -> bool:
+        probe = await http.status(sid, agent_id)
+        calls = http.model_requests(tag)
+        return probe.status == "idle" and bool(calls) and all(c["done"] is not None for c in calls)
+
+    await wait_until(over, 2 * http.settle_time)

@@ -7,17 +7,20 @@ write cannot show a probe's write either). Only what is stable and shown to obse
 
 - :func:`flatten` turns a body into ``{path: leaf}`` so answers are compared field by field;
 - :func:`differing` lists the paths where two flattened views differ;
-- :func:`shaped_like` makes an id that has never been created in the shape of one that has
+- :func:`shaped_like` makes an id that has never been created in the shape of the ones that have
   (a service that validates its ids' format answers a malformed id 422, not 404);
 - :func:`body_view` is a 404 body with the probed id taken out, for comparing two 404s.
 """
 
 from __future__ import annotations
 
+import collections
 import json
+import math
 import random
 import re
 import string
+from collections.abc import Collection, Sequence
 from typing import Any
 
 __all__ = ["body_view", "differing", "flatten", "listed", "parsed", "parts_of", "shaped_like"]
@@ -96,31 +99,80 @@ def _quoted(value: str) -> str:
 
 
 def shaped_like(
-    model: str | None, rng: random.Random | None = None, fallback_prefix: str = "conformance"
+    models: str | Sequence[str] | None,
+    rng: random.Random | None = None,
+    fallback_prefix: str = "conformance",
+    avoid: Collection[str] = (),
 ) -> str:
-    """A fresh id in the shape of ``model`` (same length, each character from its class: hex
-    digits stay hex, letters keep their case, separators stay), so a service that validates its
-    ids' format sees a well-formed id that was never created. A short or unusual model gives a
-    long, named id instead (``<fallback_prefix>-missing-<hex>``), too unlikely to exist."""
+    """A fresh id in the shape of ``models`` (real ids of the service), so a service that
+    validates its ids' format sees a well-formed id that was never created.
+
+    From several ids of one length, the shape is learned position by position: a character the
+    same in all of them stays (a prefix, a UUID's version digit), the others are drawn from the
+    characters seen there (a UUID's variant digit stays one of 8, 9, a, b). From one id, or ids
+    too alike to draw enough variety from (sequential ids), each character keeps its class (hex
+    digits stay hex, letters keep their case, separators stay), and so do a leading word prefix
+    (``sess_``) and a UUID's version and variant digits. Never one of ``models`` or ``avoid``. A
+    short or unusual model gives a long, named id instead (``<fallback_prefix>-missing-<hex>``)."""
     rng = rng or random.SystemRandom()
-    if model and len(model) >= MIN_SHAPED and re.fullmatch(r"[A-Za-z0-9_-]+", model):
-        upper = any(c.isupper() for c in model) and not any(c.islower() for c in model)
-        hex_digits = "0123456789ABCDEF" if upper else "0123456789abcdef"
-        hexish = bool(_HEX.match(model))
-        for _ in range(8):
-            out = []
-            for c in model:
-                if c in "-_":
-                    out.append(c)
-                elif hexish:
-                    out.append(rng.choice(hex_digits))
-                elif c.isdigit():
-                    out.append(rng.choice(string.digits))
-                elif c.isupper():
-                    out.append(rng.choice(string.ascii_uppercase))
-                else:
-                    out.append(rng.choice(string.ascii_lowercase))
-            candidate = "".join(out)
-            if candidate != model:
-                return candidate
+    given = [models] if isinstance(models, str) else list(models or ())
+    usable = [m for m in given if len(m) >= MIN_SHAPED and re.fullmatch(r"[A-Za-z0-9_-]+", m)]
+    taken = set(given) | set(avoid)
+    if usable:
+        length = collections.Counter(len(m) for m in usable).most_common(1)[0][0]
+        group = list(dict.fromkeys(m for m in usable if len(m) == length))
+        for alphabets in (_learned(group), _by_class(group[0])):
+            if alphabets is None or _bits(alphabets) < MIN_BITS:
+                continue
+            for _ in range(8):
+                candidate = "".join(rng.choice(a) for a in alphabets)
+                if candidate not in taken:
+                    return candidate
     return f"{fallback_prefix}-missing-{rng.getrandbits(48):012x}"
+
+
+MIN_BITS = 30  # choices enough that a drawn id meets none of the service's ids by chance
+_UUID = re.compile(r"[0-9a-fA-F]{8}(-?)[0-9a-fA-F]{4}\1[0-9a-fA-F]{4}\1[0-9a-fA-F]{4}\1[0-9a-fA-F]{12}")
+_WORD_PREFIX = re.compile(r"(?:[A-Za-z]+[-_])+")
+
+
+def _learned(group: list[str]) -> list[str] | None:
+    """Per position, the characters the ids show there (None from fewer than two ids)."""
+    if len(group) < 2:
+        return None
+    return ["".join(sorted({m[i] for m in group})) for i in range(len(group[0]))]
+
+
+def _by_class(model: str) -> list[str]:
+    """Per position, the characters of the class the model's character is in."""
+    upper = any(c.isupper() for c in model) and not any(c.islower() for c in model)
+    hex_digits = "0123456789ABCDEF" if upper else "0123456789abcdef"
+    if _UUID.fullmatch(model):
+        alphabets = [c if c == "-" else hex_digits for c in model]
+        digits = [i for i, c in enumerate(model) if c != "-"]
+        alphabets[digits[12]] = model[digits[12]]  # the version
+        variant = model[digits[16]]
+        if variant.lower() in "89ab":  # RFC 9562's variant: the digit's two high bits are 10
+            alphabets[digits[16]] = "89AB" if upper else "89ab"
+        return alphabets
+    prefix = _WORD_PREFIX.match(model)
+    kept = prefix.end() if prefix else 0
+    rest = model[kept:]
+    hexish = bool(_HEX.match(rest)) and any(c in "abcdefABCDEF" for c in rest)  # digits alone: a number
+    alphabets = []
+    for i, c in enumerate(model):
+        if i < kept or c in "-_":
+            alphabets.append(c)
+        elif hexish:
+            alphabets.append(hex_digits)
+        elif c.isdigit():
+            alphabets.append(string.digits)
+        elif c.isupper():
+            alphabets.append(string.ascii_uppercase)
+        else:
+            alphabets.append(string.ascii_lowercase)
+    return alphabets
+
+
+def _bits(alphabets: list[str]) -> float:
+    return sum(math.log2(len(a)) for a in alphabets)

@@ -32,7 +32,7 @@ from conformance.core.config import AgentConfig, UsageError
 from conformance.core.options import Option
 from conformance.core.outcomes import AgentExited, HarnessError, MissingInput, NotTestable, Unanswered
 from conformance.core.transcript import NOTE, RECV, SEND, StderrTail, Transcript
-from conformance.targets.http.agentscope import AgentScopeDriver
+from conformance.targets.http.agentscope import STATUSES, AgentScopeDriver
 from conformance.targets.http.calibration import flatten, parsed, shaped_like
 from conformance.targets.http.options import HttpOptions, reference_command
 from conformance.transport.process import _drain, read_url
@@ -45,6 +45,7 @@ __all__ = ["HttpService", "HttpStatusTarget", "StatusProbe"]
 
 STATUS_PATH = "/sessions/{session_id}/status"
 MAX_BODY = 4000
+SHAPE_SAMPLES = 4  # real ids of each kind a run learns their shape from
 
 
 class HttpConnection:
@@ -134,6 +135,13 @@ class StatusProbe:
     @property
     def status(self) -> Any:
         return self.body.get("status") if isinstance(self.body, dict) else None
+
+    @property
+    def media_type(self) -> str | None:
+        """The Content-Type's type/subtype, lower-cased (RFC 9110 8.3.1: case-insensitive, any
+        parameters after it, such as charset, left out); None without a Content-Type."""
+        value = self.response.headers.get("content-type")
+        return None if value is None else value.split(";", 1)[0].strip().lower()
 
     def describe(self) -> str:
         return f"HTTP {self.code} {self.text[:300]!r}"
@@ -265,7 +273,13 @@ class HttpStatusTarget:
         self._synced = 0
         self._model: Any = None
         self._agent_id: str | None = None
-        self._id_model: str | None = self.given_session_id  # a real session id: unknown ids take its shape
+        # Real ids of the service: the ids the cases invent take their shape, and are none of them.
+        self._session_ids: list[str] = [self.given_session_id] if self.given_session_id else []
+        self._agent_ids: list[str] = [self.given_agent_id] if self.given_agent_id else []
+        self._invented: set[str] = set()
+        # Every status word outside the spec's four that any probe of the run was answered with
+        # (the first answer carrying it): http.status.known-value reports them all.
+        self.unknown_words: dict[str, str] = {}
 
     # -- setting up ----------------------------------------------------------------------------
 
@@ -355,11 +369,27 @@ class HttpStatusTarget:
             return self.given_session()
         if self._agent_id is None:
             self._agent_id = await self.driver.create_agent(self.user_id, self._model.base_url)
+            self._agent_ids.append(self._agent_id)
+            await self._learn_id_shapes()
+        sid = await self._create_session()
+        return self._agent_id, sid
+
+    async def _create_session(self) -> str:
+        assert self._agent_id is not None
         sid = await self.driver.create_session(
             self.user_id, self._agent_id, name=f"conformance-{uuid.uuid4().hex[:8]}"
         )
-        self._id_model = self._id_model or sid
-        return self._agent_id, sid
+        self._session_ids.append(sid)
+        return sid
+
+    async def _learn_id_shapes(self) -> None:
+        """A few more real ids than the cases need: from one id the suite cannot tell which of
+        its characters are fixed (a prefix, a UUID's version and variant digits), and a service
+        that validates them answers an id with the wrong ones 422, not 404."""
+        while len(self._agent_ids) < SHAPE_SAMPLES:
+            self._agent_ids.append(await self.driver.create_agent(self.user_id, self._model.base_url))
+        while len(self._session_ids) < SHAPE_SAMPLES:
+            await self._create_session()
 
     def given_session(self) -> tuple[str, str]:
         if self.given_agent_id and self.given_session_id:
@@ -379,11 +409,20 @@ class HttpStatusTarget:
     def unknown_id(self) -> str:
         """A session id nobody created, in the shape of the service's own ids (a service that
         validates the format must not answer 422 where the cases ask about existence)."""
-        return shaped_like(self._id_model)
+        return self._invent(self._session_ids, "conformance")
 
     def other_agent_id(self, agent_id: str) -> str:
-        """An agent id the session does not belong to, in the shape of the real one."""
-        return shaped_like(agent_id, fallback_prefix="conformance-agent")
+        """An agent id the session does not belong to, in the shape of the real ones."""
+        return self._invent([agent_id, *self._agent_ids], "conformance-agent")
+
+    def _invent(self, models: list[str], fallback_prefix: str) -> str:
+        made = shaped_like(
+            list(dict.fromkeys(models)),
+            fallback_prefix=fallback_prefix,
+            avoid=self._invented | set(self._session_ids) | set(self._agent_ids),
+        )
+        self._invented.add(made)
+        return made
 
     def deletes(self) -> bool:
         """The service documents DELETE /sessions/{session_id} (AgentScope does)."""
@@ -418,7 +457,14 @@ class HttpStatusTarget:
                 params={"agent_id": agent_id},
             ) from None
         self.harness.connection.answered[self.status_method] += 1
-        return StatusProbe(response)
+        probe = StatusProbe(response)
+        word = probe.status
+        if 200 <= probe.code < 300 and word is not None and word not in STATUSES:
+            self.unknown_words.setdefault(
+                repr(word)[:100],
+                f"GET /sessions/{session_id[:100]}/status (agent_id {agent_id!r:.100}): {probe.describe()}",
+            )
+        return probe
 
     async def chat(self, agent_id: str, session_id: str, text: str) -> str:
         """Start a run with one user message; the tag it carries (every request the run makes to
@@ -426,10 +472,23 @@ class HttpStatusTarget:
         tag = f"turn-{uuid.uuid4().hex[:10]}"
         response = await self.driver.start_chat(self.user_id, agent_id, session_id, f"{text} ({tag})")
         if response.status_code >= 300:
-            raise NotTestable(
-                f"POST /chat/ to start a run answered HTTP {response.status_code}: {response.text[:300]}"
-            )
+            await self._chat_refused(agent_id, response)
         return tag
+
+    async def _chat_refused(self, agent_id: str, response: httpx.Response) -> None:
+        """POST /chat/ is outside the spec: refused on a fresh session too, the refusal is the
+        service's own and nothing can be concluded; started there, what the refused session went
+        through made it refuse, and the prerequisite the case relied on failed."""
+        what = f"POST /chat/ to start a run answered HTTP {response.status_code}: {response.text[:300]}"
+        _, control = await self.new_session()
+        unprobed = await self.driver.start_chat(self.user_id, agent_id, control, "hello")
+        if unprobed.status_code >= 300:
+            raise MissingInput(
+                f"{what}; on a fresh session too (HTTP {unprobed.status_code}): the service refuses the runs the "
+                "suite starts"
+            )
+        await self.settle(agent_id, control)
+        raise NotTestable(f"{what} (on a fresh session a run started)")
 
     async def wait_for(
         self, agent_id: str, session_id: str, wanted: str | set[str], timeout: float = 15.0

@@ -1,5 +1,5 @@
 """Broken HTTP status service: reports `waiting` instead of awaiting_permission. Caught by
-http.status.known-value (warn) and http.state.awaiting-permission.
+http.status.known-value and http.state.awaiting-permission.
 """
 
 import pathlib

@@ -1,5 +1,6 @@
-"""Broken HTTP status service: a missing x-user-id gets 422 with {"error": "x-user-id required"}, not
-the HTTPValidationError shape. Caught by http.validation.missing-user-id.
+"""Broken HTTP status service: a missing x-user-id gets 422 {"detail": "x-user-id header is
+required"} (what FastAPI's HTTPException(422, text) sends): its detail is a string, not the
+HTTPValidationError's list of ValidationError. Caught by http.validation.missing-user-id.
 """
 
 import pathlib
@@ -14,7 +15,7 @@ from fastapi.responses import JSONResponse
 class Service(ReferenceService):
     async def validation_error(self, request, exc):
         if any(tuple(e.get("loc", ())) == ("header", "x-user-id") for e in exc.errors()):
-            return JSONResponse({"error": "x-user-id required"}, status_code=422)
+            return JSONResponse({"detail": "x-user-id header is required"}, status_code=422)
         return await super().validation_error(request, exc)
 
 
