@@ -1,23 +1,42 @@
 """MCP `session_heartbeat`: delivery of human instructions, and access by another caller.
 
-The tool's core promise: pending human instructions arrive in heartbeat results, come again
-until acknowledged, never after, and paging with ``instructionCursor`` loses and duplicates
-nothing. The suite enqueues instructions through the operator hook the user gives
-(``--instruct-cmd`` / ``--instruct-url``); without one these cases are not testable.
+The tool's core promise: pending human instructions arrive in heartbeat results, may come again
+until acknowledged (a MAY: at once, later or never), never after, and paging with
+``instructionCursor`` loses and duplicates nothing. The suite enqueues instructions through the
+operator hook the user gives (``--instruct-cmd`` / ``--instruct-url``); without one these cases
+are not testable. The hook returning is not proof an instruction is pending yet, so a case asks
+again for up to --delivery-wait before it calls one lost; and since a delivered instruction need
+not come again, what a case learns from a redelivery it learns from a twin delivered alike.
 """
 
 from __future__ import annotations
 
 import json
+import time
 import uuid
 from typing import Any
+
+import anyio
 
 from conformance.core.outcomes import MissingInput, NotApplicable, NotTestable, Violation
 from conformance.core.registry import Level, case
 from conformance.core.revisions import requirement
 from conformance.targets.mcp.probe import calibrated, same
 from conformance.targets.mcp.queue import RULES
-from conformance.targets.mcp.target import McpTarget, ToolReply, carries, new_key, new_session_id
+from conformance.targets.mcp.target import (
+    Delivery,
+    Instruction,
+    McpTarget,
+    NoInstructionList,
+    ToolReply,
+    carries,
+    has,
+    ids_for,
+    new_key,
+    new_session_id,
+    raise_if_elsewhere,
+    unfollowed_message,
+)
 
 SOURCE = "mcp-session-heartbeat@2025-06-18"
 # "Pending human instructions are delivered automatically; unacknowled…"
@@ -39,17 +58,9 @@ async def enqueue(mcp: McpTarget, sid: str, *texts: str) -> None:
         await mcp.instruct(sid, text)
 
 
-def texts_of(items: list[dict[str, Any]], texts: list[str]) -> list[str]:
+def texts_of(items: list[Instruction], texts: list[str]) -> list[str]:
     """Which of these texts each item carries, in delivery order (the spec does not name the field)."""
     return [t for i in items for t in texts if carries(i, t)]
-
-
-def has(items: list[dict[str, Any]], text: str) -> bool:
-    return any(carries(i, text) for i in items)
-
-
-def ids_for(items: list[dict[str, Any]], texts: list[str]) -> list[str]:
-    return [i["id"] for i in items if any(carries(i, t) for t in texts)]
 
 
 async def started_session(mcp: McpTarget) -> str:
@@ -59,100 +70,140 @@ async def started_session(mcp: McpTarget) -> str:
     return sid
 
 
+def not_delivered(mcp: McpTarget, delivery: Delivery, what: str) -> NotTestable:
+    """A delivery a case needs did not happen within the wait: a failure, which
+    heartbeat.instructions.delivered names (or not testable, if a cursor went unfollowed)."""
+    delivery.explain_missing()
+    return NotTestable(
+        f"{what} did not arrive within {mcp.delivery_wait:g} s of being enqueued (see "
+        "heartbeat.instructions.delivered)",
+        observed=delivery.items[:20],
+    )
+
+
 @case("heartbeat.instructions.delivered", level=Level.MUST, spec=DELIVERY, needs=("heartbeat",))
 async def pending_instruction_is_delivered(mcp: McpTarget, details: dict) -> None:
-    """An instruction enqueued by the operator arrives in the next heartbeat's result (with an id)."""
+    """An instruction enqueued by the operator arrives in the session's heartbeat results (with an
+    id), within --delivery-wait: the operator hook returning is not proof it is pending yet."""
     sid = await started_session(mcp)
     text = marker("delivery")
     await enqueue(mcp, sid, text)
-    items, _ = await mcp.drain(sid)
-    details["delivered"] = items[:20]
-    if not has(items, text):
+    delivery = await mcp.await_delivery(sid, [text])
+    details.update(
+        delivered=delivery.first_with(text)[:20], waited=round(delivery.arrived.get(text, delivery.waited), 3)
+    )
+    if delivery.missing:
+        delivery.explain_missing()
         raise Violation(
-            "an instruction enqueued for the session did not arrive in its next heartbeat result",
+            f"an instruction enqueued for the session did not arrive in its heartbeat results within "
+            f"{mcp.delivery_wait:g} s ({len(delivery.drains)} drain(s) of every page)",
             expected=f"an instruction with text {text!r}",
-            observed=items[:20],
+            observed=delivery.items[:20],
         )
 
 
-@case("heartbeat.instructions.unacked-redelivered", level=Level.MUST, spec=DELIVERY, needs=("heartbeat",))
-async def unacknowledged_comes_again(mcp: McpTarget, details: dict) -> None:
-    """An instruction not acknowledged is still pending: it comes again on the next heartbeats."""
+@case("heartbeat.instructions.redelivery-ends-at-ack", level=Level.MUST, spec=DELIVERY, needs=("heartbeat",))
+async def acknowledgement_ends_redelivery(mcp: McpTarget, details: dict) -> None:
+    """An unacknowledged instruction may come again (at once, later or never: a MAY); whenever the
+    agent acknowledges it, by the id it was first delivered with, it never comes again."""
     sid = await started_session(mcp)
-    text = marker("redelivery")
+    text = marker("late-ack")
     await enqueue(mcp, sid, text)
+    delivery = await mcp.await_delivery(sid, [text])
+    if delivery.missing:
+        raise not_delivered(mcp, delivery, "the enqueued instruction")
+    first = ids_for(delivery.first_with(text), [text])
+    later = [ids_for((await mcp.drain(sid))[0], [text]) for _ in range(2)]
+    details["redelivered"] = [
+        "again, same id" if ids == first else "again, another id" if ids else "not again" for ids in later
+    ]
+    await mcp.ok_heartbeat(sid, acknowledgedInstructionIds=first)  # late: after two more heartbeats
     for attempt in range(1, 4):
-        items, _ = await mcp.drain(sid)
-        if not has(items, text):
+        again, _ = await mcp.drain(sid)
+        if has(again, text) or set(first) & {i.id for i in again}:
             raise Violation(
-                f"an instruction that was never acknowledged was missing from heartbeat {attempt} after it was enqueued "
-                "(lost before the agent acknowledged it)",
-                expected=f"the instruction {text!r} on every heartbeat until acknowledged",
-                observed=items[:20],
+                f"an instruction acknowledged by the id it was first delivered with ({first}), two heartbeats "
+                f"later, came again on heartbeat {attempt} after the acknowledgement (its redeliveries: "
+                f"{', '.join(details['redelivered'])})",
+                expected="never again once acknowledged, whichever of its deliveries the id came from",
+                observed=again[:20],
             )
 
 
 @case("heartbeat.instructions.acked-never-again", level=Level.MUST, spec=ACK, needs=("heartbeat",))
 async def acknowledged_never_again(mcp: McpTarget, details: dict) -> None:
-    """Once its id is sent in acknowledgedInstructionIds, an instruction never comes again."""
+    """Once its id is sent in acknowledgedInstructionIds, an instruction never comes again; and the
+    acknowledgement removes no other instruction that was never delivered."""
     sid = await started_session(mcp)
     acked, kept = marker("acked"), marker("kept")
-    await enqueue(mcp, sid, acked, kept)
-    items, _ = await mcp.drain(sid)
-    ack_ids = ids_for(items, [acked])
+    await enqueue(mcp, sid, acked)
+    delivery = await mcp.await_delivery(sid, [acked])
+    ack_ids = ids_for(delivery.first_with(acked), [acked])
     if not ack_ids:
+        delivery.explain_missing()
         raise Violation(
-            "the enqueued instruction was not delivered, so it could not be acknowledged", observed=items
+            "the enqueued instruction was not delivered, so it could not be acknowledged",
+            observed=delivery.items[:20],
         )
-    await mcp.ok_heartbeat(sid, acknowledgedInstructionIds=ack_ids)
+    # Enqueued now, it is pending and never delivered when the acknowledgement is sent: it must
+    # still come (one delivered already may not: redelivery is a MAY).
+    await enqueue(mcp, sid, kept)
+    answer = await mcp.ok_heartbeat(sid, acknowledgedInstructionIds=ack_ids)
+    kept_seen = has(mcp.instructions(answer), kept)
     for attempt in range(1, 4):
         again, _ = await mcp.drain(sid)
-        if has(again, acked) or set(ack_ids) & {i["id"] for i in again}:
+        if has(again, acked) or set(ack_ids) & {i.id for i in again}:
             raise Violation(
                 f"an acknowledged instruction came again on heartbeat {attempt} after its acknowledgement",
                 expected=f"never again: {ack_ids}",
                 observed=again[:20],
             )
-        if not has(again, kept):
+        kept_seen = kept_seen or has(again, kept)
+    if not kept_seen:
+        late = await mcp.await_delivery(sid, [kept])
+        if late.missing:
+            late.explain_missing()
             raise Violation(
-                "acknowledging one instruction also removed another that was not acknowledged",
-                expected=f"{kept!r} still pending",
-                observed=again[:20],
+                "acknowledging one instruction also removed another, enqueued before the acknowledgement and "
+                f"never delivered: it did not come within {mcp.delivery_wait:g} s",
+                expected=f"{kept!r} delivered",
+                observed=late.items[:20],
             )
 
 
 @case("heartbeat.instructions.paging", level=Level.MUST, spec=CURSOR, needs=("heartbeat",))
 async def paging_loses_and_duplicates_nothing(mcp: McpTarget, details: dict) -> None:
-    """Following instructionCursor page by page yields every pending instruction exactly once."""
+    """Following instructionCursor page by page yields every pending instruction, none twice in one
+    drain (they may come over several drains while they become pending)."""
     sid = await started_session(mcp)
     texts = [marker(f"page-{n}") for n in range(7)]
     await enqueue(mcp, sid, *texts)
-    items, replies = await mcp.drain(sid)
-    ours = texts_of(items, texts)
-    details.update(pages=len(replies), delivered=ours[:20])
-    lost = [t for t in texts if t not in ours]
-    doubled = sorted({t for t in ours if ours.count(t) > 1})
-    ids = [i["id"] for i in items]
-    doubled_ids = sorted({i for i in ids if ids.count(i) > 1})
-    if lost or doubled or doubled_ids:
+    delivery = await mcp.await_delivery(sid, texts)
+    pages = max(delivery.pages)
+    problems = []
+    for n, drain in enumerate(delivery.drains, 1):
+        ours = texts_of(drain, texts)
+        doubled = sorted({t for t in ours if ours.count(t) > 1})
+        ids = [i.id for i in drain]
+        doubled_ids = sorted({i for i in ids if ids.count(i) > 1})
+        if doubled:
+            problems.append(f"drain {n}: {len(doubled)} delivered twice")
+        if doubled_ids:
+            problems.append(f"drain {n}: ids repeated: {doubled_ids[:5]}")
+    lost = delivery.missing
+    details.update(pages=pages, drains=len(delivery.drains), delivered=texts_of(delivery.items, texts)[:20])
+    if lost:
+        delivery.explain_missing()
+        problems.append(f"{len(lost)} instruction(s) lost (not on any page within {mcp.delivery_wait:g} s)")
+    if problems:
         raise Violation(
-            f"paging through {len(replies)} page(s): "
-            + "; ".join(
-                part
-                for part in (
-                    f"{len(lost)} instruction(s) lost" if lost else "",
-                    f"{len(doubled)} delivered twice" if doubled else "",
-                    f"ids repeated: {doubled_ids[:5]}" if doubled_ids else "",
-                )
-                if part
-            ),
-            expected=f"each of the {len(texts)} pending instructions exactly once",
-            observed=ours[:20],
+            f"paging through {pages} page(s): " + "; ".join(problems),
+            expected=f"each of the {len(texts)} pending instructions, once per drain",
+            observed=texts_of(delivery.items, texts)[:20],
         )
-    if len(replies) == 1:
+    if pages == 1:
         raise NotApplicable(
-            f"the server delivered all {len(texts)} pending instructions in one result, with no cursor: paging did "
-            "not arise"
+            f"the server delivered all {len(texts)} pending instructions with no cursor: paging did not arise"
         )
 
 
@@ -162,7 +213,13 @@ async def instructions_stay_in_their_session(mcp: McpTarget, details: dict) -> N
     mine, other = await started_session(mcp), await started_session(mcp)
     text = marker("elsewhere")
     await enqueue(mcp, other, text)
-    items, _ = await mcp.drain(mine)
+    # Asked first, while it has been delivered nowhere: a shared queue hands it out here.
+    early = await mcp.drain_replies(mine)
+    delivery = await mcp.await_delivery(other, [text])
+    if delivery.missing:
+        raise not_delivered(mcp, delivery, "the instruction, in its own session,")
+    late, _ = await mcp.drain(mine)  # once it surely is pending
+    items = mcp.items_of(early) + late  # read now: a result that omits an empty list is empty
     if has(items, text):
         raise Violation(
             "an instruction enqueued for another session was delivered to this one",
@@ -176,24 +233,26 @@ async def acknowledgement_stays_in_its_session(mcp: McpTarget, details: dict) ->
     """Another session's instruction ids acknowledged in this session's heartbeat remove nothing
     from the other session."""
     mine, other = await started_session(mcp), await started_session(mcp)
-    text = marker("acked-elsewhere")
-    await enqueue(mcp, other, text)
-    items, _ = await mcp.drain(other)
-    again, _ = await mcp.drain(other)  # the control: unacknowledged, it comes again
-    ids = ids_for(items, [text])
-    if not ids or not has(again, text):
-        raise NotTestable(
-            "the instruction was not delivered, or not again before it was acknowledged (see "
-            "heartbeat.instructions.delivered and heartbeat.instructions.unacked-redelivered)",
-            observed=again[:20],
-        )
+    text, control = marker("acked-elsewhere"), marker("control-elsewhere")
+    await enqueue(mcp, other, text, control)
+    delivery = await mcp.await_delivery(other, [text, control])
+    ids = ids_for(delivery.first_with(text), [text])
+    if delivery.missing or not ids:
+        raise not_delivered(mcp, delivery, "the two instructions")
     await mcp.heartbeat(mine, acknowledgedInstructionIds=ids)  # refusing ids it never sent is fine too
     after, _ = await mcp.drain(other)
+    # Both were delivered alike and neither acknowledged in its session: whether the server
+    # delivers the control again (a MAY) shows whether it would deliver the other.
+    if not has(after, control):
+        raise MissingInput(
+            "the server did not deliver the unacknowledged control instruction again (redelivery is a MAY), so "
+            "whether the other session's acknowledgement removed its twin does not show"
+        )
     if not has(after, text):
         raise Violation(
             "acknowledging another session's instruction id in this session's heartbeat removed it from that "
             "session (acknowledgements applied by id, whatever the session)",
-            expected=f"{text!r} still pending in its own session",
+            expected=f"{text!r} still pending in its own session, as its twin {control!r} is",
             observed=after[:20],
         )
 
@@ -205,14 +264,18 @@ async def cursor_stays_in_its_session(mcp: McpTarget, details: dict) -> None:
     mine, other = await started_session(mcp), await started_session(mcp)
     texts = [marker(f"cursor-{n}") for n in range(3)]
     await enqueue(mcp, other, *texts)
-    first = await mcp.ok_heartbeat(other)
-    items = mcp.instructions(first)
-    if not texts_of(items, texts):
-        raise NotTestable("none of the session's pending instructions was delivered", observed=items[:20])
-    cursor = mcp.cursor(first)
+    cursor, seen, items, last = await _first_page_cursor(mcp, other, texts)
+    if not seen:
+        raise NotTestable(
+            f"none of the session's pending instructions was delivered within {mcp.delivery_wait:g} s",
+            observed=items[:20],
+        )
     if cursor is None:
+        unfollowed = mcp.unfollowed_cursor(last)
+        if unfollowed is not None and len(seen) < len(texts):
+            raise MissingInput(unfollowed_message(unfollowed, len(texts) - len(seen)))
         raise NotApplicable(
-            f"the server delivered {len(items)} instruction(s) of 3 pending with no cursor: no page to continue"
+            f"the server delivered {len(seen)} instruction(s) of 3 pending with no cursor: no page to continue"
         )
     reply = await mcp.heartbeat(mine, instructionCursor=cursor)
     if reply.rejected:
@@ -225,6 +288,33 @@ async def cursor_stays_in_its_session(mcp: McpTarget, details: dict) -> None:
             expected="this session's instructions only, or an error for a cursor it never returned",
             observed=got,
         )
+
+
+async def _first_page_cursor(
+    mcp: McpTarget, sid: str, texts: list[str]
+) -> tuple[str | None, set[str], list[Instruction], ToolReply]:
+    """Heartbeats (no cursor followed) until one delivers some of the texts with a cursor, or every
+    text came without one, or the delivery wait is over: the cursor, the texts seen, the last items
+    and reply."""
+    deadline, pause = time.monotonic() + mcp.delivery_wait, 0.02
+    seen: set[str] = set()
+    items: list[Instruction] = []
+    while True:
+        reply = await mcp.ok_heartbeat(sid)
+        try:
+            items = mcp.instructions(reply)
+        except NoInstructionList as missing:
+            raise_if_elsewhere(missing, [reply], texts)
+            if time.monotonic() >= deadline:
+                raise
+            items = []
+        ours = set(texts_of(items, texts))
+        seen |= ours
+        cursor = mcp.cursor(reply)
+        if (ours and cursor is not None) or len(seen) == len(texts) or time.monotonic() >= deadline:
+            return (cursor if ours else None), seen, items, reply
+        await anyio.sleep(max(0.0, min(pause, deadline - time.monotonic())))
+        pause = min(pause * 2, 0.5)
 
 
 # -- access ----------------------------------------------------------------------------------------
@@ -274,17 +364,24 @@ async def other_caller_changes_nothing(mcp: McpTarget, details: dict) -> None:
     sid = new_session_id()
     kept, written = probe.values(2) if probe is not None else (None, None)
     await mcp.ok_heartbeat(sid, **(probe.write(kept) if probe is not None else {"status": "waiting"}))
-    text, ids = marker("kept-from-b"), []
+    # Two instructions delivered alike; B acknowledges one. Redelivery is a MAY: only the other
+    # coming again shows what the server would have redelivered.
+    text, control, ids = marker("kept-from-b"), marker("control-from-b"), []
+    unread = ""
     if mcp.can_instruct:
-        await enqueue(mcp, sid, text)
-        await mcp.drain(sid)
-        items, _ = await mcp.drain(sid)  # the control: without B, the unacknowledged instruction comes again
-        ids = ids_for(items, [text])
+        await enqueue(mcp, sid, text, control)
+        try:
+            delivery = await mcp.await_delivery(sid, [text, control])
+            if not delivery.missing:
+                ids = ids_for(delivery.first_with(text), [text])
+        except MissingInput as missing:  # the state may still tell
+            unread = f" ({missing.message})"
     if not ids and probe is None:
         raise MissingInput(
             "nothing shows whether caller B changed caller A's session: "
             + unreadable
-            + "; and no instruction of A's that comes again until acknowledged"
+            + "; and no instruction of A's delivered to acknowledge"
+            + unread
             + ("" if mcp.can_instruct else " (needs --instruct-cmd or --instruct-url)")
         )
     changes: dict[str, Any] = {"acknowledgedInstructionIds": ids}
@@ -292,11 +389,16 @@ async def other_caller_changes_nothing(mcp: McpTarget, details: dict) -> None:
         changes |= probe.write(written)
     async with mcp.other_caller() as other:
         await other.heartbeat(sid, **changes)
-    problems = []
+    problems, unseen = [], ""
     if ids:
         after, _ = await mcp.drain(sid)
-        if not has(after, text):
+        if has(after, control) and not has(after, text):
             problems.append("caller B's acknowledgement removed caller A's pending instruction")
+        elif not has(after, control):
+            unseen = (
+                "the server did not deliver A's unacknowledged control instruction again (a MAY), so whether "
+                "B's acknowledgement removed its twin does not show"
+            )
     if probe is not None:
         now = await probe.read(mcp, sid)
         if not same(now, kept):
@@ -307,6 +409,8 @@ async def other_caller_changes_nothing(mcp: McpTarget, details: dict) -> None:
             expected="A's session as A left it: its state as A wrote it, its instruction still pending",
             observed=problems,
         )
+    if unseen and probe is None:
+        raise MissingInput(f"{unseen}; and {unreadable}")
 
 
 @case("heartbeat.access.other-caller-replay", level=Level.MUST, spec=ACCESS, needs=("heartbeat",))
@@ -365,6 +469,13 @@ async def queue_model_sequences(mcp: McpTarget, details: dict) -> None:
     details.update(profile=run.profile, seed=run.seed, examples=run.examples)
     if run.failure is None:
         return
+    if not run.steps:  # found before any sequence ran (its calibration): the case's frames show it
+        raise Violation(
+            run.failure,
+            expected="every heartbeat result allowed by the queue model; the rule broken: "
+            + RULES.get(run.rule or "", "none named"),
+            rule=run.rule if run.rule in RULES else None,
+        )
     steps = [s.to_json() for s in run.steps]
     details["steps"] = steps
     details["sequence"] = numbered_steps(run.steps)  # type: ignore[arg-type]

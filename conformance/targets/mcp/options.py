@@ -41,6 +41,8 @@ class McpOptions:
     instruct_url: str | None = None  # with {sessionId} / {baseUrl} placeholders; POST {"sessionId", "text"}
     instructions_path: str | None = None  # JSON Pointer into the result; None: recognise common names
     cursor_path: str | None = None
+    instruction_id_path: str | None = None  # JSON Pointer into an instruction item; None: common names
+    delivery_wait: float | None = None  # seconds an enqueued instruction may take to show; None: --timeout
 
     @classmethod
     def from_options(
@@ -54,10 +56,18 @@ class McpOptions:
         cursor_path: str | None,
         embedded: bool,
         transport: str,
+        instruction_id_path: str | None = None,
+        delivery_wait: float | None = None,
     ) -> McpOptions:
-        for name, pointer in (("--instructions-path", instructions_path), ("--cursor-path", cursor_path)):
+        for name, pointer in (
+            ("--instructions-path", instructions_path),
+            ("--cursor-path", cursor_path),
+            ("--instruction-id-path", instruction_id_path),
+        ):
             if pointer is not None and not (pointer == "" or pointer.startswith("/")):
                 raise UsageError(f"{name} {pointer!r} is not a JSON Pointer: write it like /instructions")
+        if delivery_wait is not None and not delivery_wait > 0:
+            raise UsageError(f"--delivery-wait {delivery_wait} must be a positive number of seconds")
         words = None
         if instruct_cmd is not None:
             try:
@@ -76,6 +86,8 @@ class McpOptions:
             instruct_url=instruct_url,
             instructions_path=instructions_path,
             cursor_path=cursor_path,
+            instruction_id_path=instruction_id_path,
+            delivery_wait=delivery_wait,
         )
         if embedded and not (instruct_cmd or instruct_url):  # the reference server's own operator side
             if transport == "http":

@@ -5,7 +5,11 @@ heartbeats that acknowledge some of what it has seen, follows a cursor one page,
 page. After each step the driver checks the server against a model of the queue: every item
 delivered is one enqueued for this session; nothing acknowledged in an earlier call comes
 again; a page repeats no item; and a drain (first page, then every cursor; every sequence ends
-with one) yields exactly the pending instructions, once each: at-least-once until acknowledged, never after, nothing lost.
+with one) yields every instruction never delivered yet, once: a pending instruction is
+delivered, a delivered one may come again until acknowledged (a MAY: at once, later or never),
+never after. An enqueue accepted is not proof the instruction is pending yet: the driver learns
+how long the server takes to show one (on a session of its own) and waits that long after each
+enqueue, and a drain that misses one keeps asking for up to --delivery-wait before calling it lost.
 Hypothesis shrinks a failing sequence; the driver then removes steps one at a time while the
 failure stays, so the report shows a sequence none of whose steps can go.
 """
@@ -18,15 +22,23 @@ import uuid
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+import anyio
 import anyio.from_thread
 from hypothesis import example, given, seed
 from hypothesis import strategies as st
 from hypothesis.errors import Flaky
 
 from conformance.core import progress
-from conformance.core.outcomes import RunInterrupted
+from conformance.core.outcomes import MissingInput, NotTestable, RunInterrupted
 from conformance.core.profiles import BudgetSpent, Profile, hypothesis_settings
-from conformance.targets.mcp.target import McpTarget, ToolReply, carries, new_session_id
+from conformance.targets.mcp.target import (
+    Instruction,
+    McpTarget,
+    ToolReply,
+    carries,
+    new_session_id,
+    unfollowed_message,
+)
 
 __all__ = ["RULES", "QueueFailure", "QueueRun", "QueueStep", "replay_queue", "run_queue_sequences"]
 
@@ -44,11 +56,12 @@ class QueueFailure(AssertionError):
 # "heartbeat.instructions.model-based#rule" to the sentence the rule checks.
 RULES = {
     "valid-call": "a valid heartbeat is answered with a result, not an error",
-    "lost": "a full drain yields every pending (never acknowledged) instruction",
+    "lost": "a full drain yields every instruction never delivered yet (within --delivery-wait of its enqueue; "
+    "a delivered, unacknowledged one may be absent: redelivery is a MAY)",
     "foreign": "only instructions enqueued for this session are delivered",
     "acked-again": "an instruction acknowledged in an earlier call never comes again",
     "page-duplicate": "one drain's pages (and one page) repeat no instruction",
-    "cursor-skip": "following the cursor while acknowledging each page skips no pending instruction",
+    "cursor-skip": "following the cursor while acknowledging each page skips no instruction never delivered yet",
 }
 
 
@@ -58,6 +71,39 @@ class ShrinkBudgetSpent(QueueFailure):
 
     def __init__(self) -> None:
         super().__init__("shrink budget spent", "")
+
+
+class Inconclusive(BudgetSpent):
+    """An example could not be judged (the server's results do not show what the model needs):
+    Hypothesis lets this through at once, and the case reports why, not a failure."""
+
+
+@dataclass
+class QueueTiming:
+    """How long the server takes to show an enqueued instruction, learnt once per run."""
+
+    lag: float  # seconds after the operator hook returned (0: on the first heartbeat after it)
+    wait: float  # --delivery-wait
+    confirmed: bool = False  # a loss was confirmed with the whole wait: shrinking confirms briefly
+
+    @property
+    def settle(self) -> float:
+        return 0.0 if self.lag == 0 else min(self.wait, 2 * self.lag + 0.05)
+
+    @property
+    def window(self) -> float:
+        return self.wait if not self.confirmed else min(self.wait, max(0.25, 4 * self.lag))
+
+
+async def calibrate_timing(target: McpTarget) -> QueueTiming:
+    lag, delivery = await target.delivery_lag()
+    if lag is None:
+        delivery.explain_missing()
+        raise QueueFailure(
+            f"an instruction enqueued for a fresh session did not arrive within {target.delivery_wait:g} s",
+            "lost",
+        )
+    return QueueTiming(lag, target.delivery_wait)
 
 
 @dataclass
@@ -83,10 +129,12 @@ class QueueStep:
 
 
 class QueueDriver:
-    def __init__(self, target: McpTarget) -> None:
+    def __init__(self, target: McpTarget, timing: QueueTiming) -> None:
         self.t = target
+        self.timing = timing
         self.sid = new_session_id()
         self.texts: list[str] = []  # enqueued, in order
+        self.enqueued_at: dict[str, float] = {}  # text -> when its hook returned
         self.ids: dict[str, str] = {}  # text -> id, as delivered
         self.acked: set[str] = set()  # ids acknowledged in a completed call
         self.seen: list[str] = []  # ids delivered and not yet acknowledged, in delivery order
@@ -137,7 +185,10 @@ class QueueDriver:
             text = f"conformance queue {self._n} {uuid.uuid4().hex[:8]}"
             await self.t.instruct(self.sid, text)
             self.texts.append(text)
-        step.answer = f"{len(self.pending_texts())} pending"
+            self.enqueued_at[text] = time.monotonic()
+        if self.timing.settle:  # as long as one took to show, twice over, before it counts as pending
+            await anyio.sleep(self.timing.settle)
+        step.answer = f"{len(self.undelivered())} never delivered"
 
     async def _op_heartbeat(self, step: QueueStep) -> None:
         acks = self.seen[: step.count]
@@ -157,14 +208,14 @@ class QueueDriver:
         reply = await self._call(step, instructionCursor=self.cursor)
         self.cursor = self.t.cursor(reply)
 
-    async def _op_drain(self, step: QueueStep) -> None:
-        reply = await self._call(step)
-        delivered = list(self.t.instructions(reply))
-        cursor, pages = self.t.cursor(reply), 1
-        while cursor is not None and pages < 50:
-            reply = await self._call(step, instructionCursor=cursor)
-            delivered += self.t.instructions(reply)
-            cursor, pages = self.t.cursor(reply), pages + 1
+    async def _drain_pages(self, step: QueueStep) -> tuple[list[Instruction], list[ToolReply]]:
+        replies = [await self._call(step)]
+        delivered = list(self.t.instructions(replies[0]))
+        cursor = self.t.cursor(replies[0])
+        while cursor is not None and len(replies) < 50:
+            replies.append(await self._call(step, instructionCursor=cursor))
+            delivered += self.t.instructions(replies[-1])
+            cursor = self.t.cursor(replies[-1])
         self.cursor = None
         texts = [self.text_of(i) for i in delivered]
         doubled = sorted({t for t in texts if texts.count(t) > 1})
@@ -174,39 +225,69 @@ class QueueDriver:
                 f"{len(doubled)} instruction(s) delivered twice across the pages of one drain",
                 "page-duplicate",
             )
-        missing = [t for t in self.pending_texts() if t not in texts]
-        if missing:
-            self.fail(
-                step,
-                f"{len(missing)} pending (never acknowledged) instruction(s) missing from a full drain: "
-                f"{missing[:3]}",
-                "lost",
-            )
-        step.answer = f"{len(delivered)} instruction(s) over {pages} page(s)"
+        return delivered, replies
+
+    async def _op_drain(self, step: QueueStep) -> None:
+        delivered, replies = await self._drain_pages(step)
+        step.answer = f"{len(delivered)} instruction(s) over {len(replies)} page(s)"
+        missing = self.undelivered()
+        if not missing:
+            return
+        # Not shown yet is not lost: ask again until the wait after its enqueue is over.
+        deadline = max(self.enqueued_at[t] for t in missing) + self.timing.window
+        pause = 0.02
+        while missing and time.monotonic() < deadline:
+            await anyio.sleep(max(0.0, min(pause, deadline - time.monotonic())))
+            pause = min(pause * 2, 0.5)
+            replies += (await self._drain_pages(step))[1]
+            missing = self.undelivered()
+        if not missing:
+            step.answer += "; the rest came later"
+            return
+        unfollowed = next((u for r in replies if (u := self.t.unfollowed_cursor(r)) is not None), None)
+        if unfollowed is not None:
+            raise MissingInput(unfollowed_message(unfollowed, len(missing)))
+        waited = self.timing.window
+        again = (
+            " (a loss already seen after the whole wait: shrinking waits less)"
+            if self.timing.confirmed
+            else ""
+        )
+        self.timing.confirmed = True
+        self.fail(
+            step,
+            f"{len(missing)} instruction(s) never delivered, missing from a full drain and from every drain in the "
+            f"{waited:g} s after they were enqueued{again}: {missing[:3]}",
+            "lost",
+        )
 
     async def _op_drain_ack(self, step: QueueStep) -> None:
         """The agent's natural loop: each page's instructions acknowledged in the call that asks for
         the next page (with its cursor)."""
-        pending = self.pending_texts()
+        pending = self.undelivered()
         reply = await self._call(step)
         page = list(self.t.instructions(reply))
-        delivered, cursor, pages = list(page), self.t.cursor(reply), 1
+        delivered, cursor, pages, replies = list(page), self.t.cursor(reply), 1, [reply]
         while cursor is not None and pages < 50:
-            acks = [i["id"] for i in page]
+            acks = [i.id for i in page]
             reply = await self._call(step, instructionCursor=cursor, acknowledgedInstructionIds=acks)
             self.acked.update(acks)
             self.seen = [i for i in self.seen if i not in acks]
             page = list(self.t.instructions(reply))
             delivered += page
+            replies.append(reply)
             cursor, pages = self.t.cursor(reply), pages + 1
         self.cursor = None
         texts = {self.text_of(i) for i in delivered}
         skipped = [t for t in pending if t not in texts]
         if skipped:
+            unfollowed = next((u for r in replies if (u := self.t.unfollowed_cursor(r)) is not None), None)
+            if unfollowed is not None:
+                raise MissingInput(unfollowed_message(unfollowed, len(skipped)))
             self.fail(
                 step,
-                f"{len(skipped)} pending instruction(s) never came while following the cursor and acknowledging "
-                f"each page: {skipped[:3]}",
+                f"{len(skipped)} instruction(s) never delivered before did not come while following the cursor "
+                f"and acknowledging each page: {skipped[:3]}",
                 "cursor-skip",
             )
         step.answer = f"{len(delivered)} instruction(s) over {pages} page(s), each page acknowledged"
@@ -221,12 +302,12 @@ class QueueDriver:
             step.answer = f"{len(items)} instruction(s)" + (", a cursor" if self.t.cursor(reply) else "")
         return reply
 
-    def check_items(self, step: QueueStep, items: list[dict[str, Any]]) -> None:
-        page_ids = [i["id"] for i in items]
+    def check_items(self, step: QueueStep, items: list[Instruction]) -> None:
+        page_ids = [i.id for i in items]
         if len(set(page_ids)) != len(page_ids):
             self.fail(step, f"one page repeats an instruction: {page_ids}", "page-duplicate")
         for item in items:
-            text, iid = self.text_of(item), item["id"]
+            text, iid = self.text_of(item), item.id
             if text not in self.texts:
                 self.fail(
                     step, f"an instruction nobody enqueued for this session was delivered: {item}", "foreign"
@@ -239,12 +320,13 @@ class QueueDriver:
             if iid not in self.seen:
                 self.seen.append(iid)
 
-    def text_of(self, item: dict[str, Any]) -> str | None:
+    def text_of(self, item: Instruction) -> str | None:
         """The enqueued text an item carries (in whatever field), or None."""
         return next((t for t in self.texts if carries(item, t)), None)
 
-    def pending_texts(self) -> list[str]:
-        return [t for t in self.texts if self.ids.get(t) not in self.acked]
+    def undelivered(self) -> list[str]:
+        """Enqueued and never delivered: the instructions the server must still deliver."""
+        return [t for t in self.texts if t not in self.ids]
 
 
 STEPS = st.one_of(
@@ -286,6 +368,10 @@ def run_queue_sequences(target: McpTarget, profile: Profile, *, seed_value: int 
     last: dict[str, Any] = {}
     shrink_budget = profile.budget / 2
     config = hypothesis_settings(profile, max(10, profile.max_examples // 4), None)
+    try:
+        timing = anyio.from_thread.run(calibrate_timing, target)
+    except QueueFailure as failure:
+        return QueueRun(profile.name, chosen, 0, str(failure), [], failure.rule)
 
     def sequence(steps: list[QueueStep]) -> None:
         if target.harness.closing:
@@ -298,7 +384,7 @@ def run_queue_sequences(target: McpTarget, profile: Profile, *, seed_value: int 
             if profile.stop_at_budget:
                 raise BudgetSpent
             return  # the time budget is spent: remaining examples run nothing
-        driver = QueueDriver(target)
+        driver = QueueDriver(target, timing)
         try:
             anyio.from_thread.run(driver.run_all, [QueueStep.from_json(s.to_json()) for s in steps])
         except QueueFailure:  # a real one: ShrinkBudgetSpent is raised before the driver runs
@@ -306,42 +392,58 @@ def run_queue_sequences(target: McpTarget, profile: Profile, *, seed_value: int 
             if "best" not in last or len(driver.steps) <= len(last["best"]):
                 last["best"] = driver.steps
             raise
+        except (MissingInput, NotTestable) as unjudged:
+            last.setdefault("unjudged", unjudged)
+            raise Inconclusive from None
 
     test = given(st.lists(STEPS, min_size=1, max_size=max(4, profile.steps // 3)))(sequence)
     for steps in STEERED:
         test = example(steps)(test)
     try:
         seed(chosen)(config(test))()
-    except BudgetSpent:
+    except BudgetSpent:  # Inconclusive too
         pass
     # Flaky: the shrink budget ran out while Hypothesis replayed the failure (ShrinkBudgetSpent is
     # another failure to it); what was found stands, and minimize() replays it once more.
     except (QueueFailure, Flaky):
         if "best" not in last:
             raise
-        failure, steps = minimize(target, last["best"])
+    if "best" in last:
+        failure, steps = minimize(target, last["best"], timing)
         return QueueRun(profile.name, chosen, examples[0], str(failure), steps, failure.rule)
+    if "unjudged" in last:
+        raise last["unjudged"]
     return QueueRun(profile.name, chosen, examples[0], None, [])
 
 
 def replay_queue(target: McpTarget, steps: list[QueueStep]) -> tuple[str | None, list[QueueStep]]:
     """Run steps on a fresh session (from a worker thread): the failure, if any, and the steps run."""
-    failure, ran = run_once(target, steps)
+    try:
+        timing = anyio.from_thread.run(calibrate_timing, target)
+    except QueueFailure as failure:
+        return str(failure), []
+    failure, ran = run_once(target, steps, timing)
     return (str(failure) if failure is not None else None), ran
 
 
-def run_once(target: McpTarget, steps: list[QueueStep]) -> tuple[QueueFailure | None, list[QueueStep]]:
-    driver = QueueDriver(target)
+def run_once(
+    target: McpTarget, steps: list[QueueStep], timing: QueueTiming
+) -> tuple[QueueFailure | None, list[QueueStep]]:
+    driver = QueueDriver(target, timing)
     try:
         anyio.from_thread.run(driver.run_all, [QueueStep.from_json(s.to_json()) for s in steps])
     except QueueFailure as exc:
         return exc, driver.steps
+    except (MissingInput, NotTestable):  # unjudged: not this failure
+        return None, driver.steps
     return None, driver.steps
 
 
-def minimize(target: McpTarget, steps: list[QueueStep]) -> tuple[QueueFailure, list[QueueStep]]:
+def minimize(
+    target: McpTarget, steps: list[QueueStep], timing: QueueTiming
+) -> tuple[QueueFailure, list[QueueStep]]:
     """Remove steps one at a time while the failure stays; the steps of the last failing run."""
-    failure, ran = run_once(target, steps)
+    failure, ran = run_once(target, steps, timing)
     if failure is None:  # did not fail again: keep what Hypothesis found
         return QueueFailure(
             "the failure did not reproduce when replayed (the server is not deterministic)", ""
@@ -349,7 +451,7 @@ def minimize(target: McpTarget, steps: list[QueueStep]) -> tuple[QueueFailure, l
     current, i = _failing_prefix(steps, ran), 0
     while i < len(current):
         trial = current[:i] + current[i + 1 :]
-        again, trial_ran = run_once(target, trial)
+        again, trial_ran = run_once(target, trial, timing)
         if again is not None:
             failure, ran, current = again, trial_ran, _failing_prefix(trial, trial_ran)
         else:

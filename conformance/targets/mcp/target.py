@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
+import time
 import uuid
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
@@ -32,14 +34,47 @@ if TYPE_CHECKING:
     from conformance.core.transcript import StderrTail, Transcript
     from conformance.targets.base import Harness
 
-__all__ = ["TOOL", "McpTarget", "ToolReply", "carries", "new_key", "new_session_id"]
+__all__ = [
+    "TOOL",
+    "Delivery",
+    "Instruction",
+    "McpTarget",
+    "NoInstructionList",
+    "ToolReply",
+    "carries",
+    "has",
+    "ids_for",
+    "new_key",
+    "new_session_id",
+    "raise_if_elsewhere",
+    "unfollowed_message",
+]
 
 TOOL = "session_heartbeat"
 PROTOCOL_VERSION = "2025-06-18"  # the spec's revision; servers may answer another they support
 HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 CLIENT_INFO = {"name": "session-status-conformance", "version": "0.1.0"}
-INSTRUCTION_LISTS = ("/instructions", "/pendingInstructions")
-CURSORS = ("/nextCursor", "/instructionCursor", "/nextInstructionCursor")
+# The spec names neither the result's fields nor an instruction's: the names servers commonly use.
+INSTRUCTION_LISTS = ("/instructions", "/pendingInstructions", "/pending_instructions", "/pending")
+PAGE_ITEMS = ("items", "instructions", "data", "results", "entries")  # a page object's list
+CURSOR_NAMES = (
+    "nextCursor",
+    "instructionCursor",
+    "nextInstructionCursor",
+    "next_cursor",
+    "instruction_cursor",
+    "next_instruction_cursor",
+    "cursor",
+    "nextPageToken",
+    "next_page_token",
+    "continuationToken",
+    "continuation_token",
+)
+CURSOR_HOMES = ("", "/pagination", "/page", "/paging")  # and the page object that holds the list
+ID_NAMES = ("id", "instructionId", "instruction_id", "instructionID", "ID", "Id", "uuid")
+# A string field named like this, that the suite does not follow, may be a cursor under a name it
+# does not know: missing instructions are then not testable, not lost.
+CURSOR_LIKE = re.compile(r"cursor|token|continu|next|page|after|marker|offset", re.IGNORECASE)
 MAX_PAGES = 50
 _NOTHING: Any = object()
 
@@ -113,6 +148,43 @@ class ToolReply:
         return f"a result: {json.dumps(self.data, ensure_ascii=True)[:300]}"
 
 
+class Instruction(dict):  # type: ignore[type-arg]
+    """An instruction item as the server sent it (a dict, as JSON), and the id found in it."""
+
+    def __init__(self, item: dict[str, Any], iid: str, id_path: str) -> None:
+        super().__init__(item)
+        self.id = iid
+        self.id_path = id_path
+
+
+@dataclass
+class Delivery:
+    """What polling a session for instructions saw: each drain's items, every reply, and when
+    each awaited text first came (seconds after the poll began; 0: in its first drain)."""
+
+    drains: list[list[Instruction]]
+    replies: list[ToolReply]
+    arrived: dict[str, float]
+    missing: list[str]
+    waited: float
+    pages: list[int]  # each drain's
+    unfollowed: str | None = None  # a cursor-like field the suite did not follow, if any
+
+    @property
+    def items(self) -> list[Instruction]:
+        return [i for drain in self.drains for i in drain]
+
+    def first_with(self, text: str) -> list[Instruction]:
+        """The items of the first drain that delivered this text."""
+        return next((d for d in self.drains if any(carries(i, text) for i in d)), [])
+
+    def explain_missing(self) -> None:
+        """MissingInput when something did not come while the results carried a field that may be a
+        cursor the suite did not follow: what is missing may be on a page it never asked for."""
+        if self.missing and self.unfollowed is not None:
+            raise MissingInput(unfollowed_message(self.unfollowed, len(self.missing)))
+
+
 class McpTarget:
     """One MCP server under test, spoken to as an MCP client (one caller per connection)."""
 
@@ -162,16 +234,30 @@ class McpTarget:
         Option(
             "--instructions-path",
             "instructions_path",
-            "JSON Pointer to the instruction list in a heartbeat result (default: /instructions or "
-            "/pendingInstructions)",
+            "JSON Pointer to the instruction list in a heartbeat result (default: /instructions, "
+            "/pendingInstructions, … or a page object there with its items)",
             metavar="POINTER",
         ),
         Option(
             "--cursor-path",
             "cursor_path",
-            "JSON Pointer to the next-page cursor (default: /nextCursor, /instructionCursor or "
-            "/nextInstructionCursor)",
+            "JSON Pointer to the next-page cursor (default: nextCursor, instructionCursor, next_cursor, … "
+            "at the top or beside the list)",
             metavar="POINTER",
+        ),
+        Option(
+            "--instruction-id-path",
+            "instruction_id_path",
+            "JSON Pointer to an instruction's id inside each item (default: /id, /instructionId, "
+            "/instruction_id, …)",
+            metavar="POINTER",
+        ),
+        Option(
+            "--delivery-wait",
+            "delivery_wait",
+            "seconds an enqueued instruction may take to show in heartbeat results (default: --timeout)",
+            type=float,
+            metavar="SECONDS",
         ),
     )
     command_option = "mcp_cmd"
@@ -188,6 +274,8 @@ class McpTarget:
             instruct_url=values["instruct_url"],
             instructions_path=values["instructions_path"],
             cursor_path=values["cursor_path"],
+            instruction_id_path=values["instruction_id_path"],
+            delivery_wait=values["delivery_wait"],
             embedded=config.embedded,
             transport=config.transport,
         )
@@ -250,6 +338,13 @@ class McpTarget:
         self.init_result: dict[str, Any] = {}
         self.tools: list[dict[str, Any]] = []
         self._peer = peer
+        # What this run has learnt of the server, so later reads need not guess again.
+        self.accepted: set[str] = set()  # session ids that took a heartbeat
+        self._made_up: bool | None = None  # whether sessions the suite makes up are taken
+        self._made_up_refusal = ""
+        self._list_seen: str | None = None  # where an instruction list was found
+        self._id_path: str | None = None  # where an item's id was found
+        self._lag: tuple[float, Delivery] | None = None
 
     @property
     def peer(self) -> JsonRpcPeer:
@@ -316,60 +411,202 @@ class McpTarget:
     async def heartbeat(self, session_id: str, **fields: Any) -> ToolReply:
         """A heartbeat with a fresh idempotency key (unless one is given)."""
         fields.setdefault("idempotencyKey", new_key())
-        return await self.call({"sessionId": session_id, **fields})
+        reply = await self.call({"sessionId": session_id, **fields})
+        if reply.succeeded and isinstance(session_id, str):
+            self.accepted.add(session_id)
+            self._made_up = True
+        return reply
 
     async def ok_heartbeat(self, session_id: str, **fields: Any) -> ToolReply:
-        """A heartbeat that must succeed: a valid call rejected makes the case not testable."""
+        """A heartbeat that must succeed: a valid call rejected makes the case not testable (a
+        failure), unless it opened a session the server does not take from the suite."""
         reply = await self.heartbeat(session_id, **fields)
         if not reply.succeeded:
+            await self.explain_refusal(session_id, reply, fields)
             raise NotTestable(f"a valid heartbeat {fields or ''} was answered with {reply.describe()}")
         return reply
 
+    async def explain_refusal(self, session_id: str, reply: ToolReply, fields: dict[str, Any]) -> None:
+        """MissingInput when a refused call was the first for a session id the suite made up and a
+        heartbeat with only the required fields is refused there too: the server "verifies ...
+        resource-level access", so it may take sessions only from its own platform. Once a session
+        has accepted a heartbeat, a refused valid call is what the case says it is."""
+        if session_id in self.accepted:
+            return
+        minimal = reply if set(fields) <= {"idempotencyKey"} else await self.heartbeat(session_id)
+        if not minimal.succeeded:
+            raise MissingInput(_refuses_made_up(session_id, minimal))
+
+    async def require_made_up_sessions(self) -> None:
+        """MissingInput unless the server takes a heartbeat for a session id the suite makes up
+        (asked once per run): without that, a refusal says nothing of the arguments refused."""
+        if self._made_up is None:
+            sid = new_session_id()
+            reply = await self.heartbeat(sid)
+            self._made_up = reply.succeeded
+            self._made_up_refusal = _refuses_made_up(sid, reply)
+        if not self._made_up:
+            raise MissingInput(self._made_up_refusal)
+
     # -- reading results -----------------------------------------------------------------------
 
-    def instructions(self, reply: ToolReply) -> list[dict[str, Any]]:
-        """The instructions of a result (items with id and text), by --instructions-path or by name."""
+    def instructions(self, reply: ToolReply) -> list[Instruction]:
+        """The instructions of a result (items with a string id), by --instructions-path or by name;
+        a list found inside a page object too. Where a list was seen before in this run (or where
+        --instructions-path points), none there means none pending: servers omit empty fields."""
         data = reply.data
-        paths = (
-            (self.options.instructions_path,)
-            if self.options.instructions_path is not None
-            else INSTRUCTION_LISTS
-        )
+        explicit = self.options.instructions_path
+        paths = (explicit,) if explicit is not None else INSTRUCTION_LISTS
         for path in paths:
-            found = pointer_get(data, path)
+            where, found = _list_at(data, path)
             if found is _NOTHING or found is None:
                 continue
-            if not isinstance(found, list) or not all(
-                isinstance(i, dict) and isinstance(i.get("id"), str) for i in found
-            ):
-                raise NotTestable(
-                    f"the result's {path} is not a list of instructions with string ids: {json.dumps(found)[:200]}"
+            if not isinstance(found, list):
+                raise MissingInput(
+                    f"the result's {where} is not a list of instructions: {json.dumps(found)[:200]}; pass "
+                    "--instructions-path POINTER to the list in your results"
                 )
-            return found
-        raise MissingInput(
+            items = self._identified(found, where)
+            if explicit is None:
+                self._list_seen = where
+            return items
+        if explicit is not None or self._list_seen is not None:
+            return []
+        raise NoInstructionList(
             f"the heartbeat result has no instruction list at {' or '.join(paths)} (its keys: "
             f"{_keys(data)}); pass --instructions-path POINTER to the list in your results"
         )
 
+    def _identified(self, found: list[Any], where: str) -> list[Instruction]:
+        if not found:
+            return []
+        if not all(isinstance(i, dict) for i in found):
+            raise MissingInput(
+                f"the result's {where} is not a list of instruction objects: {json.dumps(found)[:200]}"
+            )
+        explicit = self.options.instruction_id_path
+        if explicit is not None:
+            paths: tuple[str, ...] = (explicit,)
+        else:
+            paths = tuple(
+                dict.fromkeys(([self._id_path] if self._id_path else []) + [f"/{n}" for n in ID_NAMES])
+            )
+        for path in paths:
+            ids = [pointer_get(item, path) for item in found]
+            if all(isinstance(i, str) and i for i in ids):
+                self._id_path = path
+                return [Instruction(item, iid, path) for item, iid in zip(found, ids, strict=True)]
+        raise MissingInput(
+            f"the instructions at {where} do not all carry a string id at {', '.join(paths)} (an item: "
+            f"{json.dumps(found[0])[:200]}); pass --instruction-id-path POINTER to the id inside an item"
+        )
+
     def cursor(self, reply: ToolReply) -> str | None:
         data = reply.data
-        paths = (self.options.cursor_path,) if self.options.cursor_path is not None else CURSORS
-        for path in paths:
+        for path in self._cursor_paths(data):
             found = pointer_get(data, path)
             if isinstance(found, str) and found:
                 return found
         return None
 
-    async def drain(self, session_id: str, **fields: Any) -> tuple[list[dict[str, Any]], list[ToolReply]]:
-        """Every pending instruction: one heartbeat, then one per page while a cursor comes back."""
+    def _cursor_paths(self, data: Any) -> tuple[str, ...]:
+        if self.options.cursor_path is not None:
+            return (self.options.cursor_path,)
+        homes = list(CURSOR_HOMES)
+        lists = (self.options.instructions_path,) if self.options.instructions_path else INSTRUCTION_LISTS
+        for path in lists:
+            home = path if isinstance(pointer_get(data, path), dict) else path.rpartition("/")[0]
+            if home and home not in homes:
+                homes.append(home)
+        return tuple(f"{home}/{name}" for home in homes for name in CURSOR_NAMES)
+
+    def unfollowed_cursor(self, reply: ToolReply) -> str | None:
+        """A non-empty string field, outside the instruction items, named like a cursor and not one
+        the suite follows: a cursor under a name it does not know, perhaps."""
+        if self.options.cursor_path is not None:
+            return None
+        data = reply.data
+        followed = set(self._cursor_paths(data))
+        for path, value in _strings(data):
+            tokens = path.split("/")[1:]
+            if path in followed or not value or len(tokens) > 3 or any(t.isdigit() for t in tokens):
+                continue
+            if CURSOR_LIKE.search(tokens[-1]):
+                return path
+        return None
+
+    async def drain_replies(self, session_id: str, **fields: Any) -> list[ToolReply]:
+        """One heartbeat, then one per page while a cursor comes back (read later: see instructions)."""
         replies = [await self.ok_heartbeat(session_id, **fields)]
-        items = list(self.instructions(replies[0]))
         cursor = self.cursor(replies[0])
         while cursor is not None and len(replies) < MAX_PAGES:
             replies.append(await self.ok_heartbeat(session_id, instructionCursor=cursor))
-            items += self.instructions(replies[-1])
             cursor = self.cursor(replies[-1])
-        return items, replies
+        return replies
+
+    def items_of(self, replies: list[ToolReply]) -> list[Instruction]:
+        return [i for r in replies for i in self.instructions(r)]
+
+    async def drain(self, session_id: str, **fields: Any) -> tuple[list[Instruction], list[ToolReply]]:
+        """Every pending instruction: one heartbeat, then one per page while a cursor comes back."""
+        replies = await self.drain_replies(session_id, **fields)
+        return self.items_of(replies), replies
+
+    @property
+    def delivery_wait(self) -> float:
+        return self.options.delivery_wait or self.harness.config.timeout
+
+    async def await_delivery(
+        self, session_id: str, texts: list[str], *, wait: float | None = None
+    ) -> Delivery:
+        """Drain the session again and again until every text has come, for up to the delivery wait:
+        an operator's enqueue accepted is not proof that the instruction is pending yet."""
+        started = time.monotonic()
+        deadline = started + (self.delivery_wait if wait is None else wait)
+        drains: list[list[Instruction]] = []
+        pages: list[int] = []
+        replies: list[ToolReply] = []
+        arrived: dict[str, float] = {}
+        unread: NoInstructionList | None = None
+        pause = 0.02
+        while True:
+            begun = time.monotonic() - started if drains else 0.0
+            batch = await self.drain_replies(session_id)
+            replies += batch
+            try:
+                items = self.items_of(batch)
+            except NoInstructionList as missing:  # no list yet: results may omit it while it is empty
+                raise_if_elsewhere(missing, batch, texts)
+                unread, items = missing, []
+            drains.append(items)
+            pages.append(len(batch))
+            for text in texts:
+                if text not in arrived and any(carries(i, text) for i in items):
+                    arrived[text] = begun
+            if len(arrived) == len(texts) or time.monotonic() >= deadline:
+                break
+            await anyio.sleep(max(0.0, min(pause, deadline - time.monotonic())))
+            pause = min(pause * 2, 0.5)
+        missing = [t for t in texts if t not in arrived]
+        if missing and unread is not None and self._list_seen is None:
+            raise unread
+        unfollowed = next((u for r in replies if (u := self.unfollowed_cursor(r)) is not None), None)
+        return Delivery(drains, replies, arrived, missing, time.monotonic() - started, pages, unfollowed)
+
+    async def delivery_lag(self) -> tuple[float | None, Delivery]:
+        """How long an instruction took to show after the operator hook returned, on a session of
+        its own (measured once per run; None: it never showed within the delivery wait)."""
+        if self._lag is not None:
+            return self._lag
+        sid = new_session_id()
+        await self.ok_heartbeat(sid)
+        text = f"conformance delivery-lag {uuid.uuid4().hex[:10]}"
+        await self.instruct(sid, text)
+        delivery = await self.await_delivery(sid, [text])
+        lag = delivery.arrived.get(text)
+        if lag is not None:
+            self._lag = (lag, delivery)
+        return lag, delivery
 
     # -- the operator's side and other callers -------------------------------------------------
 
@@ -453,10 +690,67 @@ def _options(config: AgentConfig) -> McpOptions:
     return options if isinstance(options, McpOptions) else McpOptions()
 
 
+class NoInstructionList(MissingInput):
+    """No instruction list anywhere the suite looks, and none seen before in this run."""
+
+
+def raise_if_elsewhere(missing: NoInstructionList, replies: list[ToolReply], texts: list[str]) -> None:
+    """Where no list is where the suite looks but an awaited text is in the result: say where."""
+    for reply in replies:
+        for path, value in _strings(reply.data):
+            if any(t in value for t in texts):
+                tokens = path.split("/")
+                numeric = [n for n, t in enumerate(tokens) if t.isdigit()]
+                where = "/".join(tokens[: numeric[-1]]) if numeric else path
+                raise MissingInput(
+                    f"{missing.message}; an instruction the suite enqueued is at {path}: try --instructions-path "
+                    f"{where}"
+                )
+
+
+def _list_at(data: Any, path: str) -> tuple[str, Any]:
+    """The list at ``path``, or inside the page object there; where it is."""
+    found = pointer_get(data, path)
+    if isinstance(found, dict):
+        for name in PAGE_ITEMS:
+            if name in found:
+                return f"{path}/{name}", found[name]
+        return path, None  # a page object without its list: nothing pending
+    return path, found
+
+
+def unfollowed_message(pointer: str, missing: int) -> str:
+    return (
+        f"{missing} instruction(s) did not come while the results carry {pointer}, which may be a next-page "
+        f"cursor under a name the suite does not know; pass --cursor-path {pointer} (or the pointer to your "
+        "cursor)"
+    )
+
+
+def _refuses_made_up(session_id: str, reply: ToolReply) -> str:
+    return (
+        f"the server refuses sessions the suite makes up: the first heartbeat for {session_id!r}, with only "
+        f"sessionId and idempotencyKey, was answered with {reply.describe()}. The spec leaves to the server's "
+        "access rules which sessions a caller may report on; the suite needs sessions opened by their first "
+        "heartbeat"
+    )
+
+
 def carries(item: dict[str, Any], text: str) -> bool:
     """Whether an instruction item carries this text, in whatever field the server puts it
-    (``text``, ``message``, ``content`` …; the spec does not name it)."""
-    return any(v == text for p, v in _strings(item) if p != "/id")
+    (``text``, ``message``, ``content`` …; the spec does not name it), verbatim or within a longer
+    string (a server may render it for the agent: the suite's texts are unique tokens)."""
+    skip = item.id_path if isinstance(item, Instruction) else "/id"
+    return any(text in v for p, v in _strings(item) if p != skip)
+
+
+def has(items: list[Instruction], text: str) -> bool:
+    return any(carries(i, text) for i in items)
+
+
+def ids_for(items: list[Instruction], texts: list[str]) -> list[str]:
+    """The ids of the items that carry any of these texts, in delivery order."""
+    return [i.id for i in items if any(carries(i, t) for t in texts)]
 
 
 def _strings(node: Any, path: str = "") -> list[tuple[str, str]]:

@@ -1,6 +1,9 @@
-"""Broken MCP server: delivers each instruction once and drops it, acknowledged or not.
+"""A conforming MCP server that delivers each instruction once: delivered, it is dropped,
+acknowledged or not.
 
-Caught by heartbeat.instructions.unacked-redelivered.
+"Unacknowledged instructions may be redelivered until the agent acknowledges them" is a MAY, and
+"never" is one of its paths. It was once listed as broken (heartbeat.instructions.unacked-redelivered
+required a redelivery, and the cases whose controls relied on one failed with it).
 """
 
 import pathlib
@@ -8,8 +11,8 @@ import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3]))
 
-from conformance.reference.mcp.store import HeartbeatError, HeartbeatStore, INPUT_SCHEMA, Session
 from conformance.reference.mcp.server import main
+from conformance.reference.mcp.store import HeartbeatStore
 
 
 class Store(HeartbeatStore):

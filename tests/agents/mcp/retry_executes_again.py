@@ -1,6 +1,7 @@
 """Broken MCP server: ignores idempotency keys: a retry is executed again and answered afresh.
 
-Caught by heartbeat.idempotency.retry-same-result.
+Caught by heartbeat.idempotency.not-applied-twice (a later change does not survive the retry);
+retry-answered asks only that a retry be answered, which this one is.
 """
 
 import pathlib

@@ -2,7 +2,8 @@
 same arguments in another order count as a different call: the retry is refused as a key reused
 with other arguments.
 
-Caught by heartbeat.idempotency.retry-same-result, whose retry sends its members in another order.
+Caught by heartbeat.idempotency.retry-answered (a retry must be answered), whose retry sends its
+members in another order.
 """
 
 import json
