@@ -70,10 +70,10 @@ async def started_session(mcp: McpTarget) -> str:
     return sid
 
 
-def not_delivered(mcp: McpTarget, delivery: Delivery, what: str) -> NotTestable:
+async def not_delivered(mcp: McpTarget, delivery: Delivery, what: str) -> NotTestable:
     """A delivery a case needs did not happen within the wait: a failure, which
     heartbeat.instructions.delivered names (or not testable, if a cursor went unfollowed)."""
-    delivery.explain_missing()
+    await delivery.explain_missing(mcp)
     return NotTestable(
         f"{what} did not arrive within {mcp.delivery_wait:g} s of being enqueued (see "
         "heartbeat.instructions.delivered)",
@@ -93,7 +93,7 @@ async def pending_instruction_is_delivered(mcp: McpTarget, details: dict) -> Non
         delivered=delivery.first_with(text)[:20], waited=round(delivery.arrived.get(text, delivery.waited), 3)
     )
     if delivery.missing:
-        delivery.explain_missing()
+        await delivery.explain_missing(mcp)
         raise Violation(
             f"an instruction enqueued for the session did not arrive in its heartbeat results within "
             f"{mcp.delivery_wait:g} s ({len(delivery.drains)} drain(s) of every page)",
@@ -111,7 +111,7 @@ async def acknowledgement_ends_redelivery(mcp: McpTarget, details: dict) -> None
     await enqueue(mcp, sid, text)
     delivery = await mcp.await_delivery(sid, [text])
     if delivery.missing:
-        raise not_delivered(mcp, delivery, "the enqueued instruction")
+        raise await not_delivered(mcp, delivery, "the enqueued instruction")
     first = ids_for(delivery.first_with(text), [text])
     later = [ids_for((await mcp.drain(sid))[0], [text]) for _ in range(2)]
     details["redelivered"] = [
@@ -140,7 +140,7 @@ async def acknowledged_never_again(mcp: McpTarget, details: dict) -> None:
     delivery = await mcp.await_delivery(sid, [acked])
     ack_ids = ids_for(delivery.first_with(acked), [acked])
     if not ack_ids:
-        delivery.explain_missing()
+        await delivery.explain_missing(mcp)
         raise Violation(
             "the enqueued instruction was not delivered, so it could not be acknowledged",
             observed=delivery.items[:20],
@@ -162,7 +162,7 @@ async def acknowledged_never_again(mcp: McpTarget, details: dict) -> None:
     if not kept_seen:
         late = await mcp.await_delivery(sid, [kept])
         if late.missing:
-            late.explain_missing()
+            await late.explain_missing(mcp)
             raise Violation(
                 "acknowledging one instruction also removed another, enqueued before the acknowledgement and "
                 f"never delivered: it did not come within {mcp.delivery_wait:g} s",
@@ -193,7 +193,7 @@ async def paging_loses_and_duplicates_nothing(mcp: McpTarget, details: dict) -> 
     lost = delivery.missing
     details.update(pages=pages, drains=len(delivery.drains), delivered=texts_of(delivery.items, texts)[:20])
     if lost:
-        delivery.explain_missing()
+        await delivery.explain_missing(mcp)
         problems.append(f"{len(lost)} instruction(s) lost (not on any page within {mcp.delivery_wait:g} s)")
     if problems:
         raise Violation(
@@ -217,7 +217,7 @@ async def instructions_stay_in_their_session(mcp: McpTarget, details: dict) -> N
     early = await mcp.drain_replies(mine)
     delivery = await mcp.await_delivery(other, [text])
     if delivery.missing:
-        raise not_delivered(mcp, delivery, "the instruction, in its own session,")
+        raise await not_delivered(mcp, delivery, "the instruction, in its own session,")
     late, _ = await mcp.drain(mine)  # once it surely is pending
     items = mcp.items_of(early) + late  # read now: a result that omits an empty list is empty
     if has(items, text):
@@ -238,7 +238,7 @@ async def acknowledgement_stays_in_its_session(mcp: McpTarget, details: dict) ->
     delivery = await mcp.await_delivery(other, [text, control])
     ids = ids_for(delivery.first_with(text), [text])
     if delivery.missing or not ids:
-        raise not_delivered(mcp, delivery, "the two instructions")
+        raise await not_delivered(mcp, delivery, "the two instructions")
     await mcp.heartbeat(mine, acknowledgedInstructionIds=ids)  # refusing ids it never sent is fine too
     after, _ = await mcp.drain(other)
     # Both were delivered alike and neither acknowledged in its session: whether the server
@@ -271,9 +271,10 @@ async def cursor_stays_in_its_session(mcp: McpTarget, details: dict) -> None:
             observed=items[:20],
         )
     if cursor is None:
-        unfollowed = mcp.unfollowed_cursor(last)
-        if unfollowed is not None and len(seen) < len(texts):
-            raise MissingInput(unfollowed_message(unfollowed, len(texts) - len(seen)))
+        missing = [t for t in texts if t not in seen]
+        hiding = await mcp.cursor_hiding(other, [last], missing) if missing else None
+        if hiding is not None:
+            raise MissingInput(unfollowed_message(hiding, len(missing)))
         raise NotApplicable(
             f"the server delivered {len(seen)} instruction(s) of 3 pending with no cursor: no page to continue"
         )

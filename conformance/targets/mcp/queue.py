@@ -98,7 +98,7 @@ class QueueTiming:
 async def calibrate_timing(target: McpTarget) -> QueueTiming:
     lag, delivery = await target.delivery_lag()
     if lag is None:
-        delivery.explain_missing()
+        await delivery.explain_missing(target)
         raise QueueFailure(
             f"an instruction enqueued for a fresh session did not arrive within {target.delivery_wait:g} s",
             "lost",
@@ -244,9 +244,9 @@ class QueueDriver:
         if not missing:
             step.answer += "; the rest came later"
             return
-        unfollowed = next((u for r in replies if (u := self.t.unfollowed_cursor(r)) is not None), None)
-        if unfollowed is not None:
-            raise MissingInput(unfollowed_message(unfollowed, len(missing)))
+        hiding = await self.t.cursor_hiding(self.sid, replies, missing)
+        if hiding is not None:
+            raise MissingInput(unfollowed_message(hiding, len(missing)))
         waited = self.timing.window
         again = (
             " (a loss already seen after the whole wait: shrinking waits less)"
@@ -281,9 +281,9 @@ class QueueDriver:
         texts = {self.text_of(i) for i in delivered}
         skipped = [t for t in pending if t not in texts]
         if skipped:
-            unfollowed = next((u for r in replies if (u := self.t.unfollowed_cursor(r)) is not None), None)
-            if unfollowed is not None:
-                raise MissingInput(unfollowed_message(unfollowed, len(skipped)))
+            hiding = await self.t.cursor_hiding(self.sid, replies, skipped)
+            if hiding is not None:
+                raise MissingInput(unfollowed_message(hiding, len(skipped)))
             self.fail(
                 step,
                 f"{len(skipped)} instruction(s) never delivered before did not come while following the cursor "

@@ -169,6 +169,7 @@ class Delivery:
     waited: float
     pages: list[int]  # each drain's
     unfollowed: str | None = None  # a cursor-like field the suite did not follow, if any
+    session_id: str = ""
 
     @property
     def items(self) -> list[Instruction]:
@@ -178,11 +179,13 @@ class Delivery:
         """The items of the first drain that delivered this text."""
         return next((d for d in self.drains if any(carries(i, text) for i in d)), [])
 
-    def explain_missing(self) -> None:
-        """MissingInput when something did not come while the results carried a field that may be a
-        cursor the suite did not follow: what is missing may be on a page it never asked for."""
+    async def explain_missing(self, mcp: McpTarget) -> None:
+        """MissingInput when something did not come while the results carried a field that is a
+        cursor the suite did not follow: what is missing was on a page it never asked for."""
         if self.missing and self.unfollowed is not None:
-            raise MissingInput(unfollowed_message(self.unfollowed, len(self.missing)))
+            path = await mcp.cursor_hiding(self.session_id, self.replies, self.missing)
+            if path is not None:
+                raise MissingInput(unfollowed_message(path, len(self.missing)))
 
 
 class McpTarget:
@@ -535,6 +538,32 @@ class McpTarget:
                 return path
         return None
 
+    async def cursor_hiding(self, session_id: str, replies: list[ToolReply], texts: list[str]) -> str | None:
+        """The unfollowed cursor-like field of these replies that is a cursor after all: sent back as
+        instructionCursor, it brings one of the missing texts, and a cursor it never issued does
+        not (a server that answers any cursor it cannot read with the first page). A field merely
+        named like one (a `nextStep`, a `pageSize`) excuses nothing: calibrated, not guessed."""
+
+        async def brings(cursor: Any) -> bool:
+            follow = await self.heartbeat(session_id, instructionCursor=cursor)
+            try:
+                items = self.instructions(follow) if follow.succeeded else []
+            except (NoInstructionList, MissingInput):
+                items = []
+            return any(carries(i, t) for i in items for t in texts)
+
+        if not texts:
+            return None
+        for reply in replies:
+            path = self.unfollowed_cursor(reply)
+            if path is None:
+                continue
+            if await brings(f"conformance-never-issued-{uuid.uuid4().hex}"):
+                return None  # any cursor brings them: what they are behind is not this field
+            if await brings(pointer_get(reply.data, path)):
+                return path
+        return None
+
     async def drain_replies(self, session_id: str, **fields: Any) -> list[ToolReply]:
         """One heartbeat, then one per page while a cursor comes back (read later: see instructions)."""
         replies = [await self.ok_heartbeat(session_id, **fields)]
@@ -591,7 +620,9 @@ class McpTarget:
         if missing and unread is not None and self._list_seen is None:
             raise unread
         unfollowed = next((u for r in replies if (u := self.unfollowed_cursor(r)) is not None), None)
-        return Delivery(drains, replies, arrived, missing, time.monotonic() - started, pages, unfollowed)
+        return Delivery(
+            drains, replies, arrived, missing, time.monotonic() - started, pages, unfollowed, session_id
+        )
 
     async def delivery_lag(self) -> tuple[float | None, Delivery]:
         """How long an instruction took to show after the operator hook returned, on a session of
@@ -721,9 +752,9 @@ def _list_at(data: Any, path: str) -> tuple[str, Any]:
 
 def unfollowed_message(pointer: str, missing: int) -> str:
     return (
-        f"{missing} instruction(s) did not come while the results carry {pointer}, which may be a next-page "
-        f"cursor under a name the suite does not know; pass --cursor-path {pointer} (or the pointer to your "
-        "cursor)"
+        f"{missing} instruction(s) did not come while the results carry {pointer}, a next-page cursor under a "
+        f"name the suite does not know (sent back as instructionCursor, it brought them); pass --cursor-path "
+        f"{pointer}"
     )
 
 
