@@ -15,6 +15,7 @@ CALLS = 200
 ABSOLUTE_P99 = 0.050  # seconds
 HTTP_CALLS = 40
 RELATIVE = 10.0
+FAST = 0.1  # the quantile the relative rule compares
 # Below this, a round trip is scheduling noise on a loaded CI machine, not an expensive lookup.
 NOISE_FLOOR = 0.002
 
@@ -95,20 +96,23 @@ async def measure(acp: AcpTarget, sid: str, with_list: bool, list_cwd: str, deta
             observed=f"p50 {ms(p50)}, {slow} calls over {ms(ABSOLUTE_P99)}",
         )
     if list_times:
-        # Medians on both sides: one scheduling hiccup on a loaded machine moves a p99 by
-        # milliseconds, while a status that does real work is slow on every call.
-        list_p50 = statistics.median(list_times)
+        # The fastest tenth on both sides: a loaded machine only ever adds to a round trip (it
+        # stretched list's median from 0.5 to 5 ms, and a status 20 ms slower than list passed),
+        # while a status that does real work is slow on every call, its fastest ones too.
+        status_p10, list_p10 = percentile(status_times, FAST), percentile(list_times, FAST)
         on_empty = list_cwd != acp.cwd
         details.update(
             list_cwd="empty" if on_empty else "run",
-            list_p50_ms=round(list_p50 * 1000, 3),
+            p10_ms=round(status_p10 * 1000, 3),
+            list_p10_ms=round(list_p10 * 1000, 3),
+            list_p50_ms=round(statistics.median(list_times) * 1000, 3),
             list_p99_ms=round(percentile(list_times, 0.99) * 1000, 3),
         )
-        if p50 > NOISE_FLOOR and p50 > RELATIVE * list_p50:
+        if status_p10 > NOISE_FLOOR and status_p10 > RELATIVE * list_p10:
             listed = "an empty directory" if on_empty else "the run's directory"
             raise Violation(
-                f"session/status takes {ms(p50)} (p50), over {RELATIVE:g}x the agent's own session/list round trip "
-                f"on {listed} ({ms(list_p50)} p50): status is not an in-memory lookup",
-                expected=f"status p50 <= {RELATIVE:g} x {ms(list_p50)}",
-                observed=f"status p50 {ms(p50)}, p99 {ms(p99)}",
+                f"session/status takes {ms(status_p10)} (its fastest tenth), over {RELATIVE:g}x the agent's own "
+                f"session/list round trip on {listed} ({ms(list_p10)}): status is not an in-memory lookup",
+                expected=f"status p10 <= {RELATIVE:g} x {ms(list_p10)}",
+                observed=f"status p10 {ms(status_p10)}, p50 {ms(p50)}, p99 {ms(p99)}",
             )
