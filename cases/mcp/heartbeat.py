@@ -28,7 +28,6 @@ from conformance.targets.mcp.target import (
     McpTarget,
     ToolReply,
     has,
-    ids_for,
     new_key,
     new_session_id,
 )
@@ -284,17 +283,7 @@ async def rejected_call_changes_nothing(mcp: McpTarget, details: dict) -> None:
     # only the other one coming again shows what the server would have redelivered.
     tag = new_key()[-10:]
     acked, control = f"conformance rejected-ack {tag}", f"conformance rejected-control {tag}"
-    ids: list[str] = []
-    unread = ""
-    if mcp.can_instruct:
-        await mcp.instruct(sid, acked)
-        await mcp.instruct(sid, control)
-        try:
-            delivery = await mcp.await_delivery(sid, [acked, control])
-            if not delivery.missing:
-                ids = ids_for(delivery.first_with(acked), [acked])
-        except MissingInput as missing:  # the state may still tell
-            unread = f" ({missing.message})"
+    ids, unread = await mcp.delivered_ids(sid, acked, control)
     if not ids and probe is None:
         raise MissingInput(
             "nothing shows whether a rejected call changed the session: "

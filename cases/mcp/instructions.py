@@ -367,16 +367,8 @@ async def other_caller_changes_nothing(mcp: McpTarget, details: dict) -> None:
     await mcp.ok_heartbeat(sid, **(probe.write(kept) if probe is not None else {"status": "waiting"}))
     # Two instructions delivered alike; B acknowledges one. Redelivery is a MAY: only the other
     # coming again shows what the server would have redelivered.
-    text, control, ids = marker("kept-from-b"), marker("control-from-b"), []
-    unread = ""
-    if mcp.can_instruct:
-        await enqueue(mcp, sid, text, control)
-        try:
-            delivery = await mcp.await_delivery(sid, [text, control])
-            if not delivery.missing:
-                ids = ids_for(delivery.first_with(text), [text])
-        except MissingInput as missing:  # the state may still tell
-            unread = f" ({missing.message})"
+    text, control = marker("kept-from-b"), marker("control-from-b")
+    ids, unread = await mcp.delivered_ids(sid, text, control)
     if not ids and probe is None:
         raise MissingInput(
             "nothing shows whether caller B changed caller A's session: "

@@ -39,4 +39,5 @@ class Agent(ReferenceAgent):
         return outcome.get("outcome") != "cancelled"
 
 
-main(Agent)
+if __name__ == "__main__":
+    main(Agent)

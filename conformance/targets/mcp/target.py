@@ -564,6 +564,19 @@ class McpTarget:
                 return path
         return None
 
+    async def delivered_ids(self, session_id: str, text: str, control: str) -> tuple[list[str], str]:
+        """Enqueue ``text`` and a control instruction delivered with it (without a hook: nothing):
+        the ids the first delivery gave ``text``, and, where none, why the list could not be read."""
+        if not self.can_instruct:
+            return [], ""
+        await self.instruct(session_id, text)
+        await self.instruct(session_id, control)
+        try:
+            delivery = await self.await_delivery(session_id, [text, control])
+        except MissingInput as missing:  # the state may still tell
+            return [], f" ({missing.message})"
+        return ([] if delivery.missing else ids_for(delivery.first_with(text), [text])), ""
+
     async def drain_replies(self, session_id: str, **fields: Any) -> list[ToolReply]:
         """One heartbeat, then one per page while a cursor comes back (read later: see instructions)."""
         replies = [await self.ok_heartbeat(session_id, **fields)]

@@ -11,23 +11,14 @@ import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3]))
 
+from cursor_is_offset import Store as CursorIsOffset
+from omit_empty import Store as OmitEmpty
+
 from conformance.reference.mcp.server import main
-from conformance.reference.mcp.store import HeartbeatError, HeartbeatStore
 
 
-class Store(HeartbeatStore):
-    def page(self, session, cursor):
-        if cursor is not None and not cursor.isdigit():
-            raise HeartbeatError("invalid instructionCursor")
-        start = int(cursor or 0)
-        pending = self.pending(session)
-        page = pending[start : start + self.page_size]
-        end = start + len(page)
-        return page, (str(end) if len(pending) > end else None)
-
-    def apply(self, session, sid, args):
-        result = super().apply(session, sid, args)
-        return {k: v for k, v in result.items() if v not in (None, [])}
+class Store(OmitEmpty, CursorIsOffset):
+    """The omitting results over the broken queue."""
 
 
 if __name__ == "__main__":

@@ -10,20 +10,14 @@ import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3]))
 
+from drops_after_empty import Store as DropsAfterEmpty
+from omit_empty import Store as OmitEmpty
+
 from conformance.reference.mcp.server import main
-from conformance.reference.mcp.store import HeartbeatStore
 
 
-class Store(HeartbeatStore):
-    def enqueue(self, session_id, text):
-        session = self.sessions.get(session_id)
-        if session is not None and session.acknowledged and not self.pending(session):
-            return "dropped"
-        return super().enqueue(session_id, text)
-
-    def apply(self, session, sid, args):
-        result = super().apply(session, sid, args)
-        return {k: v for k, v in result.items() if v not in (None, [])}
+class Store(OmitEmpty, DropsAfterEmpty):
+    """The omitting results over the broken queue."""
 
 
 if __name__ == "__main__":

@@ -8,16 +8,12 @@ import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3]))
 
+from paging_skips import Store as PagingSkips
+
 from conformance.reference.mcp.server import main
-from conformance.reference.mcp.store import HeartbeatStore, decode_cursor, encode_cursor
 
 
-class Store(HeartbeatStore):
-    def page(self, session, cursor):
-        if cursor is not None:
-            cursor = encode_cursor(decode_cursor(cursor) + 1)
-        return super().page(session, cursor)
-
+class Store(PagingSkips):
     def apply(self, session, sid, args):
         result = super().apply(session, sid, args)
         result["nextAction"] = "continue"
