@@ -17,4 +17,5 @@ class Agent(ReferenceAgent):
         return result
 
 
-main(Agent)
+if __name__ == "__main__":
+    main(Agent)

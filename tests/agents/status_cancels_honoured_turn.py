@@ -5,16 +5,13 @@ control turn ends `end_turn` and this one `cancelled`."""
 
 import _base
 from permission_answer_honoured_conforming import Agent as HonoursTheAnswer
+from status_cancels_turn import Agent as CancelsTheTurn
 
 from conformance.reference.acp.agent import main
 
 
-class Agent(HonoursTheAnswer):
-    def status_of(self, session_id):
-        turn = self.turns.get(session_id)
-        if turn is not None:
-            turn.set()
-        return super().status_of(session_id)
+class Agent(CancelsTheTurn, HonoursTheAnswer):
+    """Status cancels the turn (CancelsTheTurn.status_of); the turn honours the answer."""
 
 
 main(Agent)

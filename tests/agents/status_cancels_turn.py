@@ -18,4 +18,5 @@ class Agent(ReferenceAgent):
         return super().status_of(session_id)
 
 
-main(Agent)
+if __name__ == "__main__":
+    main(Agent)
