@@ -34,4 +34,5 @@ class Agent(ReferenceAgent):
         await self.notify(session_id, {"sessionUpdate": "session_info_update", "title": title})
 
 
-main(Agent)
+if __name__ == "__main__":
+    main(Agent)

@@ -1,0 +1,29 @@
+"""Conforming: late_updates_conforming with its timing pinned so the title it makes after a turn
+(10 ms later here) reaches the client during the session/load that follows at once, which takes
+60 ms to answer after replaying. The first replay of the history then carries a
+`session_info_update` the next one does not: an update of the agent's own, not a history that
+loads differently each time, so the history case must still judge status by the replay."""
+
+import asyncio
+
+import _base
+from late_updates_conforming import Agent as LateUpdates
+
+from conformance.reference.acp.agent import main
+
+
+class Agent(LateUpdates):
+    async def prompt(self, session_id, prompt, **kwargs):
+        answer = await super(LateUpdates, self).prompt(session_id, prompt, **kwargs)
+        title = f"A conversation of {len(self.loaded.get(session_id, {}).get('history', []))} messages"
+        _base.later(self, 0.01, lambda: self.retitle(session_id, title))
+        return answer
+
+    async def load_session(self, cwd, session_id, **kwargs):
+        answer = await super().load_session(cwd, session_id, **kwargs)
+        await asyncio.sleep(0.06)
+        return answer
+
+
+if __name__ == "__main__":
+    main(Agent)
