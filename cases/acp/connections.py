@@ -69,20 +69,32 @@ async def status_does_not_attach(acp: AcpTarget, details: dict) -> None:
 
 @case("status.connections.prompt-needs-resume", level=Level.SHOULD, spec=spec.CLIENT_MUST_RESUME)
 async def prompt_from_unattached_connection(acp: AcpTarget, details: dict) -> None:
-    """B's session/prompt without session/resume (after a status) is rejected, not served."""
-    sid = await acp.new_session()
+    """B's session/prompt without session/resume (after a status) is rejected, not served. The
+    sentence binds Clients, so an agent that serves any connection's prompt breaks nothing: a
+    control connection C prompts a session of its own it never asked about, and only an agent
+    that refuses C but serves B (status let B in) is warned."""
+    sid, control_sid = await acp.new_session(), await acp.new_session()
     other = await acp.connect_again()
+    control = await acp.connect_again("C")
+    control_reply = await control.prompt(control_sid, "prompt from a connection that never asked anything")
+    details["control_reply"] = control_reply.describe()
     await other.status(sid)
     reply = await other.prompt(sid, "prompt from a connection that never resumed")
     details["reply"] = reply.describe()
-    if reply.ok:
-        raise Violation(
-            "the agent served session/prompt from a connection that never created or resumed the session "
-            "(it only asked session/status); Clients MUST resume first, and an agent that accepts this "
-            "lets status act as an attach",
-            expected="an error (e.g. -32002) until B resumes the session",
-            observed=reply.describe(),
+    if not reply.ok:
+        return
+    if control_reply.ok:
+        raise MissingInput(
+            "the agent serves session/prompt from any connection, one that never asked anything too (the "
+            "Client MUST resume first, the agent need not refuse), so serving B shows nothing about its status call"
         )
+    raise Violation(
+        "the agent served session/prompt from a connection that never created or resumed the session "
+        "(it only asked session/status) and refused one that asked nothing: status acted as an attach; "
+        "Clients MUST resume first",
+        expected="an error (e.g. -32002) until B resumes the session, as connection C got",
+        observed=reply.describe(),
+    )
 
 
 @case(

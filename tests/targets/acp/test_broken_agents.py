@@ -308,6 +308,9 @@ WS_CONFORMING_VARIANTS: dict[str, tuple[int, dict[str, str]]] = {
     # Every connection hears every session's updates: what B gets after its status calls shows
     # nothing about attaching (a control connection that asked nothing gets them too).
     "ws_broadcasts_updates_conforming": (0, {"status.connections.no-attach": "not-testable"}),
+    # Serves any connection's prompt, one that never asked anything too: "MUST resume" binds
+    # Clients, so the case says it cannot tell (a warning before, and a failure under --strict).
+    "ws_serves_any_prompt_conforming": (0, {"status.connections.prompt-needs-resume": "not-testable"}),
     # A turn sends no session/update at all: there is nothing to watch for attaching.
     "silent_turn_conforming": (0, {"status.connections.no-attach": "not-testable"}),
 }
