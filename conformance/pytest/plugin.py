@@ -13,7 +13,10 @@ import contextlib
 import random
 import re
 import shutil
+import signal
 import sys
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -416,8 +419,24 @@ def pytest_keyboard_interrupt(excinfo: pytest.ExceptionInfo[BaseException]) -> A
     return result
 
 
-@pytest.hookimpl(trylast=True)  # after junitxml has written its file, which this rewrites
-def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> Iterator[None]:
+    """Ctrl-C while the session finishes (junitxml, then the report) is held off: the cases have
+    run, and pytest no longer catches it here, so it would lose the report (a campaign stopping a
+    round that had just found a failure was told that no round wrote a report). The run ends as
+    soon as the report is out."""
+    if threading.current_thread() is not threading.main_thread():
+        return (yield)
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        return (yield)
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler if previous is None else previous)
+
+
+# After junitxml has written its file, which this rewrites (pytest takes hooks by their prefix).
+@pytest.hookimpl(trylast=True, specname="pytest_sessionfinish")
+def pytest_sessionfinish_writes_the_report(session: pytest.Session, exitstatus: int) -> None:
     config = session.config
     runtime = config.stash.get(RUNTIME, None)
     if runtime is not None:

@@ -366,3 +366,33 @@ def test_ctrl_c_while_a_service_starts_stops_it(tmp_path: Path) -> None:
     if alive:
         os.kill(pid, signal.SIGKILL)
     assert not alive, "the HTTP server outlived the interrupted run"
+
+
+def test_ctrl_c_while_the_report_is_written_keeps_the_report(tmp_path: Path) -> None:
+    """The cases have run when the report is written, and pytest no longer catches Ctrl-C
+    there: held off, the report is written and the run ends with its verdict. (A campaign that
+    stopped a round just as it had found a failure was told that no round wrote a report.)"""
+    import subprocess
+
+    report_dir = tmp_path / "r"
+    ctrl_c_on_write = (
+        "import os, signal, sys\n"
+        "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
+        "from conformance.reports.report import RunReport\n"
+        "write = RunReport.write\n"
+        "def interrupted_write(self, *args, **kwargs):\n"
+        "    os.kill(os.getpid(), signal.SIGINT)\n"
+        "    return write(self, *args, **kwargs)\n"
+        "RunReport.write = interrupted_write\n"
+        "from conformance.cli import run\n"
+        f"sys.argv = ['runner', '--report-dir', {str(report_dir)!r}, '-k', 'unknown-session-code']\n"
+        "run()\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", ctrl_c_on_write], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads((report_dir / "report.json").read_text())
+    assert report["incomplete"] is False
+    assert [c["outcome"] for c in report["cases"]] == ["pass"]
+    assert "interrupted" not in done.stderr
