@@ -202,9 +202,8 @@ async def history_unchanged(acp: AcpTarget, details: dict) -> None:
         await acp.status(sid)  # in memory
     await acp.close(sid)
     after = await _replay(acp, sid)
-    if (
-        after != first
-    ):  # a change status wrote into the history is in every later replay; a late update is not
+    # A change status wrote into the history is in every later replay; a late update is not.
+    if after != first:
         await acp.quiet({sid})
         after = await _replay(acp, sid)
     if after != first:
