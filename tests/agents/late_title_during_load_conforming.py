@@ -13,11 +13,7 @@ from conformance.reference.acp.agent import main
 
 
 class Agent(LateUpdates):
-    async def prompt(self, session_id, prompt, **kwargs):
-        answer = await super(LateUpdates, self).prompt(session_id, prompt, **kwargs)
-        title = f"A conversation of {len(self.loaded.get(session_id, {}).get('history', []))} messages"
-        _base.later(self, 0.01, lambda: self.retitle(session_id, title))
-        return answer
+    TITLE_AFTER = 0.01
 
     async def load_session(self, cwd, session_id, **kwargs):
         answer = await super().load_session(cwd, session_id, **kwargs)

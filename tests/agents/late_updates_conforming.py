@@ -15,6 +15,8 @@ COMMANDS = {
 
 
 class Agent(ReferenceAgent):
+    TITLE_AFTER = 0.12  # seconds from a turn's end to its title
+
     async def new_session(self, cwd, **kwargs):
         answer = await super().new_session(cwd, **kwargs)
         _base.later(self, 0.002, lambda: self.notify(answer["sessionId"], COMMANDS))
@@ -23,7 +25,7 @@ class Agent(ReferenceAgent):
     async def prompt(self, session_id, prompt, **kwargs):
         answer = await super().prompt(session_id, prompt, **kwargs)
         title = f"A conversation of {len(self.loaded.get(session_id, {}).get('history', []))} messages"
-        _base.later(self, 0.12, lambda: self.retitle(session_id, title))
+        _base.later(self, self.TITLE_AFTER, lambda: self.retitle(session_id, title))
         return answer
 
     async def retitle(self, session_id, title):
