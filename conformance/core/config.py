@@ -102,6 +102,13 @@ class AgentConfig:
     target: str = "acp"
     # The target's own options, parsed by the target (its configure()): McpOptions, HttpOptions…
     target_options: Any = None
+    hold: float | None = None  # --hold; None: the profile's
+
+    @property
+    def hold_seconds(self) -> float:
+        """How long a state a case relies on is watched before it is believed to stay (--hold, else
+        the profile's)."""
+        return self.hold if self.hold is not None else PROFILES[self.profile].hold
 
     @property
     def restartable(self) -> bool:

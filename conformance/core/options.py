@@ -115,6 +115,15 @@ def run_options(targets: tuple[str, ...]) -> tuple[Option, ...]:
             type=float,
         ),
         Option(
+            "--hold",
+            "hold",
+            "seconds a state the suite relies on (a parked, inactive or evicted session, a pending "
+            "instruction) is watched before it is believed to stay (default: the profile's, 3 in ci, 15 in "
+            "thorough)",
+            type=float,
+            metavar="SECONDS",
+        ),
+        Option(
             "--run-budget",
             "run_budget",
             "seconds for the whole run; cases after it are reported as not run (default 1800)",

@@ -47,6 +47,9 @@ class Profile:
     # Seconds of shrinking after the first failure; then the smallest failing example seen so far
     # is reported (None: until Hypothesis is done).
     shrink_budget: float | None = 20.0
+    # Seconds a state a case relies on (parked, inactive, evicted, pending) is watched before it is
+    # believed to stay: a state forgotten a few seconds later shows only to a watch that long (--hold).
+    hold: float = 3.0
 
 
 PROFILES = {
@@ -69,6 +72,7 @@ PROFILES = {
         budget=5.0,
         max_restarts=1,
         shrink_budget=5.0,
+        hold=1.0,
     ),
     # A campaign's rounds (session-status-conformance campaign): fresh seeds, the shared example
     # database, a round's time budget (CONFORMANCE_ROUND_SECONDS, set by the campaign), and the ci
@@ -96,6 +100,7 @@ PROFILES = {
         budget=900,
         max_restarts=None,
         shrink_budget=None,
+        hold=15.0,
     ),
 }
 

@@ -54,8 +54,20 @@ AXES = (
     "isolation",  # between sessions and between callers: keys, acknowledgements, queue items, caches
     "types",  # wrong JSON types, and the coercions lenient validators make
     "concurrency",  # a retry while the first call is in flight, status during a turn
-    "later",  # status after a permission is answered, after a delete, after an eviction
+    "later",  # status after a permission is answered, after a delete, after an eviction, after a timer
+    "pressure",  # memory caps and eviction, quotas and request allowances, restarts
+    "boundary",  # values at storage limits and just past them (64, 255/256, 1024, 4096), empty values, encodings
 )
+
+# The conditions bugs nobody named hide in, and the axes that try each: a sentence's audit says
+# which of them have been tried against it (a break along that axis, with a check that catches it).
+CONDITIONS = {
+    "later": "time",
+    "pressure": "pressure",
+    "concurrency": "overlap",
+    "boundary": "boundary",
+    "isolation": "neighbour",
+}
 
 
 @dataclass(frozen=True)
@@ -84,6 +96,13 @@ class Requirement:
     @property
     def level(self) -> str:
         return keyword_level(self.sentence)
+
+    @property
+    def conditions(self) -> tuple[str, ...]:
+        """The conditions (time, pressure, overlap, boundary, neighbour) under which a break of this
+        sentence has been tried, by a check that catches it."""
+        tried = {CONDITIONS[b.axis] for b in self.breaks if b.by and b.axis in CONDITIONS}
+        return tuple(c for c in CONDITIONS.values() if c in tried)
 
 
 @dataclass
@@ -255,6 +274,7 @@ def coverage(revision: Revision, cases: list[dict[str, Any]]) -> dict[str, Any]:
                 "status": status,
                 "cases": {cid: ran.get(cid, "not run") for cid in req.cases},
                 "reason": req.excluded or req.note,
+                "conditions": list(req.conditions),
             }
         )
     counts = {k: sum(r["status"] == k for r in rows) for k in ("tested", "excluded", "not-run")}

@@ -196,12 +196,12 @@ def _traceability_html(trace: dict[str, Any]) -> str:
         rows.append(
             f"<tr class='{html_text(r['status'])}'><td>{html_text(r['section'])}</td><td>{html_text(r['sentence'])}</td>"
             f"<td>{html_text(r['level'])}</td><td>{html_text(r['status'])}</td><td>{cases}</td>"
-            f"<td>{html_text(r['reason'])}</td></tr>"
+            f"<td>{html_text(', '.join(r.get('conditions') or ()) or '-')}</td><td>{html_text(r['reason'])}</td></tr>"
         )
     return (
         f"<h2 id='traceability'>Traceability: {html_text(trace['revision'])}</h2>"
         "<table class='trace'><tr><th>section</th><th>sentence</th><th>level</th><th>status</th>"
-        f"<th>cases (outcome)</th><th>reason / note</th></tr>{''.join(rows)}</table>"
+        f"<th>cases (outcome)</th><th>conditions tried</th><th>reason / note</th></tr>{''.join(rows)}</table>"
     )
 
 

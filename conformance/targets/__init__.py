@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from conformance.core.config import AgentConfig
+from conformance.core.config import AgentConfig, UsageError
 from conformance.core.redact import secret_env_values
 from conformance.targets.acp.target import AcpTarget
 from conformance.targets.base import Target
@@ -66,6 +66,10 @@ def configure(values: dict[str, Any], sandbox: Path, report_dir: Path | None = N
     )
     config.target_options = target.configure(values, config)
     config.run_budget = values["run_budget"]
+    if values.get("hold") is not None:
+        if values["hold"] < 0:
+            raise UsageError(f"--hold {values['hold']:g} must be zero or more seconds")
+        config.hold = values["hold"]
     config.example_db = values.get("example_db")
     if config.example_db:
         from conformance.core import examples_db

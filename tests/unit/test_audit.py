@@ -93,3 +93,38 @@ def check_variants_catch(target: str, deltas: dict[str, dict[str, str]], prefix:
                 if deltas[b.variant].get(case_id) not in ("fail", "warn"):
                     wrong.append(f"{name}: {b.variant} does not make {case_id} fail ({b.way})")
     return wrong
+
+
+# The sentences whose breaks hide in conditions no quiet, one-at-a-time case creates: each must
+# have been tried under every condition (a break along each condition's axis, with its check).
+UNDER_EVERY_CONDITION = {
+    "rfd-2026-10-26": ["session/status MUST NOT have side effects."],
+    "acp-unstable-2026-11": ["`session/status` MUST NOT have side effects."],
+}
+
+
+@pytest.mark.parametrize("name", sorted(UNDER_EVERY_CONDITION))
+def test_the_side_effect_sentences_are_tried_under_every_condition(name: str) -> None:
+    from conformance.core.traceability import CONDITIONS
+
+    rev = load_revision(name)
+    for start in UNDER_EVERY_CONDITION[name]:
+        req = next(r for r in rev.requirements if r.sentence.startswith(start))
+        missing = [c for c in CONDITIONS.values() if c not in req.conditions]
+        assert missing == [], f"{name}: {start!r} has not been tried under: {missing}"
+
+
+def test_conditions_are_read_from_the_axes_of_breaks_with_a_check() -> None:
+    from conformance.core.traceability import Break, Requirement
+
+    req = Requirement(
+        source="s",
+        section="x",
+        sentence="y",
+        breaks=(
+            Break(way="a", axis="pressure", by="c", variant="v"),
+            Break(way="b", axis="later", unobservable="no client can see it"),
+            Break(way="c", axis="isolation", by="c", variant="v"),
+        ),
+    )
+    assert req.conditions == ("pressure", "neighbour")
