@@ -81,7 +81,10 @@ class AgentConfig:
     cwd: str
     env: dict[str, str] = field(default_factory=dict)
     auth_method: str | None = None
-    timeout: float = 10.0
+    timeout: float = 10.0  # the request clock: how long a request other than a prompt may take
+    # The turn clock: how long a turn (a prompt and the model's work it sets off) may take. Real
+    # agents answer a request in milliseconds and a turn in seconds to minutes.
+    turn_timeout: float = 300.0
     settle: float = 0.05
     embedded: bool = False
     run_budget: float = 1800.0  # seconds for the whole run; later cases are reported as not run

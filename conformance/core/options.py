@@ -108,6 +108,15 @@ def run_options(targets: tuple[str, ...]) -> tuple[Option, ...]:
             type=float,
         ),
         Option(
+            "--turn-timeout",
+            "turn_timeout",
+            "seconds a turn (a prompt, with the model's work) may take before its case is not testable "
+            "(default 300); requests other than prompts wait --timeout",
+            default=300.0,
+            type=float,
+            metavar="SECONDS",
+        ),
+        Option(
             "--settle",
             "settle",
             "seconds to wait for stray notifications after a status call (default 0.05)",

@@ -66,6 +66,12 @@ def configure(values: dict[str, Any], sandbox: Path, report_dir: Path | None = N
     )
     config.target_options = target.configure(values, config)
     config.run_budget = values["run_budget"]
+    if values.get("turn_timeout") is not None:
+        if values["turn_timeout"] <= 0:
+            raise UsageError(
+                f"--turn-timeout {values['turn_timeout']:g} must be a positive number of seconds"
+            )
+        config.turn_timeout = values["turn_timeout"]
     if values.get("hold") is not None:
         if values["hold"] < 0:
             raise UsageError(f"--hold {values['hold']:g} must be zero or more seconds")
