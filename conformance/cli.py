@@ -277,16 +277,29 @@ def main(argv: list[str] | None = None) -> int:
     return USAGE_ERROR
 
 
+def stop_on_signals() -> None:
+    """SIGTERM (a CI job's timeout) and SIGHUP (a closed terminal) stop a run or a campaign as
+    Ctrl-C does: the partial report, marked incomplete, its path printed, the agent's process
+    group ended, exit 2. A signal the caller chose to ignore (nohup) stays ignored."""
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        if signal.getsignal(sig) is not signal.SIG_IGN:
+            signal.signal(sig, signal.default_int_handler)
+
+
 def run() -> None:
     """The console script: main() with one-line messages for interrupts and unexpected errors."""
     if os.environ.get("CONFORMANCE_ROUND_SECONDS") and signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
         # A campaign's round: the campaign ends it with SIGINT (and gets its partial report), even
         # where the campaign itself runs with SIGINT ignored (a background CI step).
         signal.signal(signal.SIGINT, signal.default_int_handler)
+    stop_on_signals()
     try:
         sys.exit(main())
     except KeyboardInterrupt:
-        print("error: interrupted", file=sys.stderr)
+        said = ""
+        if "conformance.pytest.plugin" in sys.modules:  # a run: its partial report, if one was written
+            said = str(sys.modules["conformance.pytest.plugin"].LAST_RUN.get("message", ""))
+        print(f"error: {said if said.startswith('interrupted') else 'interrupted'}", file=sys.stderr)
         sys.exit(USAGE_ERROR)
     except Exception as exc:
         from conformance.pytest import plugin

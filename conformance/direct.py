@@ -18,7 +18,7 @@ from conformance.core.options import add_arguments
 from conformance.core.registry import CASES, Case
 from conformance.reports.report import RunReport, case_record
 from conformance.runtime import Runtime
-from conformance.targets import TARGETS, configure
+from conformance.targets import TARGETS, configure, named
 
 __all__ = ["certify", "option_values"]
 
@@ -45,6 +45,7 @@ def certify(args: list[str], case_ids: list[str] | None = None, report_dir: Path
         config.seed = 0 if config.profile == "ci" else random.SystemRandom().randrange(2**32)
     runtime = Runtime(config, strict=values["conformance_strict"])
     report = RunReport.for_run(config, strict=values["conformance_strict"])
+    report.target, report.subject = config.target, named(config.target).subject
     try:
         report.describe_target(runtime.target, runtime.start())
         report.revision, report.revision_why = runtime.resolve_revision(values["conformance_spec"])

@@ -25,13 +25,16 @@ from conformance.core.outcomes import (
     CaseResult,
     HarnessError,
     NotApplicable,
+    NoTurn,
     Outcome,
     RunInterrupted,
     Unanswered,
     Unimplemented,
     broken,
     classify,
+    unanswered,
 )
+from conformance.core.prompts import PromptLedger
 from conformance.core.registry import Case, Level
 from conformance.core.transcript import NOTE, RECV, SEND, Entry, StderrTail, Transcript
 from conformance.targets import named
@@ -40,9 +43,12 @@ from conformance.transport.peer import JsonRpcPeer
 
 __all__ = ["CaseRecord", "Runtime"]
 
-CASE_BUDGET = 600.0  # seconds one case may take in all, whatever its requests' timeouts
+CASE_BUDGET = 600.0  # seconds one case may take in all (or two --turn-timeouts, if longer)
 SILENT_CASES_LIMIT = 3  # cases in a row with an unanswered request: the rest are not run
 STATUS_SILENT_LIMIT = 2  # cases in a row whose status request went unanswered: the status cases are not run
+# Cases in a row whose turn did not end within --turn-timeout: the cases after them end at their
+# first prompt (not testable). A slow turn never skips a case that does not prompt.
+TURN_SILENT_LIMIT = 2
 MAX_CASE_FRAMES = 2000
 
 
@@ -78,6 +84,12 @@ class Runtime:
         self.started_at = time.monotonic()
         self.silent_cases = 0  # consecutive cases with a request the agent did not answer
         self.status_silent: list[str] = []  # the cases in a row whose status request went unanswered
+        self.turns_silent: list[str] = []  # the cases in a row whose turn did not end in time
+        self.prompts = PromptLedger(config.max_prompts, config.prompt_ledger)
+        self.case_prompts = 0  # prompts the current case sent
+        # What the agent's handshake said, kept when a later step of the handshake failed (an agent
+        # that requires authentication still said, in initialize, what it advertises).
+        self.handshake_said: dict[str, Any] = {}
         self._restart_next = False
         self._running: concurrent.futures.Future[CaseRecord] | None = None
 
@@ -115,8 +127,13 @@ class Runtime:
             self.pgids.append(self._agent.process.pgid)
         try:
             init = await self.target.handshake()
+        except BaseException:
+            said = getattr(self.target, "init_result", None)
+            self.handshake_said = dict(said) if isinstance(said, dict) else {}
+            raise
         finally:
             self.handshake_entries = self.transcript.since(mark)
+        self.handshake_said = dict(init) if isinstance(init, dict) else {}
         info = init.get("agentInfo") or init.get("serverInfo") if isinstance(init, dict) else None
         examples_db.name_agent(str(info.get("name") or "") if isinstance(info, dict) else "")
         return init
@@ -152,6 +169,35 @@ class Runtime:
         if self._agent is not None:
             self._agent.extra_connections.append(peer)
 
+    # -- turns ---------------------------------------------------------------------------------
+
+    def take_turn(self) -> None:
+        """Before a prompt (the target's prompt method): counted, or refused with NoTurn."""
+        if len(self.turns_silent) >= TURN_SILENT_LIMIT:
+            raise NoTurn(
+                f"not testable: the case needs a turn, and the turn did not end within --turn-timeout "
+                f"({self.config.turn_timeout:g} s) in {len(self.turns_silent)} cases in a row "
+                f"({', '.join(self.turns_silent)}), so it would only wait that out again: an unreachable model, or "
+                "turns slower than --turn-timeout allows (pass a larger one); see those cases' transcripts"
+            )
+        if not self.prompts.take():
+            raise NoTurn(
+                f"not testable: the case needs a turn, and the run's prompt budget is spent (--max-prompts "
+                f"{self.prompts.limit}: each prompt is a model call for a real agent); a larger --max-prompts "
+                "tests it"
+            )
+        self.case_prompts += 1
+
+    def turns_left(self) -> bool:
+        return len(self.turns_silent) < TURN_SILENT_LIMIT and self.prompts.left()
+
+    def status_asked(self) -> bool:
+        if self._agent is None:
+            return False
+        method = self.target.status_method
+        connections = [self._agent.connection, *self._agent.extra_connections]
+        return any(getattr(c, "sent", {}).get(method, 0) for c in connections)
+
     def call(self, func: Any, *args: Any) -> Any:
         """Run an async function on the runtime's loop and wait for it (for tools and tests)."""
         return self._portal.call(func, *args)
@@ -177,7 +223,8 @@ class Runtime:
         try:
             name, why = await self.target.detect_revision()
         except Unanswered as exc:  # the status cases will meet it too; they stop after one more
-            self.status_silent.append("the spec revision detection")
+            if self.target.is_status_call(exc.method):
+                self.status_silent.append("the spec revision detection")
             self._restart_next = self.config.restartable
             name, why = (
                 revisions.default(target),
@@ -225,8 +272,11 @@ class Runtime:
         started = time.perf_counter()
         spent = time.monotonic() - self.started_at
         if spent > self.config.run_budget:
-            message = f"not run: the run budget of {self.config.run_budget:g} s was spent (--run-budget)"
-            return CaseRecord(CaseResult(Outcome.ERROR, message), 0.0)
+            message = (
+                f"not run: the run budget of {self.config.run_budget:g} s was spent (the agent's turns included); "
+                "a larger --run-budget runs it"
+            )
+            return CaseRecord(CaseResult(Outcome.NOT_TESTABLE, message), 0.0)
         if self.silent_cases >= SILENT_CASES_LIMIT:
             message = (
                 f"not run: the agent left a request unanswered in {self.silent_cases} cases in a row "
@@ -253,6 +303,7 @@ class Runtime:
         mark, err_mark = self.transcript.mark(), self.stderr.mark()
         handshake = list(self.handshake_entries)  # the start this case begins with
         self.connection.new_case()
+        self.case_prompts = 0
         details: dict[str, Any] = {}
         exc: BaseException | None = None
         try:
@@ -280,7 +331,7 @@ class Runtime:
                 raise NotApplicable(f"not part of spec revision {revision.name}: {why}")
             scope = examples_db.case_scope(case.target, revision.name, case.id)
             try:
-                with anyio.fail_after(CASE_BUDGET):
+                with anyio.fail_after(max(CASE_BUDGET, 2 * self.config.turn_timeout)):
                     await case.func(self.target, details)
             finally:
                 examples_db.scope_reset(scope)
@@ -288,7 +339,7 @@ class Runtime:
             exc = e
         except RunInterrupted:
             exc = HarnessError("not finished: the run was interrupted")
-        except Unanswered as e:
+        except (Unanswered, NoTurn) as e:
             exc = e
         except BaseExceptionGroup as group:  # a case's own task group: its most telling member
             exc = _telling(group)
@@ -299,8 +350,16 @@ class Runtime:
         if self._agent is not None:
             with anyio.CancelScope(shield=True):
                 await self._agent.close_extra()
+        if self.case_prompts:
+            details["prompts"] = self.case_prompts
         if isinstance(exc, Unanswered):
-            result = self._unanswered(case, exc)
+            result = unanswered(
+                exc,
+                case.level,
+                on_status=self.target.is_status_call(exc.method),
+                status_asked=self.status_asked(),
+                strict=self.strict,
+            )
         elif isinstance(exc, AgentExited) and exc.method and self.target.is_status_call(exc.method):
             result = self._died_answering(case, exc, self.stderr.since(err_mark))
         else:
@@ -348,22 +407,6 @@ class Runtime:
             record.details["agent_pgid"] = self._agent.process.pgid
         return record
 
-    def _unanswered(self, case: Case, exc: Unanswered) -> CaseResult:
-        """A request the agent never (readably) answered ends the case. On the status method it
-        breaks JSON-RPC's "MUST reply" for the very method under test: a failure (a robustness
-        finding in a robustness case, where a malformed frame came first); on another method the
-        case could not go on: an error."""
-        if self.target.is_status_call(exc.method) or exc.method == "a raw frame":
-            level = Level.ROBUSTNESS if case.level is Level.ROBUSTNESS else Level.MUST
-            return CaseResult(
-                broken(level, strict=self.strict),
-                f"{exc.describe()}; the case ended here",
-                expected="a response carrying the request's id",
-                observed=exc.why,
-                spec_key="reply",
-            )
-        return CaseResult(Outcome.ERROR, f"the agent did not answer: {exc.describe()}; the case ended here")
-
     def _died_answering(self, case: Case, exc: AgentExited, stderr: str) -> CaseResult:
         """The agent died on a status request the case sent: the request is never answered, as
         JSON-RPC's "MUST reply" and the status method need (a crash elsewhere stays an error)."""
@@ -380,15 +423,23 @@ class Runtime:
         )
 
     def _count_silence(self, case: Case, exc: BaseException | None) -> None:
-        silent = isinstance(exc, Unanswered | TimeoutError)
+        """Silence is counted by the kind of request that went unanswered: a turn that did not
+        end skips only the cases that prompt (at their first prompt), a status request only the
+        status cases, and another request every case (each sends some)."""
+        turn = isinstance(exc, Unanswered) and exc.clock == "turn"
+        silent = isinstance(exc, Unanswered | TimeoutError) and not turn
         self.silent_cases = self.silent_cases + 1 if silent else 0
         if isinstance(exc, Unanswered) and self.target.is_status_call(exc.method):
             self.status_silent.append(case.id)
         elif self._agent is not None and self._agent.connection.answered[self.target.status_method]:
             self.status_silent.clear()
-        # The agent is in a state nobody knows (a request still hangs in it): the next case gets
-        # a fresh process, as after a crash.
-        self._restart_next = silent and self.config.restartable
+        if turn:
+            self.turns_silent.append(case.id)
+        elif self._agent is not None and self._agent.connection.answered["session/prompt"]:
+            self.turns_silent.clear()
+        # The agent is in a state nobody knows (a request or a turn still hangs in it): the next
+        # case gets a fresh process, as after a crash.
+        self._restart_next = (silent or turn) and self.config.restartable
 
     def _apply_envelope_problems(
         self, case: Case, result: CaseResult, mark: int
@@ -516,8 +567,8 @@ def _session_id(entry: Entry) -> str | None:
 
 def _telling(group: BaseExceptionGroup) -> BaseException:
     """The member of a task group's exceptions that says most: an interruption, an unanswered
-    request, else the first error."""
-    for kind in (RunInterrupted, Unanswered, Exception):
+    request, a turn the suite did not send, else the first error."""
+    for kind in (RunInterrupted, Unanswered, NoTurn, Exception):
         found = group.subgroup(lambda e, k=kind: isinstance(e, k))
         if found is not None:
             first = found.exceptions[0]

@@ -33,7 +33,9 @@ async def status_capability_is_an_object(acp: AcpTarget, details: dict) -> None:
     needs=("no-status",),
 )
 async def unadvertised_status_is_method_not_found(acp: AcpTarget, details: dict) -> None:
-    """Without the capability, session/status answers -32601 (method not found)."""
-    sid = await acp.new_session()
-    reply = await acp.status(sid)
+    """Without the capability, session/status answers -32601 (method not found). Asked about an id
+    the suite made up: no session is needed (an agent that cannot create one, needs authentication,
+    or takes its time creating one is still judged on its answer alone), and an agent that serves
+    the method answers it anyway (-32002), which is the finding."""
+    reply = await acp.status(acp.unknown_id())
     expect_error(reply, METHOD_NOT_FOUND, "session/status on an agent that does not advertise it")

@@ -104,7 +104,7 @@ async def idle_after_turn(acp: AcpTarget, details: dict) -> None:
     mark = len(acp.peer.notifications)
     await acp.prompt(sid, "hello", wait=False)
     if await acp.wait_state(sid, "idle", since=mark) is None:
-        raise MissingInput("the turn never reported `idle` in a state_update (within --timeout)")
+        raise MissingInput("the turn never reported `idle` in a state_update (within --turn-timeout)")
     await _expect_snapshot(acp, sid, "idle", "the turn reported idle", details)
 
 
@@ -150,7 +150,7 @@ async def requires_action_while_asking(acp: AcpTarget, details: dict) -> None:
         ack = await acp.prompt(sid, PERMISSION, wait=False)
         if not ack.ok:
             raise MissingInput(f"session/prompt failed: {ack.describe()}")
-        with anyio.move_on_after(acp.harness.config.timeout):
+        with anyio.move_on_after(acp.turn_timeout):  # a model decides to ask: the turn clock
             while not peer.held and not _ended(acp, sid, mark):
                 await anyio.sleep(0.01)
         if not peer.held:
@@ -175,7 +175,7 @@ async def snapshot_sends_nothing(acp: AcpTarget, details: dict) -> None:
     for each in (sid, control):
         if await acp.wait_turn_end(each, since=turn) is None:
             raise MissingInput(
-                "the turn's idle state_update did not arrive within --timeout (see status.state.idle-after-turn)"
+                "the turn's idle state_update did not arrive within --turn-timeout (see status.state.idle-after-turn)"
             )
     blamed, _ = await notifications_from_status(acp, {sid: control}, calls=5)
     sent = [n for n in blamed if session_of(n.params) == sid]

@@ -26,9 +26,9 @@ async def model_based_sequences(acp: AcpTarget, details: dict) -> None:
     run = await anyio.to_thread.run_sync(
         lambda: run_sequences(acp, PROFILES[config.profile], seed_value=config.seed, report_dir=report_dir)
     )
-    details.update(profile=run.profile, seed=run.seed, examples=run.examples)
-    if run.dry_examples:
-        details["budget_note"] = f"time budget spent: the last {run.dry_examples} examples ran no steps"
+    details.update(profile=run.profile, seed=run.seed, examples=run.examples, steps_run=run.steps_run)
+    if run.budget_note:
+        details["budget_note"] = run.budget_note
     if run.failure is None:
         return
     steps = [s.to_json() for s in run.steps]

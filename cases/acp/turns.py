@@ -36,8 +36,10 @@ async def _turn(acp: AcpTarget, sid: str, during: Any = None) -> tuple[str | Non
     mark = len(peer.notifications)
 
     async def prompt() -> None:
-        # Longer than --timeout: the turn waits on a permission the suite holds while status is asked.
-        reply = await acp.prompt(sid, PERMISSION, wait=False, timeout=3 * acp.harness.config.timeout)
+        # The turn clock, and more: the turn also waits on a permission the suite holds while
+        # status is asked.
+        clock = acp.turn_timeout + 3 * acp.harness.config.timeout
+        reply = await acp.prompt(sid, PERMISSION, wait=False, timeout=clock)
         got["reply"] = reply
         if acp.protocol == 2 and reply.ok:  # the idle update that ends the turn carries its stopReason
             update = await acp.wait_turn_end(sid, since=mark)
@@ -49,9 +51,9 @@ async def _turn(acp: AcpTarget, sid: str, during: Any = None) -> tuple[str | Non
     try:
         async with anyio.create_task_group() as tg:
             tg.start_soon(prompt)
-            with anyio.move_on_after(acp.harness.config.timeout):
+            with anyio.move_on_after(acp.turn_timeout):
                 # Until the permission request, or the turn's end: in v2 the prompt's answer comes
-                # at once and the permission request after it.
+                # at once and the permission request after it (a model decides to ask: the turn clock).
                 while len(peer.held) == held_before and "ended" not in got:
                     await anyio.sleep(0.01)
             asked = len(peer.held) > held_before
@@ -117,7 +119,7 @@ async def active_while_a_turn_waits(acp: AcpTarget, details: dict) -> None:
     if UNSEEN in (stop, control_stop):  # no observation, no conclusion about the turn
         # v2's idle update only SHOULD carry the stopReason: no observation, no conclusion.
         raise MissingInput(
-            "a turn's stop reason was not seen: it did not end within --timeout, or (v2) its idle update carried "
+            "a turn's stop reason was not seen: it did not end within --turn-timeout, or (v2) its idle update carried "
             "no stopReason (which it only SHOULD)"
         )
     answers = [answer_of(r) for r in replies or []]
@@ -172,7 +174,7 @@ async def status_notification_leaves_the_turn(acp: AcpTarget, details: dict) -> 
     if UNSEEN in (stop, control_stop):
         # v2's idle update only SHOULD carry the stopReason: no observation, no conclusion.
         raise MissingInput(
-            "a turn's stop reason was not seen: it did not end within --timeout, or (v2) its idle update carried "
+            "a turn's stop reason was not seen: it did not end within --turn-timeout, or (v2) its idle update carried "
             "no stopReason (which it only SHOULD)"
         )
     details.update(control_stop=control_stop, stop=stop)

@@ -85,6 +85,11 @@ class AgentConfig:
     # The turn clock: how long a turn (a prompt and the model's work it sets off) may take. Real
     # agents answer a request in milliseconds and a turn in seconds to minutes.
     turn_timeout: float = 300.0
+    # --max-prompts: how many prompts (each a model call for a real agent) the run may send in
+    # all; None: no cap. ``prompt_ledger``: a file the run's workers (pytest-xdist) count them in
+    # together; None: this process counts alone.
+    max_prompts: int | None = None
+    prompt_ledger: str | None = None
     settle: float = 0.05
     embedded: bool = False
     run_budget: float = 1800.0  # seconds for the whole run; later cases are reported as not run

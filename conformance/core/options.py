@@ -110,11 +110,20 @@ def run_options(targets: tuple[str, ...]) -> tuple[Option, ...]:
         Option(
             "--turn-timeout",
             "turn_timeout",
-            "seconds a turn (a prompt, with the model's work) may take before its case is not testable "
-            "(default 300); requests other than prompts wait --timeout",
+            "seconds a turn (a prompt, with the model's work it sets off: its answer, a v2 idle state_update, "
+            "a permission request) may take before its case is not testable (default 300); requests other "
+            "than prompts wait --timeout",
             default=300.0,
             type=float,
             metavar="SECONDS",
+        ),
+        Option(
+            "--max-prompts",
+            "max_prompts",
+            "send at most N prompts in the whole run (each is a model call for a real agent); cases that need "
+            "one more are not testable. 0: certify what needs no model (default: no cap)",
+            type=int,
+            metavar="N",
         ),
         Option(
             "--settle",

@@ -20,15 +20,20 @@ __all__ = [
     "HarnessError",
     "Info",
     "MissingInput",
+    "NoTurn",
     "NotApplicable",
     "NotTestable",
     "Outcome",
     "Unanswered",
     "Unimplemented",
+    "Unprepared",
     "Verdict",
     "Violation",
     "broken",
     "classify",
+    "decides_errors",
+    "shorten",
+    "unanswered",
     "verdict",
 ]
 
@@ -108,34 +113,77 @@ class MissingInput(CaseSignal):
     """The case needs an input the user did not pass (a second credential, an operator hook)."""
 
 
+class Unprepared(CaseSignal):
+    """The case could not make its preconditions (a session: session/new failed) before it asked
+    anything of the method under test: not testable, never a failure of the agent. A status spec
+    says nothing of how session/new behaves, so nothing here is evidence against its status method."""
+
+
 class HarnessError(CaseSignal):
     """The suite itself could not run the case."""
+
+
+# The two clocks: a request answers in milliseconds, a turn (a prompt and the model's work it
+# sets off) in seconds to minutes. Each is named by the option that sets it.
+CLOCKS = {"request": "--timeout", "turn": "--turn-timeout"}
 
 
 class Unanswered(BaseException):
     """A request of the case got no response in time: the case ends here, at once.
 
-    A BaseException on purpose: Hypothesis (fuzzing, sequences) and cases that catch Exception
-    must not turn it into an example to shrink or a failure to retry, since every later request
-    would wait out the timeout again. The runtime turns it into the case's outcome.
+    ``clock``: "request" (--timeout) or "turn" (--turn-timeout: a prompt's answer, or what its
+    turn sets off: a v2 idle state_update). A BaseException on purpose: Hypothesis (fuzzing,
+    sequences) and cases that catch Exception must not turn it into an example to shrink or a
+    failure to retry, since every later request would wait out the timeout again. The runtime
+    turns it into the case's outcome (:func:`unanswered`).
     """
 
     def __init__(
-        self, method: str, request_id: Any, limit: float, *, why: str = "", params: Any = None
+        self,
+        method: str,
+        request_id: Any,
+        limit: float,
+        *,
+        why: str = "",
+        params: Any = None,
+        clock: str = "request",
     ) -> None:
         self.method = method
         self.request_id = request_id
         self.limit = limit
-        self.why = why or f"no response within {limit:g} s"
+        self.clock = clock
+        self.why = why or f"no response within {limit:g} s ({self.option})"
         self.params = params
         super().__init__(self.describe())
+
+    @property
+    def option(self) -> str:
+        """The option that sets the clock that ran out."""
+        return CLOCKS[self.clock]
 
     def describe(self) -> str:
         shown = ""
         if self.params is not None:
             text = self.params if isinstance(self.params, str) else _compact(self.params)
-            shown = f", params {text[:160]}{'…' if len(text) > 160 else ''}"
+            shown = f", params {shorten(text, 160)}"
         return f"{self.method} (id {self.request_id!r}{shown}) got no answer: {self.why}"
+
+
+class NoTurn(BaseException):
+    """The suite did not send a prompt the case needed: the run's prompt budget is spent
+    (--max-prompts), or turns went unanswered in several cases in a row. The case ends here and
+    is not testable, however far it got. A BaseException for the reason :class:`Unanswered` is
+    one: nothing inside a case (nor Hypothesis) may take it for a finding."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+def shorten(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters with a visible ellipsis (for quoting what an agent
+    sent inside the suite's own messages: the quote is cut, never the suite's words around it)."""
+    return text if len(text) <= limit else text[: max(0, limit - 1)] + "…"
 
 
 def _compact(value: Any) -> str:
@@ -200,11 +248,13 @@ def classify(exc: BaseException | None, level: Level, *, strict: bool = False) -
             kind = Outcome.NOT_APPLICABLE
         elif isinstance(exc, Unimplemented):
             kind = Outcome.UNIMPLEMENTED
-        elif isinstance(exc, MissingInput):
+        elif isinstance(exc, MissingInput | Unprepared):
             kind, message = Outcome.NOT_TESTABLE, f"not testable: {exc.message}"
         else:
             kind = Outcome.ERROR
         return CaseResult(kind, message, exc.expected, exc.observed, exc.rule, exc.spec_key)
+    if isinstance(exc, NoTurn):
+        return CaseResult(Outcome.NOT_TESTABLE, exc.message)
     if isinstance(exc, AgentExited):
         return CaseResult(Outcome.ERROR, str(exc))
     if isinstance(exc, TimeoutError):
@@ -219,6 +269,49 @@ def classify(exc: BaseException | None, level: Level, *, strict: bool = False) -
             f"replayed (it died, restarted, or answered differently); first failure: {type(source).__name__}: {first}",
         )
     return CaseResult(Outcome.ERROR, f"harness error: {type(exc).__name__}: {exc}")
+
+
+def unanswered(
+    exc: Unanswered, level: Level, *, on_status: bool, status_asked: bool, strict: bool = False
+) -> CaseResult:
+    """A request of the case that got no (readable) answer, by what it was.
+
+    - The status method (``on_status``), or a raw frame: JSON-RPC's "the Server MUST reply" broken
+      for the very method under test (a robustness finding in a robustness case).
+    - A turn (its prompt's answer, or what the turn sets off) past --turn-timeout: an unreachable
+      model, or a turn slower than the clock allows. Not testable, naming the option: the status
+      specs say nothing of how long a turn takes.
+    - Another request (session/new, load, list…) before the case asked any status: the case could
+      not make its preconditions; not testable, naming --timeout.
+    - Another request once status was asked in the case: the agent stopped answering after a
+      status call, which the case did not test (an error).
+    """
+    if on_status or exc.method == "a raw frame":
+        kind = Level.ROBUSTNESS if level is Level.ROBUSTNESS else Level.MUST
+        return CaseResult(
+            broken(kind, strict=strict),
+            f"{exc.describe()}; the case ended here",
+            expected="a response carrying the request's id",
+            observed=exc.why,
+            spec_key="reply",
+        )
+    if exc.clock == "turn":
+        return CaseResult(
+            Outcome.NOT_TESTABLE,
+            f"not testable: the turn did not end: {exc.describe()}; the case ended here. An unreachable model, or a "
+            f"turn slower than {exc.option} {exc.limit:g} allows: pass a larger {exc.option} to let it finish",
+        )
+    if not status_asked:
+        return CaseResult(
+            Outcome.NOT_TESTABLE,
+            f"not testable: the case could not make its preconditions: {exc.describe()}; the case ended here "
+            f"before it asked anything of the status method. A slower agent needs a larger {exc.option}",
+        )
+    return CaseResult(
+        Outcome.ERROR,
+        f"the agent did not answer: {exc.describe()}; the case ended here (after a status request; a slower "
+        f"agent needs a larger {exc.option})",
+    )
 
 
 class RunInterrupted(KeyboardInterrupt):
@@ -251,20 +344,28 @@ class Verdict(enum.Enum):
         return self.value[2]
 
 
+def decides_errors(level: Level, *, strict: bool = False) -> bool:
+    """Whether an error in a case of this level decides the verdict: in a MUST or MAY case (and
+    under --strict in every case). A SHOULD or robustness case that errored is shown, but does not
+    outrank the verdict the MUST cases give."""
+    return strict or level in (Level.MUST, Level.MAY)
+
+
 def verdict(
     outcomes: Iterable[tuple[Outcome, Level]], *, status_advertised: bool, strict: bool = False
 ) -> Verdict:
     """The certificate from the cases' outcomes. It is decided by the status specs' own
     requirements: robustness findings (the JSON-RPC layer on frames the protocol never carries)
-    take part only under --strict."""
+    take part only under --strict. An agent that does not advertise the status method is
+    unimplemented from its handshake alone, whatever its cases met afterwards."""
     outcomes = list(outcomes)
+    if not status_advertised:
+        return Verdict.UNIMPLEMENTED
     seen = {o for o, level in outcomes if level.decides_certificate or strict}
     if Outcome.FAIL in seen:
         return Verdict.NON_CONFORMANT
-    if Outcome.ERROR in seen:
+    if any(o is Outcome.ERROR and decides_errors(level, strict=strict) for o, level in outcomes):
         return Verdict.ERROR
-    if not status_advertised:
-        return Verdict.UNIMPLEMENTED
     must = [o for o, level in outcomes if level is Level.MUST and o is not Outcome.NOT_APPLICABLE]
     if must and all(o is Outcome.NOT_TESTABLE for o in must):
         return Verdict.UNTESTED

@@ -25,7 +25,8 @@ import pytest
 from conformance.core import revisions
 from conformance.core.config import AgentConfig, UsageError, url_transport
 from conformance.core.options import run_options
-from conformance.core.outcomes import TERMINAL, AgentExited, CaseSignal, Outcome, Unanswered
+from conformance.core.outcomes import TERMINAL, AgentExited, CaseSignal, Outcome, Unanswered, Verdict
+from conformance.core.prompts import new_ledger
 from conformance.core.redact import redact
 from conformance.core.registry import CASES, Level
 from conformance.pytest.items import (
@@ -65,6 +66,10 @@ COLLECTED = pytest.StashKey[set[str]]()
 ACTIVE = pytest.StashKey[bool]()
 CREATED = pytest.StashKey[bool]()  # this run made its report folder
 NOTHING_SELECTED = pytest.StashKey[bool]()
+SIGNALS = pytest.StashKey[dict[int, Any]]()  # the handlers this run replaced, to restore
+# A CI job's timeout sends SIGTERM, a closed terminal SIGHUP: each stops a run as Ctrl-C does (the
+# partial report, marked incomplete, its path printed, the agent's process group ended).
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 
 
 def _configure(config: pytest.Config) -> None:
@@ -111,11 +116,34 @@ def _configure(config: pytest.Config) -> None:
         agent_config = _agent_config(config, report_dir)
     except UsageError as exc:
         raise pytest.UsageError(str(exc)) from None
+    if agent_config.max_prompts is not None:
+        # One count for the run's workers (each has its own agent): the cap holds for the run.
+        agent_config.prompt_ledger = (
+            worker["conformance_prompt_ledger"]
+            if worker is not None
+            else new_ledger(report_dir / "sandbox" / "prompts.ledger")
+        )
     config._conformance_agent = agent_config  # type: ignore[attr-defined]
     config.stash[BASELINE] = _baseline(config)
     if worker is None:
-        config.stash[REPORT] = RunReport.for_run(agent_config, strict=_strict(config))
+        report = RunReport.for_run(agent_config, strict=_strict(config))
+        report.target, report.subject = agent_config.target, named(agent_config.target).subject
+        config.stash[REPORT] = report
         _CONTROLLER_REPORT[0] = config.stash[REPORT]
+        _stop_on_signals(config)
+
+
+def _stop_on_signals(config: pytest.Config) -> None:
+    """SIGTERM and SIGHUP end the run as Ctrl-C does (pytest only turns SIGINT into an interrupt)."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    replaced = {}
+    for sig in STOP_SIGNALS:
+        if signal.getsignal(sig) is signal.SIG_IGN:  # the caller chose to ignore it (nohup)
+            continue
+        with contextlib.suppress(ValueError, OSError):
+            replaced[sig] = signal.signal(sig, signal.default_int_handler)
+    config.stash[SIGNALS] = replaced
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -238,6 +266,9 @@ def pytest_configure_node(node: Any) -> None:
         node.workerinput["conformance_report_dir"] = str(report_dir)
         node.workerinput["conformance_seed"] = node.config.getoption("conformance_seed")
         node.workerinput["conformance_revision"] = revisions.current().name
+        agent = getattr(node.config, "_conformance_agent", None)
+        if agent is not None and agent.prompt_ledger is not None:
+            node.workerinput["conformance_prompt_ledger"] = agent.prompt_ledger
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
@@ -279,6 +310,9 @@ def pytest_collection_modifyitems(
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     """A run that selected nothing leaves no report folder behind (it made one to hold reports)."""
+    for sig, handler in config.stash.get(SIGNALS, {}).items():
+        with contextlib.suppress(ValueError, OSError, TypeError):
+            signal.signal(sig, handler)
     report_dir = getattr(config, "_conformance_report_dir", None)
     if config.stash.get(NOTHING_SELECTED, False) and config.stash.get(CREATED, False) and report_dir:
         shutil.rmtree(report_dir, ignore_errors=True)
@@ -291,24 +325,36 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     if not config.stash.get(ACTIVE, False) or hasattr(config, "workerinput") or config.option.collectonly:
         return
     runtime = Runtime(config._conformance_agent, strict=_strict(config))  # type: ignore[attr-defined]
+    report = config.stash[REPORT]
     try:
         init = runtime.start()
     except (LaunchError, CaseSignal, AgentExited, TimeoutError, Unanswered) as exc:
         runtime.close()
         message = _preflight_message(exc, config._conformance_agent)  # type: ignore[attr-defined]
-        LAST_RUN["message"] = clean(f"cannot certify: {message}")
-        report = config.stash[REPORT]
-        report.fatal = LAST_RUN["message"]
-        report.revision_why = "not determined: the agent could not be started and initialized"
+        fatal = clean(f"cannot certify: {message}")
+        _describe_partial_handshake(report, runtime, "no case could run")
+        report.fatal = fatal
         report.process_groups = list(runtime.pgids)
-        LAST_RUN["report"] = str(report.write(config._conformance_report_dir))  # type: ignore[attr-defined]
+        path = str(report.write(config._conformance_report_dir))  # type: ignore[attr-defined]
         if config.option.xmlpath:  # CI test views still get a file, with the reason as one error
-            write_fatal_junit(Path(config.option.xmlpath), LAST_RUN["message"])
-        pytest.exit(clean(f"cannot certify: {message}"), returncode=2)
+            write_fatal_junit(Path(config.option.xmlpath), fatal)
+        decided = report.verdict()
+        if decided is Verdict.UNIMPLEMENTED:  # initialize said enough: the agent has no status method
+            LAST_RUN.update(verdict=decided, exit_code=decided.exit_code, line=report.headline(), report=path)
+            pytest.exit(report.headline(), returncode=decided.exit_code)
+        LAST_RUN.update(message=fatal, report=path)
+        pytest.exit(fatal, returncode=2)
     except BaseException:  # Ctrl-C while it starts: stop what started (a server outlives its pipes)
         runtime.close()
+        # pytest calls no pytest_sessionfinish for a session that did not finish starting: the
+        # partial report is written here.
+        _describe_partial_handshake(report, runtime, "the run was interrupted")
+        report.incomplete = True
+        report.process_groups = list(runtime.pgids)
+        with contextlib.suppress(OSError):
+            path = report.write(config._conformance_report_dir)  # type: ignore[attr-defined]
+            LAST_RUN["message"] = f"interrupted: partial report (marked incomplete) in {path}"
         raise
-    report = config.stash[REPORT]
     report.describe_target(runtime.target, init)
     try:
         name, why = runtime.resolve_revision(config.getoption("conformance_spec"))
@@ -326,11 +372,32 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         config.stash[RUNTIME] = runtime
 
 
+def _describe_partial_handshake(report: RunReport, runtime: Runtime, why: str) -> None:
+    """What the handshake said before it stopped (initialize answered, then authentication or a
+    slow session/new stopped it): the agent's identity and capabilities are kept in the report,
+    and whether it advertises the status method, where initialize alone tells."""
+    said = runtime.handshake_said
+    known = bool(said) and bool(getattr(runtime.target, "advertisement_known", False))
+    if said:
+        report.describe_target(runtime.target, said, advertisement_known=known)
+    if said:
+        report.revision_why = f"not determined: {why}"
+    elif why == "no case could run":
+        report.revision_why = "not determined: the agent could not be started and initialized"
+    else:
+        report.revision_why = f"not determined: {why} before the agent answered initialize"
+
+
 def _preflight_message(exc: BaseException, config: AgentConfig) -> str:
     if isinstance(exc, AgentExited):
         lines = [ln for ln in exc.stderr_tail.strip().splitlines() if ln.strip()]
         tail = f"; its last stderr line: {lines[-1][:200]}" if lines else ""
         return f"the agent exited with code {exc.code} before answering initialize{tail}"
+    if isinstance(exc, Unanswered) and exc.method != "initialize":
+        return (
+            f"the agent answered initialize, then did not answer {exc.method} ({exc.describe()}); a slower "
+            f"agent needs a larger {exc.option}"
+        )
     if isinstance(exc, TimeoutError | Unanswered):
         what = exc.describe() if isinstance(exc, Unanswered) else str(exc)
         subject = named(config.target).subject
@@ -427,11 +494,12 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> Iterator[N
     soon as the report is out."""
     if threading.current_thread() is not threading.main_thread():
         return (yield)
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    previous = {sig: signal.signal(sig, signal.SIG_IGN) for sig in (signal.SIGINT, *STOP_SIGNALS)}
     try:
         return (yield)
     finally:
-        signal.signal(signal.SIGINT, signal.default_int_handler if previous is None else previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, signal.default_int_handler if handler is None else handler)
 
 
 # After junitxml has written its file, which this rewrites (pytest takes hooks by their prefix).

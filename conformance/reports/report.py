@@ -15,7 +15,7 @@ from typing import Any
 
 from conformance import __version__
 from conformance.core import revisions
-from conformance.core.outcomes import Outcome, Verdict, verdict
+from conformance.core.outcomes import Outcome, Verdict, decides_errors, verdict
 from conformance.core.redact import redact
 from conformance.core.registry import Level
 from conformance.core.traceability import coverage
@@ -112,6 +112,8 @@ class RunReport:
     cwd: str
     strict: bool
     timeout: float
+    turn_timeout: float = 300.0
+    max_prompts: int | None = None
     profile: str = "ci"
     seed: int | None = None
     transport: str = "stdio"
@@ -147,15 +149,19 @@ class RunReport:
             cwd=config.cwd,
             strict=strict,
             timeout=config.timeout,
+            turn_timeout=config.turn_timeout,
+            max_prompts=config.max_prompts,
             profile=config.profile,
             seed=config.seed,
             secrets=config.secrets,
         )
 
-    def describe_target(self, target: Any, init: dict[str, Any]) -> None:
-        """What the started target said of itself (a targets.base.Target and its handshake)."""
+    def describe_target(self, target: Any, init: dict[str, Any], *, advertisement_known: bool = True) -> None:
+        """What the started target said of itself (a targets.base.Target and its handshake);
+        ``advertisement_known`` False: the handshake stopped before it told whether the status
+        method is advertised."""
         self.agent, self.target, self.subject = dict(init), target.name, target.subject
-        self.advertised = target.advertises(target.status_need)
+        self.advertised = target.advertises(target.status_need) if advertisement_known else None
         self.capability = target.capability_name(target.status_need)
 
     def add(self, record: dict[str, Any]) -> None:
@@ -175,7 +181,8 @@ class RunReport:
         if self.incomplete:
             return Verdict.INCOMPLETE
         if self.fatal:
-            return Verdict.ERROR
+            # What the handshake said before it stopped can decide: no status method advertised.
+            return Verdict.UNIMPLEMENTED if self.advertised is False else Verdict.ERROR
         return verdict(self._outcomes(), status_advertised=self.status_advertised, strict=self.strict)
 
     def _outcomes(self, marks: dict[str, Outcome] | None = None) -> list[tuple[Outcome, Level]]:
@@ -209,9 +216,28 @@ class RunReport:
         """The verdict line: "CONFORMANT: …", or "PARTIAL: n of N cases selected; no certificate …"."""
         return f"{self.label().upper()}: {self.explanation()}"
 
+    def prompts_sent(self) -> int:
+        """The prompts the run sent (each a model call for a real agent), over every worker."""
+        return sum(int((c.get("details") or {}).get("prompts") or 0) for c in self.cases)
+
+    def without_turn(self) -> list[str]:
+        """The cases that were not testable because the prompt budget was spent (--max-prompts)."""
+        return [c["id"] for c in self.cases if "--max-prompts" in str(c.get("message") or "")]
+
+    def shown_errors(self) -> list[dict[str, Any]]:
+        """Cases that errored at a level that does not decide the verdict (shown, not deciding)."""
+        return [
+            c
+            for c in self.cases
+            if c["outcome"] == "error" and not decides_errors(Level(c["level"]), strict=self.strict)
+        ]
+
     def _verdict_explanation(self, v: Verdict) -> str:
         if v is Verdict.UNIMPLEMENTED:
-            return f"the agent does not advertise {self.capability or self.subject}"
+            text = f"the agent does not advertise {self.capability or self.subject}"
+            if self.fatal:
+                text += f" (initialize said so; then {self.fatal.removeprefix('cannot certify: ')})"
+            return text
         if v is Verdict.ERROR and self.fatal:
             return f"no case could run: {self.fatal}"
         if v is Verdict.NON_CONFORMANT:
@@ -226,6 +252,13 @@ class RunReport:
             skipped = sum(c["outcome"] in ("not-testable", "unimplemented") for c in self.cases)
             if skipped:
                 text += f"; {skipped} case(s) not testable or unimplemented (see Coverage)"
+        errors = self.shown_errors()
+        if errors and v in (Verdict.CONFORMANT, Verdict.NON_CONFORMANT, Verdict.UNTESTED):
+            text += (
+                f"; {len(errors)} {'/'.join(sorted({c['level'] for c in errors}))} case(s) errored "
+                f"({', '.join(c['id'] for c in errors[:3])}{', …' if len(errors) > 3 else ''}), shown but not "
+                "deciding the verdict"
+            )
         robust = self.robustness_findings()
         if robust and not self.strict and v in (Verdict.CONFORMANT, Verdict.NON_CONFORMANT):
             text += (
@@ -305,8 +338,15 @@ class RunReport:
             "options": {
                 "strict": self.strict,
                 "timeout": self.timeout,
+                "turnTimeout": self.turn_timeout,
+                "maxPrompts": self.max_prompts,
                 "profile": self.profile,
                 "seed": self.seed,
+            },
+            "prompts": {
+                "sent": self.prompts_sent(),
+                "limit": self.max_prompts,
+                "notSent": self.without_turn(),
             },
             "verdict": {
                 "label": self.label(),
@@ -353,6 +393,17 @@ class RunReport:
         (directory / "badge.svg").write_text(badge_svg(body), encoding="utf-8")
         return path
 
+    def cost_line(self) -> str:
+        """What the run cost: its prompts (model calls, for a real agent) and its wall time."""
+        wall = f"wall time: {time.time() - self.started:.0f} s"
+        if self.target != "acp":  # no turns: the HTTP target's chats reach the suite's own fake model
+            return wall
+        sent = self.prompts_sent()
+        limit = f" of at most {self.max_prompts} (--max-prompts)" if self.max_prompts is not None else ""
+        refused = self.without_turn()
+        more = f"; {len(refused)} case(s) not testable for want of one" if refused else ""
+        return f"prompts: {sent}{limit} sent (each a model call for a real agent){more}    {wall}"
+
     def summary_lines(self) -> list[str]:
         info = self.agent.get("agentInfo") or self.agent.get("info") or self.agent.get("serverInfo") or {}
         name = info.get("name") if isinstance(info, dict) else None
@@ -364,6 +415,7 @@ class RunReport:
             clean(f"{self.subject} conformance: {label} — {' '.join(self.command)[:120]}"),
             f"spec revision: {self.revision} ({self.revision_why})",
             f"profile: {self.profile}    seed: {self.seed} (rerun with --seed {self.seed})",
+            self.cost_line(),
             "level      " + " ".join(f"{c:>13}" for c in cols),
         ]
         for lv, row in counts["by_level"].items():

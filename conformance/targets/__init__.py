@@ -72,6 +72,10 @@ def configure(values: dict[str, Any], sandbox: Path, report_dir: Path | None = N
                 f"--turn-timeout {values['turn_timeout']:g} must be a positive number of seconds"
             )
         config.turn_timeout = values["turn_timeout"]
+    if values.get("max_prompts") is not None:
+        if values["max_prompts"] < 0:
+            raise UsageError(f"--max-prompts {values['max_prompts']} must be zero or more")
+        config.max_prompts = values["max_prompts"]
     if values.get("hold") is not None:
         if values["hold"] < 0:
             raise UsageError(f"--hold {values['hold']:g} must be zero or more seconds")

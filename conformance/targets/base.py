@@ -89,6 +89,19 @@ class Harness(Protocol):
 
     def current_url(self) -> str | None: ...
 
+    def take_turn(self) -> None:
+        """Before a prompt: count it against --max-prompts. Raises NoTurn (the case is not
+        testable) when the run's prompt budget is spent or turns went unanswered case after case."""
+        ...
+
+    def turns_left(self) -> bool:
+        """Whether :meth:`take_turn` would let one more prompt go now."""
+        ...
+
+    def status_asked(self) -> bool:
+        """Whether the current case has sent a status request yet (on any of its connections)."""
+        ...
+
 
 class Target(Protocol):
     """One kind of system the suite certifies. The class is the target's declaration (names,

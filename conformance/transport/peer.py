@@ -21,7 +21,7 @@ from typing import Any
 
 import anyio
 
-from conformance.core.outcomes import AgentExited, Unanswered
+from conformance.core.outcomes import AgentExited, Unanswered, shorten
 from conformance.core.transcript import NOTE, RECV, SEND, Transcript
 from conformance.transport.channel import TransportRefused
 from conformance.transport.envelope import classify_frame
@@ -48,10 +48,11 @@ class Reply:
     def code(self) -> int | None:
         return self.error.get("code") if isinstance(self.error, dict) else None
 
-    def describe(self) -> str:
+    def describe(self, limit: int = 300) -> str:
+        """The answer in one line, the agent's JSON cut at ``limit`` characters with a visible ellipsis."""
         if self.error is not None:
-            return f"error {json.dumps(self.error, ensure_ascii=False)[:300]}"
-        return f"result {json.dumps(self.result, ensure_ascii=False)[:300]}"
+            return f"error {shorten(json.dumps(self.error, ensure_ascii=False), limit)}"
+        return f"result {shorten(json.dumps(self.result, ensure_ascii=False), limit)}"
 
 
 @dataclass(frozen=True)
@@ -182,15 +183,19 @@ class JsonRpcPeer:
         # and every later request of the case fails at once instead of waiting again.
         self.unanswered: Unanswered | None = None
         self.answered: collections.Counter[str] = collections.Counter()  # responses by method, this case
+        self.sent: collections.Counter[str] = collections.Counter()  # requests by method, this case
 
     def new_case(self) -> None:
         self.unanswered = None
         self.answered.clear()
+        self.sent.clear()
 
     def _stalled(self) -> Unanswered:
         first = self.unanswered
         assert first is not None
-        return Unanswered(first.method, first.request_id, first.limit, why=first.why, params=first.params)
+        return Unanswered(
+            first.method, first.request_id, first.limit, why=first.why, params=first.params, clock=first.clock
+        )
 
     # -- sending -------------------------------------------------------------------------------
 
@@ -215,9 +220,14 @@ class JsonRpcPeer:
             await self._wait_exit_briefly()
             raise self.exited or AgentExited(self.process.returncode, self.process.stderr.text()) from None
 
-    async def request(self, method: str, params: Any = None, *, timeout: float | None = None) -> Reply:
+    async def request(
+        self, method: str, params: Any = None, *, timeout: float | None = None, clock: str = "request"
+    ) -> Reply:
+        """Send a request and wait for its answer, up to ``timeout`` (default: --timeout). ``clock``
+        names what the wait is ("turn": a prompt, on --turn-timeout) in the message if it runs out."""
         if self.unanswered is not None:
             raise self._stalled()
+        self.sent[method] += 1
         request_id = self._next_id
         self._next_id += 1
         frame: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
@@ -233,7 +243,7 @@ class JsonRpcPeer:
         except TimeoutError:
             self.transcript.add(NOTE, f"no response to id {request_id} ({method}) within {limit:g} s")
             self._timed_out.add(id_key(request_id))
-            self.unanswered = Unanswered(method, request_id, limit, params=params)
+            self.unanswered = Unanswered(method, request_id, limit, params=params, clock=clock)
             raise self._stalled() from None
         except TransportRefused as refused:  # Streamable HTTP: an HTTP error instead of an answer
             self.transcript.add(NOTE, f"the transport refused id {request_id} ({method}): {refused}")
@@ -245,7 +255,12 @@ class JsonRpcPeer:
             raise pending.exited.during(method)
         if pending.oversize:
             self.unanswered = Unanswered(
-                method, request_id, limit, params=params, why=_oversize(pending.oversize, self.process)
+                method,
+                request_id,
+                limit,
+                params=params,
+                why=_oversize(pending.oversize, self.process),
+                clock=clock,
             )
             raise self._stalled()
         self.answered[method] += 1

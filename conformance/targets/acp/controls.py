@@ -113,6 +113,11 @@ async def _notification_window(
     window = acp.peer.notifications_since(mark)
     await acp.quiet(everything)  # a control's own update may come a moment after its twin's
     blamed = unexplained_notifications(controls, window, acp.peer.notifications_since(mark))
+    if blamed:  # or as much later as its turn ended after its twin's (a title made by a model call)
+        with anyio.move_on_after(acp.twin_lag(dict(controls))):
+            while blamed:
+                await anyio.sleep(0.05)
+                blamed = unexplained_notifications(controls, window, acp.peer.notifications_since(mark))
     return blamed, [n for n in window if session_of(n.params) in controls]
 
 
@@ -141,4 +146,10 @@ async def _list_window(
     after = await acp.list_sessions()
     await acp.quiet(everything)
     later = await acp.list_sessions()  # the controls' own changes may show a moment later
-    return unexplained_changes(controls, before, after, later), before, after
+    blamed = unexplained_changes(controls, before, after, later)
+    lag = acp.twin_lag(dict(controls))
+    if blamed and lag:  # or as much later as a control's turn ended after its twin's
+        await anyio.sleep(lag)
+        await acp.quiet(everything)
+        blamed = unexplained_changes(controls, before, after, await acp.list_sessions())
+    return blamed, before, after

@@ -49,6 +49,19 @@ class SequenceRun:
     steps: list[Step]
     dry_examples: int = 0  # examples that ran no steps because the time budget was spent
     rule: str | None = None  # the model's rule the failure broke (see sequences.RULES)
+    steps_run: int = 0  # steps sent to the agent, the scenarios' included
+    budget_spent: bool = False  # the time budget (waiting for the agent included) ended the run
+
+    @property
+    def budget_note(self) -> str | None:
+        """What the time budget cut, for the report (None when it cut nothing)."""
+        if not self.budget_spent and not self.dry_examples:
+            return None
+        return (
+            f"time budget spent (waiting for the agent included): {self.steps_run} steps ran in "
+            f"{self.examples - self.dry_examples} examples"
+            + (f"; the last {self.dry_examples} examples ran no steps" if self.dry_examples else "")
+        )
 
 
 def build_machine(
@@ -58,7 +71,10 @@ def build_machine(
     restart_odds: int,
     on_failure: Callable[[SequenceFailure], None] = lambda failure: None,
     may_restart: Callable[[], bool] = lambda: True,
+    may_step: Callable[[], bool] = lambda: True,
 ) -> type[RuleBasedStateMachine]:
+    """``may_step()``: whether the next step may run (False: the time budget is spent, and the rest
+    of the example runs dry); it may raise BudgetSpent or ShrinkBudgetSpent to end the run."""
     can = target.advertises
     reopen = can("resume") or can("load")
 
@@ -75,6 +91,9 @@ def build_machine(
             if target.harness.closing:
                 raise RunInterrupted
             if self.driver.dry:
+                return
+            if not may_step():  # a slow agent's turns: the budget ends the example mid-way
+                self.driver.dry = True
                 return
             try:
                 anyio.from_thread.run(self.driver.run, step)
@@ -207,18 +226,43 @@ def run_sequences(
     last: dict[str, Any] = {}
     examples = [0]
     dry = [0]
+    steps_run = [0]
 
     started = time.monotonic()
+
+    def over_budget() -> bool:
+        # The budget is wall time, the agent's answers and turns included: a sequence of slow
+        # turns stops at it (one step over at most) and says how many steps it ran.
+        return time.monotonic() - started > profile.budget
+
+    def shrink_deadline() -> float | None:
+        return None if profile.shrink_budget is None else time.monotonic() + profile.shrink_budget
+
     restartable = target.harness.config.restartable
     for steps in scenarios(target.advertises, restartable and profile.restarts_per_example > 0):
         if target.harness.closing:
             raise RunInterrupted
+        if over_budget():
+            if profile.stop_at_budget:
+                break  # a campaign's round: its examples are the generated ones that follow
+            return SequenceRun(
+                profile.name, chosen, examples[0], None, [], steps_run=steps_run[0], budget_spent=True
+            )
         examples[0] += 1
         progress.example()
-        failure, ran = replay_steps(target, steps)
+        failure, ran = replay_steps(target, steps, stop=over_budget)
+        steps_run[0] += len(ran)
         if failure is not None:
-            found = minimize(target, ran, failure)
-            return SequenceRun(profile.name, chosen, examples[0], str(found), found.steps, rule=found.rule)
+            found = minimize(target, ran, failure, deadline=shrink_deadline())
+            return SequenceRun(
+                profile.name,
+                chosen,
+                examples[0],
+                str(found),
+                found.steps,
+                rule=found.rule,
+                steps_run=steps_run[0],
+            )
 
     def new_driver() -> Driver:
         examples[0] += 1
@@ -248,6 +292,17 @@ def run_sequences(
         elif len(steps) < len(smallest[0][1]):
             smallest[0] = (smallest[0][0], steps, failure)
 
+    def may_step() -> bool:
+        budget = profile.shrink_budget
+        if smallest and budget is not None and time.monotonic() - smallest[0][0] > budget:
+            raise ShrinkBudgetSpent
+        if not smallest and over_budget():
+            if profile.stop_at_budget:
+                raise BudgetSpent
+            return False
+        steps_run[0] += 1
+        return True
+
     restarted = [0]
 
     def may_restart() -> bool:
@@ -266,6 +321,7 @@ def run_sequences(
         profile.restart_odds,
         on_failure,
         may_restart,
+        may_step,
     )
 
     def factory() -> RuleBasedStateMachine:
@@ -283,15 +339,40 @@ def run_sequences(
         if not smallest:
             raise
         _, steps, exc = smallest[0]
-        found = minimize(target, steps, exc)
-        return SequenceRun(profile.name, chosen, examples[0], str(found), found.steps, rule=found.rule)
+        found = minimize(target, steps, exc, deadline=shrink_deadline())
+        return SequenceRun(
+            profile.name,
+            chosen,
+            examples[0],
+            str(found),
+            found.steps,
+            rule=found.rule,
+            steps_run=steps_run[0],
+        )
     except BudgetSpent:
         pass
     except SequenceFailure as exc:
         driver: Driver = last["driver"]
-        found = minimize(target, driver.steps, exc)
-        return SequenceRun(profile.name, chosen, examples[0], str(found), found.steps, rule=found.rule)
-    return SequenceRun(profile.name, chosen, examples[0], None, [], dry_examples=dry[0])
+        found = minimize(target, driver.steps, exc, deadline=shrink_deadline())
+        return SequenceRun(
+            profile.name,
+            chosen,
+            examples[0],
+            str(found),
+            found.steps,
+            rule=found.rule,
+            steps_run=steps_run[0],
+        )
+    return SequenceRun(
+        profile.name,
+        chosen,
+        examples[0],
+        None,
+        [],
+        dry_examples=dry[0],
+        steps_run=steps_run[0],
+        budget_spent=over_budget(),
+    )
 
 
 @dataclass
@@ -306,12 +387,15 @@ class Found:
         return self.message
 
 
-def replay_steps(target: AcpTarget, steps: list[Step]) -> tuple[SequenceFailure | None, list[Step]]:
-    """Run steps on a fresh driver (from a worker thread): the failure, if any, and the steps run."""
+def replay_steps(
+    target: AcpTarget, steps: list[Step], *, stop: Callable[[], bool] | None = None
+) -> tuple[SequenceFailure | None, list[Step]]:
+    """Run steps on a fresh driver (from a worker thread): the failure, if any, and the steps run
+    (fewer than given once ``stop()`` says so: a time budget spent)."""
     driver = Driver(target)
     fresh = [Step.from_json(s.to_json()) for s in steps]
     try:
-        anyio.from_thread.run(driver.run_all, fresh)
+        anyio.from_thread.run(driver.run_all, fresh, stop)
     except SequenceFailure as exc:
         return exc, driver.steps
     except ValueError:
@@ -319,10 +403,14 @@ def replay_steps(target: AcpTarget, steps: list[Step]) -> tuple[SequenceFailure 
     return None, driver.steps
 
 
-def minimize(target: AcpTarget, steps: list[Step], seen: SequenceFailure) -> Found:
+def minimize(
+    target: AcpTarget, steps: list[Step], seen: SequenceFailure, *, deadline: float | None = None
+) -> Found:
     """Remove steps one at a time while the same rule stays broken: no step of the result can be
-    removed. Hypothesis shrinks well but not always to a 1-minimal sequence; this last pass replays
-    the candidates on the agent, and its final replay gives the frames the report shows."""
+    removed (or, past ``deadline``, the shortest found by then: each replay waits for the agent,
+    its turns included). Hypothesis shrinks well but not always to a 1-minimal sequence; this last
+    pass replays the candidates on the agent, and its final replay gives the frames the report
+    shows."""
     current = [Step.from_json(s.to_json()) for s in steps]
     failure, ran = replay_steps(target, current)
     if failure is None:  # not reproducible on its own: report what Hypothesis saw
@@ -334,9 +422,11 @@ def minimize(target: AcpTarget, steps: list[Step], seen: SequenceFailure) -> Fou
         )
     current = current[: len(ran)]
     changed = True
-    while changed:
+    while changed and (deadline is None or time.monotonic() < deadline):
         changed = False
         for i in range(len(current)):
+            if deadline is not None and time.monotonic() >= deadline:
+                break
             candidate = current[:i] + current[i + 1 :]
             if not candidate:
                 continue

@@ -20,6 +20,7 @@ from typing import Any
 import anyio
 
 from conformance.core import progress, revisions
+from conformance.core.outcomes import NoTurn
 from conformance.targets.acp.model import ACTIVE, INACTIVE, UNKNOWN, SessionModel
 from conformance.targets.acp.target import AcpTarget, session_of
 from conformance.transport.peer import Notification, Reply
@@ -161,8 +162,11 @@ class Driver:
             return "never-created"
         return "gone" if session.gone else "held" if session.held else "let-go"
 
-    async def run_all(self, steps: list[Step]) -> None:
+    async def run_all(self, steps: list[Step], stop: Any = None) -> None:
+        """Run ``steps`` in order; ``stop()`` (if given) is asked before each: True ends the run there."""
         for step in steps:
+            if stop is not None and stop():
+                return
             if step.ref is not None and step.op not in ("new", "unknown") and step.ref not in self.ids:
                 raise ValueError(f"step {step.label()} uses {step.ref} before a step creates it")
             await self.run(step)
@@ -261,7 +265,11 @@ class Driver:
         ref = step.ref
         assert ref is not None
         session = self.model.sessions[ref]
-        reply = await self.t.prompt(self.sid(ref), f"step {len(self.steps)}")
+        try:
+            reply = await self.t.prompt(self.sid(ref), f"step {len(self.steps)}")
+        except NoTurn:  # the run's prompts are spent (--max-prompts): the step is as if not drawn
+            step.answer = "(not sent: the run's prompt budget is spent, --max-prompts)"
+            return
         step.answer = "ok" if reply.ok else f"error {reply.code}"
         if not reply.ok and session.held:
             if await self._prompts_fail_anyway():
@@ -449,7 +457,12 @@ class Driver:
     async def _evicted(self, step: Step, ref: str) -> None:
         session = self.model.sessions[ref]
         if ref in self._statused_while_held and "restart" not in session.ops:
-            blame = await self._status_causes_eviction(session.ops, self._last_status_meta.get(ref, False))
+            try:
+                blame = await self._status_causes_eviction(
+                    session.ops, self._last_status_meta.get(ref, False)
+                )
+            except NoTurn:  # no prompt left to confirm it on two fresh sessions: no blame
+                blame = None
             if blame:
                 self.fail(
                     step, f"{ref} is no longer in memory, and status is the cause: {blame}", "no-eviction"
@@ -461,7 +474,10 @@ class Driver:
         """Calibration of the prompt probe: whether a prompt on a session just created fails too (a
         model backend that refuses every turn). Then a failed prompt shows no eviction."""
         control = await self.t.new_session(self.cwd)
-        return not (await self.t.prompt(control, "control")).ok
+        try:
+            return not (await self.t.prompt(control, "control")).ok
+        except NoTurn:  # no prompt left to calibrate with: the failed prompt shows nothing
+            return True
 
     async def _status_causes_eviction(self, ops: list[str], meta: bool) -> str | None:
         """Replay the session's operations on two fresh sessions, one with a status call."""

@@ -16,7 +16,7 @@ import anyio
 from conformance.core import revisions
 from conformance.core.config import UsageError
 from conformance.core.options import Option
-from conformance.core.outcomes import HarnessError, MissingInput, NotTestable
+from conformance.core.outcomes import HarnessError, MissingInput, NotTestable, Unanswered, Unprepared, shorten
 from conformance.transport.peer import JsonRpcPeer, Reply
 from conformance.transport.process import AgentProcess
 
@@ -154,6 +154,7 @@ class AcpTarget:
         self.harness = harness
         self.init_result: dict[str, Any] = {}
         self._peer = peer  # a second connection's own peer; None: the harness's main one
+        self.turn_ends: dict[str, float] = {}  # when each session's last turn ended (as the suite saw it)
 
     @property
     def peer(self) -> JsonRpcPeer:
@@ -178,7 +179,7 @@ class AcpTarget:
         if value is None:
             return (
                 revisions.default(self.name),
-                f"status of a new session answered {reply.describe()[:80]}; the default revision",
+                f"status of a new session answered {reply.describe(80)}; the default revision",
             )
         return revisions.detect(value, self.name)
 
@@ -258,6 +259,12 @@ class AcpTarget:
     # -- capabilities --------------------------------------------------------------------------
 
     @property
+    def advertisement_known(self) -> bool:
+        """Whether initialize has answered: what the agent advertises is known from it alone, even
+        if the handshake stopped after it (authentication, a slow session/new)."""
+        return bool(self.init_result)
+
+    @property
     def agent_capabilities(self) -> dict[str, Any]:
         caps = self.init_result.get("capabilities" if self.protocol == 2 else "agentCapabilities")
         return caps if isinstance(caps, dict) else {}
@@ -319,24 +326,29 @@ class AcpTarget:
     # -- lifecycle: prerequisites --------------------------------------------------------------
 
     async def new_session(self, cwd: str | None = None) -> str:
+        """A fresh session. One session/new cannot make before the case has asked status is a
+        precondition not made (not testable: the status specs say nothing of session/new); after a
+        status call it is a prerequisite the agent advertised that broke (NotTestable)."""
         reply = await self.call("session/new", {"cwd": cwd or self.cwd, "mcpServers": []})
         sid = reply.result.get("sessionId") if reply.ok and isinstance(reply.result, dict) else None
         if not isinstance(sid, str):
             if reply.code == AUTH_REQUIRED:
                 raise MissingInput(self.auth_hint(reply))
+            if not self.harness.status_asked():
+                raise Unprepared(f"session/new did not create a session: {reply.describe(200)}")
             raise NotTestable(f"session/new did not create a session: {reply.describe()}")
         return sid
 
     def auth_hint(self, reply: Reply) -> str:
         """What to pass when session/new answers auth_required (the schema's -32000: "May return an
-        `auth_required` error if the agent requires authentication")."""
+        `auth_required` error if the agent requires authentication"). The suite's hint first, then
+        the agent's answer, shortened: a long answer never hides what to pass."""
         offered = (self.init_result or {}).get("authMethods")
         ids = [m.get("id") for m in offered if isinstance(m, dict)] if isinstance(offered, list) else []
-        choices = f" (it offers: {', '.join(str(i) for i in ids[:10])})" if ids else ""
+        choices = f" (it offers: {shorten(', '.join(str(i) for i in ids[:10]), 120)})" if ids else ""
         given = self.harness.config.auth_method
-        return f"session/new answered {reply.describe()[:200]}: the agent requires authentication; " + (
-            f"--auth-method {given!r} did not satisfy it" if given else f"pass --auth-method ID{choices}"
-        )
+        hint = f"--auth-method {given!r} did not satisfy it" if given else f"pass --auth-method ID{choices}"
+        return f"the agent requires authentication; {hint}; session/new answered {reply.describe(120)}"
 
     async def close(self, session_id: str) -> None:
         reply = await self.call("session/close", {"sessionId": session_id})
@@ -361,20 +373,56 @@ class AcpTarget:
         params = {"sessionId": session_id, "cwd": cwd or self.cwd, "mcpServers": []}
         return await self.call("session/resume" if self.advertises("resume") else "session/load", params)
 
+    @property
+    def turn_timeout(self) -> float:
+        """The turn clock (--turn-timeout): how long a turn and what it sets off may take."""
+        return self.harness.config.turn_timeout
+
+    def turns_left(self) -> bool:
+        """Whether the run may send one more prompt (--max-prompts, and turns that went unanswered)."""
+        return self.harness.turns_left()
+
     async def prompt(
         self, session_id: str, text: str = "ping", *, wait: bool = True, timeout: float | None = None
     ) -> Reply:
-        """session/prompt. In v2 the response only acknowledges the prompt: with ``wait``, this
-        also waits (up to --timeout) for the `state_update` that reports the turn `idle`."""
+        """session/prompt: a turn. Every prompt the suite sends goes through here: it is counted
+        (--max-prompts; a case that needs one more is not testable) and waits on the turn clock
+        (--turn-timeout, or ``timeout``), since a real agent's turn is a model call. In v2 the
+        response only acknowledges the prompt: with ``wait``, this also waits (on the turn clock)
+        for the `state_update` that reports the turn `idle`; a turn that reports none in time ends
+        the case, as a prompt left unanswered does."""
+        self.harness.take_turn()
         mark = len(self.peer.notifications)
-        reply = await self.call(
+        reply = await self.peer.request(
             "session/prompt",
             {"sessionId": session_id, "prompt": [{"type": "text", "text": text}]},
-            timeout=timeout,
+            timeout=self.turn_timeout if timeout is None else timeout,
+            clock="turn",
         )
         if self.protocol == 2 and wait and reply.ok:
-            await self.wait_state(session_id, "idle", since=mark)
+            ended = await self.wait_state(session_id, "idle", since=mark)
+            if ended is None and self.peer.exited is None:
+                raise Unanswered(
+                    "session/prompt",
+                    reply.id,
+                    self.turn_timeout,
+                    clock="turn",
+                    why=f"its turn reported no `idle` state_update within {self.turn_timeout:g} s (--turn-timeout)",
+                )
+        self.turn_ends[session_id] = anyio.current_time()
         return reply
+
+    def twin_lag(self, twins: dict[str, str]) -> float:
+        """How much later, at most, each control's turn ended than its twin's (seconds; 0 when
+        they had none). Twins are treated alike one right after the other, so what a model call
+        sends a while after a turn (a title) reaches the control about this much later: at real
+        agents' speed, a whole turn later."""
+        lags = [
+            self.turn_ends[control] - self.turn_ends[asked]
+            for asked, control in twins.items()
+            if asked in self.turn_ends and control in self.turn_ends
+        ]
+        return max([0.0, *lags])
 
     def state_reached(
         self, session_id: str, state: str, *, since: int, ending: bool = False
@@ -391,8 +439,9 @@ class AcpTarget:
     async def wait_state(
         self, session_id: str, state: str, *, since: int, ending: bool = False
     ) -> dict[str, Any] | None:
-        """:meth:`state_reached`, waiting for it up to --timeout."""
-        with anyio.move_on_after(self.harness.config.timeout):
+        """:meth:`state_reached`, waiting for it on the turn clock (--turn-timeout): a turn's states
+        come as the model works."""
+        with anyio.move_on_after(self.turn_timeout):
             while self.peer.exited is None:  # a dead agent sends no more updates
                 if (update := self.state_reached(session_id, state, since=since, ending=ending)) is not None:
                     return update
@@ -400,10 +449,10 @@ class AcpTarget:
         return None
 
     async def wait_turn_end(self, session_id: str, *, since: int) -> dict[str, Any] | None:
-        """The `state_update` that ends a v2 turn, waiting up to --timeout: the first `idle` one
-        that carries a stopReason, or, since the stopReason is only a SHOULD, an `idle` one after
-        which the session goes quiet."""
-        with anyio.move_on_after(self.harness.config.timeout):
+        """The `state_update` that ends a v2 turn, waiting on the turn clock (--turn-timeout): the
+        first `idle` one that carries a stopReason, or, since the stopReason is only a SHOULD, an
+        `idle` one after which the session goes quiet."""
+        with anyio.move_on_after(self.turn_timeout):
             while self.peer.exited is None:
                 if (ending := self.state_reached(session_id, "idle", since=since, ending=True)) is not None:
                     return ending
