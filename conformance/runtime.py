@@ -178,13 +178,15 @@ class Runtime:
                 f"not testable: the case needs a turn, and the turn did not end within --turn-timeout "
                 f"({self.config.turn_timeout:g} s) in {len(self.turns_silent)} cases in a row "
                 f"({', '.join(self.turns_silent)}), so it would only wait that out again: an unreachable model, or "
-                "turns slower than --turn-timeout allows (pass a larger one); see those cases' transcripts"
+                "turns slower than --turn-timeout allows (pass a larger one); see those cases' transcripts",
+                "turns did not end within --turn-timeout in earlier cases",
             )
         if not self.prompts.take():
             raise NoTurn(
                 f"not testable: the case needs a turn, and the run's prompt budget is spent (--max-prompts "
                 f"{self.prompts.limit}: each prompt is a model call for a real agent); a larger --max-prompts "
-                "tests it"
+                "tests it",
+                f"the run's prompt budget is spent (--max-prompts {self.prompts.limit})",
             )
         self.case_prompts += 1
 

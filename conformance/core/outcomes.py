@@ -175,9 +175,10 @@ class NoTurn(BaseException):
     is not testable, however far it got. A BaseException for the reason :class:`Unanswered` is
     one: nothing inside a case (nor Hypothesis) may take it for a finding."""
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str, short: str) -> None:
         super().__init__(message)
         self.message = message
+        self.short = short  # the reason in a few words, for a step of a sequence
 
 
 def shorten(text: str, limit: int) -> str:

@@ -395,11 +395,11 @@ def _preflight_message(exc: BaseException, config: AgentConfig) -> str:
         return f"the agent exited with code {exc.code} before answering initialize{tail}"
     if isinstance(exc, Unanswered) and exc.method != "initialize":
         return (
-            f"the agent answered initialize, then did not answer {exc.method} ({exc.describe()}); a slower "
-            f"agent needs a larger {exc.option}"
+            f"the agent answered initialize, but {exc.method} (id {exc.request_id}) got no answer: {exc.why}; a "
+            f"slower agent needs a larger {exc.option}"
         )
     if isinstance(exc, TimeoutError | Unanswered):
-        what = exc.describe() if isinstance(exc, Unanswered) else str(exc)
+        what = exc.why if isinstance(exc, Unanswered) else str(exc)
         subject = named(config.target).subject
         return (
             f"the agent did not answer initialize ({what}); does it serve {subject} over {config.transport}?"

@@ -16,7 +16,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from conformance.reports.render import COLORS, VERDICT_COLORS, html_text, md_text
+from conformance.reports.render import (
+    COLORS,
+    VERDICT_COLORS,
+    claimed_revision,
+    html_text,
+    md_text,
+    subject_of,
+)
 
 __all__ = ["Column", "load_columns", "main", "matrix_html", "matrix_markdown"]
 
@@ -101,9 +108,19 @@ def _cell_text(case: dict[str, Any]) -> str:
     return text
 
 
-def _link(col: Column, out_dir: Path, case_id: str) -> str:
+def _link(col: Column, out_dir: Path, case_id: str, base: str | None = None) -> str:
+    """The cell's link to the case in its run's report.html: relative to where the matrix is
+    written, or under ``base`` (--link-base: where the report folders are published, laid out as
+    they are seen from the matrix's folder), which works wherever the matrix is posted."""
     target = col.path.with_name("report.html")
-    return f"{Path(os.path.relpath(target, out_dir)).as_posix()}#{case_id}"
+    relative = Path(os.path.relpath(target, out_dir)).as_posix()
+    if base:
+        return f"{base.rstrip('/')}/{relative}#{case_id}"
+    return f"{relative}#{case_id}"
+
+
+def _revision(report: dict[str, Any]) -> str:
+    return claimed_revision(report) or "—"
 
 
 STYLE = """
@@ -121,14 +138,14 @@ td.none{color:#999}
 """
 
 
-def matrix_html(columns: list[Column], out_dir: Path) -> str:
+def matrix_html(columns: list[Column], out_dir: Path, base: str | None = None) -> str:
     head = "".join(f"<th>{html_text(c.label)}</th>" for c in columns)
     verdicts = "".join(
         f"<td class='verdict' style='background:{VERDICT_COLORS.get(c.report['verdict']['label'], '#6a1b9a')}'>"
         f"{html_text(c.report['verdict']['label'])}</td>"
         for c in columns
     )
-    revisions = "".join(f"<td>{html_text(c.report['spec']['revision'])}</td>" for c in columns)
+    revisions = "".join(f"<td>{html_text(_revision(c.report))}</td>" for c in columns)
     hows = "".join(f"<td>{html_text(_how(c.report))}</td>" for c in columns)
     legend = "".join(
         f"<span{' class=light' if o in NO_VERDICT else ''} style='background:{_color(o)}'>{html_text(o)}</span>"
@@ -147,7 +164,7 @@ def matrix_html(columns: list[Column], out_dir: Path) -> str:
             outcome = case["outcome"]
             color = _color(outcome) if case.get("baseline") != "stale" else COLORS["warn"]
             text = html_text(_cell_text(case))
-            href = html_text(_link(col, out_dir, case_id))
+            href = html_text(_link(col, out_dir, case_id, base))
             light = " class='light'" if outcome in NO_VERDICT else ""
             cells.append(f"<td style='background:{color}'><a{light} href='{href}'>{text}</a></td>")
         body.append(
@@ -179,11 +196,11 @@ def _color(outcome: str) -> str:
 
 def _subjects(columns: list[Column]) -> str:
     """The page's title: what the runs certified (each run's report names its subject)."""
-    subjects = dict.fromkeys(str(c.report.get("subject") or "session/status") for c in columns)
+    subjects = dict.fromkeys(subject_of(c.report) for c in columns)
     return " · ".join(subjects)
 
 
-def matrix_markdown(columns: list[Column], out_dir: Path) -> str:
+def matrix_markdown(columns: list[Column], out_dir: Path, base: str | None = None) -> str:
     lines = [
         f"## {md_text(_subjects(columns))} conformance matrix",
         "",
@@ -193,7 +210,7 @@ def matrix_markdown(columns: list[Column], out_dir: Path) -> str:
         + " | ".join(f"**{md_text(c.report['verdict']['label'])}**" for c in columns)
         + " |",
         "| target, transport | | " + " | ".join(md_text(_how(c.report)) for c in columns) + " |",
-        "| revision | | " + " | ".join(md_text(c.report["spec"]["revision"]) for c in columns) + " |",
+        "| revision | | " + " | ".join(md_text(_revision(c.report)) for c in columns) + " |",
     ]
     outcome_maps = [c.outcomes for c in columns]
     for case_id, level, _ in _case_rows(columns):
@@ -203,7 +220,7 @@ def matrix_markdown(columns: list[Column], out_dir: Path) -> str:
             if case is None:
                 cells.append("—")
                 continue
-            cells.append(f"[{md_text(_cell_text(case))}]({_link(col, out_dir, case_id)})")
+            cells.append(f"[{md_text(_cell_text(case))}]({_link(col, out_dir, case_id, base)})")
         lines.append(f"| `{case_id}` | {level} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
@@ -221,6 +238,13 @@ def main(argv: list[str]) -> int:
         help="matrix.html or matrix.md (default: matrix.html, unless --markdown is given)",
     )
     parser.add_argument("--markdown", type=Path, help="write the Markdown table here")
+    parser.add_argument(
+        "--link-base",
+        metavar="URL",
+        help="where the report folders are published (as laid out from the matrix's folder): cell links "
+        "become absolute, so a matrix posted anywhere (a pull request, a registry page) links to them; "
+        "default: links relative to the matrix's folder",
+    )
     args = parser.parse_args(argv)
     try:
         columns = load_columns(args.reports)
@@ -236,7 +260,8 @@ def main(argv: list[str]) -> int:
     for path, markdown in outputs:
         out_dir = path.resolve().parent
         out_dir.mkdir(parents=True, exist_ok=True)
-        text = matrix_markdown(columns, out_dir) if markdown else matrix_html(columns, out_dir)
+        base = args.link_base
+        text = matrix_markdown(columns, out_dir, base) if markdown else matrix_html(columns, out_dir, base)
         path.write_text(text, encoding="utf-8")
     print(f"matrix of {len(columns)} runs: {', '.join(str(p) for p, _ in outputs)}", file=sys.stderr)
     return 0

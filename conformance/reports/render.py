@@ -14,7 +14,7 @@ from typing import Any
 
 from conformance.core.transcript import reproduction_lines
 
-__all__ = ["badge_svg", "html_report", "markdown_summary"]
+__all__ = ["badge_svg", "claimed_revision", "html_report", "markdown_summary", "subject_of"]
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|~])")  # what can start markup inside a line
@@ -38,9 +38,17 @@ def html_text(value: Any) -> str:
 
 
 def md_text(value: Any, limit: int = 300) -> str:
+    """One line of Markdown, escaped, at most ``limit`` characters (cut with a visible ellipsis)."""
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
-    text = _visible(text).replace("\n", " ")[:limit]
+    text = _visible(text).replace("\n", " ")
+    if len(text) > limit:
+        text = text[: limit - 1] + "…"
     return _MD_SPECIAL.sub(r"\\\1", html.escape(text, quote=False))
+
+
+# The suite's own messages say what to pass at their end, after what they quote of the agent
+# (already shortened where it is quoted): a summary shows them whole, up to this bound.
+MESSAGE_LIMIT = 1200
 
 
 def _agent_label(report: dict[str, Any]) -> str:
@@ -92,6 +100,7 @@ def html_report(report: dict[str, Any]) -> str:
         f"{html_text(report['suite']['version'])} · {html_text(report['started'])} · "
         f"seed {html_text(str(report['options'].get('seed')))}</p>",
     ]
+    parts.append(f"<p id='cost'>{html_text(_cost(report))}</p>")
     if report.get("selection"):
         parts.append(f"<p class='note' id='selection'>{html_text(_selection_text(report))}</p>")
     if report.get("fatal"):
@@ -232,10 +241,11 @@ def markdown_summary(report: dict[str, Any]) -> str:
     lines = [
         f"### {md_text(_subject(report))} conformance: {md_text(_agent_label(report))}",
         "",
-        f"**{md_text(verdict['label'].upper())}**: {md_text(verdict['explanation'])} "
+        f"**{md_text(verdict['label'].upper())}**: {md_text(verdict['explanation'], MESSAGE_LIMIT)} "
         f"(spec {md_text(report['spec']['revision'])}: {md_text(report['spec'].get('why', ''))}; "
         f"seed {report['options'].get('seed')})",
         "",
+        *([md_text(_cost(report), MESSAGE_LIMIT), ""] if _cost(report) else []),
         "| level | " + " | ".join(outcomes) + " |",
         "| --- |" + " ---: |" * len(outcomes),
     ]
@@ -262,26 +272,50 @@ def markdown_summary(report: dict[str, Any]) -> str:
             "| case | outcome | why, and what to pass to test it |",
             "| --- | --- | --- |",
         ]
-        lines += [f"| `{c['id']}` | {c['outcome']} | {md_text(c.get('message') or '')} |" for c in uncovered]
+        lines += [
+            f"| `{c['id']}` | {c['outcome']} | {md_text(c.get('message') or '', MESSAGE_LIMIT)} |"
+            for c in uncovered
+        ]
     bad = [c for c in report["cases"] if c["outcome"] in ("fail", "error", "warn")]
     if bad:
         lines += ["", "| case | level | outcome | why |", "| --- | --- | --- | --- |"]
         for c in bad:
             known = " (known)" if c.get("baseline") == "known" else ""
-            lines.append(f"| `{c['id']}` | {c['level']} | {c['outcome']}{known} | {md_text(c['message'])} |")
+            lines.append(
+                f"| `{c['id']}` | {c['level']} | {c['outcome']}{known} | {md_text(c['message'], MESSAGE_LIMIT)} |"
+            )
     if report.get("fatal"):
-        lines += ["", md_text(report["fatal"])]
+        lines += ["", md_text(report["fatal"], MESSAGE_LIMIT)]
     return "\n".join(lines) + "\n"
+
+
+def _cost(report: dict[str, Any]) -> str:
+    """What the run cost: its prompts (ACP: each a model call for a real agent) and wall time."""
+    prompts = report.get("prompts")
+    wall = f"wall time {report.get('duration', 0):.0f} s"
+    if report.get("target", "acp") != "acp" or not isinstance(prompts, dict):
+        return f"Cost: {wall}."
+    limit = f" of at most {prompts['limit']} (--max-prompts)" if prompts.get("limit") is not None else ""
+    refused = prompts.get("notSent") or []
+    more = f"; {len(refused)} case(s) not testable for want of one" if refused else ""
+    return f"Cost: {prompts.get('sent', 0)} prompt(s){limit} sent (each a model call for a real agent){more}; {wall}."
+
+
+# A badge says no score where there is no certificate to score.
+NO_SCORE = ("unimplemented", "error", "incomplete", "untested")
 
 
 def badge_svg(report: dict[str, Any]) -> str:
     counts = report["counts"]["by_outcome"]
     checked = sum(v for k, v in counts.items() if k not in ("unimplemented", "n/a", "not-testable"))
-    right = f"{report['verdict']['label']} · {report['spec']['revision']} · {counts['pass']}/{checked}"
+    label = report["verdict"]["label"]
+    right = f"{label} · {claimed_revision(report) or '-'} · {counts['pass']}/{checked}"
+    if label in NO_SCORE:
+        right = label
     if report.get("selection"):  # no certificate: say how much ran, not how much passed
         sel = report["selection"]
         right = f"partial · {sel['selected']} of {sel['total']} cases selected · no certificate"
-    left = _subject(report).split(" ")[0]
+    left = _subject(report)
     lw, rw = 6 * len(left) + 12, int(6.2 * len(right)) + 12
     color = VERDICT_COLORS.get(report["verdict"]["label"], "#6a1b9a")
     return (
@@ -293,5 +327,27 @@ def badge_svg(report: dict[str, Any]) -> str:
     )
 
 
-def _subject(report: dict[str, Any]) -> str:
-    return str(report.get("subject") or "session/status")
+# What each target certifies, for reports written before they named it (one name per target, so
+# badges and matrix titles read the same whatever wrote the report).
+SUBJECTS = {"acp": "ACP session/status"}
+
+
+def subject_of(report: dict[str, Any]) -> str:
+    """What a report certified, one name per target."""
+    subject = str(report.get("subject") or "")
+    if not subject or subject == "session/status":
+        return SUBJECTS.get(str(report.get("target") or "acp"), subject or "session/status")
+    return subject
+
+
+_subject = subject_of
+
+
+def claimed_revision(report: dict[str, Any]) -> str | None:
+    """The spec revision a run certified against, or None where it claims none: an agent that does
+    not implement the method, or a run that never got to choose one."""
+    if report.get("verdict", {}).get("label") == "unimplemented":
+        return None
+    if str(report.get("spec", {}).get("why") or "").startswith("not determined"):
+        return None
+    return str(report.get("spec", {}).get("revision") or "") or None

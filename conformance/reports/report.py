@@ -15,7 +15,7 @@ from typing import Any
 
 from conformance import __version__
 from conformance.core import revisions
-from conformance.core.outcomes import Outcome, Verdict, decides_errors, verdict
+from conformance.core.outcomes import Outcome, Verdict, decides_errors, shorten, verdict
 from conformance.core.redact import redact
 from conformance.core.registry import Level
 from conformance.core.traceability import coverage
@@ -235,8 +235,8 @@ class RunReport:
     def _verdict_explanation(self, v: Verdict) -> str:
         if v is Verdict.UNIMPLEMENTED:
             text = f"the agent does not advertise {self.capability or self.subject}"
-            if self.fatal:
-                text += f" (initialize said so; then {self.fatal.removeprefix('cannot certify: ')})"
+            if self.fatal:  # initialize told it; what stopped the run after it does not change that
+                text += f", as its initialize answer says (then no case could run: {self.fatal.removeprefix('cannot certify: ')})"
             return text
         if v is Verdict.ERROR and self.fatal:
             return f"no case could run: {self.fatal}"
@@ -435,7 +435,7 @@ class RunReport:
             width = max(60, min(shutil.get_terminal_size((100, 24)).columns, 160))
             lines.append("Coverage: cases that ran to no verdict, why, and what to pass to test them:")
             for c in uncovered:
-                why = str(c.get("message", ""))[:600]
+                why = shorten(str(c.get("message", "")), 1200)
                 said = c["outcome"].replace("-", " ") + ": "
                 why = why[len(said) :] if why.startswith(said) else why
                 text = clean(f"{c['id']} ({c['outcome']}): {why}")

@@ -94,6 +94,17 @@ def agent_got_cwd_and_env(run: Run, folder: Path) -> None:
     assert started and set(started) == {f"LOG_LEVEL=debug cwd={folder / 'home' / 'project'}"}
 
 
+def prompts_capped_at_40(run: Run, folder: Path) -> None:
+    assert run.report["prompts"]["limit"] == 40 and run.report["prompts"]["sent"] <= 40
+    assert run.report["options"]["turnTimeout"] == 600
+
+
+def no_prompt_sent(run: Run, folder: Path) -> None:
+    prompts = run.report["prompts"]
+    assert prompts["sent"] == 0 and prompts["notSent"], prompts
+    assert all(run.case(c)["outcome"] == "not-testable" for c in prompts["notSent"])
+
+
 def baseline_written(run: Run, folder: Path) -> None:
     assert "[[expected-failures]]" not in (folder / "conformance-baseline.toml").read_text()
 
@@ -129,6 +140,12 @@ PROMISES: dict[str, Promise] = {
     'session-status-conformance --agent "npx @zed-industries/codex-acp" --env OPENAI_API_KEY=dummy '
     "--auth-method openai-api-key": CONFORMANT,
     'session-status-conformance --protocol 2 --agent "my-agent --acp-v2"': CONFORMANT,
+    'session-status-conformance --agent "my-agent --acp" --turn-timeout 600 --max-prompts 40': Promise(
+        0, "CONFORMANT", check=prompts_capped_at_40
+    ),
+    'session-status-conformance --agent "my-agent --acp" --max-prompts 0        # what needs no model': Promise(
+        0, "CONFORMANT", check=no_prompt_sent
+    ),
     "session-status-conformance --protocol 2                                 # the v2 reference agent": Promise(
         0, "CONFORMANT", V2_BASELINE, v2_holds_and_answers_a_permission
     ),

@@ -64,3 +64,41 @@ def test_outputs_go_only_where_told(tmp_path: Path, monkeypatch) -> None:
     assert (tmp_path / "m.html").is_file() and not (tmp_path / "matrix.html").exists()
     assert main(paths) == 0
     assert (tmp_path / "matrix.html").is_file()
+
+
+def test_a_matrix_for_publication(tmp_path: Path) -> None:
+    """One title however the reports spelt their subject, no revision claimed for an agent that
+    implements nothing, and links that work where the reports are published (--link-base)."""
+    done = write_report(tmp_path / "runs" / "a", name="a", target="acp", transport="stdio", protocol=1)
+    legacy = write_report(tmp_path / "runs" / "b", name="b", target="acp", transport="stdio", protocol=1)
+    data = json.loads(legacy.read_text())
+    data["subject"] = "session/status"  # written before reports named their target's subject
+    data["verdict"] = {"label": "unimplemented"}
+    data["spec"] = {"revision": "rfd-2026-10-26", "why": "the agent does not advertise session/status"}
+    legacy.write_text(json.dumps(data))
+    columns = load_columns([done, legacy])
+    markdown = matrix_markdown(columns, tmp_path)
+    assert markdown.startswith("## ACP session/status conformance matrix\n"), markdown.splitlines()[0]
+    revision_row = next(line for line in markdown.splitlines() if line.startswith("| revision |"))
+    assert revision_row == "| revision | | r | — |"
+    assert "](runs/a/report.html#acp.case)" in markdown  # relative to where the matrix is written
+    published = matrix_markdown(columns, tmp_path, "https://ci.example/artifacts/42/")
+    assert "](https://ci.example/artifacts/42/runs/a/report.html#acp.case)" in published
+    page = matrix_html(columns, tmp_path, "https://ci.example/artifacts/42")
+    assert "href='https://ci.example/artifacts/42/runs/b/report.html#acp.case'" in page
+    assert "<title>ACP session/status conformance matrix</title>" in page
+    monkeypatch_dir = tmp_path
+    assert (
+        main(
+            [
+                str(done),
+                str(legacy),
+                "--markdown",
+                str(monkeypatch_dir / "m.md"),
+                "--link-base",
+                "https://x.example",
+            ]
+        )
+        == 0
+    )
+    assert "](https://x.example/runs/a/report.html#acp.case)" in (monkeypatch_dir / "m.md").read_text()

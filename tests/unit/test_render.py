@@ -79,7 +79,55 @@ def test_markdown_escapes_agent_strings() -> None:
 def test_badge_is_valid_svg() -> None:
     root = ET.fromstring(badge_svg(report()))
     assert root.tag.endswith("svg")
-    assert "session/status: non-conformant · rfd-2026-10-26 · 0/1" in "".join(root.itertext())
+    assert "ACP session/status: non-conformant · rfd-2026-10-26 · 0/1" in "".join(root.itertext())
+
+
+def test_badges_share_one_prefix_and_score_only_a_certificate() -> None:
+    """One prefix whatever wrote the report (reports before subjects said only session/status), and
+    an agent without the method reads `unimplemented`, not a score."""
+    texts = []
+    for subject in ("ACP session/status", "session/status", None):
+        body = report() | {"target": "acp"}
+        if subject is not None:
+            body["subject"] = subject
+        texts.append(ET.fromstring(badge_svg(body)).get("aria-label"))
+    assert len(set(texts)) == 1 and texts[0].startswith("ACP session/status: "), texts
+    unimplemented = report() | {"verdict": {"label": "unimplemented", "exitCode": 3, "explanation": "x"}}
+    assert ET.fromstring(badge_svg(unimplemented)).get("aria-label") == "ACP session/status: unimplemented"
+
+
+def test_summaries_keep_the_suites_hint_after_a_long_quote() -> None:
+    """An agent's long answer is cut where the suite quotes it, with an ellipsis; the summary shows
+    the suite's words after it, the option to pass included."""
+    from conformance.core.outcomes import shorten
+
+    quote = shorten("Requires an API key. " * 40, 120)
+    body = report()
+    body["fatal"] = (
+        f"cannot certify: the agent requires authentication; session/new answered {quote}; pass --auth-method ID"
+    )
+    body["cases"][0]["message"] = (
+        f"not testable: session/new answered {quote}; the case needs --auth-method ID"
+    )
+    md = markdown_summary(body)
+    assert md.count("pass --auth-method ID") == 1 and "the case needs --auth-method ID" in md
+    assert "…" in md
+    from conformance.reports.render import md_text
+
+    assert md_text("x" * 400).endswith("…") and len(md_text("x" * 400)) == 300
+
+
+def test_every_format_says_what_the_run_cost() -> None:
+    body = report() | {
+        "target": "acp",
+        "duration": 412.3,
+        "prompts": {"sent": 27, "limit": None, "notSent": []},
+    }
+    assert "27 prompt(s) sent" in markdown_summary(body) and "wall time 412 s" in markdown_summary(body)
+    assert "27 prompt(s) sent" in html_report(body)
+    capped = body | {"prompts": {"sent": 0, "limit": 0, "notSent": ["a", "b"]}}
+    assert "0 prompt(s) of at most 0 (--max-prompts) sent" in markdown_summary(capped)
+    assert "2 case(s) not testable for want of one" in markdown_summary(capped)
 
 
 def test_coverage_lists_cases_without_a_verdict_with_what_to_pass() -> None:

@@ -37,3 +37,65 @@ def test_a_broken_prerequisite_counts_at_its_cases_level() -> None:
     assert classify(broken, SHOULD).outcome is Outcome.WARN
     assert classify(broken, SHOULD, strict=True).outcome is Outcome.FAIL
     assert classify(broken, MUST).message.startswith("not testable: ")
+
+
+def test_an_agent_without_the_status_method_is_unimplemented_whatever_came_after() -> None:
+    """Its initialize said so: a session/new that needs authentication, is slow or fails, and a
+    case that errored or failed meanwhile, do not change that."""
+    after = [(Outcome.ERROR, SHOULD), (Outcome.FAIL, MUST), (Outcome.NOT_TESTABLE, MUST)]
+    assert verdict(after, status_advertised=False) is Verdict.UNIMPLEMENTED
+    assert verdict(after, status_advertised=False, strict=True) is Verdict.UNIMPLEMENTED
+
+
+def test_an_error_in_a_should_case_is_shown_not_deciding() -> None:
+    outcomes = [(Outcome.PASS, MUST), (Outcome.ERROR, SHOULD), (Outcome.ERROR, Level.ROBUSTNESS)]
+    assert verdict(outcomes, status_advertised=True) is Verdict.CONFORMANT
+    assert verdict(outcomes, status_advertised=True, strict=True) is Verdict.ERROR
+    assert verdict([(Outcome.PASS, MUST), (Outcome.ERROR, MUST)], status_advertised=True) is Verdict.ERROR
+    assert (
+        verdict([(Outcome.ERROR, Level.MAY), (Outcome.PASS, MUST)], status_advertised=True) is Verdict.ERROR
+    )
+
+
+def test_a_request_left_unanswered_is_judged_by_what_it_was() -> None:
+    from conformance.core.outcomes import Unanswered, unanswered
+
+    status = Unanswered("session/status", 7, 10.0)
+    got = unanswered(status, MUST, on_status=True, status_asked=True)
+    assert got.outcome is Outcome.FAIL and got.spec_key == "reply"
+    assert unanswered(status, SHOULD, on_status=True, status_asked=True).outcome is Outcome.FAIL
+    assert unanswered(status, Level.ROBUSTNESS, on_status=True, status_asked=True).outcome is Outcome.WARN
+
+    turn = Unanswered("session/prompt", 3, 300.0, clock="turn")
+    for asked in (False, True):  # a turn that does not end is never the agent's failure, nor an error
+        got = unanswered(turn, MUST, on_status=False, status_asked=asked)
+        assert got.outcome is Outcome.NOT_TESTABLE
+        assert (
+            "within 300 s (--turn-timeout)" in got.message and "pass a larger --turn-timeout" in got.message
+        )
+
+    new = Unanswered("session/new", 2, 10.0)
+    before = unanswered(new, MUST, on_status=False, status_asked=False)
+    assert before.outcome is Outcome.NOT_TESTABLE and "preconditions" in before.message
+    assert "(--timeout)" in before.message and "larger --timeout" in before.message
+    # Once status was asked, an agent that stops answering is no precondition the case lacked.
+    assert unanswered(new, MUST, on_status=False, status_asked=True).outcome is Outcome.ERROR
+
+
+def test_a_case_that_could_not_make_its_preconditions_is_not_testable() -> None:
+    from conformance.core.outcomes import NoTurn, Unprepared
+
+    for level in (MUST, SHOULD):
+        got = classify(Unprepared("session/new did not create a session: error -32603"), level)
+        assert got.outcome is Outcome.NOT_TESTABLE and got.message.startswith("not testable: ")
+    refused = NoTurn("not testable: the run's prompt budget is spent (--max-prompts 0)", "budget spent")
+    assert classify(refused, MUST).outcome is Outcome.NOT_TESTABLE
+
+
+def test_quotes_are_cut_with_a_visible_ellipsis() -> None:
+    from conformance.core.outcomes import shorten
+    from conformance.transport.peer import Reply
+
+    assert shorten("abc", 3) == "abc" and shorten("abcd", 3) == "ab…"
+    long = Reply(1, "session/new", error={"code": -32000, "message": "x" * 500})
+    assert long.describe(100).endswith("…") and len(long.describe(100)) == len("error ") + 100

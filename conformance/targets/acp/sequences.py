@@ -267,8 +267,8 @@ class Driver:
         session = self.model.sessions[ref]
         try:
             reply = await self.t.prompt(self.sid(ref), f"step {len(self.steps)}")
-        except NoTurn:  # the run's prompts are spent (--max-prompts): the step is as if not drawn
-            step.answer = "(not sent: the run's prompt budget is spent, --max-prompts)"
+        except NoTurn as refused:  # no turn to be had (--max-prompts): the step is as if not drawn
+            step.answer = f"(not sent: {refused.short})"
             return
         step.answer = "ok" if reply.ok else f"error {reply.code}"
         if not reply.ok and session.held:

@@ -8,8 +8,8 @@ agents are not installed here: no API keys, slow; these reproduce what they do).
   --model hang|fail   the model is unreachable: every turn hangs, or fails with an internal error
   --new-delay S       session/new takes S seconds (claude-agent-acp: about 19 s offline)
   --no-status         does not advertise session/status, and answers it -32601
-  --auth              offers an auth method; session/new answers auth_required (-32000) until
-                      authenticate, with a long description (codex-acp)
+  --auth offer        offers an auth method (with a long description) it does not require
+  --auth require      and session/new answers auth_required (-32000) until authenticate (codex-acp)
   --protocol 2        the v2 reference agent (the turn flags only)
 """
 
@@ -30,7 +30,7 @@ parser.add_argument("--title-after", type=float, default=0.0)
 parser.add_argument("--model", choices=("hang", "fail"), default=None)
 parser.add_argument("--new-delay", type=float, default=0.0)
 parser.add_argument("--no-status", action="store_true")
-parser.add_argument("--auth", action="store_true")
+parser.add_argument("--auth", choices=("offer", "require"), default=None)
 parser.add_argument("--protocol", type=int, default=1)
 args, rest = parser.parse_known_args()
 
@@ -85,7 +85,7 @@ class Agent(ReferenceAgent):
         return await super().authenticate(*a, **kw)
 
     async def new_session(self, *a, **kw):
-        if args.auth and not Agent.authenticated:
+        if args.auth == "require" and not Agent.authenticated:
             raise RequestError.auth_required({"description": AUTH_DESCRIPTION})
         await asyncio.sleep(args.new_delay)
         return await super().new_session(*a, **kw)
