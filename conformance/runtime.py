@@ -374,6 +374,8 @@ class Runtime:
                 f"agent exited with code {exited.code} (the case was at: {result.message[:200]})",
             )
         result, offending, noise = self._apply_envelope_problems(case, result, mark)
+        if result.unprepared:
+            details["unprepared"] = True
         if offending:
             details["offending_frames"] = offending
         if noise:
@@ -468,10 +470,11 @@ class Runtime:
         if not broken_messages or found:
             return result, offending, noise
         text = "; ".join(f"frame #{p.index}: {p.problem}" for p in broken_messages[:5])
+        then = f" (the case itself: {result.message})" if result.message else ""
         return (
             CaseResult(
                 broken(Level.ROBUSTNESS if robustness else Level.MUST, strict=self.strict),
-                f"JSON-RPC 2.0 envelope broken: {text}",
+                f"JSON-RPC 2.0 envelope broken: {text}{then}",
                 expected="every message is a JSON-RPC 2.0 object with a matching id and one of result/error",
                 observed=text,
                 spec_key="envelope",

@@ -59,9 +59,14 @@ def run_fuzz(
     def test(value: Any) -> None:
         if target.harness.closing:
             raise RunInterrupted
-        if profile.stop_at_budget and time.monotonic() - started > profile.budget and "input" in last:
-            raise BudgetSpent  # a campaign's round: the time budget is spent
+        # The budget is wall time, the agent's answers included: a slow agent stops the inputs at
+        # it (a campaign's round always; another profile while nothing has failed yet, so that a
+        # failure is still shrunk).
+        over = time.monotonic() - started > profile.budget and last.get("count", 0) >= max(1, len(examples))
+        if over and (profile.stop_at_budget or "first_failure" not in last):
+            raise BudgetSpent
         last["input"] = value
+        last["count"] = last.get("count", 0) + 1
         progress.example()
         try:
             anyio.from_thread.run(check, value)

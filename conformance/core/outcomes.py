@@ -222,6 +222,10 @@ class CaseResult:
     # A finding of the harness's own, about any case: "reply" (a request went unanswered) or
     # "envelope" (a broken message); each revision names the sentence such a finding breaks.
     spec_key: str | None = None
+    # Not testable because the agent itself did not make what the case needs before it asked
+    # status (a session): not its failure, but no certificate may rest on a run where a MUST case
+    # was left untested that way (see :func:`verdict`).
+    unprepared: bool = False
 
 
 def broken(level: Level, *, strict: bool = False) -> Outcome:
@@ -253,7 +257,9 @@ def classify(exc: BaseException | None, level: Level, *, strict: bool = False) -
             kind, message = Outcome.NOT_TESTABLE, f"not testable: {exc.message}"
         else:
             kind = Outcome.ERROR
-        return CaseResult(kind, message, exc.expected, exc.observed, exc.rule, exc.spec_key)
+        result = CaseResult(kind, message, exc.expected, exc.observed, exc.rule, exc.spec_key)
+        result.unprepared = isinstance(exc, Unprepared)
+        return result
     if isinstance(exc, NoTurn):
         return CaseResult(Outcome.NOT_TESTABLE, exc.message)
     if isinstance(exc, AgentExited):
@@ -307,6 +313,7 @@ def unanswered(
             Outcome.NOT_TESTABLE,
             f"not testable: the case could not make its preconditions: {exc.describe()}; the case ended here "
             f"before it asked anything of the status method. A slower agent needs a larger {exc.option}",
+            unprepared=True,
         )
     return CaseResult(
         Outcome.ERROR,
@@ -353,12 +360,18 @@ def decides_errors(level: Level, *, strict: bool = False) -> bool:
 
 
 def verdict(
-    outcomes: Iterable[tuple[Outcome, Level]], *, status_advertised: bool, strict: bool = False
+    outcomes: Iterable[tuple[Outcome, Level]],
+    *,
+    status_advertised: bool,
+    strict: bool = False,
+    unprepared: bool = False,
 ) -> Verdict:
     """The certificate from the cases' outcomes. It is decided by the status specs' own
     requirements: robustness findings (the JSON-RPC layer on frames the protocol never carries)
     take part only under --strict. An agent that does not advertise the status method is
-    unimplemented from its handshake alone, whatever its cases met afterwards."""
+    unimplemented from its handshake alone, whatever its cases met afterwards. ``unprepared``: a
+    MUST case was not testable because the agent did not make what it needs (a session): no
+    failure of the agent, and no certificate either (untested)."""
     outcomes = list(outcomes)
     if not status_advertised:
         return Verdict.UNIMPLEMENTED
@@ -368,6 +381,6 @@ def verdict(
     if any(o is Outcome.ERROR and decides_errors(level, strict=strict) for o, level in outcomes):
         return Verdict.ERROR
     must = [o for o, level in outcomes if level is Level.MUST and o is not Outcome.NOT_APPLICABLE]
-    if must and all(o is Outcome.NOT_TESTABLE for o in must):
+    if unprepared or (must and all(o is Outcome.NOT_TESTABLE for o in must)):
         return Verdict.UNTESTED
     return Verdict.CONFORMANT

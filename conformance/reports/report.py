@@ -183,7 +183,12 @@ class RunReport:
         if self.fatal:
             # What the handshake said before it stopped can decide: no status method advertised.
             return Verdict.UNIMPLEMENTED if self.advertised is False else Verdict.ERROR
-        return verdict(self._outcomes(), status_advertised=self.status_advertised, strict=self.strict)
+        return verdict(
+            self._outcomes(),
+            status_advertised=self.status_advertised,
+            strict=self.strict,
+            unprepared=bool(self.unprepared()),
+        )
 
     def _outcomes(self, marks: dict[str, Outcome] | None = None) -> list[tuple[Outcome, Level]]:
         return [((marks or {}).get(c["id"]) or Outcome(c["outcome"]), Level(c["level"])) for c in self.cases]
@@ -216,6 +221,16 @@ class RunReport:
         """The verdict line: "CONFORMANT: …", or "PARTIAL: n of N cases selected; no certificate …"."""
         return f"{self.label().upper()}: {self.explanation()}"
 
+    def unprepared(self) -> list[str]:
+        """MUST cases not testable because the agent did not make what they need (a session)."""
+        return [
+            c["id"]
+            for c in self.cases
+            if c["level"] == "MUST"
+            and c["outcome"] == "not-testable"
+            and (c.get("details") or {}).get("unprepared")
+        ]
+
     def prompts_sent(self) -> int:
         """The prompts the run sent (each a model call for a real agent), over every worker."""
         return sum(int((c.get("details") or {}).get("prompts") or 0) for c in self.cases)
@@ -240,6 +255,13 @@ class RunReport:
             return text
         if v is Verdict.ERROR and self.fatal:
             return f"no case could run: {self.fatal}"
+        unprepared = self.unprepared()
+        if v is Verdict.UNTESTED and unprepared:
+            return (
+                f"no certificate: the agent did not make what {len(unprepared)} MUST case(s) need before they asked "
+                f"status ({', '.join(unprepared[:3])}{', …' if len(unprepared) > 3 else ''}: a session it would not "
+                "create, or not in time); not a failure of its status method, but nothing certifies it (see Coverage)"
+            )
         if v is Verdict.NON_CONFORMANT:
             failed_levels = {c["level"] for c in self.cases if c["outcome"] == "fail"}
             if failed_levels <= {"SHOULD", "ROBUSTNESS"} and self.strict:
@@ -281,7 +303,12 @@ class RunReport:
             for c in self.cases
             if c.get("baseline") in ("known", "stale")
         }
-        gated = verdict(self._outcomes(marks), status_advertised=self.status_advertised, strict=self.strict)
+        gated = verdict(
+            self._outcomes(marks),
+            status_advertised=self.status_advertised,
+            strict=self.strict,
+            unprepared=bool(self.unprepared()),
+        )
         b = self.baseline
         if not b.ok:
             why = []

@@ -256,7 +256,9 @@ def test_an_http_campaign_finds_and_replays_a_fuzz_finding(tmp_path: Path) -> No
     Draft202012Validator(schema).validate(replay)
 
 
-def test_ctrl_c_ends_the_campaign_with_a_partial_report(tmp_path: Path) -> None:
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "SIGTERM"])
+def test_ctrl_c_ends_the_campaign_with_a_partial_report(tmp_path: Path, sig: int) -> None:
+    """Ctrl-C, and SIGTERM (a CI job's timeout) alike."""
     folder = tmp_path / "stopped"
     # A plain agent process, as for every test about signals: the Ctrl-C reaches the round's
     # whole process group, agent included.
@@ -266,7 +268,7 @@ def test_ctrl_c_ends_the_campaign_with_a_partial_report(tmp_path: Path) -> None:
     )
     wait_until(campaign, round_started(folder, 1), 60, "no round started")
     time.sleep(1)
-    campaign.send_signal(signal.SIGINT)
+    campaign.send_signal(sig)
     stopped = time.monotonic()
     _, err = campaign.communicate(timeout=60)
     took = time.monotonic() - stopped

@@ -76,10 +76,20 @@ def test_a_request_left_unanswered_is_judged_by_what_it_was() -> None:
 
     new = Unanswered("session/new", 2, 10.0)
     before = unanswered(new, MUST, on_status=False, status_asked=False)
-    assert before.outcome is Outcome.NOT_TESTABLE and "preconditions" in before.message
+    assert before.outcome is Outcome.NOT_TESTABLE and "preconditions" in before.message and before.unprepared
     assert "(--timeout)" in before.message and "larger --timeout" in before.message
     # Once status was asked, an agent that stops answering is no precondition the case lacked.
     assert unanswered(new, MUST, on_status=False, status_asked=True).outcome is Outcome.ERROR
+
+
+def test_a_must_case_the_agent_did_not_prepare_leaves_no_certificate() -> None:
+    """Not testable for want of a session the agent would not create: never a failure of its status
+    method, but no certificate either; a failure elsewhere still decides."""
+    outcomes = [(Outcome.PASS, MUST), (Outcome.NOT_TESTABLE, MUST)]
+    assert verdict(outcomes, status_advertised=True, unprepared=True) is Verdict.UNTESTED
+    failed = [*outcomes, (Outcome.FAIL, MUST)]
+    assert verdict(failed, status_advertised=True, unprepared=True) is Verdict.NON_CONFORMANT
+    assert verdict(outcomes, status_advertised=False, unprepared=True) is Verdict.UNIMPLEMENTED
 
 
 def test_a_case_that_could_not_make_its_preconditions_is_not_testable() -> None:
@@ -88,6 +98,7 @@ def test_a_case_that_could_not_make_its_preconditions_is_not_testable() -> None:
     for level in (MUST, SHOULD):
         got = classify(Unprepared("session/new did not create a session: error -32603"), level)
         assert got.outcome is Outcome.NOT_TESTABLE and got.message.startswith("not testable: ")
+        assert got.unprepared
     refused = NoTurn("not testable: the run's prompt budget is spent (--max-prompts 0)", "budget spent")
     assert classify(refused, MUST).outcome is Outcome.NOT_TESTABLE
 
