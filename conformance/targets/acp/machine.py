@@ -236,7 +236,11 @@ def run_sequences(
         return time.monotonic() - started > profile.budget
 
     def shrink_deadline() -> float | None:
-        return None if profile.shrink_budget is None else time.monotonic() + profile.shrink_budget
+        # The last pass replays the failure once per step it tries to remove: instant on a fast
+        # agent, a turn each on a slow one. It gets the larger of the two budgets.
+        if profile.shrink_budget is None:
+            return None
+        return time.monotonic() + max(profile.shrink_budget, profile.budget)
 
     restartable = target.harness.config.restartable
     for steps in scenarios(target.advertises, restartable and profile.restarts_per_example > 0):
