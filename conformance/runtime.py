@@ -190,9 +190,6 @@ class Runtime:
             )
         self.case_prompts += 1
 
-    def turns_left(self) -> bool:
-        return len(self.turns_silent) < TURN_SILENT_LIMIT and self.prompts.left()
-
     def status_asked(self) -> bool:
         if self._agent is None:
             return False

@@ -54,15 +54,3 @@ class PromptLedger:
             return True
         finally:
             os.close(fd)  # closing the descriptor releases the lock
-
-    def left(self) -> bool:
-        """Whether one more prompt may be sent now (without counting it)."""
-        if self.limit is None:
-            return True
-        if self.path is None:
-            return self._here < self.limit
-        try:
-            text = Path(self.path).read_text(encoding="ascii").strip()
-        except OSError:
-            return True
-        return (int(text) if text.isdigit() else 0) < self.limit

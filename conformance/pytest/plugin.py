@@ -380,7 +380,6 @@ def _describe_partial_handshake(report: RunReport, runtime: Runtime, why: str) -
     known = bool(said) and bool(getattr(runtime.target, "advertisement_known", False))
     if said:
         report.describe_target(runtime.target, said, advertisement_known=known)
-    if said:
         report.revision_why = f"not determined: {why}"
     elif why == "no case could run":
         report.revision_why = "not determined: the agent could not be started and initialized"

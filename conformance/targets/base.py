@@ -94,10 +94,6 @@ class Harness(Protocol):
         testable) when the run's prompt budget is spent or turns went unanswered case after case."""
         ...
 
-    def turns_left(self) -> bool:
-        """Whether :meth:`take_turn` would let one more prompt go now."""
-        ...
-
     def status_asked(self) -> bool:
         """Whether the current case has sent a status request yet (on any of its connections)."""
         ...

@@ -326,7 +326,7 @@ class AcpTarget:
     # -- lifecycle: prerequisites --------------------------------------------------------------
 
     async def new_session(self, cwd: str | None = None) -> str:
-        """A fresh session. One session/new cannot make before the case has asked status is a
+        """A fresh session. A session/new that fails before the case has asked status is a
         precondition not made (not testable: the status specs say nothing of session/new); after a
         status call it is a prerequisite the agent advertised that broke (NotTestable)."""
         reply = await self.call("session/new", {"cwd": cwd or self.cwd, "mcpServers": []})
@@ -377,10 +377,6 @@ class AcpTarget:
     def turn_timeout(self) -> float:
         """The turn clock (--turn-timeout): how long a turn and what it sets off may take."""
         return self.harness.config.turn_timeout
-
-    def turns_left(self) -> bool:
-        """Whether the run may send one more prompt (--max-prompts, and turns that went unanswered)."""
-        return self.harness.turns_left()
 
     async def prompt(
         self, session_id: str, text: str = "ping", *, wait: bool = True, timeout: float | None = None
