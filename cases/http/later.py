@@ -276,34 +276,33 @@ async def states_hold(http: HttpStatusTarget, details: dict) -> None:
     executor that the toolkit cannot reach is left out."""
     http.require_driving("sessions held in a state")
     held: dict[str, tuple[str, str, str]] = {}  # rule -> (agent, session, the state it must keep)
+    # Made one after the other (sessions are made, not driven, here), then driven together.
+    (agent_id, to_park), (_, to_dispatch), (_, to_answer) = [await http.new_session() for _ in range(3)]
 
     async def permission() -> None:
-        agent_id, sid = await http.new_session()
-        await parked_for_permission(http, agent_id, sid)
-        held["permission"] = (agent_id, sid, "awaiting_permission")
+        await parked_for_permission(http, agent_id, to_park)
+        held["permission"] = (agent_id, to_park, "awaiting_permission")
 
     async def external() -> None:
-        agent_id, sid = await http.new_session()
         try:
-            await parked_for_external(http, agent_id, sid, details)
+            await parked_for_external(http, agent_id, to_dispatch, details)
         except (MissingInput, NotTestable) as exc:
             details["external"] = f"left out: {exc.message[:200]}"
             return
-        held["external"] = (agent_id, sid, "awaiting_external_result")
+        held["external"] = (agent_id, to_dispatch, "awaiting_external_result")
 
     async def answered() -> None:
-        agent_id, sid = await http.new_session()
-        await parked_for_permission(http, agent_id, sid)
+        await parked_for_permission(http, agent_id, to_answer)
         final = await answer_and_settle(
             http,
             agent_id,
-            sid,
+            to_answer,
             "asking",
-            lambda: http.driver.confirm(http.user_id, agent_id, sid, allow=True),
+            lambda: http.driver.confirm(http.user_id, agent_id, to_answer, allow=True),
             "the user's answer (allow)",
         )
         if final.status == "idle":
-            held["idle"] = (agent_id, sid, "idle")
+            held["idle"] = (agent_id, to_answer, "idle")
 
     async with anyio.create_task_group() as tg:
         for setup in (permission, external, answered):

@@ -58,7 +58,11 @@ async def siblings(http: HttpStatusTarget, details: dict) -> None:
             details["parked sibling"] = f"left out: {exc.message[:200]}"
 
     async def wait_external() -> None:
-        probe = await park_on_external(http, agent_id, external, {})
+        try:
+            probe = await park_on_external(http, agent_id, external, {})
+        except MissingInput as exc:
+            details["external sibling"] = f"left out: {exc.message[:200]}"
+            return
         calls = await http.waiting_calls(agent_id, external)
         if probe.status == "awaiting_external_result" and calls:
             states[external] = "awaiting_external_result"

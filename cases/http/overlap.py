@@ -89,9 +89,7 @@ async def probes_racing_changes(http: HttpStatusTarget, details: dict) -> None:
 async def _race_chat(http: HttpStatusTarget, details: dict) -> str:
     agent_id, sid = await http.new_session()
     text = "[slow:1] answer slowly (race)"
-    response, answers = await racing(
-        http, agent_id, sid, lambda: http.driver.start_chat(http.user_id, agent_id, sid, text)
-    )
+    response, answers = await racing(http, agent_id, sid, lambda: http.prompt(agent_id, sid, text))
     details["chat"] = {"chat": response.status_code, "probes": sorted({p.describe() for p in answers})}
     odd = unexpected(answers, {"idle", "running"})
     await http.driver.interrupt(http.user_id, agent_id, sid)
@@ -101,7 +99,7 @@ async def _race_chat(http: HttpStatusTarget, details: dict) -> str:
     if response.status_code < 300:
         return ""
     _, control = await http.new_session()
-    unraced = await http.driver.start_chat(http.user_id, agent_id, control, text)
+    unraced = await http.prompt(agent_id, control, text)
     await http.driver.interrupt(http.user_id, agent_id, control)
     await http.settle(agent_id, control)
     if unraced.status_code >= 300:

@@ -184,7 +184,7 @@ async def twins_then_used(http: HttpStatusTarget, details: dict) -> None:
         for twin in twins:
             twin.answer = await _use(http, run, twin)
         for twin in twins:
-            await run.rest(twin)
+            await run.rest(twin, answered=True)
 
     def refused(fates: dict[tuple[str, int], Fate]) -> str | None:
         answers = [fates[("calibration", place)].answer for place in (1, 2)]
@@ -206,7 +206,7 @@ async def _use(http: HttpStatusTarget, run: TwinRun, twin: Twin) -> str:
             return f"HTTP {messages.status_code} (its messages, read to answer it)"
         response = await http.driver.confirm(http.user_id, twin.agent_id, twin.sid, allow=True)
     else:
-        response = await http.driver.start_chat(http.user_id, twin.agent_id, twin.sid, "hello again")
+        response = await http.prompt(twin.agent_id, twin.sid, "hello again")
     return "accepted" if response.status_code < 300 else f"HTTP {response.status_code}"
 
 

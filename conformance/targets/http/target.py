@@ -512,6 +512,10 @@ class HttpStatusTarget:
             )
         return probe
 
+    async def prompt(self, agent_id: str, session_id: str, text: str) -> httpx.Response:
+        """POST /chat/ with one user message, as the service answered it (a prompt: it starts a turn)."""
+        return await self.driver.start_chat(self.user_id, agent_id, session_id, text)
+
     async def chat(self, agent_id: str, session_id: str, text: str) -> str:
         """Start a run with one user message; the tag it carries (every request the run makes to
         the fake model quotes it, so the case finds its own run's calls among all others)."""
@@ -626,10 +630,12 @@ class HttpStatusTarget:
         if self._driver is None:
             return
         for exchange in self._driver.transcript[self._synced :]:
+            if "status_code" not in exchange:  # still in flight (requests sent together): shown once answered
+                break
             self.harness.transcript.add(SEND, curl(exchange))
             status = exchange.get("status_code")
             self.harness.transcript.add(RECV, f"HTTP {status} {exchange.get('response_body') or ''}")
-        self._synced = len(self._driver.transcript)
+            self._synced += 1
 
 
 def curl(exchange: dict[str, Any]) -> str:

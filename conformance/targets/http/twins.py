@@ -293,18 +293,21 @@ class TwinRun:
                     f"{calls!r:.200}): the twins could not be brought into the same state"
                 )
 
-    async def rest(self, twin: Twin) -> None:
+    async def rest(self, twin: Twin, *, answered: bool = False) -> None:
         """Until two reads of the twin's messages agree (its turn has ended or parked, and where
-        the messages say whether a run holds the session, none does), at most --timeout."""
+        the messages say whether a run holds the session, none does; once ``answered``, no call
+        waits any more), at most --timeout."""
         http = self.http
         last: Any = None
         with anyio.move_on_after(http.settle_time):
             while True:
                 response = await http.driver.messages(http.user_id, twin.agent_id, twin.sid)
-                body = response.json() if response.status_code == 200 else None
+                body = parsed(response.text) if response.status_code == 200 else None
                 running = body.get("is_running") if isinstance(body, dict) else None
-                now = (response.status_code, tail_of(http_view(response)), running)
-                if now == last and running is not True:
+                view = http_view(response)
+                now = (response.status_code, tail_of(view), running)
+                waiting = answered and response.status_code == 200 and waiting_states(view)
+                if now == last and running is not True and not waiting:
                     return
                 last = now
                 await anyio.sleep(0.05)
@@ -360,12 +363,29 @@ class TwinRun:
         for twin in twins:
             status = await self.http.status(twin.sid, twin.agent_id)
             fates[(twin.pair, twin.place)] = fate_of(twin, views[twin.sid], drift, status)
-            problem = disagreement(views[twin.sid], status)
-            if problem and disagreement(await self.http.snapshot(twin.agent_id, twin.sid), status):
-                # Read again after the status: a session that moved on between the two reads (a
-                # parked call the service gave up meanwhile) is not a disagreement.
-                problems.append(f"{twin.label}: {problem}")
+            if disagreement(views[twin.sid], status):
+                problem = await self._lasting_disagreement(twin)
+                if problem:
+                    problems.append(f"{twin.label}: {problem}")
         return fates, problems
+
+    async def _lasting_disagreement(self, twin: Twin) -> str | None:
+        """A disagreement between the twin's status and its messages that lasts --timeout: a
+        service may persist what its status reads a moment after what its messages show (a run
+        taking an answer up), and a session may move on between two reads."""
+        http = self.http
+        problem: str | None = None
+
+        async def agree() -> bool:
+            nonlocal problem
+            view = await http.snapshot(twin.agent_id, twin.sid)
+            problem = disagreement(view, await http.status(twin.sid, twin.agent_id))
+            return problem is None
+
+        with anyio.move_on_after(http.settle_time):
+            while not await agree():
+                await anyio.sleep(0.1)
+        return problem
 
 
 def disagreement(view: dict[str, Any], status: StatusProbe) -> str | None:

@@ -619,6 +619,46 @@ def test_the_reference_with_its_machinery_on_is_certified(name: str, direct) -> 
     assert run.code == 0, run.stderr[-2000:]
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("variant", "case_id", "outcome"),
+    [
+        ("honest_ttl_eviction", "http.twins.idle-eviction", "pass"),
+        ("status_resets_idle_timer", "http.twins.idle-eviction", "fail"),
+        ("honest_lru_eviction", "http.twins.memory-cap", "pass"),
+    ],
+)
+def test_the_thorough_profile_looks_for_a_policy_nobody_stated(
+    variant: str, case_id: str, outcome: str, direct
+) -> None:
+    """Without --http-idle-evict-after / --http-memory-cap the thorough profile holds the twins for
+    --hold seconds, or pushes them with 64 sessions, and judges what it finds."""
+    run = direct(
+        "--http-cmd", _variant(variant), *FAST, "--profile", "thorough", "--hold", "3", cases=[case_id]
+    )
+    assert run.outcomes == {case_id: outcome}, run.diff({case_id: outcome})
+    assert "discovery" in run.case(case_id)["details"]
+
+
+def test_a_policy_nobody_stated_and_none_found_is_not_testable(direct) -> None:
+    command = python_command("-m", "conformance.reference.http.service", "--listen", "127.0.0.1:0")
+    run = direct(
+        "--http-cmd",
+        command,
+        *FAST,
+        "--profile",
+        "thorough",
+        "--hold",
+        "1",
+        cases=["http.twins.idle-eviction"],
+    )
+    assert run.outcomes == {"http.twins.idle-eviction": "not-testable"}
+    assert "changed nothing" in run.case("http.twins.idle-eviction")["message"]
+    ci = direct("--http-cmd", command, *FAST, cases=["http.twins.idle-eviction", "http.twins.memory-cap"])
+    assert "--http-idle-evict-after" in ci.case("http.twins.idle-eviction")["message"]
+    assert "--http-memory-cap" in ci.case("http.twins.memory-cap")["message"]
+
+
 # The reference service, every case: tests/e2e/test_readme_commands.py
 # runs it as the README's `--target http`.
 
@@ -641,6 +681,13 @@ def test_usage_errors_are_one_line(suite) -> None:
     for seconds, says in (("0", "more than 0"), ("soon", "not a number")):
         long_run = suite("--target", "http", "--http-long-run", seconds)
         assert long_run.code == 2 and says in long_run.stderr.strip().splitlines()[-1]
+        idle = suite("--target", "http", "--http-idle-evict-after", seconds)
+        assert idle.code == 2 and says in idle.stderr.strip().splitlines()[-1]
+    for count, says in (("0", "more than 0"), ("many", "not a whole number"), ("2.5", "not a whole number")):
+        cap = suite("--target", "http", "--http-memory-cap", count)
+        assert cap.code == 2 and says in cap.stderr.strip().splitlines()[-1]
+    limit = suite("--target", "http", "--http-request-limit", "-3")
+    assert limit.code == 2 and "more than 0" in limit.stderr.strip().splitlines()[-1]
 
 
 def test_every_http_case_is_caught_by_a_broken_service() -> None:
