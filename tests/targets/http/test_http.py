@@ -426,7 +426,7 @@ FOCUS: dict[str, str] = {
     "dot_segments_resolved": "boundary or odd-values",
     "user_nfc_status_only": "boundary or identity",
     "honest_lru_eviction": "twins",
-    "honest_ttl_eviction": "twins",
+    "honest_ttl_eviction": "twins.idle",
     "slow_serialised": "concurrency or parallel or siblings or twins.request",
     "gives_up_parked_after_2s": "states-hold",
     "users_normalised_everywhere": "boundary or identity",
