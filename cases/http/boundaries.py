@@ -14,10 +14,12 @@ import unicodedata
 import uuid
 from urllib.parse import urlsplit
 
+import httpx
 from conformance.cases.http.status import HTTP_CAPABILITY, NOT_FOUND
 
 from conformance.core.outcomes import Violation
 from conformance.core.registry import Level, case
+from conformance.targets.http.calibration import parsed
 from conformance.targets.http.target import HttpStatusTarget, StatusProbe
 
 LENGTHS = (64, 255, 256, 1024, 4096)  # common column widths, and one past the most common one
@@ -53,15 +55,22 @@ async def own_session(http: HttpStatusTarget, user_id: str) -> tuple[str, str] |
         return credential.status_code
     payload = {"name": "conformance-boundary", "system_prompt": "You are a probe."}
     agent = await driver.request("POST", "/agent/", user_id=user_id, json=payload)
-    if agent.status_code >= 300:
+    agent_id = _field(agent, "agent_id")
+    if agent.status_code >= 300 or agent_id is None:
         return agent.status_code
-    agent_id = agent.json()["agent_id"]
     session = await driver.request(
         "POST", "/sessions/", user_id=user_id, json={"agent_id": agent_id, "name": "conformance-boundary"}
     )
-    if session.status_code >= 300:
+    session_id = _field(session, "session_id")
+    if session.status_code >= 300 or session_id is None:
         return session.status_code
-    return agent_id, session.json()["session_id"]
+    return agent_id, session_id
+
+
+def _field(response: httpx.Response, name: str) -> str | None:
+    body = parsed(response.text)
+    value = body.get(name) if isinstance(body, dict) else None
+    return value if isinstance(value, str) else None
 
 
 @case(
@@ -75,8 +84,9 @@ async def ids_at_storage_limits(http: HttpStatusTarget, details: dict) -> None:
     """Ids at 64, 255, 256, 1024 and 4096 characters are refused (4xx) or answered for exactly that
     id, never cut: the caller's session id with characters appended is not the session; of two
     users whose ids share all but the last character, one does not read the other's session, nor
-    does the first 64 characters of its id; the session's agent_id with characters appended is not
-    its agent. No server error either.
+    does the first 64 characters of its id, and the owner itself reads it wherever its messages
+    answer it; the session's agent_id with characters appended is not its agent. No server error
+    either.
 
     Calibrated: a user the service refuses to create anything for (its id too long to store) is a
     refusal; only a user who made a session is asked about it."""
@@ -130,9 +140,12 @@ async def _users_sharing_a_prefix(http: HttpStatusTarget, length: int, details: 
         **({"the owner's first 64 characters": cut.describe()} if cut else {}),
     }
     problems = []
-    if not refused(mine) and not (
-        mine.code == 200 and isinstance(mine.body, dict) and mine.body.get("session_id") == sid
-    ):
+    answered = mine.code == 200 and isinstance(mine.body, dict) and mine.body.get("session_id") == sid
+    if refused(mine) and 200 <= await http.exists_elsewhere(agent_id, sid, user_id=owner) < 300:
+        problems.append(
+            f"the {length}-character owner of a session got {mine.describe()} for it, while its messages answer it"
+        )
+    elif not refused(mine) and not answered:
         problems.append(f"the {length}-character owner of a session got {mine.describe()} for it")
     if not refused(theirs):
         problems.append(

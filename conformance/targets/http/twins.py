@@ -32,7 +32,6 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -405,6 +404,3 @@ def disagreement(view: dict[str, Any], status: StatusProbe) -> str | None:
     if not waiting and word in PARKED:
         return f"its messages show no tool call waiting, its status reads {word!r}"
     return None
-
-
-Treat = Callable[[list[Twin]], Awaitable[None]]
