@@ -18,15 +18,17 @@ from conformance.core.outcomes import MissingInput, NotTestable, Violation
 from conformance.core.registry import Level, case
 from conformance.targets.http.target import HttpStatusTarget, StatusProbe
 
-PROBES = 10  # probes sent around each request, one every SPACING seconds from its start
+PROBES = 10  # probes sent around each request, one every SPACING seconds
 SPACING = 0.01
+BEFORE = 3  # probes sent before the request
 
 
 async def racing(
     http: HttpStatusTarget, agent_id: str, sid: str, request: Callable[[], Awaitable[httpx.Response]]
 ) -> tuple[httpx.Response, list[StatusProbe]]:
-    """``request`` and PROBES status probes of the session sent while it is handled (one every
-    10 ms from when it is sent, none waiting for another's answer)."""
+    """``request`` and PROBES status probes of the session around it: one every 10 ms, none
+    waiting for another's answer, the request sent after the third (so probes are in flight when
+    it lands, and others arrive while it is handled)."""
     answers: list[StatusProbe] = []
     result: list[httpx.Response] = []
 
@@ -37,8 +39,9 @@ async def racing(
         answers.append(await http.status(sid, agent_id))
 
     async with anyio.create_task_group() as tg:
-        tg.start_soon(send)
-        for _ in range(PROBES):
+        for index in range(PROBES):
+            if index == BEFORE:
+                tg.start_soon(send)
             tg.start_soon(probe)
             await anyio.sleep(SPACING)
     return result[0], answers
