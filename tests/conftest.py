@@ -123,6 +123,11 @@ EXPENSIVE = {
     "http.state.idle-after-run",
     "http.state.running-outlives-lease",
     "http.fuzz.session-id-forms",
+    "http.later.states-hold",
+    "http.twins.idle-eviction",
+    "http.twins.memory-cap",
+    "http.twins.request-allowance",
+    "http.twins.restart",
 }
 
 

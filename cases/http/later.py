@@ -1,4 +1,4 @@
-"""HTTP status later on: once a parked turn is answered, and once the session is deleted.
+"""HTTP status later on: once a parked turn is answered, once the session is deleted, and over a hold.
 
 The hidden effect (the answer was taken; the session is gone) is read through the session's
 messages, calibrated in the same case: they showed the tool call waiting before the answer
@@ -8,9 +8,11 @@ service has taken the answer (or dropped the session), and from then on the stat
 
 from __future__ import annotations
 
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import anyio
 import httpx
 from conformance.cases.http.states import (
     AWAITING_EXTERNAL,
@@ -27,6 +29,7 @@ from conformance.core.registry import Level, case
 from conformance.targets.http.target import HttpStatusTarget, StatusProbe
 
 PARKED = ("awaiting_permission", "awaiting_external_result")
+WAITING = {"asking": "awaiting_permission", "submitted": "awaiting_external_result"}
 # Seconds of a 3 s model call after which it ran its course (it was not stopped early).
 RAN_OUT = 2.5
 
@@ -195,7 +198,8 @@ async def _delete_and_probe(http: HttpStatusTarget, rule: str, details: dict) ->
         request = await http.wait_for_model(tag, timeout=http.settle_time, script="slow")
         if request is None:
             raise never_started(http)
-    details[f"{rule}: before"] = (await http.status(sid, agent_id)).describe()
+    if request is None:  # the running session is not probed first: a probe may wait for its run
+        details[f"{rule}: before"] = (await http.status(sid, agent_id)).describe()
     if request is not None and request["done"] is not None:
         raise MissingInput("the run had ended before the DELETE could be sent")
     response = await http.driver.delete_session(http.user_id, agent_id, sid)
@@ -245,3 +249,128 @@ async def _messages_tell_existence(http: HttpStatusTarget, agent_id: str, sid: s
     mine = await http.exists_elsewhere(agent_id, sid)
     unknown = await http.exists_elsewhere(agent_id, http.unknown_id())
     return 200 <= mine < 300 and not 200 <= unknown < 300
+
+
+HOLD_STEP = 0.2  # seconds between the probes of a hold
+
+
+@case(
+    "http.later.states-hold",
+    level=Level.MUST,
+    spec=AWAITING_PERMISSION,
+    needs=HTTP_CAPABILITY,
+    rules=("permission", "external", "idle"),
+)
+async def states_hold(http: HttpStatusTarget, details: dict) -> None:
+    """A session parked on a permission request, one parked on an external executor and one whose
+    answered turn has ended, watched together for --hold seconds (3 in ci, 15 in thorough), each
+    probed every 0.2 s: each keeps its status (awaiting_permission, awaiting_external_result,
+    idle) as long as its messages show the same. A parked state forgotten after a few seconds (idle
+    while the tool call still waits) fails.
+
+    Calibrated: a probe that reads another state is judged by the session's messages read right
+    after it: a call still waiting there was waiting when the probe was answered (a call that has
+    stopped waiting does not wait again without a new turn). A service that gives a request up
+    (its messages show the call finished) or drops the session (its messages 404) ends that
+    session's watch: its own transition, not a forgotten state. A session parked on an external
+    executor that the toolkit cannot reach is left out."""
+    http.require_driving("sessions held in a state")
+    held: dict[str, tuple[str, str, str]] = {}  # rule -> (agent, session, the state it must keep)
+    # Made one after the other (sessions are made, not driven, here), then driven together.
+    (agent_id, to_park), (_, to_dispatch), (_, to_answer) = [await http.new_session() for _ in range(3)]
+
+    async def permission() -> None:
+        await parked_for_permission(http, agent_id, to_park)
+        held["permission"] = (agent_id, to_park, "awaiting_permission")
+
+    async def external() -> None:
+        try:
+            await parked_for_external(http, agent_id, to_dispatch, details)
+        except (MissingInput, NotTestable) as exc:
+            details["external"] = f"left out: {exc.message[:200]}"
+            return
+        held["external"] = (agent_id, to_dispatch, "awaiting_external_result")
+
+    async def answered() -> None:
+        await parked_for_permission(http, agent_id, to_answer)
+        final = await answer_and_settle(
+            http,
+            agent_id,
+            to_answer,
+            "asking",
+            lambda: http.driver.confirm(http.user_id, agent_id, to_answer, allow=True),
+            "the user's answer (allow)",
+        )
+        if final.status == "idle":
+            held["idle"] = (agent_id, to_answer, "idle")
+
+    async with anyio.create_task_group() as tg:
+        for setup in (permission, external, answered):
+            tg.start_soon(setup)
+    problems: list[tuple[str, str]] = []
+    watches = {
+        rule: _Watch(http, rule, *held[rule]) for rule in ("permission", "external", "idle") if rule in held
+    }
+    if "idle" not in watches:
+        details["idle"] = "left out: the answered turn did not end idle within --timeout"
+    seconds = http.harness.config.hold_seconds
+    started = time.monotonic()
+    while time.monotonic() - started < seconds and any(w.open for w in watches.values()):
+        async with anyio.create_task_group() as tg:
+            for watch in watches.values():
+                if watch.open:
+                    tg.start_soon(watch.look, time.monotonic() - started)
+        await anyio.sleep(HOLD_STEP)
+    for rule, watch in watches.items():
+        details[rule] = watch.summary()
+        if watch.problem:
+            problems.append((rule, watch.problem))
+    for agent_id, sid, _ in held.values():
+        await http.driver.interrupt(http.user_id, agent_id, sid)  # no parked turn left behind
+    if problems:
+        raise Violation(
+            f"held for {seconds:g} s: " + "; ".join(p for _, p in problems),
+            expected="each session's status as its messages show it for as long as they show it",
+            observed=[p for _, p in problems],
+            rule=problems[0][0],
+        )
+
+
+class _Watch:
+    """One session held in a state: its probes, and what ended the watch."""
+
+    def __init__(self, http: HttpStatusTarget, rule: str, agent_id: str, sid: str, state: str) -> None:
+        self.http, self.rule, self.agent_id, self.sid, self.state = http, rule, agent_id, sid, state
+        self.open = True
+        self.probes = 0
+        self.ended = ""
+        self.problem = ""
+
+    async def look(self, at: float) -> None:
+        probe = await self.http.status(self.sid, self.agent_id)
+        self.probes += 1
+        if probe.status == self.state:
+            return
+        calls = await self.http.waiting_calls(self.agent_id, self.sid)
+        self.open = False
+        if calls is None:  # the messages cannot be read: the service dropped the session
+            self.ended = (
+                f"{at:.1f} s in, {probe.describe()} and its messages cannot be read: the service dropped it"
+            )
+            return
+        waiting = {WAITING[c.get("state")] for c in calls if c.get("state") in WAITING}
+        if self.state in PARKED and self.state not in waiting:
+            self.ended = f"{at:.1f} s in, the service gave the call up (its messages show none waiting): {probe.describe()}"
+            return
+        if self.state == "idle" and not waiting and probe.status == "running":
+            self.ended = f"{at:.1f} s in, a worker took the session's lease: {probe.describe()}"
+            return
+        shown = ", ".join(sorted(waiting)) or "no tool call waiting"
+        self.problem = (
+            f"{at:.1f} s into the hold, the session {'parked' if self.state in PARKED else 'left'} as {self.state} "
+            f"read {probe.describe()} while its messages still show {shown}"
+        )
+
+    def summary(self) -> str:
+        said = self.problem or self.ended or f"kept {self.state}"
+        return f"{said} ({self.probes} probes)"

@@ -127,8 +127,8 @@ class Promise:
 HTTP_PLAIN_DRIVEN = {
     c
     for c in HTTP_BASELINE
-    if c.startswith(("http.state.", "http.ownership.while-", "http.later."))
-    or c == "http.safe.parked-stays-parked"
+    if c.startswith(("http.state.", "http.ownership.while-", "http.later.", "http.twins.", "http.neighbour."))
+    or c in ("http.safe.parked-stays-parked", "http.concurrency.races")
 }
 CONFORMANT = Promise(0, "CONFORMANT")
 PARTIAL = Promise(0, "PARTIAL", process=True)

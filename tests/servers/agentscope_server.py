@@ -1,11 +1,13 @@
 """Start a real AgentScope 2.0.x server on 127.0.0.1, configured as issue 8 asks: SQL storage
 on SQLite (aiosqlite), the in-memory message bus, a local workspace; no Redis, no API key.
 
-    python tests/servers/agentscope_server.py [--file-db] [--external-tool]
+    python tests/servers/agentscope_server.py [--file-db | --keep DIR] [--external-tool]
 
 Prints `listening on http://127.0.0.1:PORT` once it accepts connections. --file-db keeps the
 database in a file instead of `:memory:` (an interrupted run makes SQLAlchemy drop the single
-in-memory connection, and the next one sees an empty database); --external-tool adds AgentScope's
+in-memory connection, and the next one sees an empty database); --keep DIR keeps the database and
+the workspace in DIR (relative to the working directory), so a restart finds the sessions again;
+--external-tool adds AgentScope's
 AskUser tool through create_app(extra_agent_tools=…), a server-side option, the only way to get
 a tool dispatched to an external executor.
 """
@@ -26,12 +28,17 @@ from conformance.reference.acp.serving import serve_asgi
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--file-db", action="store_true")
+    parser.add_argument("--keep", metavar="DIR")
     parser.add_argument("--external-tool", action="store_true")
     args = parser.parse_args()
     # In the working directory the suite gives it (a sandbox in the run's report folder), so the
     # workspace goes when the test's temporary folder does.
-    workspace = tempfile.mkdtemp(prefix="agentscope-workspace-", dir=os.getcwd())
-    database = f"{workspace}/agentscope.db" if args.file_db else ":memory:"
+    if args.keep:
+        workspace = os.path.abspath(args.keep)
+        os.makedirs(workspace, exist_ok=True)
+    else:
+        workspace = tempfile.mkdtemp(prefix="agentscope-workspace-", dir=os.getcwd())
+    database = f"{workspace}/agentscope.db" if args.file_db or args.keep else ":memory:"
     extra = {}
     if args.external_tool:
         from agentscope.tool import AskUser

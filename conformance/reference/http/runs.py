@@ -47,11 +47,14 @@ class Runs:
     touch: Any
     last_reply: Any
     pending_calls: Any
+    use: Any
+    emit: Any
 
     # -- runs ----------------------------------------------------------------------------------
 
     async def chat(self, user_id: str, request: ChatRequest) -> Response:
         session = self.owned(user_id, request.agent_id, request.session_id)
+        self.use(session)
         token = self.acquire_lease(session.id)
         if token is None:
             raise HTTPException(
@@ -152,6 +155,7 @@ class Runs:
     async def run(self, session: Session, token: str) -> None:
         """The background run: holds (and renews) the lease until the turn ends or parks."""
         renewer = asyncio.create_task(self._renew(session.id, token))
+        self.emit(session, "run_started")
         try:
             await self.agent_loop(session)
         except asyncio.CancelledError:
@@ -163,6 +167,7 @@ class Runs:
         finally:
             renewer.cancel()
             self.touch(session)
+            self.emit(session, "run_ended")
             self.release_lease(session.id, token)
             if self.runs.get(session.id) is asyncio.current_task():
                 del self.runs[session.id]

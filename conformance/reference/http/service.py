@@ -49,6 +49,7 @@ if not __package__:
     sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # pragma: no mutate (run as a file)
     __package__ = "conformance.reference.http"
 
+from .machinery import Machinery
 from .models import (
     USER_HEADER,
     Agent,
@@ -72,8 +73,10 @@ __all__ = ["ReferenceService", "Session", "create_app", "main", "serve"]
 # -- the service ----------------------------------------------------------------------------------
 
 
-class ReferenceService(Runs):
-    """The in-memory service; each rule is a method a broken variant may override."""
+class ReferenceService(Runs, Machinery):
+    """The in-memory service; each rule is a method a broken variant may override. The
+    machinery a deployment has (a memory cap, idle eviction, request limits, length limits,
+    bounded concurrency, a store that outlives a restart) is off unless configured."""
 
     lease_ttl = 10.0  # seconds; renewed every lease_ttl / 3 while a run works
     max_iters = 5  # model calls per run
@@ -129,6 +132,7 @@ class ReferenceService(Runs):
         """The caller, from the x-user-id header (trusted, not authenticated); every route asks."""
         if not x_user_id:
             raise HTTPException(401, "X-User-ID header is required.")
+        self.check_length(x_user_id, ["header", "x-user-id"])
         return x_user_id
 
     def find(self, session_id: str) -> Session | None:
@@ -137,6 +141,8 @@ class ReferenceService(Runs):
 
     def lookup(self, user_id: str, agent_id: str, session_id: str) -> tuple[Session | None, str]:
         """(session, verdict): verdict is ok, unknown, other_user or wrong_agent."""
+        self.check_length(session_id, ["path", "session_id"])
+        self.check_length(agent_id, ["query", "agent_id"])
         session = self.find(session_id)
         if session is None:
             return None, "unknown"
@@ -147,10 +153,12 @@ class ReferenceService(Runs):
         return session, "ok"
 
     def owned(self, user_id: str, agent_id: str, session_id: str) -> Session:
-        """The caller's session, or the one 404 every endpoint answers."""
+        """The caller's session, or the one 404 every endpoint answers; a request of its allowance
+        (every route but the status asks this)."""
         session, verdict = self.lookup(user_id, agent_id, session_id)
         if session is None or verdict != "ok":
             raise HTTPException(404, f"Session '{session_id}' not found.")
+        self.spend(session.id)
         return session
 
     async def delete(self, user_id: str, agent_id: str, session_id: str) -> None:
@@ -158,6 +166,7 @@ class ReferenceService(Runs):
         session = self.owned(user_id, agent_id, session_id)
         await self.interrupt(session)
         self.sessions.pop(session.id, None)
+        self.evict(session.id)
 
     # -- the status ----------------------------------------------------------------------------
 
@@ -238,6 +247,7 @@ class ReferenceService(Runs):
     def create_session(
         self, user_id: str, request: CreateSessionRequest, session_id: str | None = None
     ) -> str:
+        self.check_length(request.agent_id, ["body", "agent_id"])
         agent = self.agents.get(request.agent_id)
         if agent is None or agent.user_id != user_id:
             raise HTTPException(404, f"Agent '{request.agent_id}' not found.")
@@ -255,6 +265,7 @@ class ReferenceService(Runs):
             chat_model_config=config.model_dump() if config is not None else None,
         )
         self.sessions[session.id] = session
+        self.use(session)
         return session.id
 
     def session_view(self, session: Session) -> dict[str, Any]:
@@ -292,7 +303,7 @@ class ReferenceService(Runs):
         start = max(0, end - limit)
         return {
             "messages": messages[start:end],
-            "event_cursor": None,
+            "event_cursor": self.event_cursor(session),
             "is_running": self.lease_held(session.id),
             "has_more": start > 0,
         }
@@ -310,8 +321,13 @@ def create_app(service: ReferenceService | None = None) -> FastAPI:
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        background = asyncio.create_task(svc.background())
         yield
+        background.cancel()
+        await asyncio.gather(background, return_exceptions=True)
         await svc.aclose()
+        if svc.store_path is not None:
+            svc.write_store(svc.store_path)
 
     app = FastAPI(
         title="AgentScope (conformance reference)",
@@ -329,6 +345,15 @@ def create_app(service: ReferenceService | None = None) -> FastAPI:
         return await svc.validation_error(request, exc)
 
     app.add_exception_handler(RequestValidationError, on_validation_error)
+
+    @app.middleware("http")
+    async def bounded(request: Request, call_next: Callable[[Request], Any]) -> Response:
+        """At most --max-concurrent requests handled at once; the others wait their turn."""
+        slots = svc.slots
+        if slots is None:
+            return await call_next(request)
+        async with slots:
+            return await call_next(request)
 
     @app.get(
         "/sessions/{session_id}/status",
@@ -383,7 +408,9 @@ def create_app(service: ReferenceService | None = None) -> FastAPI:
     async def interrupt_session(
         session_id: str, agent_id: str = AgentQuery, user_id: str = Depends(caller)
     ) -> dict[str, str]:
-        await svc.interrupt(svc.owned(user_id, agent_id, session_id))
+        session = svc.owned(user_id, agent_id, session_id)
+        svc.use(session)
+        await svc.interrupt(session)
         return {"session_id": session_id}
 
     @app.post("/chat/", tags=["chat"])
@@ -405,12 +432,51 @@ def main(
 ) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--listen", default="127.0.0.1:0", metavar="HOST:PORT", help="port 0 = a free port")
+    parser.add_argument(
+        "--memory-cap", type=_positive(int), metavar="N", help="at most N sessions loaded (LRU)"
+    )
+    parser.add_argument(
+        "--idle-evict-after", type=_positive(float), metavar="S", help="evict a session unused for S seconds"
+    )
+    parser.add_argument(
+        "--request-limit",
+        type=_positive(int),
+        metavar="N",
+        help="N requests a minute per session (status free)",
+    )
+    parser.add_argument(
+        "--max-id-length", type=_positive(int), metavar="N", help="refuse ids longer than N characters (422)"
+    )
+    parser.add_argument(
+        "--max-concurrent", type=_positive(int), metavar="N", help="N requests handled at once"
+    )
+    parser.add_argument("--store", metavar="FILE", help="keep sessions in FILE across restarts")
     args = parser.parse_args(argv)
     host, _, port = args.listen.rpartition(":")
     if not host or not port.isdigit():
         parser.error(f"--listen {args.listen!r} is not HOST:PORT")
+    service = service_factory()
+    service.configure(
+        memory_cap=args.memory_cap,
+        idle_evict_after=args.idle_evict_after,
+        request_limit=args.request_limit,
+        max_id_length=args.max_id_length,
+        max_concurrent=args.max_concurrent,
+        store=args.store,
+    )
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(serve(create_app(service_factory()), host, int(port)))
+        asyncio.run(serve(create_app(service), host, int(port)))
+
+
+def _positive(kind: Callable[[str], Any]) -> Callable[[str], Any]:
+    def parse(text: str) -> Any:
+        value = kind(text)
+        if value <= 0:
+            raise argparse.ArgumentTypeError(f"{text!r} is not more than 0")
+        return value
+
+    parse.__name__ = kind.__name__
+    return parse
 
 
 if __name__ == "__main__":  # pragma: no mutate (run as a file)

@@ -43,6 +43,11 @@ class AgentScopeDriver:
     async def aclose(self) -> None:
         await self.client.aclose()
 
+    def adopt(self, before: AgentScopeDriver) -> None:
+        """Take over what the driver of the same service before a restart knew: the model its
+        agents' sessions are configured with."""
+        self._model_config.update(before._model_config)
+
     async def __aenter__(self) -> AgentScopeDriver:
         return self
 

@@ -25,6 +25,12 @@ class HttpOptions:
     agent_id: str | None = None  # an existing session to probe, for services the suite cannot drive
     session_id: str | None = None
     long_run: float | None = None  # seconds, more than the service's run-lease time to live
+    # The service's policies, as the user states them: a session nothing uses for this many
+    # seconds is evicted; at most this many sessions are kept in memory; this many requests per
+    # session are allowed (a status probe must spend none of them).
+    idle_evict_after: float | None = None
+    memory_cap: int | None = None
+    request_limit: int | None = None
 
     @classmethod
     def from_options(
@@ -35,9 +41,17 @@ class HttpOptions:
         agent_id: str | None,
         session_id: str | None,
         long_run: str | None = None,
+        idle_evict_after: str | None = None,
+        memory_cap: str | None = None,
+        request_limit: str | None = None,
     ) -> HttpOptions:
         options = cls(
-            agent_id=agent_id, session_id=session_id, long_run=_seconds("--http-long-run", long_run)
+            agent_id=agent_id,
+            session_id=session_id,
+            long_run=_seconds("--http-long-run", long_run),
+            idle_evict_after=_seconds("--http-idle-evict-after", idle_evict_after),
+            memory_cap=_count("--http-memory-cap", memory_cap),
+            request_limit=_count("--http-request-limit", request_limit),
         )
         for name, value in (("--user-id", user_id), ("--other-user-id", other_user_id)):
             if value is not None and (not value.strip() or any(c in value for c in "\r\n")):
@@ -61,3 +75,18 @@ def _seconds(name: str, value: str | None) -> float | None:
     if not 0 < seconds <= 3600:
         raise UsageError(f"{name} {value!r} must be more than 0 and at most 3600 seconds")
     return seconds
+
+
+MAX_COUNT = 10_000  # sessions or requests the suite makes for one pressure, at most
+
+
+def _count(name: str, value: str | None) -> int | None:
+    if value is None:
+        return None
+    try:
+        count = int(value)
+    except ValueError:
+        raise UsageError(f"{name} {value!r} is not a whole number") from None
+    if not 0 < count <= MAX_COUNT:
+        raise UsageError(f"{name} {value!r} must be more than 0 and at most {MAX_COUNT}")
+    return count

@@ -127,6 +127,9 @@ class StatusProbe:
         self.response = response
         self.code = response.status_code
         self.text = response.text[:MAX_BODY]
+        # Seconds a probe sent while a run worked took to be answered, when it was answered only
+        # after the run's model call ended (the case that sent it says so); else None.
+        self.late: float | None = None
         try:
             self.body: Any = response.json()
         except (ValueError, RecursionError):
@@ -200,6 +203,27 @@ class HttpStatusTarget:
             " run still reads running (default: that case is not testable)",
             metavar="SECONDS",
         ),
+        Option(
+            "--http-idle-evict-after",
+            "http_idle_evict_after",
+            "seconds after which the service evicts a session nothing uses (its memory or the session): the"
+            " twins are held past it (default: only the thorough profile looks for such a policy)",
+            metavar="SECONDS",
+        ),
+        Option(
+            "--http-memory-cap",
+            "http_memory_cap",
+            "sessions the service keeps in memory at most, evicting the least recently used: the twins are"
+            " pushed out by that many more (default: only the thorough profile looks for such a cap)",
+            metavar="N",
+        ),
+        Option(
+            "--http-request-limit",
+            "http_request_limit",
+            "requests the service allows per session (status must spend none): the probed twin is probed"
+            " more often than that before both twins chat (default: 24 probes)",
+            metavar="N",
+        ),
     )
     command_option = "http_cmd"
     url_option = "http_url"
@@ -214,6 +238,9 @@ class HttpStatusTarget:
             agent_id=values["http_agent_id"],
             session_id=values["http_session_id"],
             long_run=values["http_long_run"],
+            idle_evict_after=values["http_idle_evict_after"],
+            memory_cap=values["http_memory_cap"],
+            request_limit=values["http_request_limit"],
         )
 
     @staticmethod
@@ -267,6 +294,9 @@ class HttpStatusTarget:
         self.given_agent_id = options.agent_id
         self.given_session_id = options.session_id
         self.long_run = options.long_run
+        self.idle_evict_after = options.idle_evict_after
+        self.memory_cap = options.memory_cap
+        self.request_limit = options.request_limit
         self.openapi: dict[str, Any] = {}
         self.drivable = False  # an AgentScope-compatible API: the suite can create and drive sessions
         self._driver: AgentScopeDriver | None = None
@@ -289,7 +319,10 @@ class HttpStatusTarget:
         if url is None:
             raise HarnessError("the service is not running")
         if self._driver is None or self._driver.base_url != url.rstrip("/"):
+            before = self._driver
             self._driver = AgentScopeDriver(url, timeout=self.harness.config.timeout)
+            if before is not None:  # a restarted service: its agents' sessions still use the fake model
+                self._driver.adopt(before)
             self._synced = 0
             original = self._driver.request
 
@@ -424,6 +457,19 @@ class HttpStatusTarget:
         self._invented.add(made)
         return made
 
+    async def restart(self) -> None:
+        """Restart the service with its command (a service given by URL cannot be restarted)."""
+        if not self.harness.config.restartable:
+            raise MissingInput(
+                "the service was given by --http-url, so the suite cannot restart it: pass --http-cmd CMD"
+            )
+        await self.harness.restart_agent()
+
+    def forget_agent(self) -> None:
+        """The service lost the agent the cases' sessions belong to (a restart of a service that keeps
+        nothing): the next session is made with a new one."""
+        self._agent_id = None
+
     def deletes(self) -> bool:
         """The service documents DELETE /sessions/{session_id} (AgentScope does)."""
         item = (self.openapi.get("paths") or {}).get("/sessions/{session_id}")
@@ -465,6 +511,10 @@ class HttpStatusTarget:
                 f"GET /sessions/{session_id[:100]}/status (agent_id {agent_id!r:.100}): {probe.describe()}",
             )
         return probe
+
+    async def prompt(self, agent_id: str, session_id: str, text: str) -> httpx.Response:
+        """POST /chat/ with one user message, as the service answered it (a prompt: it starts a turn)."""
+        return await self.driver.start_chat(self.user_id, agent_id, session_id, text)
 
     async def chat(self, agent_id: str, session_id: str, text: str) -> str:
         """Start a run with one user message; the tag it carries (every request the run makes to
@@ -580,10 +630,12 @@ class HttpStatusTarget:
         if self._driver is None:
             return
         for exchange in self._driver.transcript[self._synced :]:
+            if "status_code" not in exchange:  # still in flight (requests sent together): shown once answered
+                break
             self.harness.transcript.add(SEND, curl(exchange))
             status = exchange.get("status_code")
             self.harness.transcript.add(RECV, f"HTTP {status} {exchange.get('response_body') or ''}")
-        self._synced = len(self._driver.transcript)
+            self._synced += 1
 
 
 def curl(exchange: dict[str, Any]) -> str:

@@ -19,6 +19,7 @@ from conformance.core.registry import CASES
 from conformance.targets.http.agentscope import segment
 from conformance.targets.http.calibration import differing, flatten, parts_of, shaped_like
 from conformance.targets.http.target import StatusProbe, find_entry
+from conformance.targets.http.twins import Fate, Twin, disagreement, fate_of, judge, tail_of
 from tests.conftest import AGENTS, ROOT, guarded, listening, python_command
 from tests.unit.test_audit import check_variants_catch, expected_by_variant
 
@@ -26,7 +27,12 @@ cases.load_all()
 
 HTTP_AGENTS = AGENTS / "http"
 HTTP_CASES = sorted(c for c in CASES if CASES[c].target == "http")
-BASELINE = dict.fromkeys(HTTP_CASES, "pass")
+# The reference without the options that state a policy it does not have (an idle eviction, a
+# memory cap) and without a store that outlives a restart: those twins are not testable.
+NOT_STATED = dict.fromkeys(
+    ["http.twins.idle-eviction", "http.twins.memory-cap", "http.twins.restart"], "not-testable"
+)
+BASELINE = dict.fromkeys(HTTP_CASES, "pass") | NOT_STATED
 # States are reached in well under a second here; a short --timeout keeps waiting for a state a
 # broken service never reaches brief.
 # Waits for a state the variant never reaches end at --timeout; replies take milliseconds.
@@ -196,6 +202,42 @@ BROKEN: dict[str, tuple[int, dict[str, str]]] = {
     "lease_expires_mid_run": (1, {"http.state.running-outlives-lease": "fail"}),
     "thinking_block_parks": (1, {"http.state.parked-only-by-tool-calls": "fail"}),
     "thinking_block_parks_queued": (1, {"http.state.parked-only-by-tool-calls": "fail"}),
+    # -- bugs that show later, under pressure, with overlapping calls, at boundaries, via a neighbour --
+    # Twins: each with the suite option that states the service's policy (EXTRA).
+    "status_resets_idle_timer": (1, {"http.twins.idle-eviction": "fail"}),
+    "status_revives_evicted": (1, {"http.twins.idle-eviction": "fail"}),
+    "status_keeps_user_alive": (1, {"http.twins.idle-eviction": "fail"}),
+    "status_counts_as_use": (1, {"http.twins.memory-cap": "fail"}),
+    "status_spends_allowance": (1, {"http.twins.request-allowance": "fail"}),
+    "status_marks_active": (1, {"http.twins.restart": "fail"}),
+    # The parked state lives in memory only: forgotten once the session is evicted (2 s idle).
+    "parked_state_in_memory": (1, {"http.later.states-hold": "fail", "http.twins.idle-eviction": "fail"}),
+    "parked_forgotten_after_2s": (1, {"http.later.states-hold": "fail"}),
+    "external_forgotten_after_2s": (1, {"http.later.states-hold": "fail"}),
+    "stale_park_reapplied": (1, {"http.later.states-hold": "fail"}),
+    "running_keyed_by_user": (1, {"http.neighbour.siblings": "fail"}),
+    "parked_from_latest_reply": (1, {"http.neighbour.siblings": "fail"}),
+    "crossed_status_slot": (1, {"http.neighbour.siblings": "fail"}),
+    "status_during_chat_500": (1, {"http.concurrency.races": "fail"}),
+    "delete_race_500": (1, {"http.concurrency.races": "fail"}),
+    "status_saves_stale_copy": (1, {"http.concurrency.races": "fail"}),
+    # A probe sent while the run works, answered once it has ended: evidence, not "not testable".
+    "status_waits_for_run": (
+        1,
+        {"http.state.running-during-run": "fail", "http.ownership.while-running": "fail"},
+    ),
+    "user_ids_cut_at_64": (1, {"http.boundary.id-lengths": "fail"}),
+    "ids_cut_at_32": (1, {"http.boundary.id-lengths": "fail"}),
+    # Cut on the status route only: its agent_id with a trailing space (cut off) shows it too.
+    "agent_ids_cut_at_32": (
+        1,
+        {"http.boundary.id-lengths": "fail", "http.identity.agent-id-variants": "fail"},
+    ),
+    "long_ids_cut_at_64": (1, {"http.boundary.id-lengths": "fail"}),
+    "path_decoded_twice": (1, {"http.boundary.encodings": "fail"}),
+    "user_header_decoded": (1, {"http.boundary.encodings": "fail"}),
+    "dot_segments_resolved": (1, {"http.boundary.encodings": "fail"}),
+    "user_nfc_status_only": (1, {"http.boundary.encodings": "fail"}),
 }
 # Services that defeat an assumption a probe could make (ids are free-form, every character of an
 # id is free, 404 bodies are equal, a view read twice is the same, the listing has AgentScope's
@@ -243,6 +285,7 @@ CONFORMING: dict[str, tuple[int, dict[str, str]]] = {
                 "http.later.deleted",
                 "http.safe.no-lease",
                 "http.safe.parked-stays-parked",
+                "http.later.states-hold",
             ],
             "not-testable",
         ),
@@ -276,6 +319,13 @@ CONFORMING: dict[str, tuple[int, dict[str, str]]] = {
         0,
         dict.fromkeys(["http.later.permission-answered", "http.later.external-answered"], "not-testable"),
     ),
+    # Sessions evicted for good (404 everywhere) by an honest policy the status does not feed.
+    "honest_lru_eviction": (0, {"http.twins.memory-cap": "pass"}),
+    "honest_ttl_eviction": (0, {"http.twins.idle-eviction": "pass"}),
+    "slow_serialised": (0, {}),
+    # The service gives an unanswered permission request up after 2 s: the hold ends there.
+    "gives_up_parked_after_2s": (0, {}),
+    "users_normalised_everywhere": (0, {}),
 }
 # The cases a variant can touch (-k): the rest would only repeat the reference's passes. The
 # exact-outcomes check holds over the selection. Variants not named here run every case.
@@ -350,6 +400,36 @@ FOCUS: dict[str, str] = {
     "users_case_insensitive": OWNERSHIP,
     "no_permission_asked": "permission or parked",
     "late_resume": "answered or parked or awaiting",
+    "status_resets_idle_timer": "twins",
+    "status_revives_evicted": "twins",
+    "status_keeps_user_alive": "twins",
+    "status_counts_as_use": "twins",
+    "status_spends_allowance": "twins",
+    "status_marks_active": "twins",
+    "parked_state_in_memory": "states-hold or twins",
+    "parked_forgotten_after_2s": "states-hold or awaiting or parked",
+    "external_forgotten_after_2s": "states-hold or awaiting-external",
+    "stale_park_reapplied": "states-hold or permission",
+    "running_keyed_by_user": "siblings or running",
+    "parked_from_latest_reply": "siblings or awaiting",
+    "crossed_status_slot": "siblings or parallel",
+    "status_during_chat_500": "races or no-lease",
+    "delete_race_500": "races or deleted",
+    "status_saves_stale_copy": "races or permission-answered or parked-stays",
+    "status_waits_for_run": "running-during-run or while-running or deleted",
+    "user_ids_cut_at_64": "boundary or identity",
+    "ids_cut_at_32": "boundary or identity",
+    "agent_ids_cut_at_32": "boundary or identity",
+    "long_ids_cut_at_64": "boundary or identity",
+    "path_decoded_twice": "boundary or identity",
+    "user_header_decoded": "boundary or identity",
+    "dot_segments_resolved": "boundary or odd-values",
+    "user_nfc_status_only": "boundary or identity",
+    "honest_lru_eviction": "twins",
+    "honest_ttl_eviction": "twins.idle",
+    "slow_serialised": "concurrency or parallel or siblings or twins.request",
+    "gives_up_parked_after_2s": "states-hold",
+    "users_normalised_everywhere": "boundary or identity",
 }
 MESSAGES = {
     "running_ignores_owner": ("http.ownership.while-running", "another user got HTTP 200"),
@@ -370,6 +450,31 @@ RULES = {
     # The swapped caller shows as a leak to the other user, or, in another interleaving, as a 404
     # to the owner: the timing of 16 concurrent probes decides which comes first.
     "caller_in_global": ("http.concurrency.parallel-probes", ("others", "owner")),
+    "status_resets_idle_timer": ("http.twins.idle-eviction", "probed"),
+    "status_revives_evicted": ("http.twins.idle-eviction", "probed"),
+    "status_keeps_user_alive": ("http.twins.idle-eviction", "neighbour"),
+    "status_counts_as_use": ("http.twins.memory-cap", "probed"),
+    "status_spends_allowance": ("http.twins.request-allowance", "probed"),
+    "status_marks_active": ("http.twins.restart", "probed"),
+    "parked_state_in_memory": ("http.later.states-hold", "permission"),
+    "parked_forgotten_after_2s": ("http.later.states-hold", "permission"),
+    "external_forgotten_after_2s": ("http.later.states-hold", "external"),
+    "stale_park_reapplied": ("http.later.states-hold", "idle"),
+    "running_keyed_by_user": ("http.neighbour.siblings", "running"),
+    # Whichever sibling parked last lends the idle session its state.
+    "parked_from_latest_reply": ("http.neighbour.siblings", ("parked", "external")),
+    "crossed_status_slot": ("http.neighbour.siblings", ("crossed", "running", "parked", "external")),
+    "status_during_chat_500": ("http.concurrency.races", "chat"),
+    "delete_race_500": ("http.concurrency.races", "delete"),
+    "status_saves_stale_copy": ("http.concurrency.races", "answer"),
+    "user_ids_cut_at_64": ("http.boundary.id-lengths", "user-id"),
+    "ids_cut_at_32": ("http.boundary.id-lengths", "session-id"),
+    "agent_ids_cut_at_32": ("http.boundary.id-lengths", "agent-id"),
+    "long_ids_cut_at_64": ("http.boundary.id-lengths", "session-id"),
+    "path_decoded_twice": ("http.boundary.encodings", "double-decoding"),
+    "user_header_decoded": ("http.boundary.encodings", "double-decoding"),
+    "dot_segments_resolved": ("http.boundary.encodings", "dot-segments"),
+    "user_nfc_status_only": ("http.boundary.encodings", "normalisation"),
 }
 
 
@@ -380,6 +485,17 @@ EXTRA: dict[str, tuple[str, ...]] = {
     "queued_runs": ("--timeout", "7"),
     # Time for its 4.5 s deletion to show (after FAST's --timeout, which this one overrides).
     "slow_delete_keeps_lease": ("--timeout", "6"),
+    # The policy each twin variant has, as its user states it.
+    "status_resets_idle_timer": ("--http-idle-evict-after", "2"),
+    "status_revives_evicted": ("--http-idle-evict-after", "2"),
+    "status_keeps_user_alive": ("--http-idle-evict-after", "2"),
+    "parked_state_in_memory": ("--http-idle-evict-after", "2"),
+    "honest_ttl_eviction": ("--http-idle-evict-after", "2"),
+    "status_counts_as_use": ("--http-memory-cap", "4"),
+    "honest_lru_eviction": ("--http-memory-cap", "4"),
+    "status_spends_allowance": ("--http-request-limit", "30"),
+    # Its late answer (up to the run's 3 s) within the request clock.
+    "status_waits_for_run": ("--timeout", "5"),
 }
 # Expensive cases a broken variant's test looks into although its delta does not name them (a
 # conforming variant runs every case of its focus).
@@ -457,6 +573,92 @@ def test_conforming_service_passes(variant: str, direct) -> None:
             assert "listing" in run.case(case_id)["details"]["observed"]
 
 
+# The reference with each piece of its machinery switched on (its flag) and the suite options that
+# state it to the suite: conformant, the cases that machinery touches judged as the delta says.
+CONFIGURATIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...], str, dict[str, str]]] = {
+    "memory-cap": (
+        ("--memory-cap", "4"),
+        ("--http-memory-cap", "4"),
+        "twins or states-hold or siblings or races or safe",
+        {"http.twins.memory-cap": "pass"},
+    ),
+    "idle-evict-after": (
+        ("--idle-evict-after", "2"),
+        ("--http-idle-evict-after", "2"),
+        "twins or states-hold or siblings",
+        {"http.twins.idle-eviction": "pass"},
+    ),
+    "request-limit": (
+        ("--request-limit", "60"),
+        ("--http-request-limit", "60"),
+        "twins.request or safe or races or siblings",
+        {},
+    ),
+    "max-concurrent": (
+        ("--max-concurrent", "2"),
+        (),
+        "concurrency or parallel or siblings or twins.request",
+        {},
+    ),
+    "max-id-length": (("--max-id-length", "255"), (), "boundary or identity or odd-values or validation", {}),
+    # In the run's working directory, which a restart keeps.
+    "store": (("--store", "sessions.json"), (), "twins.restart or deleted", {"http.twins.restart": "pass"}),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(CONFIGURATIONS))
+def test_the_reference_with_its_machinery_on_is_certified(name: str, direct) -> None:
+    flags, options, focus, delta = CONFIGURATIONS[name]
+    chosen = selected(focus)
+    assert set(delta) <= chosen
+    expected = {c: BASELINE[c] for c in HTTP_CASES if c in chosen} | delta
+    command = python_command("-m", "conformance.reference.http.service", "--listen", "127.0.0.1:0", *flags)
+    run = direct("--http-cmd", command, *FAST, *options, cases=sorted(chosen))
+    assert run.outcomes == expected, run.diff(expected)
+    assert run.code == 0, run.stderr[-2000:]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("variant", "case_id", "outcome"),
+    [
+        ("honest_ttl_eviction", "http.twins.idle-eviction", "pass"),
+        ("status_resets_idle_timer", "http.twins.idle-eviction", "fail"),
+        ("honest_lru_eviction", "http.twins.memory-cap", "pass"),
+    ],
+)
+def test_the_thorough_profile_looks_for_a_policy_nobody_stated(
+    variant: str, case_id: str, outcome: str, direct
+) -> None:
+    """Without --http-idle-evict-after / --http-memory-cap the thorough profile holds the twins for
+    --hold seconds, or pushes them with 64 sessions, and judges what it finds."""
+    run = direct(
+        "--http-cmd", _variant(variant), *FAST, "--profile", "thorough", "--hold", "3", cases=[case_id]
+    )
+    assert run.outcomes == {case_id: outcome}, run.diff({case_id: outcome})
+    assert "discovery" in run.case(case_id)["details"]
+
+
+def test_a_policy_nobody_stated_and_none_found_is_not_testable(direct) -> None:
+    command = python_command("-m", "conformance.reference.http.service", "--listen", "127.0.0.1:0")
+    run = direct(
+        "--http-cmd",
+        command,
+        *FAST,
+        "--profile",
+        "thorough",
+        "--hold",
+        "1",
+        cases=["http.twins.idle-eviction"],
+    )
+    assert run.outcomes == {"http.twins.idle-eviction": "not-testable"}
+    assert "changed nothing" in run.case("http.twins.idle-eviction")["message"]
+    ci = direct("--http-cmd", command, *FAST, cases=["http.twins.idle-eviction", "http.twins.memory-cap"])
+    assert "--http-idle-evict-after" in ci.case("http.twins.idle-eviction")["message"]
+    assert "--http-memory-cap" in ci.case("http.twins.memory-cap")["message"]
+
+
 # The reference service, every case: tests/e2e/test_readme_commands.py
 # runs it as the README's `--target http`.
 
@@ -479,6 +681,13 @@ def test_usage_errors_are_one_line(suite) -> None:
     for seconds, says in (("0", "more than 0"), ("soon", "not a number")):
         long_run = suite("--target", "http", "--http-long-run", seconds)
         assert long_run.code == 2 and says in long_run.stderr.strip().splitlines()[-1]
+        idle = suite("--target", "http", "--http-idle-evict-after", seconds)
+        assert idle.code == 2 and says in idle.stderr.strip().splitlines()[-1]
+    for count, says in (("0", "more than 0"), ("many", "not a whole number"), ("2.5", "not a whole number")):
+        cap = suite("--target", "http", "--http-memory-cap", count)
+        assert cap.code == 2 and says in cap.stderr.strip().splitlines()[-1]
+    limit = suite("--target", "http", "--http-request-limit", "-3")
+    assert limit.code == 2 and "more than 0" in limit.stderr.strip().splitlines()[-1]
 
 
 def test_every_http_case_is_caught_by_a_broken_service() -> None:
@@ -562,3 +771,88 @@ def test_the_listing_entry_is_found_whatever_the_layout() -> None:
 def test_an_odd_id_is_one_path_segment() -> None:
     assert segment("..") == "%2E%2E" and segment("a/b c") == "a%2Fb%20c"
     assert segment("séance") == "s%C3%A9ance" and segment("0d51e6ed") == "0d51e6ed"
+
+
+# -- the twins' judgement, on data --------------------------------------------------------------
+
+
+def _fate(status: str = "HTTP 200 awaiting_permission", changed: tuple[str, ...] = ()) -> Fate:
+    return Fate(status, "HTTP 200", ("user: text", "assistant: tool_call/asking"), True, changed)
+
+
+EVICTED = ("messages.body.event_cursor -> null",)
+
+
+def _fates(c1: Fate, c2: Fate, a1: Fate, a2: Fate, b1: Fate, b2: Fate) -> dict[tuple[str, int], Fate]:
+    pairs = ("calibration", "probed-first", "probed-second")
+    return {
+        (pair, place): fate
+        for (pair, place), fate in zip(
+            [(p, i) for p in pairs for i in (1, 2)], [c1, c2, a1, a2, b1, b2], strict=True
+        )
+    }
+
+
+def test_twins_that_end_by_their_place_are_no_side_effect() -> None:
+    """A least-recently-used cap that evicts the first-created twin of each pair: the probed twin
+    ends apart from its sibling in one pair and the other way round in the other."""
+    old, new = _fate(changed=EVICTED), _fate()
+    verdict = judge(_fates(old, new, old, new, old, new), None, [])
+    assert verdict.rule == "" and verdict.notes  # the pairs ended apart, by place: noted, not judged
+
+
+def test_a_probed_twin_that_ends_apart_either_way_round_is_a_side_effect() -> None:
+    kept, evicted = _fate(), _fate(changed=EVICTED)
+    verdict = judge(_fates(evicted, evicted, kept, evicted, evicted, kept), None, [])
+    assert verdict.rule == "probed" and "event_cursor" in verdict.message
+
+
+def test_an_unprobed_twin_kept_beside_a_probed_one_is_a_side_effect_on_a_neighbour() -> None:
+    kept, evicted = _fate(), _fate(changed=EVICTED)
+    verdict = judge(_fates(evicted, evicted, kept, kept, kept, kept), None, [])
+    assert verdict.rule == "neighbour"
+
+
+def test_twins_a_pressure_changed_nothing_of_are_not_evidence_unless_they_deviate() -> None:
+    same = _fate()
+    assert judge(_fates(same, same, same, same, same, same), "nothing changed", []).rule == "unobserved"
+    assert (
+        judge(_fates(same, same, same, same, same, same), "nothing changed", ["a twin: idle"]).rule
+        == "consistent"
+    )
+
+
+def test_a_changed_field_is_compared_by_what_twins_can_share() -> None:
+    before = {"messages.code": 200, "messages.body.event_cursor": "e1"}
+    twin = Twin("calibration", 1, "a", "s", probed=False, before=before)
+    after = {"messages.code": 200, "messages.body.event_cursor": "7f3a", "messages.body.word": "idle"}
+    twin.before["messages.body.word"] = "asking"
+    fate = fate_of(twin, after, set(), StatusProbe(httpx.Response(200, json={"status": "idle"})))
+    assert fate.changed == ("messages.body.event_cursor -> <text>", "messages.body.word -> 'idle'")
+    assert fate.status == "HTTP 200 idle" and fate.messages == "HTTP 200"
+
+
+def test_a_status_is_checked_against_the_sessions_own_messages() -> None:
+    view = flatten(
+        {
+            "code": 200,
+            "body": {
+                "messages": [
+                    {"role": "user", "content": [{"type": "text"}]},
+                    {"role": "assistant", "content": [{"type": "tool_call", "state": "asking"}]},
+                ]
+            },
+        },
+        "messages",
+    )
+    assert tail_of(view) == ("user: text", "assistant: tool_call/asking")
+
+    def probe(status: str) -> StatusProbe:
+        return StatusProbe(httpx.Response(200, json={"status": status}))
+
+    assert "asking" in (disagreement(view, probe("idle")) or "")
+    assert disagreement(view, probe("awaiting_permission")) is None
+    assert disagreement(view, probe("running")) is None  # a run may hold it meanwhile
+    settled = flatten({"code": 200, "body": {"messages": [{"role": "assistant", "content": []}]}}, "messages")
+    assert "no tool call" in (disagreement(settled, probe("awaiting_permission")) or "")
+    assert "404" in (disagreement(settled, StatusProbe(httpx.Response(404, json={}))) or "")
