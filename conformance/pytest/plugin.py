@@ -54,6 +54,9 @@ RUNTIME = pytest.StashKey[Runtime]()
 INTERRUPTED = pytest.StashKey[bool]()
 _SESSION: list[pytest.Session | None] = [None]
 ONE_LINE_ENDINGS = [False]  # set by the command line, which prints the ending itself
+# Set by the command line for people who are not pytest users: one line per case, its id and its
+# outcome (pytest runs quietly: no header, no file paths, no short summary).
+LINE_PER_CASE = [False]
 SPEC_CHOICES = ("auto", *revisions.available())
 # What the last run decided, for the command line (conformance/cli.py runs pytest in-process).
 LAST_RUN: dict[str, Any] = {}
@@ -114,7 +117,8 @@ def _configure(config: pytest.Config) -> None:
     config._conformance_agent = agent_config  # type: ignore[attr-defined]
     config.stash[BASELINE] = _baseline(config)
     if worker is None:
-        config.stash[REPORT] = RunReport.for_run(agent_config, strict=_strict(config))
+        noun = named(agent_config.target).noun
+        config.stash[REPORT] = RunReport.for_run(agent_config, strict=_strict(config), noun=noun)
         _CONTROLLER_REPORT[0] = config.stash[REPORT]
 
 
@@ -363,7 +367,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
             case, None, secrets, error=f"harness error: {exc!r}", duration=call.duration
         )  # type: ignore[attr-defined]
     else:
-        report.conformance = case_record(case, record, secrets)  # type: ignore[attr-defined]
+        report_dir = getattr(item.config, "_conformance_report_dir", None)
+        report.conformance = case_record(case, record, secrets, report_dir=report_dir)  # type: ignore[attr-defined]
     report.conformance["nodeid"] = item.nodeid  # type: ignore[attr-defined]
     result = report.conformance  # type: ignore[attr-defined]
     report.user_properties.append(("outcome", result["outcome"]))
@@ -389,16 +394,26 @@ def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -
     if data is None or report.when != "call":
         return None
     if data.get("baseline") == "known":
-        return "xfailed", "x", f"KNOWN {data['outcome'].upper()}"
-    if data.get("baseline") == "stale":
-        return "failed", "S", "STALE BASELINE"
-    return TERMINAL[Outcome(data["outcome"])]
+        status = "xfailed", "x", f"KNOWN {data['outcome'].upper()}"
+    elif data.get("baseline") == "stale":
+        # It passes: a baseline entry to remove, counted as what it is, not among the failures.
+        status = "stale", "S", "STALE BASELINE ENTRY"
+    else:
+        status = TERMINAL[Outcome(data["outcome"])]
+    if LINE_PER_CASE[0]:
+        return status[0], "", status[2]  # the line is the plugin's own (pytest_runtest_logreport)
+    return status
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     data = getattr(report, "conformance", None)
     if data is not None and report.when == "call" and _CONTROLLER_REPORT[0] is not None:
         _CONTROLLER_REPORT[0].add(data)
+        if LINE_PER_CASE[0] and _SESSION[0] is not None:
+            terminal = _SESSION[0].config.pluginmanager.get_plugin("terminalreporter")
+            if terminal is not None:
+                _, _, word = pytest_report_teststatus(report, _SESSION[0].config) or ("", "", "")
+                terminal.write_line(f"{data['id']} {word}")
 
 
 @pytest.hookimpl(wrapper=True)  # around the terminal, which formats the interrupt's traceback
@@ -462,7 +477,11 @@ def pytest_sessionfinish_writes_the_report(session: pytest.Session, exitstatus: 
         gated, explanation = report.gate()
         session.exitstatus = gated.exit_code
         LAST_RUN.update(
-            verdict=report.verdict(), exit_code=gated.exit_code, line=explanation, report=str(path)
+            verdict=report.verdict(),
+            exit_code=gated.exit_code,
+            line=explanation,
+            report=str(path),
+            next=report.next_step,
         )
 
 
@@ -541,5 +560,9 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         terminalreporter.write_line(line)
     path = getattr(config, "_conformance_report_path", None)
     if path is not None:
-        terminalreporter.write_line(f"report: {path}")
+        terminalreporter.write_line(
+            f"report: {Path(path).with_name('report.html')} (report.json, summary.md and junit.xml beside it)"
+        )
+    if report.next_step and not ONE_LINE_ENDINGS[0]:  # the command line says it last
+        terminalreporter.write_line(report.next_step)
     sys.stdout.flush()

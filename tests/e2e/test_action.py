@@ -262,6 +262,8 @@ def test_the_action_gates_on_a_baseline_and_reports_a_usage_error(
     assert "Baseline gate (exit 0)" in known.summary
 
     missing = run_action({"command": "python no_such_agent.py"}, action_path, runner_temp, tmp_path / "typo")
-    assert missing.outputs == {"verdict": "error", "exit-code": "2", "report-dir": "conformance-report"}, missing.log
+    assert missing.outputs == {"verdict": "error", "exit-code": "2", "report-dir": "conformance-report"}, (
+        missing.log
+    )
     assert missing.exit_code == 2
     assert "agent command names a file that does not exist: 'no_such_agent.py'" in missing.summary
