@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from conformance.core import revisions
-from conformance.core.config import AgentConfig, UsageError, url_transport
+from conformance.core.config import AgentConfig, UsageError, agent_command_problem, url_transport
 from conformance.core.options import run_options
 from conformance.core.outcomes import TERMINAL, AgentExited, CaseSignal, Outcome, Unanswered
 from conformance.core.redact import redact
@@ -87,6 +87,15 @@ def _configure(config: pytest.Config) -> None:
             return  # the controller is not certifying (a worker of the project's own tests)
         report_dir = Path(worker["conformance_report_dir"])
     else:
+        # A command that cannot start is said before anything is made (no report folder is left).
+        target = chosen(_values(config))
+        problem = agent_command_problem(
+            config.getoption(target.command_option),
+            "--" + target.command_option.replace("_", "-"),
+            config.getoption("agent_cwd"),
+        )
+        if problem:
+            raise pytest.UsageError(problem)
         report_dir = Path(config.getoption("report_dir") or default_report_dir(_agent_label(config)))
         config.stash[CREATED] = not report_dir.exists()
         try:

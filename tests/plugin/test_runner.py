@@ -179,6 +179,29 @@ def test_a_mistyped_script_is_named_where_the_user_typed_it(tmp_path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["my_agent.py"], "no report folder is left"
 
 
+def test_under_pytest_too_a_mistyped_script_leaves_no_report_folder(tmp_path) -> None:
+    import subprocess
+
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "--pyargs",
+            "conformance.cases",
+            "--agent",
+            "python my_agnt.py",
+            "-q",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert proc.returncode == pytest.ExitCode.USAGE_ERROR
+    assert "'my_agnt.py' (in " in proc.stderr, proc.stderr
+    assert list(tmp_path.iterdir()) == [], "no report folder is left"
+
+
 def test_a_script_in_the_agents_cwd_is_found_there(tmp_path) -> None:
     """With --cwd, the agent runs there: a script named relative to it is not a typo."""
     from conformance.core.config import agent_command_problem
