@@ -24,7 +24,7 @@ from conformance.targets.acp.model import ACTIVE, INACTIVE, UNKNOWN, SessionMode
 from conformance.targets.acp.target import AcpTarget, session_of
 from conformance.transport.peer import Notification, Reply
 
-__all__ = ["RULES", "Driver", "SequenceFailure", "SequencePrerequisite", "Step"]
+__all__ = ["REFINES", "RULES", "Driver", "SequenceFailure", "SequencePrerequisite", "Step"]
 
 NOT_FOUND = -32002
 # session/update kinds that carry a session's history: status attaching or loading it replays them.
@@ -79,6 +79,10 @@ RULES = {
     "list-unchanged": "a list entry only status calls touched does not change",
     "no-eviction": "status does not evict a session (confirmed on two fresh sessions)",
 }
+
+
+# A rule that names a finer cause of another's failure: shrinking may go from one to the other.
+REFINES = {"status-loads": "not-active-after-release"}
 
 
 @dataclass

@@ -77,7 +77,9 @@ def test_fuzz_finding_is_replayable(agent: str, case_id: str, direct) -> None:
     case = run.case(case_id)
     assert case["outcome"] in ("fail", "warn"), case["message"]
     path = Path(case["details"]["replay_file"])
-    assert f"replay {path}" in case["message"]
+    assert case["reproduce"] == f"session-status-conformance replay {path}", (
+        "the one command that reproduces it"
+    )
     data = json.loads(path.read_text())
     Draft202012Validator(REPLAY_SCHEMA).validate(data)
     assert data["case"] == case_id and data["steps"] == [] and data["input"]
