@@ -72,16 +72,12 @@ async def fuzz(
                 target=target.name,
                 extra_agent=target.replay_record(config),
                 fuzz_input=failing.to_json(),
+                config=config,
             )
         )
     where = f"; the crash is {failure.layer}. {hint}" if failure.layer else ""
-    replay = (
-        f"; replay: session-status-conformance replay {details['replay_file']}"
-        if "replay_file" in details
-        else ""
-    )
     raise Violation(
-        f"{failure} (shrunk input, seed {used_seed}{replay}){where}",
+        f"{failure} (shrunk input, seed {used_seed}){where}",
         observed=failing.describe(),
         rule=failure.rule,
     )

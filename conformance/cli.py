@@ -19,23 +19,61 @@ from __future__ import annotations
 
 import argparse
 import os
-import shlex
-import shutil
 import signal
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from conformance import COMMAND
 
 USAGE_ERROR = 2
 
 
+class WholeWordsHelp(argparse.HelpFormatter):
+    """--help wrapped between words only: an option, a revision or a path is never cut at a hyphen."""
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        import textwrap
+
+        text = " ".join(text.split())
+        return textwrap.wrap(text, width, break_on_hyphens=False, break_long_words=False)
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """A usage error in one line (not argparse's usage block), with "did you mean" for an option
+    it does not know."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", WholeWordsHelp)
+        super().__init__(*args, **kwargs)
+
+    def error(self, message: str) -> NoReturn:
+        print(f"error: {one_line_usage_error(self, message)}", file=sys.stderr)
+        raise SystemExit(USAGE_ERROR)
+
+
+def one_line_usage_error(parser: argparse.ArgumentParser, message: str) -> str:
+    import difflib
+
+    known = [o for action in parser._actions for o in action.option_strings]
+    unknown = message.removeprefix("unrecognized arguments: ") if message.startswith("unrecognized") else ""
+    said = []
+    for word in unknown.split():
+        if not word.startswith("-"):
+            said.append(f"unexpected argument {word!r}")
+            continue
+        name = word.split("=", 1)[0]
+        close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+        said.append(f"unknown option {name}" + (f" (did you mean {close[0]}?)" if close else ""))
+    text = "; ".join(said) if said else message
+    return f"{text}; {parser.prog} --help lists the options"
+
+
 def build_parser() -> argparse.ArgumentParser:
     from conformance.core.options import add_arguments
     from conformance.targets import TARGETS
 
-    p = argparse.ArgumentParser(
+    p = OneLineParser(
         prog=COMMAND,
         description="Certify an ACP agent's session/status (or, with --mcp-cmd / --mcp-url, an MCP server's "
         "session_heartbeat tool; with --http-url / --http-cmd, a GET /sessions/{id}/status service such as "
@@ -57,33 +95,24 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "-n", dest="numprocesses", metavar="N", help="run cases on N workers (pytest-xdist), e.g. auto"
     )
-    p.add_argument("--alluredir", help="also write Allure results to this folder")
+    p.add_argument("--alluredir", metavar="DIR", help="also write Allure results to this folder")
     p.add_argument("-q", "--quiet", action="store_true", help="one character per case instead of one line")
+    p.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="pytest's own output: its header, each case's file, the short summary",
+    )
     p.add_argument("--debug", action="store_true", help="show tracebacks of harness errors")
     p.add_argument("pytest_args", nargs="*", help="after --: arguments passed to pytest as-is")
     return p
 
 
-def check_agent_command(agent: str | None, option: str = "--agent") -> str | None:
+def check_agent_command(agent: str | None, option: str = "--agent", cwd: str | None = None) -> str | None:
     """A one-line problem with the agent command, or None if it can be started."""
-    if agent is None:
-        return None
-    try:
-        words = shlex.split(agent)
-    except ValueError as exc:
-        return f"{option} {agent!r} cannot be split into words ({exc}); quote it as you would in a shell"
-    if not words or not words[0].strip():
-        return f"{option} is empty: pass the command that starts it, e.g. {option} 'node server.js'"
-    exe = words[0]
-    if os.sep in exe:
-        path = Path(exe)
-        if not path.exists():
-            return f"agent command not found: {exe!r} does not exist"
-        if path.is_dir() or not os.access(path, os.X_OK):
-            return f"agent command is not executable: {exe!r} (chmod +x it, or prefix the interpreter, e.g. 'python {exe}')"
-    elif shutil.which(exe) is None:
-        return f"agent command not found: {exe!r} is not on PATH (install it, or pass its full path)"
-    return None
+    from conformance.core.config import agent_command_problem
+
+    return agent_command_problem(agent, option, cwd)
 
 
 def check_cwd(path: str | None) -> str | None:
@@ -183,7 +212,7 @@ def pytest_argv(args: argparse.Namespace) -> list[str]:
         # the plugin's own modules need no assertion rewriting.
         "-W",
         "ignore::pytest.PytestAssertRewriteWarning",
-        "-q" if args.quiet else "-v",
+        *verbosity(args),
     ]
     for option in [*run_options(tuple(t.name for t in TARGETS)), *(o for t in TARGETS for o in t.options)]:
         argv += option.argv(getattr(args, option.dest))
@@ -195,24 +224,23 @@ def pytest_argv(args: argparse.Namespace) -> list[str]:
     return argv + list(args.pytest_args)
 
 
-def replay_main(argv: list[str]) -> int:
-    p = argparse.ArgumentParser(
-        prog=f"{COMMAND} replay",
-        description="Re-send a recorded failing sequence to an agent; prints FIXED (exit 0) or STILL FAILING (exit 1).",
-    )
-    p.add_argument("file", help="a replay file (reports/<run>/replays/*.replay.json)")
-    p.add_argument("--agent", help="the agent to replay against (default: the command recorded in the file)")
-    p.add_argument("--cwd", help="working directory for the agent (default: a fresh temporary directory)")
-    p.add_argument("--env", action="append", default=[], metavar="K=V")
-    p.add_argument("--timeout", type=float, default=10.0)
-    args = p.parse_args(argv)
-    problem = check_agent_command(args.agent)
-    if problem:
-        print(f"error: {problem}", file=sys.stderr)
-        return USAGE_ERROR
-    from conformance.replay.run import replay_file
+def verbosity(args: argparse.Namespace) -> list[str]:
+    """pytest's own output for -v; one character per case for -q; else quiet pytest (no header, no
+    file paths, no short summary), the plugin printing each case's id and outcome."""
+    if args.verbose:
+        return ["-v"]
+    if args.quiet:
+        return ["-q", "-rN"]  # the failures and the summary say which cases failed, without file paths
+    return ["-q", "-o", "console_output_style=classic", "-rN"]
 
-    return replay_file(Path(args.file), agent=args.agent, cwd=args.cwd, env=args.env, timeout=args.timeout)
+
+def replay_main(argv: list[str]) -> int:
+    from conformance.replay.run import main as replay
+
+    try:
+        return replay(argv, OneLineParser)
+    except SystemExit as exc:  # --help, or a usage error already said in one line
+        return int(exc.code or 0)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -230,13 +258,16 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] == ["reproduce"]:
         from conformance.replay.reproduce import main as reproduce_main
 
-        return reproduce_main(argv[1:])
+        try:
+            return reproduce_main(argv[1:], OneLineParser)
+        except SystemExit as exc:
+            return int(exc.code or 0)
     parser = build_parser()
     args = parser.parse_args(argv)
     problem = (
-        check_agent_command(args.agent)
-        or check_agent_command(args.mcp_cmd, "--mcp-cmd")
-        or check_agent_command(args.http_cmd, "--http-cmd")
+        check_agent_command(args.agent, cwd=args.agent_cwd)
+        or check_agent_command(args.mcp_cmd, "--mcp-cmd", args.agent_cwd)
+        or check_agent_command(args.http_cmd, "--http-cmd", args.agent_cwd)
         or check_report_dir(args.report_dir)
         or check_cwd(args.agent_cwd)
         or check_env(args.agent_env + args.agent_secret_env)
@@ -252,6 +283,7 @@ def main(argv: list[str] | None = None) -> int:
     from conformance.pytest import plugin
 
     plugin.ONE_LINE_ENDINGS[0] = True
+    plugin.LINE_PER_CASE[0] = not (args.quiet or args.verbose)
     stderr = sys.stderr
     sys.stderr = _WithoutPytestExitLine(stderr, plugin.LAST_RUN)  # type: ignore[assignment]
     try:
@@ -259,9 +291,14 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         sys.stderr = stderr
         plugin.ONE_LINE_ENDINGS[0] = False
+        plugin.LINE_PER_CASE[0] = False
     last = plugin.LAST_RUN
     if last.get("verdict") is not None:
-        print(f"{last['line']} — report: {last['report']}", file=sys.stderr)
+        # The page a person opens; report.json and the others are beside it.
+        page = Path(last["report"]).with_name("report.html")
+        if last.get("next"):
+            print(last["next"], file=sys.stderr)
+        print(f"{last['line']} — report: {page}", file=sys.stderr)
         return last["exit_code"]
     if last.get("message"):
         print(f"error: {last['message']}", file=sys.stderr)

@@ -62,7 +62,7 @@ def certify(args: list[str], case_ids: list[str] | None = None, report_dir: Path
                 "stopped": None,
             }
         for case in chosen:
-            report.add(case_record(case, runtime.run_case(case), config.secrets))
+            report.add(case_record(case, runtime.run_case(case), config.secrets, report_dir=folder))
     finally:
         runtime.close()
     return report

@@ -80,12 +80,56 @@ class Run:
         return "\n".join(lines) + f"\nexit {self.code}; fatal: {fatal}; stderr: {self.stderr[-600:]}"
 
     def assert_explained(self, delta: dict[str, str]) -> None:
-        """Every case a broken agent makes fail or warn says why, with the frames that show it."""
+        """Every case a broken agent makes fail or warn says why, with the frames that show it, and
+        quotes the sentence the requirement audit names for this variant and check."""
         for case_id, outcome in delta.items():
             if outcome in ("fail", "warn"):
                 got = self.case(case_id)
                 assert got["message"], f"{case_id} failed without saying why"
                 assert got["transcript"], f"{case_id} failed without a transcript"
+        assert self.report is not None
+        assert misquoted(self.report) == [], "a failure quotes another sentence than its audit entry"
+
+
+def variant_of(report: dict[str, Any]) -> str | None:
+    """The tests/agents variant a run certified (``mcp/…``, ``http/…`` for those targets), from its
+    command: the audit names variants so."""
+    for word in report["agent"]["command"]:
+        path = Path(word)
+        if path.suffix == ".py" and path.is_relative_to(AGENTS):
+            return str(path.relative_to(AGENTS).with_suffix(""))
+    return None
+
+
+def misquoted(report: dict[str, Any]) -> list[str]:
+    """Where a variant the requirement audit names fails the check the audit names for it (the
+    `breaks` of cases/revisions/*.toml: its `by` case, and rule if it names one), the sentence the
+    failure quotes must be the one that break is listed under (or one of them, where the audit lists
+    the same variant and check under several sentences)."""
+    from conformance.core.traceability import load_revision
+
+    variant = variant_of(report)
+    if variant is None:
+        return []
+    revision = load_revision(report["spec"]["revision"])
+    audited: dict[tuple[str, str], set[str]] = {}
+    for req in revision.requirements:
+        for b in req.breaks:
+            if b.by and b.variant == variant:
+                case_id, _, rule = b.by.partition("#")
+                audited.setdefault((case_id, rule), set()).add(req.sentence)
+    wrong = []
+    for case in report["cases"]:
+        if case["outcome"] not in ("fail", "warn"):
+            continue
+        rule = case.get("rule") or ""
+        sentences = audited.get((case["id"], rule)) or audited.get((case["id"], ""))
+        if sentences and case["spec"]["sentence"] not in sentences:
+            wrong.append(
+                f"{variant}: {case['id']}{'#' + rule if rule else ''} quotes {case['spec']['sentence']!r}; "
+                f"its audit entry: {sorted(sentences)}"
+            )
+    return wrong
 
 
 def outcome_diff(expected: dict[str, str], got: dict[str, str]) -> str:

@@ -25,6 +25,7 @@ FORGOT = (
     level=Level.MUST,
     spec=spec.RESUMABLE,
     needs=("status", "close", "resume-or-load"),
+    rules=("unknown-not-resumable",),  # -32002 for a session resume brings back: the unknown sentence
 )
 async def inactive_means_resumable(acp: AcpTarget, details: dict) -> None:
     """A closed session status calls inactive can be resumed (on the RFD's MAY path, resume may
@@ -34,7 +35,9 @@ async def inactive_means_resumable(acp: AcpTarget, details: dict) -> None:
     await acp.close(sid)
     reply = await acp.status(sid)
     details["status_after_close"] = reply.describe()
-    details["answer"] = await check_implied(acp, sid, reply, "after session/close")
+    details["answer"] = await check_implied(
+        acp, sid, reply, "after session/close", unknown_rule="unknown-not-resumable"
+    )
 
 
 @case(

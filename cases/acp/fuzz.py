@@ -34,7 +34,7 @@ PARAMS_CASE, SURVIVES_CASE, ERROR_CODES_CASE = (
     "fuzz.frames.survives",
     "fuzz.frames.error-codes",
 )
-PARAMS_RULES = ("invalid-params", "unknown-id", "live-active", "same-id", "survives")
+PARAMS_RULES = ("invalid-params", "unknown-id", "live-active", "well-formed", "same-id", "survives")
 
 
 async def _fuzz(acp: AcpTarget, details: dict, case_id: str, strategy, check, examples, decode) -> None:
@@ -117,9 +117,9 @@ async def fuzz_status_params(acp: AcpTarget, details: dict) -> None:
                         f"expected {revisions.word('active')!r}",
                         rule="live-active",
                     )
-            elif params.get("sessionId") == sid:
+            elif params.get("sessionId") == sid:  # a well-formed request refused: the schema allows it
                 raise FuzzFailure(
-                    f"params {inp.describe()} (a live session) got {reply.describe()}", rule="live-active"
+                    f"params {inp.describe()} (a live session) got {reply.describe()}", rule="well-formed"
                 )
             elif reply.code != -32002:
                 raise FuzzFailure(f"valid params {inp.describe()} got {reply.describe()}", rule="unknown-id")

@@ -46,19 +46,16 @@ async def model_based_sequences(acp: AcpTarget, details: dict) -> None:
             profile=run.profile,
             failure=run.failure,
             steps=steps,
+            config=config,
         )
         details["replay_file"] = str(path)
     if run.rule == "prerequisite":
         raise NotTestable(f"{run.failure} (seed {run.seed})", observed="\n".join(details["sequence"]))
     raise Violation(
-        f"{run.failure} (minimal sequence of {len(run.steps)} steps, seed {run.seed}"
-        + (
-            f"; replay: session-status-conformance replay {details['replay_file']})"
-            if "replay_file" in details
-            else ")"
-        ),
+        f"{run.failure} (minimal sequence of {len(run.steps)} steps, seed {run.seed})",
         expected=f"every answer allowed by the session model; the rule broken: {RULES.get(run.rule or '', run.rule)}",
-        observed="\n".join(details["sequence"]),
+        # the steps and answers; their frames are the case's transcript, not repeated here
+        observed="\n".join(numbered_steps(run.steps, frames=False)),
         rule=run.rule if run.rule in RULES else None,
         spec_key="envelope" if run.rule == "envelope" else None,
     )

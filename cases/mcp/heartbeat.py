@@ -65,6 +65,7 @@ def expect_rejected(reply: ToolReply, what: str) -> None:
                 "(Invalid params), or a tool result with isError: true",
                 expected=REJECTED,
                 observed=reply.describe(),
+                spec_key="result",  # refused, but not as a client reads a refusal: the result's sentence
             )
         return
     if not reply.tool_error:

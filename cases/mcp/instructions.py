@@ -472,7 +472,6 @@ async def queue_model_sequences(mcp: McpTarget, details: dict) -> None:
     steps = [s.to_json() for s in run.steps]
     details["steps"] = steps
     details["sequence"] = numbered_steps(run.steps)  # type: ignore[arg-type]
-    replay = ""
     if config.report_dir:
         path = write_replay(
             Path(config.report_dir) / "replays",
@@ -487,13 +486,14 @@ async def queue_model_sequences(mcp: McpTarget, details: dict) -> None:
             steps=steps,
             target="mcp",
             extra_agent=mcp.replay_record(config),
+            config=config,
         )
         details["replay_file"] = str(path)
-        replay = f"; replay: session-status-conformance replay {path}"
     raise Violation(
-        f"{run.failure} (minimal sequence of {len(run.steps)} steps, seed {run.seed}{replay})",
+        f"{run.failure} (minimal sequence of {len(run.steps)} steps, seed {run.seed})",
         expected="every heartbeat result allowed by the queue model; the rule broken: "
         + RULES.get(run.rule or "", "none named"),
-        observed="\n".join(details["sequence"]),
+        # the steps and answers; their frames are the case's transcript, not repeated here
+        observed="\n".join(numbered_steps(run.steps, frames=False)),  # type: ignore[arg-type]
         rule=run.rule if run.rule in RULES else None,
     )

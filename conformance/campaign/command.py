@@ -1,10 +1,13 @@
 """`session-status-conformance campaign`: run the chosen target's sequence and fuzz cases for a time
 budget on N worker processes that share one example database; watch it; get a report.
 
-Each worker runs rounds: a normal run of those cases (its own agent process, the campaign
-profile, a fresh seed, --db shared), again and again until the budget is spent. A round's report
-gives its findings; its progress file, written as it goes, the examples and model coverage so
-far. Ctrl-C (or the end of the budget) interrupts the rounds, which write their partial reports
+Each worker runs rounds: a normal run of one of those cases (its own agent process, the campaign
+profile, a fresh seed, --db shared), again and again until the budget is spent. The workers take
+the cases in turn, those that find the most first (the model-based sequences, then the fuzzers
+of the status request, then those of malformed frames), and a round's slice of time is the
+budget shared among the cases (at most --round), so a campaign of any length runs every case. A
+round's report gives its findings; its progress file, written as it goes, the examples and model
+coverage so far. Ctrl-C (or the end of the budget) interrupts the rounds, which write their partial reports
 within a second or two; the campaign then confirms each finding (a sequence's replay file is
 replayed: FIXED means flaky; any finding is run once more as a normal run given the same --db,
 which replays it first) and writes campaign.json and campaign.html.
@@ -72,6 +75,32 @@ def campaign_cases(target: str) -> list[str]:
     ]
 
 
+def by_yield(case_ids: list[str]) -> list[str]:
+    """The order rounds take the cases in: those that find the most first. Model-based sequences
+    find what needs several calls (a ci run finds those in seconds, and so must a short campaign),
+    then fuzzers whose findings break a MUST, then the robustness ones (frames the protocol never
+    carries), each group in the suite's order."""
+    from conformance.core.registry import CASES, Level
+
+    def rank(case_id: str) -> int:
+        case = CASES.get(case_id)
+        if "model-based" in case_id:
+            return 0
+        return 2 if case is not None and case.level is Level.ROBUSTNESS else 1
+
+    return sorted(case_ids, key=rank)
+
+
+# A round's slice of time is never shorter than this (a round also starts an agent and pytest).
+MIN_SLICE = 5.0
+
+
+def round_slice(duration: float, workers: int, cases: int, round_seconds: float) -> float:
+    """Seconds of generating a round gives its case: the budget shared among the cases, so that
+    every case gets a round within the campaign's duration, and never more than --round."""
+    return max(MIN_SLICE, min(round_seconds, duration * workers / max(1, cases)))
+
+
 @dataclass
 class Round:
     worker: int
@@ -79,6 +108,7 @@ class Round:
     seed: int
     folder: Path
     started: float
+    case: str = ""
     ended: float | None = None
     code: int | None = None
     examples: int = 0
@@ -135,6 +165,10 @@ class Campaign:
         self.folder = folder
         self.local_db = folder / "examples-local"
         self.workers = [Worker(i) for i in range(workers)]
+        self.order = by_yield(cases)
+        self.taken = 0  # rounds handed out: the next takes self.order[taken % len(order)]
+        self.slice = round_slice(duration, workers, len(cases), round_seconds)
+        self.case_examples: dict[str, int] = dict.fromkeys(self.order, 0)  # of the finished rounds
         self.findings = Findings()
         self.findings_timeline: list[tuple[float, int]] = [(0.0, 0)]
         self.transitions: dict[str, int] = {}
@@ -152,16 +186,21 @@ class Campaign:
     def elapsed(self) -> float:
         return time.monotonic() - self.started
 
-    def round_command(self, seed: int, folder: Path) -> list[str]:
-        keyword = " or ".join(self.cases)
+    def round_command(self, seed: int, folder: Path, case: str) -> list[str]:
         return [
             sys.executable,
             "-m",
             "conformance",
             *self.target_args,
-            *("-k", keyword, "--profile", "campaign", "--seed", str(seed)),
+            *("-k", case, "--profile", "campaign", "--seed", str(seed)),
             *("--db", self.db, "--report-dir", str(folder), "-q"),
         ]
+
+    def next_case(self) -> str:
+        with self.lock:
+            case = self.order[self.taken % len(self.order)]
+            self.taken += 1
+        return case
 
     def work(self, worker: Worker) -> None:
         rng = random.SystemRandom()
@@ -173,17 +212,18 @@ class Campaign:
             folder = self.folder / f"worker-{worker.index}" / f"round-{number:03d}"
             folder.mkdir(parents=True, exist_ok=True)
             seed = rng.randrange(2**32)
-            this = Round(worker.index, number, seed, folder, started=self.elapsed())
+            case = self.next_case()
+            this = Round(worker.index, number, seed, folder, started=self.elapsed(), case=case)
             worker.rounds.append(this)
             env = {
                 **os.environ,
                 progress.ENV: str(folder / "progress.json"),
-                "CONFORMANCE_ROUND_SECONDS": f"{max(3.0, min(self.round_seconds, remaining)):.1f}",
+                "CONFORMANCE_ROUND_SECONDS": f"{max(3.0, min(self.slice, remaining)):.1f}",
                 "CONFORMANCE_DB_LOCAL": str(self.local_db),
             }
             with open(folder / "round.log", "wb") as log:
                 process = subprocess.Popen(
-                    self.round_command(seed, folder),
+                    self.round_command(seed, folder, case),
                     stdout=log,
                     stderr=subprocess.STDOUT,
                     stdin=subprocess.DEVNULL,
@@ -219,6 +259,8 @@ class Campaign:
         log = (this.folder / "round.log").read_text(errors="replace")[-20000:]
         with self.lock:
             worker.done_examples += this.examples
+            for case, count in data.get("examples", {}).items():
+                self.case_examples[case] = self.case_examples.get(case, 0) + count
             for key, count in data.get("transitions", {}).items():
                 self.transitions[key] = self.transitions.get(key, 0) + count
             if report is not None:
@@ -246,16 +288,20 @@ class Campaign:
         now = self.elapsed()
         per_worker = []
         transitions = dict(self.transitions)
+        per_case = dict(self.case_examples)
         for worker in self.workers:
             total, data = worker.live()
             worker.timeline.append((round(now, 2), total))
             if worker.rounds and worker.rounds[-1].ended is None:
                 for key in data.get("transitions", {}):
                     transitions.setdefault(key, 0)
+                for case, count in data.get("examples", {}).items():
+                    per_case[case] = per_case.get(case, 0) + count
             per_worker.append(total)
         return {
             "elapsed": now,
             "examples": per_worker,
+            "cases": per_case,
             "states": progress.states_of(transitions),
             "transitions": transitions,
         }
@@ -307,10 +353,13 @@ class Campaign:
         rates = [n / elapsed for n in snapshot["examples"]]
         covered = sum(1 for k in snapshot["transitions"])
         states = sum(1 for k in snapshot["states"])
+        cases = snapshot.get("cases") or {}
         return (
             f"{sum(snapshot['examples'])} examples ({sum(rates):.1f}/s: "
             + ", ".join(f"w{i} {r:.1f}" for i, r in enumerate(rates))
-            + f") · {len(self.findings)} finding(s) · {states} model states, {covered} transitions"
+            + ") · by case: "
+            + ", ".join(f"{case} {cases.get(case, 0)}" for case in self.order)
+            + f" · {len(self.findings)} finding(s) · {states} model states, {covered} transitions"
         )
 
     # -- the whole campaign ---------------------------------------------------------------------
@@ -372,7 +421,9 @@ class Campaign:
                 shutil.copyfile(finding.replay_file, replay)
                 finding.replay_file = str(replay)
                 done = subprocess.run(
-                    [sys.executable, "-m", "conformance", "replay", str(replay)],
+                    # the campaign's own options (its --env, --secret-env, headers…) over what the
+                    # file recorded, which leaves secrets out
+                    [sys.executable, "-m", "conformance", "replay", str(replay), *self.target_args],
                     capture_output=True,
                     text=True,
                     timeout=300,
@@ -448,7 +499,8 @@ def main(argv: list[str]) -> int:
         import rich  # noqa: F401
     except ImportError as exc:
         print(
-            f"error: campaigns need {exc.name}: pip install 'session-status-conformance[campaign]'",
+            f"error: campaigns need {exc.name}, in the suite's campaign extra: pip install -e '.[campaign]' in "
+            "the suite's checkout (or pip install './session-status-conformance[campaign]' beside a clone)",
             file=sys.stderr,
         )
         return USAGE
@@ -517,7 +569,8 @@ def main(argv: list[str]) -> int:
         folder=folder,
     )
     print(
-        f"campaign: {', '.join(cases)} for {duration:g} s on {args.workers} worker(s); example database {db}",
+        f"campaign: {', '.join(campaign.order)} in turn, {campaign.slice:g} s a round, for {duration:g} s on "
+        f"{args.workers} worker(s); example database {db}",
         file=sys.stderr,
     )
     return campaign.run()

@@ -25,7 +25,9 @@ def campaign_data(c: Campaign) -> dict[str, Any]:
         "format": FORMAT,
         "target": c.target,
         "arguments": c.target_args,
-        "cases": c.cases,
+        "cases": c.order,
+        "slice": c.slice,
+        "examplesByCase": dict(c.case_examples),
         "started": c.started_at.isoformat(timespec="seconds"),
         "budget": c.duration,
         "duration": round(c.duration_run if c.duration_run is not None else c.elapsed(), 2),
@@ -39,6 +41,7 @@ def campaign_data(c: Campaign) -> dict[str, Any]:
                     {
                         "number": r.number,
                         "seed": r.seed,
+                        "case": r.case,
                         "started": round(r.started, 2),
                         "ended": None if r.ended is None else round(r.ended, 2),
                         "exit": r.code,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
+import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,6 +17,7 @@ __all__ = [
     "AgentConfig",
     "UsageError",
     "absolutize_paths",
+    "agent_command_problem",
     "parse_env",
     "parse_headers",
     "url_transport",
@@ -72,6 +74,98 @@ def absolutize_paths(command: list[str]) -> list[str]:
     return out
 
 
+# Programs whose first word that is not an option is a file they run (a script): a missing one is
+# named before the agent starts, relative to where the user typed it, not as the interpreter says
+# it from the agent's own working directory (a sandbox in the report folder).
+_INTERPRETERS = re.compile(r"(python|pypy|node|nodejs|bun|ruby|perl|php|bash|sh|zsh)[0-9.]*")
+# Options after which an interpreter runs no script file (a module, inline code).
+_NO_SCRIPT = {"-m", "-c", "-e", "--eval", "-p", "--print", "-"}
+# Options of those interpreters that take a value as their next word.
+_TAKES_VALUE = {"-W", "-X", "-r", "--require", "--import", "--loader"}
+
+
+def agent_command_problem(agent: str | None, option: str = "--agent", cwd: str | None = None) -> str | None:
+    """A one-line problem with a command the suite is to start, or None: checked before anything
+    starts (no report folder, no sandbox). Paths are the user's: relative to where the command was
+    typed, or (a script) to ``cwd``, the agent's --cwd, where it runs."""
+    if agent is None:
+        return None
+    try:
+        words = shlex.split(agent)
+    except ValueError as exc:
+        return f"{option} {agent!r} cannot be split into words ({exc}); quote it as you would in a shell"
+    if not words or not words[0].strip():
+        return f"{option} is empty: pass the command that starts it, e.g. {option} 'node server.js'"
+    exe = words[0]
+    if os.sep in exe:
+        path = Path(exe)
+        if not path.exists():
+            return f"agent command not found: {exe!r} does not exist{_near(path)}"
+        if path.is_dir() or not os.access(path, os.X_OK):
+            return (
+                f"agent command is not executable: {exe!r} (chmod +x it, or prefix the interpreter, e.g. "
+                f"'python {exe}')"
+            )
+    elif shutil.which(exe) is None:
+        return f"agent command not found: {exe!r} is not on PATH (install it, or pass its full path)"
+    script = _script(words)
+    if script is not None:
+        path = Path(script).expanduser()
+        places = [Path.cwd()] + ([Path(cwd)] if cwd else [])
+        if not any((place / path).exists() for place in places):
+            where = f"in {Path.cwd()}" + (f" nor in --cwd {cwd}" if cwd else "")
+            return f"agent command names a file that does not exist: {script!r} ({where}){_near(Path.cwd() / path)}"
+    return None
+
+
+def _script(words: list[str]) -> str | None:
+    """The script file an interpreter command runs (`python my_agent.py`), if it names one."""
+    if not _INTERPRETERS.fullmatch(Path(words[0]).name):
+        return None
+    skip = False
+    for word in words[1:]:
+        if skip:
+            skip = False
+            continue
+        if word in _NO_SCRIPT:
+            return None
+        if word in _TAKES_VALUE:
+            skip = True
+            continue
+        if word.startswith("-"):
+            continue
+        looks_like_a_file = os.sep in word or Path(word).suffix in (
+            ".py",
+            ".js",
+            ".mjs",
+            ".cjs",
+            ".ts",
+            ".rb",
+            ".sh",
+            ".pl",
+            ".php",
+        )
+        return word if looks_like_a_file else None
+    return None
+
+
+def _near(path: Path) -> str:
+    """ "; did you mean …?" for a file of the same folder whose name is close to the one given."""
+    import difflib
+
+    folder = path.parent
+    try:
+        names = [p.name for p in folder.iterdir()]
+    except OSError:
+        return ""
+    close = difflib.get_close_matches(path.name, names, n=1, cutoff=0.6)
+    if not close:
+        return ""
+    found = os.path.normpath(folder / close[0])
+    shown = os.path.relpath(found) if Path(found).is_relative_to(Path.cwd()) else found
+    return f"; did you mean {shown!r}?"
+
+
 TRANSPORTS = ("stdio", "websocket", "http")
 
 
@@ -111,6 +205,10 @@ class AgentConfig:
     # The target's own options, parsed by the target (its configure()): McpOptions, HttpOptions…
     target_options: Any = None
     hold: float | None = None  # --hold; None: the profile's
+    # The option values the run was given (dest -> value, its target's command made absolute), as
+    # replay files and report.json record them (secrets redacted), so that `replay` and
+    # `reproduce` start the agent as the run did.
+    options: dict[str, Any] = field(default_factory=dict)
 
     @property
     def hold_seconds(self) -> float:
@@ -172,6 +270,9 @@ class AgentConfig:
                 raise UsageError(
                     f"{agent_option} is empty: pass the command that starts it, e.g. {agent_option} 'node agent.js'"
                 )
+            problem = agent_command_problem(agent, agent_option, cwd)
+            if problem:
+                raise UsageError(problem)
             embedded = False
             command = absolutize_paths(command)
         if cwd is None:

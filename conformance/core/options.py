@@ -26,8 +26,12 @@ class Option:
     choices: tuple[Any, ...] | None = None
     action: str | None = None  # "append" or "store_true"
     metavar: str | None = None
-    # Other spellings on the command line only (pytest has its own --strict).
-    aliases: tuple[str, ...] = ()
+    # Its name under pytest, where that differs (pytest has its own --strict, which implies ours).
+    pytest_flag: str | None = None
+
+    @property
+    def under_pytest(self) -> str:
+        return self.pytest_flag or self.flag
 
     def keywords(self) -> dict[str, Any]:
         """argparse / pytest addoption keywords (pytest's parser takes argparse's)."""
@@ -44,21 +48,22 @@ class Option:
 
     def argv(self, value: Any) -> list[str]:
         """The value as pytest command-line words (none when it is the default)."""
+        flag = self.under_pytest
         if self.action == "store_true":
-            return [self.flag] if value else []
+            return [flag] if value else []
         if self.action == "append":
-            return [word for item in value or [] for word in (self.flag, str(item))]
-        return [] if value is None or value == self.default else [self.flag, str(value)]
+            return [word for item in value or [] for word in (flag, str(item))]
+        return [] if value is None or value == self.default else [flag, str(value)]
 
 
 def add_arguments(parser: Any, targets: tuple[Any, ...]) -> None:
     """The run's options and each target's (its option group) on an argparse parser."""
     for option in run_options(tuple(t.name for t in targets)):
-        parser.add_argument(option.flag, *option.aliases, **option.keywords())
+        parser.add_argument(option.flag, **option.keywords())
     for target in targets:
         group = parser.add_argument_group(target.option_group)
         for option in target.options:
-            group.add_argument(option.flag, *option.aliases, **option.keywords())
+            group.add_argument(option.flag, **option.keywords())
 
 
 def run_options(targets: tuple[str, ...]) -> tuple[Option, ...]:
@@ -83,6 +88,7 @@ def run_options(targets: tuple[str, ...]) -> tuple[Option, ...]:
             "--cwd",
             "agent_cwd",
             "working directory of the agent and its sessions (default: a fresh sandbox in the report dir)",
+            metavar="DIR",
         ),
         Option(
             "--env",
@@ -106,6 +112,7 @@ def run_options(targets: tuple[str, ...]) -> tuple[Option, ...]:
             "seconds to wait for each response (default 10)",
             default=10.0,
             type=float,
+            metavar="SECONDS",
         ),
         Option(
             "--turn-timeout",
@@ -131,6 +138,7 @@ def run_options(targets: tuple[str, ...]) -> tuple[Option, ...]:
             "seconds to wait for stray notifications after a status call (default 0.05)",
             default=0.05,
             type=float,
+            metavar="SECONDS",
         ),
         Option(
             "--hold",
@@ -147,14 +155,17 @@ def run_options(targets: tuple[str, ...]) -> tuple[Option, ...]:
             "seconds for the whole run; cases after it are reported as not run (default 1800)",
             default=1800.0,
             type=float,
+            metavar="SECONDS",
         ),
         Option(
             "--spec",
             "conformance_spec",
-            "spec revision to check: auto (the default: the revision the agent speaks), "
-            + ", ".join(revisions.available()),
+            "spec revision to check: auto (the default: the revision the system speaks), or one of its "
+            "target's: "
+            + "; ".join(f"{target} {', '.join(revisions.available(target))}" for target in targets),
             default="auto",
             choices=("auto", *revisions.available()),
+            metavar="REVISION",
         ),
         Option(
             "--profile",
@@ -169,6 +180,7 @@ def run_options(targets: tuple[str, ...]) -> tuple[Option, ...]:
             "conformance_seed",
             "seed of the sequence and fuzz cases (printed by every run)",
             type=int,
+            metavar="N",
         ),
         Option(
             "--db",
@@ -178,11 +190,12 @@ def run_options(targets: tuple[str, ...]) -> tuple[Option, ...]:
             metavar="DIR|URL",
         ),
         Option(
-            "--strict-should",
+            "--strict",
             "conformance_strict",
-            "count broken SHOULDs (warn) and robustness findings as failures; pytest's own --strict implies it",
+            "count broken SHOULDs (warn) and robustness findings as failures",
             action="store_true",
-            aliases=("--strict",),
+            # pytest's own --strict implies it there; this name only keeps the two apart
+            pytest_flag="--strict-should",
         ),
         Option(
             "--expected-failures",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["REDACTED", "redact", "secret_env_values"]
+__all__ = ["REDACTED", "redact", "redacted_options", "secret_env_values"]
 
 REDACTED = "[REDACTED]"
 PATTERNS = [
@@ -51,3 +51,26 @@ def redact(value: Any, secrets: list[str]) -> Any:
     if isinstance(value, list):
         return [redact(v, secrets) for v in value]
     return value
+
+
+# A secret this short is not looked for inside other option values: it would cut words out of
+# paths and commands (a replay must start the agent as the run did). --env and --secret-env values
+# are redacted by their names whatever their length.
+SHORTEST_SECRET_IN_OPTIONS = 8
+
+
+def redacted_options(options: dict[str, Any], secrets: list[str]) -> dict[str, Any]:
+    """A run's option values (dest -> value) as a report or a replay file keeps them: the value of
+    every --secret-env variable and of every --env variable named like a secret is the marker
+    (whatever its length), and every other secret value is redacted wherever it appears."""
+    secrets = [value for value in secrets if len(value) >= SHORTEST_SECRET_IN_OPTIONS]
+    kept = dict(options)
+    for dest, always in (("agent_env", False), ("agent_secret_env", True)):
+        pairs = kept.get(dest) or []
+        kept[dest] = [
+            f"{pair.partition('=')[0]}={REDACTED}"
+            if always or SECRET_NAME.search(pair.partition("=")[0])
+            else pair
+            for pair in pairs
+        ]
+    return redact(kept, secrets)

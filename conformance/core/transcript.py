@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Entry", "StderrTail", "Transcript", "reproduction_lines"]
+__all__ = ["Entry", "StderrTail", "Transcript", "agent_made_ids", "reproduction_lines"]
 
 SEND = "send"  # suite -> agent
 RECV = "recv"  # agent -> suite
@@ -78,11 +78,29 @@ class Transcript:
         return self._count
 
 
-def reproduction_lines(segments: list[dict[str, Any]], *, max_lines: int = 0) -> list[str]:
-    """A case's reproduction as text: each segment under a heading that says where it goes (a
+def agent_made_ids(segments: list[dict[str, Any]]) -> bool:
+    """Whether a reproduction's lines name session ids the agent made (its session/new answers):
+    piped as they are into a fresh agent, which makes its own, they would ask about sessions it
+    never made (`reproduce` maps them instead)."""
+    return any(segment.get("sessionIds") for segment in segments)
+
+
+def reproduction_lines(
+    segments: list[dict[str, Any]], *, max_lines: int = 0, command: str | None = None
+) -> list[str]:
+    """A case's reproduction as text that works as printed: ``command`` (the one command that
+    reproduces it), then the lines to send, each segment under a heading that says where it goes (a
     fresh agent's stdin, the agent restarted in the same working directory, a second connection,
-    a shell). ``max_lines`` bounds the frames shown per segment (0: all)."""
-    lines: list[str] = []
+    a shell). Lines that name ids the agent made are left out: they would not work as printed
+    (report.json keeps them). ``max_lines`` bounds the frames shown per segment (0: all)."""
+    lines: list[str] = [f"# run: {command}"] if command else []
+    if agent_made_ids(segments):
+        if command:
+            lines.append(
+                "# (it maps the session ids this run's agent made to the ones a fresh agent makes; "
+                "the requests themselves are in report.json)"
+            )
+        return lines
     for segment in segments:
         body = segment.get("lines") or []
         if not body:

@@ -129,11 +129,18 @@ class CaseItem(pytest.Item):
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         if isinstance(excinfo.value, CaseFailed | CaseBroken):
-            return render_failure(self.case, excinfo.value.record)
+            from conformance.reports.report import reproduce_command
+
+            record = excinfo.value.record
+            report_dir = getattr(self.config, "_conformance_report_dir", None)
+            command = reproduce_command(self.case.id, record.details, report_dir)
+            return render_failure(self.case, record, command=command)
         return super().repr_failure(excinfo)
 
 
-def render_failure(case: Case, record: CaseRecord, max_frames: int = 40) -> str:
+def render_failure(case: Case, record: CaseRecord, max_frames: int = 40, command: str | None = None) -> str:
+    """A failure as the terminal shows it. What a person copies (the reproduce command, the lines
+    to pipe) is printed whole; an observed value is bounded, a frame of the transcript too."""
     from conformance.reports.report import clean
 
     r = record.result
@@ -144,9 +151,9 @@ def render_failure(case: Case, record: CaseRecord, max_frames: int = 40) -> str:
         f"  spec ({spec.source}, {spec.section}): {spec.sentence}",
     ]
     if r.expected is not None:
-        lines.append(f"  expected: {_short(r.expected)}")
+        lines.append(f"  expected: {_indented(_short(r.expected))}")
     if r.observed is not None:
-        lines.append(f"  observed: {_short(r.observed)}")
+        lines.append(f"  observed: {_indented(_short(r.observed))}")
     frames = shown_frames(record.transcript, record.details.get("offending_frames") or [], max_frames)
     if frames:
         lines.append(f"  transcript ({len(frames)} of {len(record.transcript)} frames):")
@@ -160,10 +167,18 @@ def render_failure(case: Case, record: CaseRecord, max_frames: int = 40) -> str:
     if record.stderr.strip():
         lines.append("  agent stderr (tail):")
         lines.extend("    " + ln for ln in record.stderr.strip().splitlines()[-15:])
-    if record.reproduction:
-        lines.append("  reproduce:")
-        lines.extend("    " + ln[:500] for ln in reproduction_lines(record.reproduction, max_lines=30))
+    if command:
+        lines.append(f"  reproduce: {command}")
+    piped = reproduction_lines(record.reproduction, max_lines=30)
+    if piped:
+        lines.append("  or send these lines yourself:" if command else "  reproduce:")
+        lines.extend("    " + ln for ln in piped)
     return clean("\n".join(lines))
+
+
+def _indented(text: str) -> str:
+    """A value over several lines, its later lines under the first."""
+    return text.replace("\n", "\n            ")
 
 
 def shown_frames(transcript: list[dict[str, Any]], offending: list[int], window: int) -> list[dict[str, Any]]:
@@ -193,4 +208,6 @@ def _attach_to_allure(record: CaseRecord) -> None:
 
 def _short(value: Any) -> str:
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
-    return text if len(text) <= 500 else text[:500] + f"…[{len(text) - 500} more chars]"
+    from conformance.reports.report import shorten
+
+    return shorten(text, 500)

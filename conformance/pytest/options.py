@@ -15,8 +15,8 @@ __all__ = ["pytest_addoption"]
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("session-status-conformance", "session status conformance (every target)")
     for option in run_options(tuple(t.name for t in TARGETS)):
-        group.addoption(option.flag, **option.keywords())
+        group.addoption(option.under_pytest, **option.keywords())
     for target in TARGETS:
         group = parser.getgroup(f"session-status-conformance-{target.name}", target.option_group)
         for option in target.options:
-            group.addoption(option.flag, **option.keywords())
+            group.addoption(option.under_pytest, **option.keywords())

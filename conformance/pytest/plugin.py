@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from conformance.core import revisions
-from conformance.core.config import AgentConfig, UsageError, url_transport
+from conformance.core.config import AgentConfig, UsageError, agent_command_problem, url_transport
 from conformance.core.options import run_options
 from conformance.core.outcomes import TERMINAL, AgentExited, CaseSignal, Outcome, Unanswered, Verdict
 from conformance.core.prompts import new_ledger
@@ -55,6 +55,9 @@ RUNTIME = pytest.StashKey[Runtime]()
 INTERRUPTED = pytest.StashKey[bool]()
 _SESSION: list[pytest.Session | None] = [None]
 ONE_LINE_ENDINGS = [False]  # set by the command line, which prints the ending itself
+# Set by the command line for people who are not pytest users: one line per case, its id and its
+# outcome (pytest runs quietly: no header, no file paths, no short summary).
+LINE_PER_CASE = [False]
 SPEC_CHOICES = ("auto", *revisions.available())
 # What the last run decided, for the command line (conformance/cli.py runs pytest in-process).
 LAST_RUN: dict[str, Any] = {}
@@ -89,6 +92,15 @@ def _configure(config: pytest.Config) -> None:
             return  # the controller is not certifying (a worker of the project's own tests)
         report_dir = Path(worker["conformance_report_dir"])
     else:
+        # A command that cannot start is said before anything is made (no report folder is left).
+        target = chosen(_values(config))
+        problem = agent_command_problem(
+            config.getoption(target.command_option),
+            "--" + target.command_option.replace("_", "-"),
+            config.getoption("agent_cwd"),
+        )
+        if problem:
+            raise pytest.UsageError(problem)
         report_dir = Path(config.getoption("report_dir") or default_report_dir(_agent_label(config)))
         config.stash[CREATED] = not report_dir.exists()
         try:
@@ -126,7 +138,8 @@ def _configure(config: pytest.Config) -> None:
     config._conformance_agent = agent_config  # type: ignore[attr-defined]
     config.stash[BASELINE] = _baseline(config)
     if worker is None:
-        report = RunReport.for_run(agent_config, strict=_strict(config))
+        noun = named(agent_config.target).noun
+        report = RunReport.for_run(agent_config, strict=_strict(config), noun=noun)
         report.target, report.subject = agent_config.target, named(agent_config.target).subject
         config.stash[REPORT] = report
         _CONTROLLER_REPORT[0] = config.stash[REPORT]
@@ -429,7 +442,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
             case, None, secrets, error=f"harness error: {exc!r}", duration=call.duration
         )  # type: ignore[attr-defined]
     else:
-        report.conformance = case_record(case, record, secrets)  # type: ignore[attr-defined]
+        report_dir = getattr(item.config, "_conformance_report_dir", None)
+        report.conformance = case_record(case, record, secrets, report_dir=report_dir)  # type: ignore[attr-defined]
     report.conformance["nodeid"] = item.nodeid  # type: ignore[attr-defined]
     result = report.conformance  # type: ignore[attr-defined]
     report.user_properties.append(("outcome", result["outcome"]))
@@ -455,16 +469,26 @@ def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -
     if data is None or report.when != "call":
         return None
     if data.get("baseline") == "known":
-        return "xfailed", "x", f"KNOWN {data['outcome'].upper()}"
-    if data.get("baseline") == "stale":
-        return "failed", "S", "STALE BASELINE"
-    return TERMINAL[Outcome(data["outcome"])]
+        status = "xfailed", "x", f"KNOWN {data['outcome'].upper()}"
+    elif data.get("baseline") == "stale":
+        # It passes: a baseline entry to remove, counted as what it is, not among the failures.
+        status = "stale", "S", "STALE BASELINE ENTRY"
+    else:
+        status = TERMINAL[Outcome(data["outcome"])]
+    if LINE_PER_CASE[0]:
+        return status[0], "", status[2]  # the line is the plugin's own (pytest_runtest_logreport)
+    return status
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     data = getattr(report, "conformance", None)
     if data is not None and report.when == "call" and _CONTROLLER_REPORT[0] is not None:
         _CONTROLLER_REPORT[0].add(data)
+        if LINE_PER_CASE[0] and _SESSION[0] is not None:
+            terminal = _SESSION[0].config.pluginmanager.get_plugin("terminalreporter")
+            if terminal is not None:
+                _, _, word = pytest_report_teststatus(report, _SESSION[0].config) or ("", "", "")
+                terminal.write_line(f"{data['id']} {word}")
 
 
 @pytest.hookimpl(wrapper=True)  # around the terminal, which formats the interrupt's traceback
@@ -529,7 +553,11 @@ def pytest_sessionfinish_writes_the_report(session: pytest.Session, exitstatus: 
         gated, explanation = report.gate()
         session.exitstatus = gated.exit_code
         LAST_RUN.update(
-            verdict=report.verdict(), exit_code=gated.exit_code, line=explanation, report=str(path)
+            verdict=report.verdict(),
+            exit_code=gated.exit_code,
+            line=explanation,
+            report=str(path),
+            next=report.next_step,
         )
 
 
@@ -608,5 +636,9 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         terminalreporter.write_line(line)
     path = getattr(config, "_conformance_report_path", None)
     if path is not None:
-        terminalreporter.write_line(f"report: {path}")
+        terminalreporter.write_line(
+            f"report: {Path(path).with_name('report.html')} (report.json, summary.md and junit.xml beside it)"
+        )
+    if report.next_step and not ONE_LINE_ENDINGS[0]:  # the command line says it last
+        terminalreporter.write_line(report.next_step)
     sys.stdout.flush()

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance import __version__
+from conformance.core.redact import redact, redacted_options
 
 __all__ = ["FORMAT", "frame_line", "load_replay", "numbered_steps", "write_replay"]
 
@@ -21,13 +22,14 @@ def frame_line(entry: dict[str, Any], max_frame: int = 400) -> str:
     return f"     {arrow} {text[:max_frame]}{'…' if len(text) > max_frame else ''}"
 
 
-def numbered_steps(steps: list[Any], max_frame: int = 400) -> list[str]:
+def numbered_steps(steps: list[Any], max_frame: int = 400, *, frames: bool = True) -> list[str]:
     """The shrunk sequence as numbered lines: each step (any target's: it has label(), answer and
-    frames) with the requests and responses it made."""
+    frames) with the requests and responses it made (``frames``), or only what it answered."""
     lines = []
     for n, step in enumerate(steps, start=1):
         lines.append(f"{n}. {step.label()} -> {step.answer or '(failed here)'}")
-        lines += [frame_line(frame, max_frame) for frame in step.frames]
+        if frames:
+            lines += [frame_line(frame, max_frame) for frame in step.frames]
     return lines
 
 
@@ -46,27 +48,39 @@ def write_replay(
     target: str = "acp",
     extra_agent: dict[str, Any] | None = None,
     fuzz_input: dict[str, Any] | None = None,
+    config: Any = None,
 ) -> Path:
     """A replay file: a sequence's steps, or (``fuzz_input``) a fuzz case's shrunk input, which
-    `replay` checks again alone."""
+    `replay` checks again alone. ``config`` (the run's AgentConfig): its option values are
+    recorded, secrets redacted, so that `replay` starts the agent as the run did (its --env, its
+    timeouts, its transport, its target's options)."""
     directory.mkdir(parents=True, exist_ok=True)
     frames = [f for s in steps for f in s.get("frames", [])]
+    secrets = list(getattr(config, "secrets", None) or [])
     body = {
         "format": FORMAT,
         "suite": {"name": "session-status-conformance", "version": __version__},
         "target": target,
         "spec": {"revision": spec_revision},
-        "agent": {"command": command, "cwd": cwd, "agentInfo": agent_info, **(extra_agent or {})},
+        "agent": redact(
+            {"command": command, "cwd": cwd, "agentInfo": agent_info, **(extra_agent or {})}, secrets
+        ),
         "case": case_id,
         "seed": seed,
         "profile": profile,
         "failure": failure,
         "steps": [{k: v for k, v in s.items() if k != "frames"} for s in steps],
         **({"input": fuzz_input} if fuzz_input is not None else {}),
-        "frames": {
-            "sent": [f["frame"] for f in frames if f["dir"] == "send"],
-            "received": [f["frame"] for f in frames if f["dir"] == "recv"],
-        },
+        **(
+            {"options": redacted_options(config.options, secrets)} if getattr(config, "options", None) else {}
+        ),
+        "frames": redact(
+            {
+                "sent": [f["frame"] for f in frames if f["dir"] == "send"],
+                "received": [f["frame"] for f in frames if f["dir"] == "recv"],
+            },
+            secrets,
+        ),
     }
     path = directory / f"{re.sub(r'[^a-z0-9.-]+', '-', case_id)}.replay.json"
     text = json.dumps(body, indent=2, ensure_ascii=False)

@@ -1,6 +1,12 @@
-"""`session-status-conformance reproduce REPORT CASE_ID`: pipe a case's reproduction into a fresh agent.
+"""`session-status-conformance reproduce REPORT CASE_ID`: run a case of a report again and say
+whether it still fails; with --pipe, pipe its recorded requests into a fresh agent.
 
-A reproduction is a list of segments, each the lines to send to a fresh agent process started in
+The case runs alone, against the agent started with the run's recorded options (report.json's
+``options.given``; a value given again replaces the recorded one), and is judged by the case's own
+check: FIXED (exit 0), STILL FAILING (exit 1), or why it cannot tell (exit 2), as `replay` says of
+a replay file (a sequence or fuzz case replays its own file).
+
+With --pipe: a reproduction is a list of segments, each the lines to send to a fresh agent process started in
 one working directory (a restart in the case starts a new segment; the directory keeps what the
 agent persisted). Session ids differ from run to run, so the ids the recorded session/new calls
 returned are replaced, in order, by the ids the fresh agent returns. Each request waits for its
@@ -9,6 +15,8 @@ answer (up to --timeout); the exchange is printed as it happens.
 
 from __future__ import annotations
 
+import argparse
+import difflib
 import json
 import shlex
 import subprocess
@@ -20,9 +28,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from conformance.core.config import absolutize_paths
+from conformance import COMMAND
+from conformance.core.config import AgentConfig, UsageError
+from conformance.core.registry import CASES
 from conformance.core.spellings import SPELLINGS
+from conformance.replay.options import add_overrides
+from conformance.replay.run import (
+    ERROR,
+    describe_agent,
+    replay_file,
+    run_alone,
+    started_config,
+    use_recorded_revision,
+)
 from conformance.reports.report import clean
+from conformance.targets import DEFAULT
 
 __all__ = ["Exchange", "main", "pipe_segments"]
 
@@ -157,42 +177,107 @@ def _parsed(line: str) -> dict[str, Any] | None:
     return frame if isinstance(frame, dict) else None
 
 
-def main(argv: list[str]) -> int:
-    import argparse
-
-    p = argparse.ArgumentParser(
-        prog="session-status-conformance reproduce",
-        description="Pipe a case's reproduction (from report.json) into a fresh agent and print the exchange.",
+def main(argv: list[str], parser_class: type[argparse.ArgumentParser] = argparse.ArgumentParser) -> int:
+    p = parser_class(
+        prog=f"{COMMAND} reproduce",
+        description="Run one case of a report again, alone, against the agent started as that run started it "
+        "(its recorded options, with any given again on top); a sequence or fuzz case replays its minimal "
+        "reproduction. Prints the exchange and FIXED (exit 0) or STILL FAILING (exit 1).",
     )
     p.add_argument("report", help="a report.json")
     p.add_argument("case", help="the case id, e.g. status.error.unknown-session-data")
-    p.add_argument("--agent", help="the agent command (default: the one the report recorded)")
-    p.add_argument("--cwd", help="working directory for the agent (default: a fresh temporary one)")
-    p.add_argument("--timeout", type=float, default=10.0)
+    p.add_argument(
+        "--pipe",
+        action="store_true",
+        help="instead: pipe the recorded requests into a fresh stdio agent (session ids mapped to the ones it "
+        "makes) and print what it answers, with no verdict",
+    )
+    add_overrides(p)
     args = p.parse_args(argv)
+    report_path, case_id, pipe = (
+        Path(args.__dict__.pop("report")),
+        args.__dict__.pop("case"),
+        args.__dict__.pop("pipe"),
+    )
     try:
-        report = json.loads(Path(args.report).read_text(encoding="utf-8"))
+        report = json.loads(report_path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        print(f"error: cannot read {args.report}: {exc}", file=sys.stderr)
-        return 2
-    case = next((c for c in report.get("cases", []) if c.get("id") == args.case), None)
-    if case is None or not case.get("reproduction"):
-        print(f"error: {args.report} has no reproduction for {args.case!r}", file=sys.stderr)
-        return 2
-    if report.get("agent", {}).get("transport", "stdio") != "stdio" and not args.agent:
+        print(f"error: cannot read {report_path}: {exc}", file=sys.stderr)
+        return ERROR
+    entry = next((c for c in report.get("cases", []) if c.get("id") == case_id), None)
+    if entry is None:
+        ids = [str(c.get("id")) for c in report.get("cases", [])]
+        close = difflib.get_close_matches(case_id, ids, n=1)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        print(f"error: {report_path} has no case {case_id!r}{hint}", file=sys.stderr)
+        return ERROR
+    replay = _replay_file(entry, report_path)
+    if replay is not None and not pipe:
+        return replay_file(replay, args)
+    target = str(report.get("target") or DEFAULT)
+    recorded = (report.get("options") or {}).get("given")
+    with tempfile.TemporaryDirectory(prefix="reproduce-", ignore_cleanup_errors=True) as workdir:
+        try:
+            config = started_config(
+                recorded,
+                list((report.get("agent") or {}).get("command") or []) if not recorded else [],
+                target,
+                args,
+                workdir,
+                where=str(report_path),
+            )
+        except (UsageError, KeyError) as exc:
+            print(f"error: cannot reproduce: {exc}", file=sys.stderr)
+            return ERROR
+        if pipe:
+            return _pipe_recorded(entry, config)
+        return _run_again(report, entry, config)
+
+
+def _replay_file(entry: dict[str, Any], report_path: Path) -> Path | None:
+    """A sequence's or a fuzz case's replay file: where the run wrote it, else beside the report."""
+    recorded = (entry.get("details") or {}).get("replay_file")
+    if not isinstance(recorded, str):
+        return None
+    for path in (Path(recorded), report_path.parent / "replays" / Path(recorded).name):
+        if path.is_file():
+            return path
+    return None
+
+
+def _run_again(report: dict[str, Any], entry: dict[str, Any], config: AgentConfig) -> int:
+    from conformance import cases
+
+    cases.load_all()
+    case = CASES.get(str(entry.get("id")))
+    if case is None:
+        print(f"error: {entry.get('id')!r} is not a case of this suite's version", file=sys.stderr)
+        return ERROR
+    use_recorded_revision(report)
+
+    def headline(record: Any) -> str:
+        return f"reproducing {case.id} against {describe_agent(config)}"
+
+    return run_alone(case, config, headline, str(entry.get("message") or ""), what="the case")
+
+
+def _pipe_recorded(entry: dict[str, Any], config: AgentConfig) -> int:
+    if config.transport != "stdio" or not config.command:
         print(
             "error: the run was not over stdio: pass --agent CMD (a stdio agent) to pipe into",
             file=sys.stderr,
         )
-        return 2
-    command = absolutize_paths(shlex.split(args.agent)) if args.agent else list(report["agent"]["command"])
-    cwd = args.cwd or tempfile.mkdtemp(prefix="reproduce-")
-    for n, exchange in enumerate(pipe_segments(case["reproduction"], command, cwd, timeout=args.timeout), 1):
-        print(f"# agent process {n} ({shlex.join(command)}, in {cwd})")
+        return ERROR
+    if not entry.get("reproduction"):
+        print(f"error: the report has no reproduction for {entry.get('id')!r}", file=sys.stderr)
+        return ERROR
+    segments = pipe_segments(entry["reproduction"], config.command, config.cwd, timeout=config.timeout)
+    for n, exchange in enumerate(segments, 1):
+        print(f"# agent process {n} ({shlex.join(config.command)}, in {config.cwd})")
         for line in exchange.sent:
-            print(clean(f"--> {line[:2000]}"))
+            print(clean(f"--> {line}"))
         for line in exchange.received:
-            print(clean(f"<-- {line[:2000]}"))
+            print(clean(f"<-- {line}"))
         if exchange.unanswered:
-            print(f"# no answer to id(s) {exchange.unanswered} within {args.timeout:g} s")
+            print(f"# no answer to id(s) {exchange.unanswered} within {config.timeout:g} s")
     return 0

@@ -40,8 +40,11 @@ def transcript_text(case: dict[str, Any]) -> str:
         lines.append(f"{f['t']:9.4f} {arrows.get(f['dir'], '   ')} {f['frame'][:MAX_FRAME_CHARS]}")
     if case.get("stderr", "").strip():
         lines += ["", "agent stderr (tail):", case["stderr"].strip()[-4000:]]
-    if case.get("reproduction"):
-        lines += ["", "reproduce:", *reproduction_lines(case["reproduction"], max_lines=50)]
+    if case.get("reproduction") or case.get("reproduce"):
+        shown = reproduction_lines(
+            case.get("reproduction") or [], max_lines=50, command=case.get("reproduce")
+        )
+        lines += ["", "reproduce:", *shown]
     return xml_safe("\n".join(lines))
 
 

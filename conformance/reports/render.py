@@ -37,13 +37,19 @@ def html_text(value: Any) -> str:
     return html.escape(_visible(text), quote=True)
 
 
-def md_text(value: Any, limit: int = 300) -> str:
-    """One line of Markdown, escaped, at most ``limit`` characters (cut with a visible ellipsis)."""
+def md_text(value: Any, limit: int = 1000) -> str:
+    """Markdown-safe text on one line, bounded near ``limit`` characters between words (a path or
+    an id in it is never cut)."""
+    from conformance.reports.report import shorten
+
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
-    text = _visible(text).replace("\n", " ")
-    if len(text) > limit:
-        text = text[: limit - 1] + "…"
+    text = shorten(_visible(text).replace("\n", " "), limit)
     return _MD_SPECIAL.sub(r"\\\1", html.escape(text, quote=False))
+
+
+def md_code(text: str) -> str:
+    """A command as a Markdown code span, whole (a table cell's pipes escaped)."""
+    return "`" + _visible(text).replace("`", "'").replace("|", "\\|") + "`"
 
 
 # The suite's own messages say what to pass at their end, after what they quote of the agent
@@ -55,7 +61,7 @@ def _agent_label(report: dict[str, Any]) -> str:
     info = report["agent"].get("agentInfo")
     if isinstance(info, dict) and info.get("name"):
         return f"{info.get('name')} {info.get('version') or ''}".strip()
-    return " ".join(report["agent"]["command"])[:80]
+    return " ".join(report["agent"]["command"])
 
 
 STYLE = """
@@ -167,8 +173,8 @@ def _case_html(case: dict[str, Any]) -> str:
     sequence = (case.get("details") or {}).get("sequence")
     if sequence and "\n".join(sequence) != case.get("observed"):
         lines.append(f"<p><b>minimal sequence</b></p><pre>{html_text(chr(10).join(sequence))}</pre>")
-    if case.get("reproduction") and case["outcome"] in ("fail", "error", "warn"):
-        text = "\n".join(reproduction_lines(case["reproduction"]))
+    if (case.get("reproduction") or case.get("reproduce")) and case["outcome"] in ("fail", "error", "warn"):
+        text = "\n".join(reproduction_lines(case.get("reproduction") or [], command=case.get("reproduce")))
         lines.append(f"<p><b>reproduce</b></p><pre class='repro'>{html_text(text)}</pre>")
     if case.get("transcript"):
         frames = "\n".join(
@@ -278,11 +284,12 @@ def markdown_summary(report: dict[str, Any]) -> str:
         ]
     bad = [c for c in report["cases"] if c["outcome"] in ("fail", "error", "warn")]
     if bad:
-        lines += ["", "| case | level | outcome | why |", "| --- | --- | --- | --- |"]
+        lines += ["", "| case | level | outcome | why | reproduce |", "| --- | --- | --- | --- | --- |"]
         for c in bad:
             known = " (known)" if c.get("baseline") == "known" else ""
+            command = md_code(c["reproduce"]) if c.get("reproduce") else ""
             lines.append(
-                f"| `{c['id']}` | {c['level']} | {c['outcome']}{known} | {md_text(c['message'], MESSAGE_LIMIT)} |"
+                f"| `{c['id']}` | {c['level']} | {c['outcome']}{known} | {md_text(c['message'], MESSAGE_LIMIT)} | {command} |"
             )
     if report.get("fatal"):
         lines += ["", md_text(report["fatal"], MESSAGE_LIMIT)]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import shutil
 import textwrap
 import time
@@ -13,15 +14,22 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from conformance import __version__
+from conformance import COMMAND, __version__
 from conformance.core import revisions
-from conformance.core.outcomes import Outcome, Verdict, decides_errors, shorten, verdict
-from conformance.core.redact import redact
+from conformance.core.outcomes import Outcome, Verdict, decides_errors, verdict
+from conformance.core.redact import redact, redacted_options
 from conformance.core.registry import Level
 from conformance.core.traceability import coverage
 from conformance.reports.baseline import BaselineResult
 
-__all__ = ["RunReport", "default_report_dir", "describe_selection"]
+__all__ = [
+    "RunReport",
+    "default_report_dir",
+    "describe_selection",
+    "reproduce_command",
+    "shorten",
+    "shown_path",
+]
 
 SPEC_SOURCES = {
     "acp-rfd-session-status@2026-10-26": "ACP RFD 'Session status', revision of 2026-10-26",
@@ -37,10 +45,18 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\x9b]|\x1b\[[0-?]*[ -/]*[@-~]?|\x
 
 
 def case_record(
-    case: Any, record: Any, secrets: list[str], *, error: str = "", duration: float = 0.0
+    case: Any,
+    record: Any,
+    secrets: list[str],
+    *,
+    error: str = "",
+    duration: float = 0.0,
+    report_dir: str | Path | None = None,
 ) -> dict[str, Any]:
     """A case's entry in report.json, from the harness's record of it (redacted); ``record`` None:
-    the harness failed before the case produced one (``error`` says how)."""
+    the harness failed before the case produced one (``error`` says how). A failure (fail, warn,
+    error) carries the one command that reproduces it (``reproduce``), given the run's
+    ``report_dir``."""
     spec = _spec_json(case)
     if record is None:
         result: dict[str, Any] = {"outcome": Outcome.ERROR.value, "message": error}
@@ -73,7 +89,35 @@ def case_record(
         **result,
         **body,
     }
+    if entry["outcome"] in FAILURES:
+        command = reproduce_command(case.id, entry.get("details") or {}, report_dir)
+        if command is not None:
+            entry["reproduce"] = command
     return redact(entry, secrets)
+
+
+FAILURES = ("fail", "warn", "error")
+
+
+def shown_path(path: str | Path) -> str:
+    """A path as a person types it here: relative to the working directory when it is inside it."""
+    absolute = Path(path).absolute()
+    try:
+        return str(absolute.relative_to(Path.cwd()))
+    except ValueError:
+        return str(absolute)
+
+
+def reproduce_command(case_id: str, details: dict[str, Any], report_dir: str | Path | None) -> str | None:
+    """The one command that reproduces a case's failure, as printed: `replay` of its replay file (a
+    sequence's minimal steps, a fuzz case's shrunk input), else `reproduce` of the run's report,
+    which runs the case again alone with the run's options. Both say FIXED or STILL FAILING."""
+    replay = details.get("replay_file")
+    if isinstance(replay, str):
+        return f"{COMMAND} replay {shlex.quote(shown_path(replay))}"
+    if report_dir is None:
+        return None
+    return f"{COMMAND} reproduce {shlex.quote(shown_path(Path(report_dir) / 'report.json'))} {case_id}"
 
 
 def _spec_json(case: Any, rule: str | None = None, key: str | None = None) -> dict[str, str]:
@@ -84,6 +128,20 @@ def _spec_json(case: Any, rule: str | None = None, key: str | None = None) -> di
 def clean(text: str) -> str:
     """Strip terminal control sequences from agent-supplied text before it reaches a console."""
     return _CONTROL.sub("", text)
+
+
+def shorten(text: str, limit: int) -> str:
+    """``text`` bounded near ``limit`` characters, cut only between words: a path, a command or an
+    id in it is never cut in the middle (a word longer than the rest of the budget is kept whole,
+    up to four times the limit)."""
+    if len(text) <= limit:
+        return text
+    cut = text.rfind(" ", 0, limit + 1)
+    if cut <= 0 or cut < limit // 2:
+        end = text.find(" ", limit)
+        cut = end if 0 < end <= 4 * limit else min(len(text), 4 * limit)
+    rest = len(text) - cut
+    return text if rest <= 0 else f"{text[:cut]} …[{rest} more chars]"
 
 
 def describe_selection(selection: dict[str, Any]) -> str:
@@ -139,11 +197,18 @@ class RunReport:
     # node id), or pytest stopped it early (-x): {"keyword", "markers", "args", "selected", "total",
     # "deselected", "stopped"}. No certificate.
     selection: dict[str, Any] | None = None
+    # The run's option values (dest -> value), secrets redacted: what `reproduce` starts the agent with.
+    given: dict[str, Any] = field(default_factory=dict)
+    noun: str = "agent"  # what the verdicts call the system under test: agent, server, service
+    embedded: bool = False  # the run certified the suite's own reference implementation
+    next_step: str | None = None  # after a run of the reference: how to certify one's own
 
     @classmethod
-    def for_run(cls, config: Any, *, strict: bool) -> RunReport:
+    def for_run(cls, config: Any, *, strict: bool, noun: str = "agent") -> RunReport:
         """An empty report of a run configured by ``config`` (an AgentConfig)."""
         return cls(
+            noun=noun,
+            embedded=bool(config.embedded),
             command=config.command or [str(config.url)],
             transport=config.transport,
             cwd=config.cwd,
@@ -154,6 +219,7 @@ class RunReport:
             profile=config.profile,
             seed=config.seed,
             secrets=config.secrets,
+            given=redacted_options(config.options, config.secrets) if config.options else {},
         )
 
     def describe_target(self, target: Any, init: dict[str, Any], *, advertisement_known: bool = True) -> None:
@@ -161,6 +227,13 @@ class RunReport:
         ``advertisement_known`` False: the handshake stopped before it told whether the status
         method is advertised."""
         self.agent, self.target, self.subject = dict(init), target.name, target.subject
+        self.noun = getattr(target, "noun", self.noun)
+        if self.embedded:
+            command, url = ("--" + o.replace("_", "-") for o in (target.command_option, target.url_option))
+            self.next_step = (
+                f"next: certify your own {self.noun}: {COMMAND} {command} 'the command that starts it' "
+                f"(or {url} URL, for one already running)"
+            )
         self.advertised = target.advertises(target.status_need) if advertisement_known else None
         self.capability = target.capability_name(target.status_need)
 
@@ -248,6 +321,11 @@ class RunReport:
         ]
 
     def _verdict_explanation(self, v: Verdict) -> str:
+        """The verdict's sentence in the target's words: an MCP server, an HTTP service."""
+        text = self._verdict_sentence(v)
+        return text.replace("the agent ", f"the {self.noun} ") if self.noun != "agent" else text
+
+    def _verdict_sentence(self, v: Verdict) -> str:
         if v is Verdict.UNIMPLEMENTED:
             text = f"the agent does not advertise {self.capability or self.subject}"
             if self.fatal:  # initialize told it; what stopped the run after it does not change that
@@ -369,6 +447,7 @@ class RunReport:
                 "maxPrompts": self.max_prompts,
                 "profile": self.profile,
                 "seed": self.seed,
+                **({"given": self.given} if self.given else {}),
             },
             "prompts": {
                 "sent": self.prompts_sent(),
@@ -439,7 +518,7 @@ class RunReport:
         counts = self.counts()
         cols = [o for o in OUTCOME_ORDER]
         lines = [
-            clean(f"{self.subject} conformance: {label} — {' '.join(self.command)[:120]}"),
+            clean(f"{self.subject} conformance: {label} — {shlex.join(self.command)}"),
             f"spec revision: {self.revision} ({self.revision_why})",
             f"profile: {self.profile}    seed: {self.seed} (rerun with --seed {self.seed})",
             self.cost_line(),
@@ -456,7 +535,9 @@ class RunReport:
                 f"verdict: {self.headline()} (the report's verdict; the baseline gate decides the exit)"
             )
         for c in self.robustness_findings():
-            lines.append(clean(f"robustness finding: {c['id']}: {str(c.get('message', ''))[:300]}"))
+            lines.append(clean(f"robustness finding: {c['id']}: {shorten(str(c.get('message', '')), 300)}"))
+            if c.get("reproduce"):
+                lines.append(f"  reproduce: {c['reproduce']}")
         uncovered = [c for c in self.cases if c["outcome"] in ("not-testable", "unimplemented", "n/a")]
         if uncovered:
             width = max(60, min(shutil.get_terminal_size((100, 24)).columns, 160))
@@ -466,7 +547,9 @@ class RunReport:
                 said = c["outcome"].replace("-", " ") + ": "
                 why = why[len(said) :] if why.startswith(said) else why
                 text = clean(f"{c['id']} ({c['outcome']}): {why}")
-                lines += textwrap.wrap(text, width, initial_indent="  ", subsequent_indent="      ")
+                lines += textwrap.wrap(
+                    text, width, initial_indent="  ", subsequent_indent="      ", break_long_words=False
+                )
         if self.baseline is not None:
             gated, explanation = self.gate()
             b = self.baseline
@@ -474,6 +557,11 @@ class RunReport:
             lines.append(
                 f"{len(b.known)} known failure(s) (baseline); gate: {state} (exit {gated.exit_code}) — {explanation}"
             )
+            for case_id in b.stale:
+                lines.append(
+                    f"stale baseline entry: {case_id} passes now; remove it from {b.path} (or rerun with "
+                    "--update-expected-failures)"
+                )
             for case_id in b.todo:
                 lines.append(
                     f"warning: {b.path}: {case_id}'s reason still says TODO: say why this failure is expected"

@@ -5,6 +5,7 @@ target is a package here (its Target class, see base.py), one line below, and it
 from __future__ import annotations
 
 import os
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -91,4 +92,7 @@ def configure(values: dict[str, Any], sandbox: Path, report_dir: Path | None = N
         examples_db.configure(examples_db.open_database(config.example_db, local=local))
     marked = [pair.partition("=")[2] for pair in values["agent_secret_env"]]
     config.secrets = secret_env_values(config.env, marked + target.secrets(config))
+    given = values[target.command_option]
+    # The command as it ran (its paths made absolute), so a replay started elsewhere finds them.
+    config.options = {**values, target.command_option: shlex.join(config.command) if given else given}
     return config

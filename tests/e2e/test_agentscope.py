@@ -22,7 +22,7 @@ cases.load_all()
 if os.environ.get("CI") and os.environ.get("CONFORMANCE_SKIP_AGENTSCOPE") is None:
     import agentscope  # noqa: F401 - CI installs the extra: a missing package is a failure, not a skip
 else:
-    pytest.importorskip("agentscope")
+    pytest.importorskip("agentscope", reason="AgentScope comes with the [agentscope] extra")
 
 SERVER = f"{sys.executable} {ROOT / 'tests' / 'servers' / 'agentscope_server.py'}"
 HTTP_CASES = sorted(c for c in CASES if CASES[c].target == "http")

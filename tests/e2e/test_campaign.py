@@ -329,3 +329,66 @@ def test_an_agent_that_dies_is_a_finding_and_the_next_round_starts_it_again(tmp_
     assert finding["confirmed"] == "reproduced"
     rounds = data["workers"][0]["rounds"]
     assert len(rounds) >= 2 and all(r["examples"] > 0 for r in rounds if r["exit"] in (0, 1))
+
+
+def rounds_of(folder: Path) -> list[dict]:
+    """The rounds so far, read from their progress files (campaign.json lists each round's case
+    only once the campaign ends): the examples each ran, by case."""
+    found = []
+    for path in folder.glob("worker-*/round-*/progress.json"):
+        data = read_json(path) or {}
+        found.append({"folder": path.parent, "examples": data.get("examples", {})})
+    return found
+
+
+def test_a_one_minute_campaign_runs_every_case_and_finds_a_sequence_only_bug(tmp_path: Path) -> None:
+    """The campaign's time is shared among its cases from the first minute, those that find the
+    most first: a 1-minute campaign on 2 workers finds the bug a ci run finds (a sequence-only one)
+    and runs every case, and its progress line counts each case's examples. It is stopped (Ctrl-C)
+    once it has shown that, rather than waiting out its minute."""
+    folder = tmp_path / "short"
+    campaign = start_campaign(
+        folder, "--duration", "60s", "--workers", "2", "--agent", agent_command("third_status_loads")
+    )
+    every = {
+        "sequence.status.model-based",
+        "fuzz.status.params",
+        "fuzz.frames.survives",
+        "fuzz.frames.error-codes",
+    }
+
+    def shown() -> bool:
+        ran = {case for r in rounds_of(folder) for case in r["examples"]}
+        return ran >= every and any(failed(r, SEQ) for r in reports(folder))
+
+    wait_until(campaign, shown, 180, "the campaign did not run every case and find the sequence bug")
+    campaign.send_signal(signal.SIGINT)
+    _, err = campaign.communicate(timeout=120)
+    assert campaign.returncode == 1, err[-3000:]
+    data = json.loads((folder / "campaign.json").read_text())
+    assert data["cases"][0] == SEQ, "the cases that find the most come first"
+    assert {r["case"] for w in data["workers"] for r in w["rounds"]} == every
+    (finding,) = [f for f in data["findings"] if f["case_id"] == SEQ]
+    assert finding["confirmed"] == "reproduced", finding["confirmation"]
+    assert "by case: sequence.status.model-based " in err, "the progress line counts each case's examples"
+
+
+def test_the_confirmation_replays_with_the_campaigns_own_options(tmp_path: Path) -> None:
+    """An agent whose bug shows only with a variable the campaign passes (named like a secret, so
+    the replay file does not keep its value): the confirmation replays with the campaign's own
+    options and reproduces it, never calling it flaky."""
+    folder = tmp_path / "env"
+    agent = agent_command("harness/env_status_loads")
+    campaign = start_campaign(
+        folder,
+        *("-k", "model-based", "--duration", "10m", "--round", "20s", "--workers", "1"),
+        *("--agent", agent, "--secret-env", "AGENT_BUG_TOKEN=load-sk-0123456789"),
+    )
+    interrupt_once(campaign, lambda: any(failed(r, SEQ) for r in reports(folder)))
+    _, err = campaign.communicate(timeout=180)
+    assert campaign.returncode == 1, err[-3000:]
+    data = json.loads((folder / "campaign.json").read_text())
+    (finding,) = data["findings"]
+    assert finding["confirmed"] == "reproduced" and "STILL FAILING" in finding["confirmation"], finding
+    replay = Path(finding["replay_file"]).read_text()
+    assert "AGENT_BUG_TOKEN=[REDACTED]" in replay and "load-sk-0123456789" not in replay

@@ -5,9 +5,9 @@ CI recipe certifies from an empty directory: no runner.py, no checkout, and no t
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
-import sys
 import sysconfig
 import venv
 from pathlib import Path
@@ -22,15 +22,13 @@ TOP_LEVEL_SKIP = {".git", ".venv", "reports", "build", "dist", "tests"}
 
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A fresh venv with the suite installed from a wheel; its dependencies come from this
-    environment (a .pth line: the machine has no internet beyond the registries, and CI time
-    is better spent elsewhere), the suite itself only from the wheel."""
-    # What this fixture stands for (the recipe's install, from a wheel built here):
-    readme.command(
-        'pip install "session-status-conformance @ git+https://example.invalid/session-status-conformance"'
-    )
+    """A fresh venv with the suite installed by the recipe's own line, `pip install
+    ./session-status-conformance`, from a copy of the checkout (a clone, as the recipe checks it
+    out); its dependencies come from this environment (a .pth line: the machine has no internet
+    beyond the registries, and CI time is better spent elsewhere), the suite itself only from the
+    copy."""
     base = tmp_path_factory.mktemp("install")
-    source = base / "source"
+    source = base / "session-status-conformance"
 
     def skipped(folder: str, names: list[str]) -> list[str]:
         top = Path(folder) == ROOT
@@ -39,25 +37,8 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
         ]
 
     shutil.copytree(ROOT, source, ignore=skipped)
-    wheels = base / "wheels"
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "wheel",
-            "--no-deps",
-            "--no-build-isolation",  # this environment's setuptools (the test extra pins the build's minimum)
-            "-q",
-            "-w",
-            str(wheels),
-            str(source),
-        ],
-        check=True,
-        capture_output=True,
-    )
     env_dir = base / "venv"
-    venv.create(env_dir, with_pip=False)
+    venv.create(env_dir, with_pip=True)
     python = env_dir / "bin" / "python"
     purelib = Path(
         subprocess.run(
@@ -68,12 +49,26 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
         ).stdout.strip()
     )
     (purelib / "dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
-    wheel = next(wheels.glob("session_status_conformance-*.whl"))
-    subprocess.run(
-        [sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "-q", str(wheel)],
-        check=True,
+    env = {
+        **os.environ,
+        "PATH": os.pathsep.join([str(env_dir / "bin"), os.environ["PATH"]]),  # the venv's pip
+        "PIP_NO_DEPS": "1",
+        # pip's inverted spelling: build with this environment's setuptools (first on the path: the
+        # one ensurepip put in the new venv is too old for the project's license field)
+        "PIP_NO_BUILD_ISOLATION": "0",
+        "PYTHONPATH": sysconfig.get_paths()["purelib"],
+        "PIP_NO_INDEX": "1",
+        "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+    }
+    install = subprocess.run(
+        ["/bin/sh", "-c", readme.command("pip install ./session-status-conformance")],
+        cwd=base,
+        env=env,
         capture_output=True,
+        text=True,
+        timeout=600,
     )
+    assert install.returncode == 0, install.stdout[-2000:] + install.stderr[-2000:]
     return env_dir
 
 

@@ -11,7 +11,7 @@ import pytest
 if os.environ.get("CI"):
     import cosmic_ray  # noqa: F401 - CI installs the mutation extra: a missing package is a failure
 else:
-    pytest.importorskip("cosmic_ray")
+    pytest.importorskip("cosmic_ray", reason="Cosmic Ray comes with the [mutation] extra")
 
 from tools.mutation.sample import Sampled, fate, load_sample
 

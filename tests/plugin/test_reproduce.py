@@ -117,3 +117,149 @@ def test_a_reproduction_shows_the_failure_again(tmp_path: Path, agent: str, fail
     exchanges = pipe_case(tmp_path, agent, case)
     received = "".join(line for e in exchanges for line in e.received)
     assert shows in received, f"{failing}: the reproduction did not show the failure again"
+
+
+# -- reproducing a failure as the run printed it ---------------------------------------------------
+
+ENV_BUG = agent_command("harness/env_status_loads")
+LOADS = "status.no-side-effects.inactive-stays-inactive"
+SEQ = "sequence.status.model-based"
+
+
+def printed(command: str, *more: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """A command as a run printed it, run as a user runs it (`session-status-conformance` is this
+    suite's command line)."""
+    words = shlex.split(command)
+    assert words[0] == "session-status-conformance", command
+    return subprocess.run(
+        [sys.executable, str(RUNNER), *words[1:], *more],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+        env=env,
+    )
+
+
+@pytest.mark.slow
+def test_a_bug_that_needs_an_env_variable_still_fails_in_replay_and_reproduce(tmp_path: Path) -> None:
+    """The run's --env is recorded: the printed `replay` (a sequence's minimal steps) and
+    `reproduce` (a case run again) start the agent with it and say STILL FAILING; given another
+    value of the variable, the same commands say FIXED, so the variable is what they carried."""
+    from tests.conftest import run_suite
+
+    run = run_suite(
+        tmp_path / "run", "--agent", ENV_BUG, "--env", "AGENT_BUG=load", "-k", f"{LOADS} or model-based"
+    )
+    assert run.outcomes == {LOADS: "fail", SEQ: "fail"}, run.stderr[-2000:]
+    commands = {case_id: run.case(case_id)["reproduce"] for case_id in (LOADS, SEQ)}
+    assert commands[SEQ].startswith("session-status-conformance replay ")
+    assert commands[LOADS].startswith("session-status-conformance reproduce ")
+    for case_id, command in commands.items():
+        assert f"reproduce: {command}" in run.stdout, f"{case_id}: the terminal shows the command whole"
+        again = printed(command)
+        assert again.returncode == 1 and "STILL FAILING" in again.stdout, again.stdout[-2000:] + again.stderr
+        assert "AGENT_BUG=load" in again.stdout, "it says what it started the agent with"
+        fixed = printed(command, "--env", "AGENT_BUG=off")
+        assert fixed.returncode == 0 and "FIXED" in fixed.stdout, fixed.stdout[-2000:] + fixed.stderr
+
+
+@pytest.mark.slow
+def test_a_redacted_secret_is_asked_for_never_left_out(tmp_path: Path) -> None:
+    """A variable named like a secret is redacted in every file the run writes; replaying without
+    it is refused in one line naming it (never FIXED), and it can be given again or come from the
+    environment."""
+    import os
+
+    from tests.conftest import run_suite
+
+    run = run_suite(
+        tmp_path / "run", "--agent", ENV_BUG, "--env", "AGENT_BUG_TOKEN=load-sk-0123456789", "-k", LOADS
+    )
+    assert run.outcomes == {LOADS: "fail"}, run.stderr[-2000:]
+    written = (tmp_path / "run" / "report.json").read_text()
+    assert "AGENT_BUG_TOKEN=[REDACTED]" in written and "load-sk-0123456789" not in written
+    command = run.case(LOADS)["reproduce"]
+    env = {k: v for k, v in os.environ.items() if k != "AGENT_BUG_TOKEN"}
+    refused = printed(command, env=env)
+    assert refused.returncode == 2 and "FIXED" not in refused.stdout, refused.stdout + refused.stderr
+    (line,) = refused.stderr.strip().splitlines()
+    assert line.startswith("error: cannot reproduce: ") and "AGENT_BUG_TOKEN" in line, line
+    given = printed(command, "--secret-env", "AGENT_BUG_TOKEN=load-sk-0123456789", env=env)
+    assert given.returncode == 1 and "STILL FAILING" in given.stdout, given.stdout[-2000:] + given.stderr
+    inherited = printed(command, env=env | {"AGENT_BUG_TOKEN": "load-sk-0123456789"})
+    assert inherited.returncode == 1 and "STILL FAILING" in inherited.stdout, inherited.stderr
+
+
+def failure_section(stdout: str, case_id: str) -> list[str]:
+    """The lines the terminal shows for one failure."""
+    lines = stdout.splitlines()
+    start = lines.index(next(line for line in lines if line.startswith(f"{case_id} [")))
+    end = next(
+        (i for i in range(start + 1, len(lines)) if lines[i].startswith(("___", "===")) or not lines[i]),
+        len(lines),
+    )
+    return lines[start:end]
+
+
+def shown_segments(section: list[str]) -> list[list[str]]:
+    """The lines to send that a failure shows, one list per heading (`# pipe into …`)."""
+    segments: list[list[str]] = []
+    for line in section:
+        if line.startswith("    # "):
+            segments.append([])
+        elif line.startswith("    ") and segments:
+            segments[-1].append(line[4:])
+    return segments
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("agent", "case_id", "shows"),
+    [
+        ("status_loads_inactive", LOADS, None),  # its sessions are the agent's: the command only
+        ("no_error_data", "status.error.unknown-session-data", '"data":null'),  # ids the suite makes
+    ],
+)
+def test_what_a_failure_shows_works_as_printed_on_an_agent_with_its_own_ids(
+    tmp_path: Path, agent: str, case_id: str, shows: str | None
+) -> None:
+    """The reference makes a random id for every session: lines naming the ids of the run's
+    agent would ask a fresh one about sessions it never made. So a failure shows its one command
+    (which maps them) and, only where they work as printed, the lines: piped as they are into a
+    fresh agent, every request is answered and the failure shows again."""
+    from tests.conftest import run_suite
+
+    run = run_suite(tmp_path / "run", "--agent", agent_command(agent), "-k", case_id)
+    assert run.outcomes[case_id] == "fail", run.stderr[-2000:]
+    section = failure_section(run.stdout, case_id)
+    (command,) = [line.removeprefix("  reproduce: ") for line in section if line.startswith("  reproduce: ")]
+    again = printed(command)
+    assert again.returncode == 1 and "STILL FAILING" in again.stdout, again.stdout[-2000:] + again.stderr
+    segments = shown_segments(section)
+    if shows is None:
+        assert segments == [], "lines that name the run's session ids are not shown"
+        return
+    assert segments, "lines that work as printed are shown"
+    workdir = tmp_path / "fresh"
+    workdir.mkdir()
+    command_words = shlex.split(python_command(str(ROOT / "tests" / "agents" / f"{agent}.py")))
+    exchanges = pipe_segments([{"lines": lines} for lines in segments], command_words, str(workdir))
+    assert all(not e.unanswered for e in exchanges), [e.unanswered for e in exchanges]
+    assert shows in "".join(line for e in exchanges for line in e.received)
+
+
+@pytest.mark.slow
+def test_a_deterministic_failure_keeps_only_the_requests_that_show_it(tmp_path: Path) -> None:
+    """Status loads the inactive session at its first call: the case stops at the answer that
+    shows it (two status calls, not twenty), and piped into a fresh agent the reproduction still
+    shows the session turn active."""
+    report = run_with_reproductions(tmp_path / "run", "status_loads_inactive", LOADS)
+    case = next(c for c in report["cases"] if c["id"] == LOADS)
+    assert case["outcome"] == "fail", case["message"]
+    sent = [json.loads(line) for segment in case["reproduction"] for line in segment["lines"]]
+    assert [f.get("method") for f in sent].count("session/status") == 2, [f.get("method") for f in sent]
+    received = "".join(
+        line for e in pipe_case(tmp_path, "status_loads_inactive", case) for line in e.received
+    )
+    assert '"result":{"status":"inactive"}' in received and '"result":{"status":"active"}' in received

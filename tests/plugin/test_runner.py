@@ -154,3 +154,91 @@ def test_a_usage_error_is_said_once_as_the_last_line(suite, value: str) -> None:
     )
     said = [line for line in (run.stdout + run.stderr).splitlines() if "must be a positive" in line]
     assert len(said) == 1, said
+
+
+def test_a_mistyped_script_is_named_where_the_user_typed_it(tmp_path) -> None:
+    """`python my_agnt.py`: said before anything starts, relative to where it was typed (not the
+    sandbox the agent would run in), with the file meant; and no report folder is left."""
+    import subprocess
+
+    from tests.conftest import RUNNER
+
+    (tmp_path / "my_agent.py").write_text("")
+    proc = subprocess.run(
+        [sys.executable, str(RUNNER), "--agent", "python my_agnt.py"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert proc.returncode == 2
+    (line,) = proc.stderr.strip().splitlines()
+    assert line == (
+        f"error: agent command names a file that does not exist: 'my_agnt.py' (in {tmp_path}); "
+        "did you mean 'my_agent.py'?"
+    ), line
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["my_agent.py"], "no report folder is left"
+
+
+def test_under_pytest_too_a_mistyped_script_leaves_no_report_folder(tmp_path) -> None:
+    import subprocess
+
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "--pyargs",
+            "conformance.cases",
+            "--agent",
+            "python my_agnt.py",
+            "-q",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert proc.returncode == pytest.ExitCode.USAGE_ERROR
+    assert "'my_agnt.py' (in " in proc.stderr, proc.stderr
+    assert list(tmp_path.iterdir()) == [], "no report folder is left"
+
+
+def test_a_script_in_the_agents_cwd_is_found_there(tmp_path) -> None:
+    """With --cwd, the agent runs there: a script named relative to it is not a typo."""
+    from conformance.core.config import agent_command_problem
+
+    (tmp_path / "agent.py").write_text("")
+    assert agent_command_problem(f"{sys.executable} agent.py", cwd=str(tmp_path)) is None
+    assert "does not exist" in (agent_command_problem(f"{sys.executable} agent.py") or "")
+    assert agent_command_problem(f"{sys.executable} -m conformance.reference.acp.agent") is None
+
+
+@pytest.mark.parametrize(
+    ("args", "line"),
+    [
+        (["--agnet", "my-agent"], "error: unknown option --agnet (did you mean --agent?)"),
+        (["--strict-shuold"], "error: unknown option --strict-shuold (did you mean --strict?)"),
+        (["replay", "x.json", "--agnet", "a"], "error: unknown option --agnet (did you mean --agent?)"),
+    ],
+)
+def test_an_unknown_option_is_one_line_with_did_you_mean(args: list[str], line: str) -> None:
+    import subprocess
+
+    from tests.conftest import RUNNER
+
+    proc = subprocess.run([sys.executable, str(RUNNER), *args], capture_output=True, text=True)
+    assert proc.returncode == 2
+    (said,) = proc.stderr.strip().splitlines()
+    assert said.startswith(line) and said.endswith("--help lists the options"), said
+
+
+def test_help_shows_readable_placeholders_and_the_revisions_of_each_target() -> None:
+    from conformance.cli import build_parser
+    from conformance.core import revisions
+
+    parser = build_parser()
+    for action in parser._actions:
+        if action.option_strings and action.nargs != 0 and action.choices is None:
+            assert action.metavar is not None, f"{action.option_strings[0]} shows its dest as a placeholder"
+    text = " ".join(parser.format_help().split())
+    for target in ("acp", "mcp", "http"):
+        assert f"{target} {', '.join(revisions.available(target))}" in text, target

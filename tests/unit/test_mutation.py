@@ -227,7 +227,7 @@ def test_the_ci_sample_names_mutants_of_the_campaigns() -> None:
 
 
 def test_a_sample_entry_that_no_longer_matches_the_source_is_stale() -> None:
-    pytest.importorskip("cosmic_ray")
+    pytest.importorskip("cosmic_ray", reason="Cosmic Ray comes with the [mutation] extra")
     from tools.mutation.sample import Sampled, StaleSample, mutate
 
     source = "def f(a, b):\n    return a < b\n"

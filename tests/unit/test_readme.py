@@ -72,9 +72,9 @@ def test_every_readme_command_is_run_by_a_test() -> None:
                 and "-e '.[test,agentscope,mutation,campaign]'" in source
             )
         else:
-            assert f"readme.command({text!r})" in re.sub(r"\s*\n\s*", "", source), (
-                f"{path} does not run: {text}"
-            )
+            joined = re.sub(r"\s*\n\s*", "", source)
+            spellings = (f"readme.command({text!r})", f'readme.command("{text}")')  # as ruff quotes it
+            assert any(spelling in joined for spelling in spellings), f"{path} does not run: {text}"
 
 
 def test_no_command_hides_in_an_untagged_block() -> None:
@@ -86,3 +86,116 @@ def test_the_baseline_example_names_a_case() -> None:
     text = README.split("```toml\n", 1)[1].split("```", 1)[0]
     for entry in tomllib.loads(text)["expected-failures"]:
         assert entry["id"] in CASES and entry["reason"]
+
+
+# -- numbers and names that drift as the suite grows ---------------------------------------------
+
+
+def selected_by_keyword(expression: str, target: str = "acp") -> list[str]:
+    """The cases `-k EXPRESSION` selects, as pytest matches it: a word matches when it is part of
+    the name of the item (the case id) or of a node above it (its module's file, its target's
+    folder, cases/) or of one of its marks (its level, "conformance")."""
+    from _pytest.mark.expression import Expression
+
+    compiled = Expression.compile(expression)
+    chosen = []
+    for case in (c for c in CASES.values() if c.target == target):
+        names = [case.id, case.module.rsplit(".", 1)[-1] + ".py", target, "cases", "conformance"]
+        names += [case.level.value, case.level.marker]
+        if compiled.evaluate(lambda word, names=names: any(word.lower() in n.lower() for n in names)):
+            chosen.append(case.id)
+    return chosen
+
+
+def test_the_partial_example_counts_what_the_suite_selects() -> None:
+    (found,) = re.findall(
+        r"PARTIAL: (\d+) of (\d+) cases selected \(-k '([^']+)'; (\d+) deselected\)", README
+    )
+    selected, total, keyword, deselected = found
+    chosen, every = len(selected_by_keyword(keyword)), count("acp")
+    expected = f"PARTIAL: {chosen} of {every} cases selected (-k '{keyword}'; {every - chosen} deselected)"
+    assert (int(selected), int(total), int(deselected)) == (chosen, every, every - chosen), (
+        f"the README's example says the numbers of another suite; it should say: {expected}"
+    )
+
+
+def test_the_traceability_counts_are_the_revision_files() -> None:
+    from conformance.core.traceability import load_revision
+
+    text = " ".join(section("Sequences, fuzzing and replay").split())
+    found = re.search(
+        r"Today: RFD (\d+) entries, (\d+) checked by cases and (\d+) excluded .*?SDK schema (\d+) entries "
+        r"\(.*?\), (\d+) checked and (\d+) excluded",
+        text,
+    )
+    assert found, "the README no longer gives the traceability counts where this test reads them"
+
+    def counts(name: str) -> tuple[int, int, int]:
+        rev = load_revision(name)
+        return (
+            len(rev.requirements),
+            sum(1 for r in rev.requirements if r.cases),
+            sum(1 for r in rev.requirements if r.excluded),
+        )
+
+    said = tuple(int(n) for n in found.groups())
+    actual = counts("rfd-2026-10-26") + counts("acp-unstable-2026-11")
+    assert said == actual, f"the README says {said}; the revision files have {actual}"
+
+
+def test_the_badge_example_counts_the_references_cases() -> None:
+    from tests.targets.acp.test_broken_agents import BASELINE
+
+    (found,) = re.findall(r"session/status: conformant · rfd-2026-10-26 · (\d+)/(\d+)", README)
+    checked = [o for o in BASELINE.values() if o not in ("unimplemented", "n/a", "not-testable")]
+    actual = (sum(o == "pass" for o in checked), len(checked))
+    assert tuple(int(n) for n in found) == actual, (
+        f"the reference's badge over stdio reads {actual[0]}/{actual[1]}"
+    )
+
+
+# Options of other programs the README names: pytest's, pip's, the stand-in agents' and the
+# repository's tools (tools/mutation, bench/).
+OTHER_PROGRAMS = {
+    "--pyargs",  # pytest
+    "--listen",  # the reference agent and the README's stand-in my-agent
+    "--listen-http",
+    "--acp",
+    "--acp-v2",
+    "--http",
+    "--port",  # cosmic-ray http-worker
+    "--workers",  # tools/mutation (and the campaign)
+    "--sample",
+    "--worker-url",
+    "--rescore",
+    "--recheck",
+    "--seeds",  # bench/
+    "--seconds",
+    "--campaign-seconds",
+    "--calls",
+    "--rounds",
+    "--help",
+    "--agnet",  # Troubleshooting: the typo and what the command line says of it
+}
+
+
+def test_every_option_the_readme_names_is_one_the_command_line_has() -> None:
+    """One name per option: each `--option` of the README is the command line's (or a subcommand's)
+    own spelling, so the README and --help cannot disagree (`--strict`, not another name)."""
+    import argparse
+
+    from conformance.campaign.command import build_parser as campaign_parser
+    from conformance.cli import build_parser
+    from conformance.replay.options import add_overrides
+
+    known = set(OTHER_PROGRAMS)
+    parsers = [build_parser(), campaign_parser()]
+    replay = argparse.ArgumentParser()
+    add_overrides(replay)
+    replay.add_argument("--pipe", action="store_true")  # reproduce's own
+    parsers.append(replay)
+    for parser in parsers:
+        known |= {o for action in parser._actions for o in action.option_strings}
+    known |= {"--markdown", "-o"}  # matrix's (its own small parser)
+    named = set(re.findall(r"(?<![\w-])(--[a-z][a-z0-9-]*)", README))
+    assert sorted(named - known) == [], "the README names options the command line does not have"

@@ -73,7 +73,7 @@ def test_markdown_escapes_agent_strings() -> None:
     unescaped = text.replace("\\]", "").replace("\\[", "")  # an escaped bracket cannot open a link
     assert "<script>" not in text and "](http" not in unescaped and "\x1b" not in text
     failing_row = next(line for line in text.splitlines() if "unknown-session-data" in line)
-    assert failing_row.count(" | ") == 3  # the agent's '|' did not add a column
+    assert failing_row.count(" | ") == 4  # the agent's '|' did not add a column
 
 
 def test_badge_is_valid_svg() -> None:

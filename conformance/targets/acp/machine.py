@@ -30,7 +30,7 @@ from conformance.core.profiles import (
     hypothesis_dir,
     hypothesis_settings,
 )
-from conformance.targets.acp.sequences import Driver, SequenceFailure, Step
+from conformance.targets.acp.sequences import REFINES, Driver, SequenceFailure, Step
 from conformance.targets.acp.target import AcpTarget
 
 __all__ = ["SequenceRun", "run_sequences"]
@@ -407,6 +407,13 @@ def replay_steps(
     return None, driver.steps
 
 
+def same_failure(rule: str | None, other: str | None) -> bool:
+    """Whether two failures are one, for shrinking: the same rule, or a rule and the one that
+    refines it (sequences.REFINES: a status that loaded a session is also one that says it is active
+    after the client let it go; a shorter sequence may show the finer one)."""
+    return REFINES.get(rule or "", rule) == REFINES.get(other or "", other)
+
+
 def minimize(
     target: AcpTarget, steps: list[Step], seen: SequenceFailure, *, deadline: float | None = None
 ) -> Found:
@@ -435,7 +442,8 @@ def minimize(
             if not candidate:
                 continue
             got, ran_candidate = replay_steps(target, candidate)
-            if got is not None and got.rule == failure.rule:  # shrink the failure, not into another
+            # shrink the failure, not into another (a rule may become the one that refines it)
+            if got is not None and same_failure(got.rule, failure.rule):
                 current, changed = candidate[: len(ran_candidate)], True
                 break
     last, ran = replay_steps(target, current)

@@ -25,7 +25,7 @@ from conformance.targets.acp.model import ACTIVE, INACTIVE, UNKNOWN, SessionMode
 from conformance.targets.acp.target import AcpTarget, session_of
 from conformance.transport.peer import Notification, Reply
 
-__all__ = ["RULES", "Driver", "SequenceFailure", "SequencePrerequisite", "Step"]
+__all__ = ["REFINES", "RULES", "Driver", "SequenceFailure", "SequencePrerequisite", "Step"]
 
 NOT_FOUND = -32002
 # session/update kinds that carry a session's history: status attaching or loading it replays them.
@@ -70,6 +70,7 @@ RULES = {
     "result-shape": "a status result carries a string status",
     "one-revision": "every status word is of the revision checked",
     "not-active-after-release": "a session the client let go (closed, or the agent restarted) is not active",
+    "status-loads": "a session status called inactive, with only status calls since, is still not in memory",
     "may-inactive-bound": "an unknown id status called inactive (the MAY path) fails to resume with -32002",
     "unknown-not-created": "status does not create a never-created id (it does not resume, unlike a fresh one)",
     "inactive-resumable": "a session status reports inactive can be resumed",
@@ -79,6 +80,10 @@ RULES = {
     "list-unchanged": "a list entry only status calls touched does not change",
     "no-eviction": "status does not evict a session (confirmed on two fresh sessions)",
 }
+
+
+# A rule that names a finer cause of another's failure: shrinking may go from one to the other.
+REFINES = {"status-loads": "not-active-after-release"}
 
 
 @dataclass
@@ -223,6 +228,12 @@ class Driver:
             )
             words = sorted(revisions.word(a) if a != UNKNOWN else "-32002" for a in allowed)
             rule = "unknown-id" if not session.created else "not-active-after-release"
+            if rule != "unknown-id" and answer == ACTIVE and await self._loaded_by_status(ref, session):
+                why = (
+                    f"status itself called it {revisions.word(INACTIVE)!r} with only status calls since, and "
+                    "asked again it is still active: a status call loaded it"
+                )
+                rule = "status-loads"
             self.fail(step, f"status answered {revisions.word(answer)!r}, but {why}: allowed {words}", rule)
         if session.created and session.held:
             self._statused_while_held.add(ref)
@@ -230,6 +241,20 @@ class Driver:
             if answer != ACTIVE:
                 await self._evicted(step, ref)
         self.model.claimed(ref, answer)
+
+    async def _loaded_by_status(self, ref: str, session: Any) -> bool:
+        """A released session status now calls active: did a status call load it? Yes if status
+        itself called it inactive with nothing but status calls since, and it stays active when
+        asked once more (a status that merely said the wrong word once would not repeat it): the
+        broken sentence is then "status MUST NOT have side effects", not what inactive means."""
+        if session.claimed != INACTIVE:
+            return False
+        again = await self.t.call("session/status", {"sessionId": self.sid(ref)})
+        return (
+            again.ok
+            and isinstance(again.result, dict)
+            and revisions.canonical(again.result.get("status")) == ACTIVE
+        )
 
     def _status_answer(self, step: Step, reply: Reply) -> str:
         if not reply.ok:

@@ -72,6 +72,7 @@ class AcpTarget:
 
     name = "acp"
     subject = "ACP session/status"
+    noun = "agent"
     status_method = "session/status"
     status_need = "status"
     option_group = "ACP agents (session/status; the default target)"

@@ -156,6 +156,7 @@ class HttpStatusTarget:
 
     name = "http"
     subject = "HTTP GET /sessions/{id}/status"
+    noun = "service"
     status_method = "GET " + STATUS_PATH
     status_need = "http-status"
     option_group = "HTTP session-status services (GET /sessions/{id}/status, e.g. AgentScope)"

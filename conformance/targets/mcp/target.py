@@ -193,6 +193,7 @@ class McpTarget:
 
     name = "mcp"
     subject = "MCP session_heartbeat tool"
+    noun = "server"
     status_method = "tools/call"  # the heartbeat is the only tool the suite calls
     status_need = "heartbeat"
     option_group = "MCP servers (the session_heartbeat tool)"
@@ -319,10 +320,9 @@ class McpTarget:
 
     @staticmethod
     def replay_setup(data: dict[str, Any], config: AgentConfig) -> Callable[[Any], tuple[Any, list[Any]]]:
-        """An instruction-queue sequence, on the server as recorded."""
+        """An instruction-queue sequence, on the server as recorded (replay_options: its config)."""
         from conformance.targets.mcp.queue import QueueStep, replay_queue
 
-        McpTarget.replay_options(data, config)
         steps = [QueueStep.from_json(s) for s in data["steps"]]
         return lambda target: replay_queue(target, steps)
 

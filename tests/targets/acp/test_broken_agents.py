@@ -502,6 +502,7 @@ def test_websocket_agent_gets_exactly_its_outcomes(agent: str, direct) -> None:
         assert got["message"] and got["transcript"], case_id
         if case_id.startswith("status.connections.") and outcome == "fail":
             assert any(f.get("conn") == "B" for f in got["transcript"]), "connection B's frames are labelled"
+    run.assert_explained(delta)
 
 
 @pytest.mark.slow

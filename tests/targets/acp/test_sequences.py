@@ -77,7 +77,9 @@ def test_fuzz_finding_is_replayable(agent: str, case_id: str, direct) -> None:
     case = run.case(case_id)
     assert case["outcome"] in ("fail", "warn"), case["message"]
     path = Path(case["details"]["replay_file"])
-    assert f"replay {path}" in case["message"]
+    assert case["reproduce"] == f"session-status-conformance replay {path}", (
+        "the one command that reproduces it"
+    )
     data = json.loads(path.read_text())
     Draft202012Validator(REPLAY_SCHEMA).validate(data)
     assert data["case"] == case_id and data["steps"] == [] and data["input"]
@@ -126,10 +128,10 @@ def test_dev_profile_prints_and_honours_its_seed(suite) -> None:
 
 # The rule each sequence-only bug breaks, so its failure quotes that rule's sentence.
 SEQUENCE_RULES = {
-    "third_status_loads": "not-active-after-release",
+    "third_status_loads": "status-loads",
     "status_duplicates_after_resume": "list-no-duplicate",
     "status_evicts_after_cancel": "no-eviction",
-    "status_meta_attaches": "not-active-after-release",
+    "status_meta_attaches": "status-loads",
 }
 
 
@@ -173,6 +175,9 @@ def test_ci_profile_finds_each_sequence_only_bug_in_ten_seeds_of_ten(agent: str,
         ("no_error_data", "unknown-error-data", "with the requested `sessionId` in `data`"),
         ("status_replays_history", "no-notification", "session/status MUST NOT have side effects."),
         ("still_active_after_close", "not-active-after-release", "inactive: The Agent knows the session"),
+        # Called inactive by status, then active with only status calls between, and still active
+        # asked again: a status call loaded it, which is the side-effect sentence's, not inactive's.
+        ("status_loads_inactive", "status-loads", "session/status MUST NOT have side effects."),
         ("resume_refuses_closed", "inactive-resumable", "The Client can call session/resume"),
         ("unknown_internal_error", "unknown-error-code", "Unknown: the Agent does not know this session."),
     ],
