@@ -1,7 +1,7 @@
-"""Broken (MUST), with --memory-cap N: status looks the session up in a cache that takes a few
-milliseconds; a status call that arrives while another one about the same session is in flight
-takes the slow path, which marks the session used. One call at a time never shows it; calls sent
-together make the agent evict the sessions nobody asked about first."""
+"""Broken (MUST), with --memory-cap N: status looks the session up through an awaited cache; a status
+call that arrives while another one about the same session is in flight takes the slow path, which
+marks the session used. One call at a time never shows it; calls sent together make the agent
+evict the sessions nobody asked about first."""
 
 import asyncio
 
@@ -18,7 +18,7 @@ class Agent(ReferenceAgent):
             self.memory.use(session_id)
         in_flight[session_id] = in_flight.get(session_id, 0) + 1
         try:
-            await asyncio.sleep(0.005)
+            await asyncio.sleep(0)  # an await: a call sent right after this one starts meanwhile
             return await super().session_status(params)
         finally:
             in_flight[session_id] -= 1

@@ -122,3 +122,13 @@ def test_uniform_rounds_and_descriptions() -> None:
     assert not uniform(round_of(FIRST, [OUT, OUT, OUT, IN]))
     fate = Fate("active", state="idle", prompts=("ok", "error -32010"), listed="yes")
     assert fate.describe() == "status active, state idle, prompts ok / error -32010, listed yes"
+
+
+def test_a_fate_speaks_the_checked_revisions_words() -> None:
+    from conformance.core import revisions
+    from tests.conftest import revision_kept
+
+    with revision_kept():
+        revisions.use("acp-unstable-2026-11")
+        assert Fate("active").describe() == "status open"
+        assert Fate("inactive", listed="no").describe() == "status saved, listed no"

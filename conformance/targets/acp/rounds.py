@@ -231,8 +231,8 @@ async def discover_cap(acp: AcpTarget) -> None:
             return
         batch = len(sids)
     policy.cap_discovery = (
-        f"the thorough profile's discovery created {len(sids)} sessions and found no memory cap (every one "
-        "read active)"
+        f"the thorough profile's discovery created {len(sids)} sessions and found no memory cap (never some "
+        "active and some not)"
     )
 
 
@@ -296,9 +296,16 @@ async def calibrate_idle(acp: AcpTarget, times: Sequence[float]) -> tuple[float,
     start = anyio.current_time()
     for sid, after in zip(probes, times, strict=False):
         await anyio.sleep(max(0.0, start + after - anyio.current_time()))
+        await nudge(acp)
         if answer(await acp.status(sid)) != "active":
             return after, sid, probes[-1]
     return None
+
+
+async def nudge(acp: AcpTarget) -> None:
+    """A request about another session before the twins are read (a new one, as any client's traffic
+    sends): an agent that sweeps idle sessions only when a request comes does it now."""
+    await acp.new_session()
 
 
 async def idle_round(
@@ -318,6 +325,7 @@ async def idle_round(
         for sid in asked:
             await acp.status(sid)
     await anyio.sleep(max(0.0, until - anyio.current_time()))
+    await nudge(acp)
     return seated(layout, sids, await observe(acp, sids))
 
 

@@ -37,18 +37,33 @@ Why a conforming agent is never failed this way:
 - Fates are observed after the pressure has acted, all twins of a round in one burst of status
   calls sent together: what a status call does to a twin (in exactly the agents under suspicion,
   status is "use") it does to every twin alike, at the same moment.
-- A fate holds only what does not vary between two sessions treated alike: the status word, the
-  v2 foreground state, whether a prompt was accepted (or the error code it got), whether the
-  session is listed and whether with a title, whether it resumes, the user turns its history
-  replays. Times, ids and model output (replies and titles, whose length and wording differ from
-  one session to the next) are left out, and the twins are read once the agent is quiet (a title
-  a model writes a moment after a turn has come by then, for both).
+- A fate holds only what does not vary between two sessions treated alike, aspect by aspect:
+  - status: the word the one status call at the end answered; twins the agent treats alike are
+    in memory or not alike, and under pressure the position's baseline already holds what the
+    order of creation changes;
+  - state (v2): the foreground state of that answer; twins had the same turns, so both are idle;
+  - prompts: whether each later prompt was accepted, or the error code it got (never the reply,
+    which is model output); the twins are prompted in turn, the first to go alternating, so a
+    limit on the whole agent refuses by order, which is position;
+  - listed: whether session/list shows the session, and whether with a title (never the title's
+    words, which a model may write, nor times);
+  - reopen: whether session/resume or session/load takes the session back, or its error code;
+  - history: the user turns a load replays, which are the client's own words (the agent's
+    replies are left out);
+  after a round with prompts the twins are read once the agent is quiet, so a title a model
+  writes a moment after a turn has come for both.
+
+A round whose twins all met the same fate needs no second one (the prompts of a second round cost
+model calls on a real agent): only a status effect that an opposite effect of position hides
+exactly is left unlooked for.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
+
+from conformance.core import revisions
 
 __all__ = [
     "Deviation",
@@ -68,7 +83,7 @@ __all__ = [
 class Fate:
     """What became of one twin, as observed once the pressure has acted ("" where not observed)."""
 
-    status: str  # "active", "inactive", "unknown" (-32002), "error <code>", "other:<word>"
+    status: str  # "active", "inactive" (canonical), "unknown" (-32002), "error <code>", "other:<word>"
     state: str = ""  # v2: the foreground state the status result reported
     prompts: tuple[str, ...] = ()  # each later prompt: "ok" or "error <code>"
     listed: str = ""  # "yes", "with a title", "no"
@@ -79,11 +94,14 @@ class Fate:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
     def describe(self) -> str:
+        """The fate in words, the status as the checked revision spells it (`open`, `saved`…)."""
         shown = []
         for name, value in self.aspects().items():
             if value in ("", ()):
                 continue
             text = " / ".join(value) if isinstance(value, tuple) else str(value)
+            if name == "status" and value in ("active", "inactive"):
+                text = revisions.word(text)
             shown.append(f"{name} {text}")
         return ", ".join(shown)
 

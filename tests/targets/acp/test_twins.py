@@ -127,6 +127,8 @@ CONFORMING: dict[str, Variant] = {
     "fifo_eviction_conforming": Variant(0, {}, policy=MEMORY),
     # Idle eviction by a sweep that lags the delay by up to 0.7 s.
     "idle_coarse_sweep_conforming": Variant(0, {}, policy=IDLE),
+    # Idle sessions evicted only when a request other than status comes in.
+    "idle_lazy_sweep_conforming": Variant(0, {}, policy=IDLE),
     # One idle timer for the whole agent, which status does not reset.
     "agent_idle_conforming": Variant(0, {}, policy=IDLE),
     # Sessions written to disk only after their first turn: a restart loses both twins alike.
