@@ -62,12 +62,19 @@ def blame(rounds_run: list[Round], baseline: Any, pressure: str, details: dict) 
 
 
 async def pair_rounds(
-    acp: AcpTarget, details: dict, play: Callable[[AcpTarget, bool], Awaitable[Round]], pressure: str
+    acp: AcpTarget,
+    details: dict,
+    play: Callable[[AcpTarget, bool], Awaitable[Round]],
+    pressure: str,
+    calibrate: Callable[[Round], None] | None = None,
 ) -> None:
     """A round with the asked twin created first; where the twins' fates differ, a second with the
-    asked twin created second, and the judgement on both."""
+    asked twin created second, and the judgement on both. ``calibrate`` raises where the first
+    round shows its probe cannot observe."""
     first = await play(acp, True)
     details["round_1"] = shown(first)
+    if calibrate is not None:
+        calibrate(first)
     if uniform(first):
         details["judgement"] = "every twin met the same fate"
         return
@@ -81,7 +88,19 @@ async def pair_rounds(
 async def twins_under_use(acp: AcpTarget, details: dict) -> None:
     """Twins prompted alike, status asked about one (one call at a time, then a burst): their next
     prompts are accepted or refused alike (a request allowance status spends shows here)."""
-    await pair_rounds(acp, details, rounds.use_round, "when both were prompted alike afterwards")
+
+    def prompts_observe(first: Round) -> None:
+        # Calibration: the twins' first prompts come before any status call. If neither was served,
+        # a refused prompt later shows nothing of what status did.
+        if not any(seat.fate.prompts[:1] == ("ok",) for seat in first.seats):
+            raise MissingInput(
+                f"a twin's first prompt, before any status call, failed too ({first.seats[0].fate.prompts[0]}), "
+                "so later prompts cannot show what status did"
+            )
+
+    await pair_rounds(
+        acp, details, rounds.use_round, "when both were prompted alike afterwards", prompts_observe
+    )
 
 
 @case("status.no-side-effects.twins-restart", level=Level.MUST, spec=spec.NO_SIDE_EFFECTS)

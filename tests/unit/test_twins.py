@@ -4,6 +4,10 @@ only when it comes again with the roles and the creation order swapped."""
 
 from __future__ import annotations
 
+import pytest
+
+from conformance.core.config import UsageError
+from conformance.targets.acp.options import AcpOptions
 from conformance.targets.acp.twins import (
     Fate,
     Round,
@@ -132,3 +136,13 @@ def test_a_fate_speaks_the_checked_revisions_words() -> None:
         revisions.use("acp-unstable-2026-11")
         assert Fate("active").describe() == "status open"
         assert Fate("inactive", listed="no").describe() == "status saved, listed no"
+
+
+def test_the_policy_options_are_checked_once() -> None:
+
+    assert AcpOptions.from_values({"memory_cap": 8, "idle_evict_after": 2.5}) == AcpOptions(8, 2.5)
+    assert AcpOptions.from_values({}) == AcpOptions()
+    with pytest.raises(UsageError, match="--memory-cap 0 is not a number of sessions"):
+        AcpOptions.from_values({"memory_cap": 0})
+    with pytest.raises(UsageError, match="--idle-evict-after 0 must be a positive number"):
+        AcpOptions.from_values({"idle_evict_after": 0.0})

@@ -141,14 +141,15 @@ def asked_of(layout: Sequence[bool], sids: Sequence[str]) -> list[str]:
 
 async def use_round(acp: AcpTarget, asked_first: bool) -> Round:
     """Two twins, a prompt each; status about one; then USE_PROMPTS more prompts each (the twins in
-    turn, the first to go alternating), and their status and listing."""
+    turn, the first to go alternating), and their status and listing. Each twin's prompts, the
+    first (before any status call) included."""
     layout = roles(1, asked_first)
     sids = [await acp.new_session() for _ in layout]
     turn = acp.harness.config.turn_timeout
-    for sid in sids:
-        await acp.prompt(sid, "a twin's first turn", timeout=turn)
-    await ask(acp, asked_of(layout, sids))
     prompts: dict[str, list[str]] = {sid: [] for sid in sids}
+    for sid in sids:
+        prompts[sid].append(outcome(await acp.prompt(sid, "a twin's first turn", timeout=turn)))
+    await ask(acp, asked_of(layout, sids))
     for n in range(USE_PROMPTS):
         for sid in sids if n % 2 == 0 else sids[::-1]:
             prompts[sid].append(outcome(await acp.prompt(sid, f"a twin's turn {n + 2}", timeout=turn)))

@@ -462,6 +462,7 @@ CONFORMING_VARIANTS: dict[str, tuple[int, dict[str, str]]] = {
             "transport.notification.leaves-turn": "n/a",
             "status.no-side-effects.active-accepts-prompt": "not-testable",
             "status.no-side-effects.history-unchanged": "not-testable",
+            "status.no-side-effects.twins-use": "not-testable",
             SEQ: "pass",
         },
     ),
