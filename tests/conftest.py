@@ -160,6 +160,7 @@ EXPENSIVE = {
     "fuzz.status.params",
     "status.inactive.after-restart",
     "status.cheap.latency",
+    "status.no-side-effects.twins-restart",
     "heartbeat.instructions.model-based",
     "http.state.running-during-run",
     "http.ownership.while-running",

@@ -136,6 +136,7 @@ while [ $# -gt 0 ]; do
         --acp-v2) args="$args --protocol 2" ;;
         --listen) args="$args --listen $2"; shift ;;
         --http) args="$args --listen-http $2"; shift ;;
+        --memory-cap|--idle-evict-after) args="$args $1 $2"; shift ;;
         *) echo "my-agent (a stand-in): unknown option $1" >&2; exit 2 ;;
     esac
     shift

@@ -32,7 +32,7 @@ from conformance.targets import TARGETS
 from tests import readme
 from tests.conftest import AGENTS, ROOT, Run, direct_run, listening, python_command
 from tests.targets.acp.test_broken_agents import BASELINE as ACP_BASELINE
-from tests.targets.acp.test_broken_agents import V2_BASELINE, WS_BASELINE
+from tests.targets.acp.test_broken_agents import POLICY_CASES, V2_BASELINE, WS_BASELINE
 from tests.targets.acp.test_websocket import HTTP_BASELINE as ACP_HTTP_BASELINE
 from tests.targets.http.test_http import BASELINE as HTTP_BASELINE
 from tests.targets.mcp.test_mcp import HTTP_BASELINE as MCP_HTTP_BASELINE
@@ -153,11 +153,17 @@ PROMISES: dict[str, Promise] = {
     "# prints its ws:// URL": CONFORMANT,
     'session-status-conformance --transport http --agent "my-agent --http 127.0.0.1:0"          '
     "# prints its http:// URL": Promise(0, "CONFORMANT", ACP_HTTP_BASELINE, streamable_http_is_reported),
+    'session-status-conformance --agent "my-agent --memory-cap 8 --idle-evict-after 2" --memory-cap 8 '
+    "--idle-evict-after 2": Promise(0, "CONFORMANT", ACP_BASELINE | dict.fromkeys(POLICY_CASES, "pass")),
     "session-status-conformance --agent-url ws://127.0.0.1:8765/                                 "
     "# already running": Promise(
         0,
         "CONFORMANT",
-        WS_BASELINE | {"status.inactive.after-restart": "not-testable"},
+        WS_BASELINE
+        | {
+            "status.inactive.after-restart": "not-testable",
+            "status.no-side-effects.twins-restart": "not-testable",
+        },
         agent_url_cannot_restart,
         server="acp-ws",
         substitute=(("ws://127.0.0.1:8765/", "{url}"),),

@@ -15,7 +15,13 @@ Test hooks in the prompt text, as in the v2 agent: "[slow]" keeps the turn worki
 second, "[permission]" asks the client for permission first (a turn in progress that status can
 be asked about).
 
+The machinery real agents have around their sessions (a memory cap with least-recently-used
+eviction, idle eviction, per-session prompt allowances, serialised or overlapping requests, a
+storage layer with length limits) is in memory.py, each part off unless its flag turns it on.
+
 Run: python -m conformance.reference.acp.agent [--no-status] [--in-memory] [--revision acp-unstable-2026-11]
+     [--memory-cap N] [--idle-evict-after S] [--session-request-limit N] [--serialise] [--request-delay S]
+     [--storage-delay S] [--max-length N]
 """
 
 from __future__ import annotations
@@ -44,8 +50,9 @@ if not __package__:
     sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # pragma: no mutate (run as a file)
     __package__ = "conformance.reference.acp"
 
-from .common import REVISION_WORDS, STATE_DIR, not_found, now_iso
+from .common import LIMIT_REACHED, REVISION_WORDS, STATE_DIR, not_found, now_iso
 from .guard import guard_stdin
+from .memory import Policy, SessionMemory, add_policy_arguments
 
 __all__ = ["ReferenceAgent", "main", "not_found"]
 
@@ -61,11 +68,14 @@ class ReferenceAgent:
     words: dict[str, str] = {"active": "active", "inactive": "inactive"}  # noqa: RUF012
     persist = True
     guard_input = True  # see guard.py: the SDK alone dies on a batch array
+    policy = Policy()  # the session machinery (memory.py); all off by default
 
     def __init__(self, state_dir: Path) -> None:
         self.state_dir = state_dir
         self.loaded: dict[str, dict[str, Any]] = {}  # sessions in memory
         self.turns: dict[str, asyncio.Event] = {}  # turns in progress, by session
+        self.memory = SessionMemory(self.policy, self.evict, lambda sid: sid in self.turns)
+        self.serial = asyncio.Lock()  # --serialise: one request at a time
         self.known: set[str] = set()  # sessions on disk (index, so status needs no I/O)
         self.listing: dict[str, dict[str, Any]] = {}  # session/list entries, kept in memory
         self.conn: Connection | None = None
@@ -92,14 +102,28 @@ class ReferenceAgent:
     def front(self, router: Callable[[str, Any, bool], Any]) -> Callable[[str, Any, bool], Any]:
         """The connection's handler: `session/status` and `session/delete` here, the rest to the SDK."""
 
-        async def handler(method: str, params: Any, is_notification: bool) -> Any:
+        async def dispatch(method: str, params: Any, is_notification: bool) -> Any:
             if not is_notification and method == "session/status" and self.advertise_status:
                 return await self.session_status(params)
             if not is_notification and method == "session/delete":
                 return await self.delete_session(params)
             return await router(method, params, is_notification)
 
+        async def handler(method: str, params: Any, is_notification: bool) -> Any:
+            if not self.policy.serialise:
+                await self.request_delay()
+                return await dispatch(method, params, is_notification)
+            async with self.serial:  # in arrival order: the SDK starts a task per message, in order
+                await self.request_delay()
+                if method != "session/prompt":
+                    return await dispatch(method, params, is_notification)
+            return await dispatch(method, params, is_notification)  # a turn runs beside later requests
+
         return handler
+
+    async def request_delay(self) -> None:
+        if self.policy.request_delay:
+            await asyncio.sleep(self.policy.request_delay)
 
     # -- the session/status method -------------------------------------------------------------
 
@@ -113,6 +137,8 @@ class ReferenceAgent:
         return params["sessionId"]
 
     def status_of(self, session_id: str) -> str:
+        if not self.fits(session_id):
+            raise not_found(session_id)  # longer than storage takes: never stored
         if session_id in self.loaded:
             return self.words["active"]
         if session_id in self.known:
@@ -149,16 +175,24 @@ class ReferenceAgent:
         return {}
 
     async def new_session(self, cwd: str, **kwargs: Any) -> dict[str, Any]:
+        if not self.fits(cwd):
+            raise RequestError.invalid_params(
+                {"reason": f"cwd is longer than {self.policy.max_length} characters"}
+            )
         session_id = f"sess_{uuid.uuid4().hex}"
         session = {"sessionId": session_id, "cwd": cwd, "title": None, "updatedAt": now_iso(), "history": []}
+        await self.storage_io()
         self.loaded[session_id] = session
         self.save(session)
+        self.memory.use(session_id)
         self.attach(session_id)
         return {"sessionId": session_id}
 
     async def load_session(self, cwd: str, session_id: str, **kwargs: Any) -> dict[str, Any]:
+        await self.storage_io()
         session = self.read(session_id)
         self.loaded[session_id] = session
+        self.memory.use(session_id)
         self.attach(session_id)
         for role, text in session["history"]:
             kind = "user_message_chunk" if role == "user" else "agent_message_chunk"
@@ -166,11 +200,14 @@ class ReferenceAgent:
         return {}
 
     async def resume_session(self, session_id: str, cwd: str, **kwargs: Any) -> dict[str, Any]:
+        await self.storage_io()
         self.loaded[session_id] = self.read(session_id)
+        self.memory.use(session_id)
         self.attach(session_id)
         return {}
 
     async def close_session(self, session_id: str, **kwargs: Any) -> dict[str, Any]:
+        self.memory.forget(session_id)
         session = self.loaded.pop(session_id, None)
         if session is None and session_id not in self.known:
             raise not_found(session_id)
@@ -183,6 +220,7 @@ class ReferenceAgent:
         session_id = self.status_params(params)
         if session_id not in self.loaded and session_id not in self.known:
             raise not_found(session_id)
+        self.memory.forget(session_id)
         self.loaded.pop(session_id, None)
         self.known.discard(session_id)
         self.listing.pop(session_id, None)
@@ -201,6 +239,17 @@ class ReferenceAgent:
         if session is None or (self.attached is not None and session_id not in self.attached):
             raise not_found(session_id)  # not in memory, or not attached to this connection
         text = " ".join(getattr(block, "text", "") or "" for block in prompt).strip()
+        if not self.fits(text):
+            raise RequestError.invalid_params(
+                {"reason": f"the prompt is longer than {self.policy.max_length} characters"}
+            )
+        if not self.memory.may_prompt(session_id):
+            raise RequestError(
+                LIMIT_REACHED,
+                "Session request limit reached",
+                {"sessionId": session_id, "limit": self.policy.session_request_limit},
+            )
+        self.memory.use(session_id)
         cancelled = self.turns[session_id] = asyncio.Event()
         try:
             if not await self.work(session_id, text, cancelled):
@@ -214,7 +263,9 @@ class ReferenceAgent:
         session["history"] += [["user", text], ["agent", reply]]
         session["title"] = session["title"] or text[:40] or None
         session["updatedAt"] = now_iso()
+        await self.storage_io()
         self.save(session)
+        self.memory.use(session_id)
         return {"stopReason": "end_turn"}
 
     async def work(self, session_id: str, text: str, cancelled: asyncio.Event) -> bool:
@@ -250,6 +301,23 @@ class ReferenceAgent:
 
     # -- storage and notifications -------------------------------------------------------------
 
+    def evict(self, session_id: str) -> None:
+        """The agent takes the session out of memory on its own (memory cap, idle): kept on disk,
+        so it is inactive and can be resumed; without persistence it is gone."""
+        self.loaded.pop(session_id, None)
+        if not self.persist:
+            self.known.discard(session_id)
+            self.listing.pop(session_id, None)
+
+    def fits(self, value: str) -> bool:
+        """Whether storage takes the value whole (--max-length): a longer one is refused, never cut."""
+        return self.policy.max_length is None or len(value) <= self.policy.max_length
+
+    async def storage_io(self) -> None:
+        """Storage's own time (--storage-delay): other requests go on meanwhile."""
+        if self.policy.storage_delay:
+            await asyncio.sleep(self.policy.storage_delay)
+
     def index(self, session: dict[str, Any]) -> None:
         entry = {k: session[k] for k in ("sessionId", "cwd", "updatedAt")}
         if session.get("title"):
@@ -269,7 +337,7 @@ class ReferenceAgent:
     def read(self, session_id: str) -> dict[str, Any]:
         if session_id in self.loaded:
             return self.loaded[session_id]
-        if session_id not in self.known or not self.persist:
+        if session_id not in self.known or not self.persist or not self.fits(session_id):
             raise not_found(session_id)
         return json.loads((self.state_dir / f"{session_id}.json").read_text(encoding="utf-8"))
 
@@ -295,6 +363,7 @@ def main(
     agent_class: type[ReferenceAgent] = ReferenceAgent,
     argv: list[str] | None = None,
     transform_out: Callable[[bytes], bytes] | None = None,
+    v2_class: Any = None,
 ) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--no-status", action="store_true", help="do not advertise or serve session/status")
@@ -328,23 +397,27 @@ def main(
         help="answer in this spec revision's status words (rfd-2026-10-26: active/inactive, the default; "
         "acp-unstable-2026-11: open/saved)",
     )
+    add_policy_arguments(parser)
     args = parser.parse_args(argv)
+    policy = Policy.from_args(args)
     if args.protocol == 2:
         from .agent_v2 import main_v2  # broken v2 variants call main_v2 with their own class
 
         if args.listen or args.listen_http:
             parser.error("--listen / --listen-http serve ACP v1 only; the v2 reference agent speaks stdio")
         with contextlib.suppress(KeyboardInterrupt):
-            main_v2(Path(args.state_dir) if args.state_dir else None, args.revision)
+            main_v2(Path(args.state_dir) if args.state_dir else None, args.revision, v2_class, policy)
         return
     cls = agent_class
-    if args.no_status or args.in_memory or args.revision:
+    if args.no_status or args.in_memory or args.revision or policy != Policy():
         overrides: dict[str, Any] = {
             "advertise_status": agent_class.advertise_status and not args.no_status,
             "persist": agent_class.persist and not args.in_memory,
         }
         if args.revision:
             overrides["words"] = dict(REVISION_WORDS[args.revision])
+        if policy != Policy():
+            overrides["policy"] = policy
         cls = type(agent_class.__name__, (agent_class,), overrides)
     agent = cls(Path(args.state_dir or Path.cwd() / STATE_DIR))
     with contextlib.suppress(KeyboardInterrupt):

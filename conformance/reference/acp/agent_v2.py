@@ -11,7 +11,10 @@ its `stopReason`), and `session/status` adds `state`: the same snapshot, sent by
 Test hooks in the prompt text: "[slow]" keeps the turn running for half a second, "[permission]"
 asks the client for permission first.
 
-Run: python -m conformance.reference.acp.agent --protocol 2 [--revision acp-unstable-2026-11]
+The session machinery of memory.py (memory cap, idle eviction, prompt allowances, serialised or
+overlapping requests, length limits) works here as in the v1 agent, each part off by default.
+
+Run: python -m conformance.reference.acp.agent --protocol 2 [--revision acp-unstable-2026-11] [--memory-cap N] …
 """
 
 from __future__ import annotations
@@ -27,8 +30,9 @@ from acp import RequestError
 from acp.connection import Connection
 from acp.stdio import stdio_streams
 
-from .common import REVISION_WORDS, STATE_DIR, not_found, now_iso
+from .common import LIMIT_REACHED, REVISION_WORDS, STATE_DIR, not_found, now_iso
 from .guard import guard_stdin
+from .memory import Policy, SessionMemory
 
 __all__ = ["ReferenceAgentV2", "serve_v2"]
 
@@ -37,6 +41,7 @@ SLOW_TURN = 0.5
 
 class ReferenceAgentV2:
     words: dict[str, str] = {"active": "active", "inactive": "inactive"}  # noqa: RUF012
+    policy = Policy()  # the session machinery (memory.py); all off by default
 
     def __init__(self, state_dir: Path) -> None:
         self.state_dir = state_dir
@@ -46,6 +51,8 @@ class ReferenceAgentV2:
         self.state: dict[str, dict[str, Any]] = {}  # session id -> its foreground state snapshot
         self.turns: dict[str, asyncio.Task[None]] = {}
         self.conn: Connection | None = None
+        self.memory = SessionMemory(self.policy, self.evict, lambda sid: sid in self.turns)
+        self.serial = asyncio.Lock()  # --serialise: one request at a time
         for path in state_dir.glob("*.json"):
             session = json.loads(path.read_text(encoding="utf-8"))
             self.known[session["sessionId"]] = session
@@ -53,6 +60,18 @@ class ReferenceAgentV2:
     # -- dispatch ------------------------------------------------------------------------------
 
     async def handle(self, method: str, params: Any, is_notification: bool) -> Any:
+        if not self.policy.serialise:
+            await self.request_delay()
+            return await self.dispatch(method, params, is_notification)
+        async with self.serial:  # in arrival order (v2 prompts answer at once: the turn runs beside)
+            await self.request_delay()
+            return await self.dispatch(method, params, is_notification)
+
+    async def request_delay(self) -> None:
+        if self.policy.request_delay:
+            await asyncio.sleep(self.policy.request_delay)
+
+    async def dispatch(self, method: str, params: Any, is_notification: bool) -> Any:
         params = params if isinstance(params, dict) else {}
         if is_notification:
             if method == "session/cancel":
@@ -85,17 +104,25 @@ class ReferenceAgentV2:
         cwd = params.get("cwd")
         if not isinstance(cwd, str):
             raise RequestError.invalid_params({"reason": "cwd (string) is required"})
+        if not self.fits(cwd):
+            raise RequestError.invalid_params(
+                {"reason": f"cwd is longer than {self.policy.max_length} characters"}
+            )
         session_id = f"sess_{uuid.uuid4().hex}"
         session = {"sessionId": session_id, "cwd": cwd, "updatedAt": now_iso(), "history": []}
+        await self.storage_io()
         self.loaded[session_id] = session
         self.state[session_id] = {"state": "idle"}
         self.save(session)
+        self.memory.use(session_id)
         return {"sessionId": session_id}
 
     async def status(self, params: dict[str, Any]) -> dict[str, Any]:
         session_id = params.get("sessionId")
         if not isinstance(session_id, str):
             raise RequestError.invalid_params({"reason": "sessionId (string) is required"})
+        if not self.fits(session_id):
+            raise not_found(session_id)  # longer than storage takes: never stored
         if session_id in self.loaded:
             return {"status": self.words["active"], "state": dict(self.state[session_id])}
         if session_id in self.known:
@@ -104,10 +131,12 @@ class ReferenceAgentV2:
 
     async def resume(self, params: dict[str, Any]) -> dict[str, Any]:
         session_id = params.get("sessionId")
+        await self.storage_io()
         session = self.loaded.get(session_id) or self.known.get(session_id)  # type: ignore[arg-type]
         if session is None:
             raise not_found(str(session_id))
         self.loaded[session["sessionId"]] = session
+        self.memory.use(session["sessionId"])
         snapshot = self.state.setdefault(session["sessionId"], {"state": "idle"})
         # "Resume MUST send a current-state snapshot after any replay and before its response."
         await self.update(session["sessionId"], {"sessionUpdate": "state_update", **snapshot})
@@ -120,6 +149,7 @@ class ReferenceAgentV2:
         turn = self.turns.pop(session_id, None)  # type: ignore[arg-type]
         if turn is not None:
             turn.cancel()
+        self.memory.forget(session_id)  # type: ignore[arg-type]
         self.loaded.pop(session_id, None)  # type: ignore[arg-type]
         self.state.pop(session_id, None)  # type: ignore[arg-type]
         return {}
@@ -142,6 +172,17 @@ class ReferenceAgentV2:
         if not isinstance(blocks, list) or not blocks:
             raise RequestError.invalid_params({"reason": "prompt must be a non-empty array"})
         text = " ".join(str(b.get("text", "")) for b in blocks if isinstance(b, dict)).strip()
+        if not self.fits(text):
+            raise RequestError.invalid_params(
+                {"reason": f"the prompt is longer than {self.policy.max_length} characters"}
+            )
+        if not self.memory.may_prompt(session["sessionId"]):
+            raise RequestError(
+                LIMIT_REACHED,
+                "Session request limit reached",
+                {"sessionId": session["sessionId"], "limit": self.policy.session_request_limit},
+            )
+        self.memory.use(session["sessionId"])
         message_id = str(params.get("messageId") or uuid.uuid4())
         self.set_state(session["sessionId"], "running")  # before the ack: a status right after sees it
         self.turns[session["sessionId"]] = asyncio.ensure_future(self.turn(session, text))
@@ -180,8 +221,11 @@ class ReferenceAgentV2:
         )
         session["history"] += [["user", text], ["agent", reply]]
         session["updatedAt"] = now_iso()
+        await self.storage_io()
         self.save(session)
         self.turns.pop(session_id, None)
+        if session_id in self.loaded:
+            self.memory.use(session_id)
         await self.finish(session_id, "end_turn")
 
     async def finish(self, session_id: str, stop_reason: str) -> None:
@@ -195,6 +239,21 @@ class ReferenceAgentV2:
             self.state[session_id] = {"state": state} | ({"stopReason": stop_reason} if stop_reason else {})
 
     # -- storage and notifications -------------------------------------------------------------
+
+    def evict(self, session_id: str) -> None:
+        """The agent takes the session out of memory on its own (memory cap, idle): it stays on
+        disk, so it is inactive and can be resumed (its foreground state goes with it)."""
+        self.loaded.pop(session_id, None)
+        self.state.pop(session_id, None)
+
+    def fits(self, value: str) -> bool:
+        """Whether storage takes the value whole (--max-length): a longer one is refused, never cut."""
+        return self.policy.max_length is None or len(value) <= self.policy.max_length
+
+    async def storage_io(self) -> None:
+        """Storage's own time (--storage-delay): other requests go on meanwhile."""
+        if self.policy.storage_delay:
+            await asyncio.sleep(self.policy.storage_delay)
 
     def save(self, session: dict[str, Any]) -> None:
         self.known[session["sessionId"]] = session
@@ -216,10 +275,15 @@ async def serve_v2(agent: ReferenceAgentV2) -> None:
 
 
 def main_v2(
-    state_dir: Path | None, revision: str | None, agent_class: type[ReferenceAgentV2] | None = None
+    state_dir: Path | None,
+    revision: str | None,
+    agent_class: type[ReferenceAgentV2] | None = None,
+    policy: Policy | None = None,
 ) -> None:
     cls = agent_class or ReferenceAgentV2
     if revision:
         cls = type(cls.__name__, (cls,), {"words": dict(REVISION_WORDS[revision])})
+    if policy is not None and policy != Policy():
+        cls = type(cls.__name__, (cls,), {"policy": policy})
     agent = cls(state_dir or Path.cwd() / (STATE_DIR + "-v2"))
     asyncio.run(serve_v2(agent))

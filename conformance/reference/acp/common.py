@@ -16,6 +16,12 @@ REVISION_WORDS = {
 }
 
 
+# The error for a prompt past the session's allowance (--session-request-limit): a server error
+# of the implementation's own (JSON-RPC leaves -32000 to -32099 to servers; ACP uses -32000 for
+# auth_required and -32002 for an unknown resource).
+LIMIT_REACHED = -32010
+
+
 def not_found(session_id: str) -> RequestError:
     """The error for an unknown session: -32002, "Resource not found", data.sessionId."""
     return RequestError(-32002, "Resource not found", {"sessionId": session_id})

@@ -296,7 +296,11 @@ class Driver:
             step.answer = f"(not sent: {refused.short})"
             return
         step.answer = "ok" if reply.ok else f"error {reply.code}"
-        if not reply.ok and session.held:
+        if not reply.ok and session.held and reply.code != NOT_FOUND:
+            # Refused for another reason than an unknown session (a spent allowance, a rate limit, a
+            # backend error): nothing says the session left memory.
+            step.answer += " (a refusal, not -32002: it says nothing of memory)"
+        elif not reply.ok and session.held:
             if await self._prompts_fail_anyway():
                 step.answer += " (so does a prompt on a fresh session: it says nothing of this one)"
             else:

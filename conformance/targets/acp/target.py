@@ -17,6 +17,7 @@ from conformance.core import revisions
 from conformance.core.config import UsageError
 from conformance.core.options import Option
 from conformance.core.outcomes import HarnessError, MissingInput, NotTestable, Unanswered, Unprepared, shorten
+from conformance.targets.acp.options import AcpOptions
 from conformance.transport.peer import JsonRpcPeer, Reply
 from conformance.transport.process import AgentProcess
 
@@ -105,6 +106,22 @@ class AcpTarget:
             "call authenticate with this method id after initialize",
             metavar="ID",
         ),
+        Option(
+            "--memory-cap",
+            "memory_cap",
+            "the agent keeps at most N sessions in memory: the pressure cases create more and compare a "
+            "session status was asked about with its twin (without it they are not testable)",
+            type=int,
+            metavar="N",
+        ),
+        Option(
+            "--idle-evict-after",
+            "idle_evict_after",
+            "the agent evicts a session nobody used for S seconds: the idle cases wait past it (without it "
+            "they are not testable)",
+            type=float,
+            metavar="S",
+        ),
     )
     command_option = "agent"
     url_option = "agent_url"
@@ -112,8 +129,9 @@ class AcpTarget:
     reference_command = staticmethod(reference_command)
 
     @staticmethod
-    def configure(values: dict[str, Any], config: AgentConfig) -> None:
-        return None  # its options are the run's own (protocol, auth method)
+    def configure(values: dict[str, Any], config: AgentConfig) -> AcpOptions:
+        # --protocol and --auth-method are read into the run's config; these are the ACP target's own.
+        return AcpOptions.from_values(values)
 
     @staticmethod
     def secrets(config: AgentConfig) -> list[str]:
@@ -187,6 +205,14 @@ class AcpTarget:
     @property
     def cwd(self) -> str:
         return self.harness.config.cwd
+
+    @property
+    def policy(self) -> AcpOptions:
+        """The agent's session policy as this run knows it (--memory-cap, --idle-evict-after, what discovery found)."""
+        found = self.harness.config.target_options
+        if not isinstance(found, AcpOptions):  # a config built without configure(), as in replays
+            found = self.harness.config.target_options = AcpOptions()
+        return found
 
     @property
     def settle(self) -> float:

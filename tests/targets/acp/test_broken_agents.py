@@ -19,9 +19,12 @@ ACP_CASES = {case_id: case for case_id, case in CASES.items() if case.target == 
 # The reference agent: conformant, takes no MAY path, advertises session/status.
 CONNECTION_CASES = [case_id for case_id in ACP_CASES if case_id.startswith("status.connections.")]
 V2_CASES = [case_id for case_id in ACP_CASES if "v2" in ACP_CASES[case_id].needs]
+# The pressure cases that need the agent's policy (--memory-cap, --idle-evict-after): test_twins.py.
+POLICY_CASES = [c for c in ACP_CASES if c.endswith(("twins-memory", "twins-idle", "-eviction"))]
 # Over WebSocket (two connections to one agent): every v1 case runs.
 WS_BASELINE = (
     {case_id: "pass" for case_id in ACP_CASES}
+    | dict.fromkeys(POLICY_CASES, "not-testable")
     | {"capability.status.unadvertised-method-not-found": "n/a", "status.unknown.may-inactive": "n/a"}
     | dict.fromkeys(V2_CASES, "n/a")
     | {"transport.stdout.messages-only": "n/a"}  # over WebSocket there is no stdout to keep clean
@@ -157,12 +160,18 @@ BROKEN: dict[str, tuple[int, dict[str, str]]] = {
     # the title is over, tells them apart.
     "status_touches_like_its_title": (
         1,
-        {"status.no-side-effects.no-notifications": "fail", "status.no-side-effects.list-unchanged": "fail"},
+        {
+            "status.no-side-effects.no-notifications": "fail",
+            "status.no-side-effects.list-unchanged": "fail",
+            # its title, made by status, is kept across a restart; its twin's is not
+            "status.no-side-effects.twins-restart": "fail",
+        },
     ),
     "status_evicts_active": (
         1,
         {
             "status.no-side-effects.active-accepts-prompt": "fail",
+            "status.no-side-effects.twins-use": "fail",
             "status.active.during-turn": "fail",
             SEQ: "fail",
             FUZZ_PARAMS: "fail",
@@ -453,6 +462,7 @@ CONFORMING_VARIANTS: dict[str, tuple[int, dict[str, str]]] = {
             "transport.notification.leaves-turn": "n/a",
             "status.no-side-effects.active-accepts-prompt": "not-testable",
             "status.no-side-effects.history-unchanged": "not-testable",
+            "status.no-side-effects.twins-use": "not-testable",
             SEQ: "pass",
         },
     ),
@@ -548,9 +558,11 @@ def test_v2_agent_without_status_is_unimplemented_in_v2_words(suite) -> None:
 
 
 def test_every_case_is_caught_by_a_broken_agent() -> None:
+    from tests.targets.acp.test_twins import audit_deltas
+
     caught = {
         case_id
-        for _, delta in (BROKEN | WS_BROKEN | V2_BROKEN).values()
+        for delta in [d for _, d in (BROKEN | WS_BROKEN | V2_BROKEN).values()] + list(audit_deltas().values())
         for case_id, o in delta.items()
         if o in ("fail", "warn")
     }
@@ -568,6 +580,8 @@ def test_every_broken_agent_is_listed() -> None:
         "rare_meta_attaches",
         "auth_required_conforming",  # its own test: what to pass, then a certificate
     }
+    from tests.targets.acp.test_twins import VARIANT_FILES
+
     listed = (
         set(BROKEN)
         | set(CONFORMING_VARIANTS)
@@ -576,12 +590,13 @@ def test_every_broken_agent_is_listed() -> None:
         | set(V2_BROKEN)
         | set(V2_CONFORMING_VARIANTS)
     )
-    assert files == listed | others
+    assert files == listed | others | VARIANT_FILES
 
 
 def test_the_audit_is_backed_by_these_variants() -> None:
     """Each variant the ACP audit names makes the check it names fail or warn here."""
+    from tests.targets.acp.test_twins import audit_deltas
     from tests.unit.test_audit import check_variants_catch
 
-    deltas = {name: delta for name, (_, delta) in (BROKEN | WS_BROKEN | V2_BROKEN).items()}
+    deltas = {name: delta for name, (_, delta) in (BROKEN | WS_BROKEN | V2_BROKEN).items()} | audit_deltas()
     assert check_variants_catch("acp", deltas) == []

@@ -1,0 +1,318 @@
+"""Under pressure: what status did shows in what later becomes of the session.
+
+The twin cases (status.no-side-effects.twins-*) treat twin sessions alike except that status is
+asked about one of each pair, put both under a pressure, and compare what became of them by
+position, with the roles and the creation order swapped (the engine and why it cannot fail a
+conforming agent: conformance/targets/acp/twins.py; the rounds: rounds.py). The eviction cases
+(status.inactive.after-*-eviction) check the agent's own transitions: a session it evicted reads
+inactive and stays inactive while status is asked about it.
+
+The memory cases need the agent's memory cap (--memory-cap N) and the idle cases its idle delay
+(--idle-evict-after S); the thorough profile looks for them when they are not given, and
+otherwise the cases are not testable and say which option to pass.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import anyio
+from conformance.cases.acp import spec
+
+from conformance.core import revisions
+from conformance.core.outcomes import MissingInput, NotApplicable, Violation
+from conformance.core.registry import Level, case
+from conformance.targets.acp import rounds
+from conformance.targets.acp.target import AcpTarget
+from conformance.targets.acp.twins import (
+    Round,
+    baseline_from_calibration,
+    baseline_from_unasked,
+    explain,
+    judge,
+    roles,
+    uniform,
+)
+
+MOMENT = 0.5  # seconds: "a moment later", where a background reload would have landed
+EVICTION_GRACE = 1.0  # seconds an agent over its memory cap may take to evict
+# Multiples of the calibrated idle delay the neighbour check waits: past any sweep's lag.
+NEIGHBOUR_WAIT = 3.0
+
+
+def shown(rnd: Round) -> list[str]:
+    return [f"{'asked' if s.asked else 'unasked'}: {s.fate.describe()}" for s in rnd.seats]
+
+
+def blame(rounds_run: list[Round], baseline: Any, pressure: str, details: dict) -> None:
+    verdict = judge(rounds_run, baseline)
+    details["judgement"] = verdict.why
+    if verdict.blamed:
+        first = verdict.blamed[0]
+        raise Violation(
+            f"twin sessions treated alike but for status calls about one met different fates {pressure}, the same "
+            f"way with the roles and the creation order swapped: {explain(rounds_run, verdict)}",
+            expected=f"{first.aspect} {first.expected} (the fate of that position without status calls)",
+            observed=[
+                f"round {d.round + 1}, {'asked' if d.asked else 'unasked'} twin: {d.aspect} {d.observed}"
+                for d in verdict.blamed
+            ][:8],
+        )
+
+
+async def pair_rounds(
+    acp: AcpTarget,
+    details: dict,
+    play: Callable[[AcpTarget, bool], Awaitable[Round]],
+    pressure: str,
+    calibrate: Callable[[Round], None] | None = None,
+) -> None:
+    """A round with the asked twin created first; where the twins' fates differ, a second with the
+    asked twin created second, and the judgement on both. ``calibrate`` raises where the first
+    round shows its probe cannot observe."""
+    first = await play(acp, True)
+    details["round_1"] = shown(first)
+    if calibrate is not None:
+        calibrate(first)
+    if uniform(first):
+        details["judgement"] = "every twin met the same fate"
+        return
+    second = await play(acp, False)
+    details["round_2"] = shown(second)
+    both = [first, second]
+    blame(both, baseline_from_unasked(both), pressure, details)
+
+
+@case("status.no-side-effects.twins-use", level=Level.MUST, spec=spec.NO_SIDE_EFFECTS)
+async def twins_under_use(acp: AcpTarget, details: dict) -> None:
+    """Twins prompted alike, status asked about one (one call at a time, then a burst): their next
+    prompts are accepted or refused alike (a request allowance status spends shows here)."""
+
+    def prompts_observe(first: Round) -> None:
+        # Calibration: the twins' first prompts come before any status call. If neither was served,
+        # a refused prompt later shows nothing of what status did.
+        if not any(seat.fate.prompts[:1] == ("ok",) for seat in first.seats):
+            raise MissingInput(
+                f"a twin's first prompt, before any status call, failed too ({first.seats[0].fate.prompts[0]}), "
+                "so later prompts cannot show what status did"
+            )
+
+    await pair_rounds(
+        acp, details, rounds.use_round, "when both were prompted alike afterwards", prompts_observe
+    )
+
+
+@case("status.no-side-effects.twins-restart", level=Level.MUST, spec=spec.NO_SIDE_EFFECTS)
+async def twins_across_a_restart(acp: AcpTarget, details: dict) -> None:
+    """Twins created alike, status asked about one, the agent restarted: both come back alike
+    (status, listing, resume, the history a load replays)."""
+    await pair_rounds(acp, details, rounds.restart_round, "across a restart of the agent")
+
+
+def not_active_violation(what: str, rule: str | None = None) -> Violation:
+    return Violation(
+        what,
+        expected=f"{revisions.word('inactive')!r} (or -32002) for a session the agent does not hold in memory",
+        observed=revisions.word("active"),
+        rule=rule,
+    )
+
+
+@case(
+    "status.no-side-effects.twins-memory",
+    level=Level.MUST,
+    spec=spec.NO_SIDE_EFFECTS,
+    rules=("evicted-not-active",),
+)
+async def twins_under_memory_pressure(acp: AcpTarget, details: dict) -> None:
+    """Twins in memory, status asked about half of them, then more sessions than the agent holds:
+    which twins it evicts follows their places, never the status calls (a status that counts as use
+    makes a least-recently-used agent evict the others)."""
+    cap, declared = await rounds.memory_cap(acp)
+    details["memory_cap"] = cap if declared else f"{cap} ({acp.policy.cap_discovery})"
+    pairs = min(rounds.PAIRS, cap // 2)
+    if pairs < 2:  # with one pair, the second layout's asked twin is the newest: no order to change
+        raise MissingInput(
+            f"a memory cap of {cap} holds fewer than four twins at once, so the roles cannot be swapped in "
+            "both directions"
+        )
+    calibration = [await rounds.memory_round(acp, cap, roles(pairs, True), asking=False) for _ in range(2)]
+    details["calibration"] = [shown(rnd) for rnd, _ in calibration]
+    baseline = baseline_from_calibration([[s.fate for s in rnd.seats] for rnd, _ in calibration])
+    if baseline is None:
+        raise MissingInput(
+            "two rounds nobody asked status about ended with different twins evicted: the agent's eviction order "
+            "is not deterministic, so a difference cannot be laid at status's door"
+        )
+    if all(f.status == "active" for f in baseline):
+        made = calibration[-1][1]
+        held = [rounds.answer(r) for r in await rounds.statuses(acp, made)].count("active")
+        if declared and held > cap:
+            raise not_active_violation(
+                f"{len(made)} sessions created one after the other under --memory-cap {cap}, and status reports "
+                f"{held} of them active (in memory): either the cap is wrong or status reads evicted sessions "
+                "as active",
+                rule="evicted-not-active",
+            )
+        raise NotApplicable(
+            f"the agent's eviction spared every twin ({len(made)} sessions created past them)"
+        )
+    first, _ = await rounds.memory_round(acp, cap, roles(pairs, True), asking=True)
+    details["round_1"] = shown(first)
+    if not judge([first], baseline).deviations:
+        details["judgement"] = "every twin met the fate of its position, asked about or not"
+        return
+    second, _ = await rounds.memory_round(acp, cap, roles(pairs, False), asking=True)
+    details["round_2"] = shown(second)
+    blame([first, second], baseline, "when the agent ran out of memory", details)
+
+
+async def evicting_delay(acp: AcpTarget, details: dict, rule: str | None) -> float:
+    """The seconds after which an untouched session reads inactive: calibrated once per run."""
+    delay, declared = await rounds.idle_delay(acp)
+    details["idle_delay"] = delay if declared else f"{delay:g} ({acp.policy.idle_discovery})"
+    if acp.policy.calibrated_idle is None:
+        found = await rounds.calibrate_idle(acp, [delay * m for m in rounds.IDLE_PROBES])
+        if found is None:
+            raise left_alone_active(delay, rule)
+        acp.policy.calibrated_idle = found[0]
+    return acp.policy.calibrated_idle
+
+
+def left_alone_active(delay: float, rule: str | None) -> Violation:
+    longest = delay * rounds.IDLE_PROBES[-1]
+    return not_active_violation(
+        f"sessions left alone (no request about them until one status call each) still read active {longest:g} s "
+        f"after they were created, though the agent evicts unused sessions after {delay:g} s (--idle-evict-after): "
+        "either that delay is wrong or status reads an evicted session back into memory",
+        rule=rule,
+    )
+
+
+@case(
+    "status.no-side-effects.twins-idle",
+    level=Level.MUST,
+    spec=spec.NO_SIDE_EFFECTS,
+    rules=("evicted-not-active", "neighbours"),
+)
+async def twins_past_the_idle_delay(acp: AcpTarget, details: dict) -> None:
+    """Twins, status asked about half of them again and again while the others are left alone,
+    until past the agent's idle delay: all leave memory alike (a status that resets an idle timer
+    keeps the asked ones; one that keeps the whole agent awake keeps their siblings too)."""
+    delay = await evicting_delay(acp, details, "evicted-not-active")
+    details["evicted_after"] = delay
+    first = await rounds.idle_round(acp, delay, roles(rounds.PAIRS, True))
+    details["round_1"] = shown(first)
+    await neighbours_kept(acp, first, delay, details)
+    if uniform(first):
+        details["judgement"] = "every twin met the same fate"
+        return
+    second = await rounds.idle_round(acp, delay, roles(rounds.PAIRS, False))
+    details["round_2"] = shown(second)
+    both = [first, second]
+    blame(both, baseline_from_unasked(both), "past the idle delay", details)
+
+
+async def neighbours_kept(acp: AcpTarget, first: Round, delay: float, details: dict) -> None:
+    """Twins nobody asked about are in memory past the delay after which an untouched session read
+    inactive. Late eviction, or status about their siblings keeps them: the same round again, three
+    times as long, with status calls and then without (the same moment for both), tells."""
+    if not all(s.fate.status == "active" for s in first.seats if not s.asked):
+        return
+    layout = roles(rounds.PAIRS, True)
+    asked = await rounds.idle_round(acp, delay, layout, wait=NEIGHBOUR_WAIT)
+    alone = await rounds.idle_round(acp, delay, layout, asking=False, wait=NEIGHBOUR_WAIT)
+    details["neighbours"] = {"with_status_calls": shown(asked), "without": shown(alone)}
+    kept = [s for s in asked.seats if not s.asked and s.fate.status == "active"]
+    if len(kept) == len(layout) // 2 and all(s.fate.status != "active" for s in alone.seats):
+        raise Violation(
+            f"sessions nobody asked about stayed in memory {NEIGHBOUR_WAIT * delay:g} s after they were created "
+            "while status was asked about their siblings again and again, and left memory in the same time "
+            "when nobody was asked about: status keeps the agent's other sessions in memory",
+            expected=f"unasked twins: {alone.seats[1].fate.describe()} (as without status calls)",
+            observed=f"unasked twins: {kept[0].fate.describe()}",
+            rule="neighbours",
+        )
+
+
+@case(
+    "status.inactive.after-memory-eviction",
+    level=Level.MUST,
+    spec=spec.INACTIVE,
+    rules=("stays-inactive",),
+)
+async def inactive_after_memory_eviction(acp: AcpTarget, details: dict) -> None:
+    """More sessions than the agent holds: those it evicted read inactive, and stay inactive while
+    status is asked about them (a burst, then again and again for --hold), and a moment later."""
+    cap, declared = await rounds.memory_cap(acp)
+    sids = [await acp.new_session() for _ in range(cap + 2)]
+    answers = [rounds.answer(r) for r in await rounds.statuses(acp, sids)]
+    with anyio.move_on_after(EVICTION_GRACE):  # an agent may evict a moment after the new session
+        while declared and answers.count("active") > cap:
+            await anyio.sleep(0.1)
+            answers = [rounds.answer(r) for r in await rounds.statuses(acp, sids)]
+    details["answers"] = answers
+    if answers.count("active") > cap:
+        if declared:
+            raise not_active_violation(
+                f"{len(sids)} sessions created one after the other under --memory-cap {cap}, and {answers.count('active')} "
+                f"of them still read active (in memory) {EVICTION_GRACE:g} s later"
+            )
+        raise MissingInput(f"no session read inactive under the discovered cap ({acp.policy.cap_discovery})")
+    evicted = [sid for sid, got in zip(sids, answers, strict=True) if got != "active"]
+    # cap + 2 sessions, at most cap of them active: two at least were evicted
+    await watch(acp, evicted[0], evicted[1], details, "the agent evicted for memory", twin_asked=True)
+
+
+async def watch(acp: AcpTarget, sid: str, twin: str, details: dict, why: str, *, twin_asked: bool) -> None:
+    """Status about an evicted session again and again for --hold seconds, then it and its twin (a
+    session evicted alike, asked about once or never) a moment later: the watched one never reads
+    active; an asked twin neither."""
+    hold = acp.harness.config.hold_seconds
+    seen = await rounds.watch_inactive(acp, sid, hold)
+    details["watched"] = {"seconds": hold, "calls": len(seen), "last": seen[-1] if seen else None}
+    if seen and seen[-1][1] == "active":
+        at, _ = seen[-1]
+        raise not_active_violation(
+            f"a session {why} read {revisions.word('active')!r} {at:g} s into a watch of status calls about it, "
+            f"after {len(seen) - 1} calls that read it not active: status brought it back into memory",
+            rule="stays-inactive",
+        )
+    await anyio.sleep(max(MOMENT, 5 * acp.settle))
+    watched, other = (rounds.answer(r) for r in await rounds.statuses(acp, [sid, twin]))
+    details["a_moment_later"] = {"watched": watched, "twin": other}
+    twin_was = "asked about once" if twin_asked else "never asked about"
+    if watched == "active":
+        raise not_active_violation(
+            f"a session {why} read {revisions.word('active')!r} a moment after {len(seen)} status calls about it "
+            f"had read it not active (status reloads it in the background); its twin, {twin_was}, reads {other!r}",
+            rule="stays-inactive",
+        )
+    if twin_asked and other == "active":
+        raise not_active_violation(
+            f"a session {why} read {revisions.word('active')!r} a moment after one status call about it had read "
+            f"it not active (status reloads it in the background); its watched twin reads {watched!r}",
+            rule="stays-inactive",
+        )
+
+
+@case(
+    "status.inactive.after-idle-eviction",
+    level=Level.MUST,
+    spec=spec.INACTIVE,
+    rules=("stays-inactive",),
+)
+async def inactive_after_idle_eviction(acp: AcpTarget, details: dict) -> None:
+    """Sessions left alone past the agent's idle delay read inactive, and stay inactive while status
+    is asked about them (a burst, then again and again for --hold), and a moment later."""
+    delay, declared = await rounds.idle_delay(acp)
+    details["idle_delay"] = delay if declared else f"{delay:g} ({acp.policy.idle_discovery})"
+    found = await rounds.calibrate_idle(acp, [delay * m for m in rounds.IDLE_PROBES])
+    if found is None:
+        raise left_alone_active(delay, None)
+    after, evicted, untouched = found
+    details["evicted_after"] = after
+    if acp.policy.calibrated_idle is None:
+        acp.policy.calibrated_idle = after
+    await watch(acp, evicted, untouched, details, "the agent evicted after its idle delay", twin_asked=False)

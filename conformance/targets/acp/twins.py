@@ -1,0 +1,251 @@
+"""Differential twins: what status did to a session, read off what became of its twin.
+
+"session/status MUST NOT have side effects. It must not load, resume, create, close, or change the
+session" covers every change, including the ones that show only later: a status that counts as
+"use" shows only once memory runs out (the agent evicts another session than it would have), one
+that resets an idle timer only once the idle delay passes, one that spends a request allowance only
+at a later prompt. No single answer shows such a change. A *difference* does: twin sessions are
+treated alike (created one right after the other, the same prompts) except that status is asked
+about one of them, one call at a time and in bursts of calls sent together; then both meet the same
+pressure (memory, time, use, a restart) and their fates are compared. The judgement is here, on
+data (tests/unit/test_twins.py); the rounds that produce the data are in rounds.py.
+
+Twins cannot be treated exactly alike: one is created first. So fates are compared by *position*
+(the place a twin had in its round's order of creation), never twin against twin:
+
+- a round lays out its twins in pairs, the asked twin first in one pair and second in the next
+  (asked, unasked, unasked, asked, …: :func:`roles`), and a second round swaps every role, so
+  each position is held once by an asked twin and once by an unasked one;
+- the fate a position meets without status is its *baseline*: from rounds nobody asked status
+  about (calibration rounds, where position decides much, as under memory pressure), or else the
+  fate the unasked twin met at that position in the other round;
+- a *deviation* is a twin whose fate differs from its position's baseline;
+- status is blamed only when both rounds deviate (the roles and the creation order swapped,
+  the same difference again) and no change of fate befell an asked twin and an unasked twin alike
+  (a change both kinds of twins meet is the agent's own variation, not status's doing).
+
+Why a conforming agent is never failed this way:
+
+- Any eviction order that depends on what the client did and when (least recently used, first
+  in first out, newest first, or any rule of position and time) gives each position the same
+  fate in every round, so there is no deviation. Asking status is the only thing that differs
+  between the rounds, and a conforming agent ignores it.
+- Calibration first: two rounds nobody asks about must agree position by position, or the
+  order is not deterministic and no difference is read into (the case says it cannot tell).
+- A random policy deviates by chance, but then as often for unasked twins as for asked ones, and in
+  one round and not the other: both would have to line up by role in two rounds at once.
+- Fates are observed after the pressure has acted, all twins of a round in one burst of status
+  calls sent together: what a status call does to a twin (in exactly the agents under suspicion,
+  status is "use") it does to every twin alike, at the same moment.
+- A fate holds only what does not vary between two sessions treated alike, aspect by aspect:
+  - status: the word the one status call at the end answered; twins the agent treats alike are
+    in memory or not alike, and under pressure the position's baseline already holds what the
+    order of creation changes;
+  - state (v2): the foreground state of that answer; twins had the same turns, so both are idle;
+  - prompts: whether each later prompt was accepted, or the error code it got (never the reply,
+    which is model output); the twins are prompted in turn, the first to go alternating, so a
+    limit on the whole agent refuses by order, which is position;
+  - listed: whether session/list shows the session, and whether with a title (never the title's
+    words, which a model may write, nor times);
+  - reopen: whether session/resume or session/load takes the session back, or its error code;
+  - history: the user turns a load replays, which are the client's own words (the agent's
+    replies are left out);
+  after a round with prompts the twins are read once the agent is quiet, so a title a model
+  writes a moment after a turn has come for both.
+
+A round whose twins all met the same fate needs no second one (the prompts of a second round cost
+model calls on a real agent): only a status effect that an opposite effect of position hides
+exactly is left unlooked for.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields
+
+from conformance.core import revisions
+
+__all__ = [
+    "Deviation",
+    "Fate",
+    "Judgement",
+    "Round",
+    "Seat",
+    "baseline_from_calibration",
+    "baseline_from_unasked",
+    "judge",
+    "roles",
+    "uniform",
+]
+
+
+@dataclass(frozen=True)
+class Fate:
+    """What became of one twin, as observed once the pressure has acted ("" where not observed)."""
+
+    status: str  # "active", "inactive" (canonical), "unknown" (-32002), "error <code>", "other:<word>"
+    state: str = ""  # v2: the foreground state the status result reported
+    prompts: tuple[str, ...] = ()  # each later prompt: "ok" or "error <code>"
+    listed: str = ""  # "yes", "with a title", "no"
+    reopen: str = ""  # session/resume or session/load: "ok" or "error <code>"
+    history: str = ""  # the user turns session/load replayed
+
+    def aspects(self) -> dict[str, object]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    def describe(self) -> str:
+        """The fate in words, the status as the checked revision spells it (`open`, `saved`…)."""
+        shown = []
+        for name, value in self.aspects().items():
+            if value in ("", ()):
+                continue
+            text = " / ".join(value) if isinstance(value, tuple) else str(value)
+            if name == "status" and value in ("active", "inactive"):
+                text = revisions.word(text)
+            shown.append(f"{name} {text}")
+        return ", ".join(shown)
+
+
+@dataclass(frozen=True)
+class Seat:
+    """A twin's place in a round: its position in the order of creation, whether status was asked
+    about it, and its fate."""
+
+    position: int
+    asked: bool
+    fate: Fate
+    session_id: str = ""
+
+
+@dataclass(frozen=True)
+class Round:
+    seats: tuple[Seat, ...]
+
+    def at(self, position: int) -> Seat:
+        return next(s for s in self.seats if s.position == position)
+
+    @property
+    def asked_first(self) -> bool:
+        return min(self.seats, key=lambda s: s.position).asked
+
+
+def roles(pairs: int, asked_first: bool) -> tuple[bool, ...]:
+    """Whether status is asked about each twin of a round, in order of creation: pairs whose asked
+    twin comes first, then second, then first… (asked_first: the first pair's asked twin is first)."""
+    found: list[bool] = []
+    for i in range(pairs):
+        first = asked_first if i % 2 == 0 else not asked_first
+        found += [first, not first]
+    return tuple(found)
+
+
+def uniform(rnd: Round) -> bool:
+    """Every twin of the round met the same fate: nothing to compare further."""
+    return len({s.fate for s in rnd.seats}) == 1
+
+
+def baseline_from_calibration(calibration: Sequence[Sequence[Fate]]) -> list[Fate] | None:
+    """The fate of each position, from rounds nobody asked status about (their twins' fates in order
+    of creation), or None when they disagree: then the agent's order is not deterministic."""
+    first = list(calibration[0])
+    if any(list(other) != first for other in calibration[1:]):
+        return None
+    return first
+
+
+def baseline_from_unasked(rounds: Sequence[Round]) -> dict[int, Fate]:
+    """The fate of each position, from the unasked twin that held it (roles swap between rounds,
+    so each position is held by an unasked twin in one of them)."""
+    found: dict[int, Fate] = {}
+    for rnd in rounds:
+        for seat in rnd.seats:
+            if not seat.asked:
+                found.setdefault(seat.position, seat.fate)
+    return found
+
+
+@dataclass(frozen=True)
+class Deviation:
+    round: int  # index of the round
+    position: int
+    asked: bool
+    aspect: str
+    expected: object  # the position's baseline
+    observed: object
+
+
+def deviations(rounds: Sequence[Round], baseline: Mapping[int, Fate] | Sequence[Fate]) -> list[Deviation]:
+    """Every aspect of every twin's fate that differs from its position's baseline."""
+    base = dict(enumerate(baseline)) if isinstance(baseline, Sequence) else dict(baseline)
+    found = []
+    for index, rnd in enumerate(rounds):
+        for seat in sorted(rnd.seats, key=lambda s: s.position):
+            expected = base.get(seat.position)
+            if expected is None:
+                continue
+            want, got = expected.aspects(), seat.fate.aspects()
+            for aspect in want:
+                if want[aspect] != got[aspect]:
+                    found.append(
+                        Deviation(index, seat.position, seat.asked, aspect, want[aspect], got[aspect])
+                    )
+    return found
+
+
+@dataclass(frozen=True)
+class Judgement:
+    blamed: tuple[Deviation, ...]  # empty: status is not blamed
+    deviations: tuple[Deviation, ...]
+    why: str
+
+
+def judge(rounds: Sequence[Round], baseline: Mapping[int, Fate] | Sequence[Fate]) -> Judgement:
+    """Whether status changed the twins' fates: deviations from the baseline in every round (the
+    roles and the creation order swapped between them), none of them met by asked and unasked
+    twins alike."""
+    found = deviations(rounds, baseline)
+    if not found:
+        return Judgement((), (), "every twin met the fate of its position, asked about or not")
+    layouts = {rnd.asked_first for rnd in rounds}
+    deviating = {d.round for d in found}
+    if layouts != {True, False} or deviating != set(range(len(rounds))):
+        return Judgement(
+            (),
+            tuple(found),
+            "the difference did not come again with the roles and the creation order swapped",
+        )
+    roles_by_change: dict[tuple[str, str, str], set[bool]] = {}
+    for d in found:
+        roles_by_change.setdefault((d.aspect, repr(d.expected), repr(d.observed)), set()).add(d.asked)
+    both = [change for change, who in roles_by_change.items() if len(who) == 2]
+    if both:
+        aspect, expected, observed = both[0]
+        return Judgement(
+            (),
+            tuple(found),
+            f"asked and unasked twins alike met the same change ({aspect} {expected} -> {observed}): the "
+            "agent's own variation",
+        )
+    return Judgement(
+        tuple(found), tuple(found), "status calls changed the twins' fates, the same way in both layouts"
+    )
+
+
+def explain(rounds: Sequence[Round], judgement: Judgement) -> str:
+    """Both fates of each round, for a failure message: each twin status was asked about whose fate
+    deviated, beside the twin created next to it."""
+    lines = []
+    for index, rnd in enumerate(rounds):
+        order = "first" if rnd.asked_first else "second"
+        mine = [d for d in judgement.blamed if d.round == index]
+        if not mine:
+            continue
+        d = next((x for x in mine if x.asked), mine[0])
+        seat = rnd.at(d.position)
+        partner = rnd.at(d.position ^ 1) if any(s.position == d.position ^ 1 for s in rnd.seats) else None
+        asked, unasked = (seat, partner) if seat.asked else (partner, seat)
+        text = f"round {index + 1} (the first pair's asked twin created {order}): "
+        text += f"asked twin {asked.fate.describe() if asked else '?'}; "
+        text += f"its unasked twin {unasked.fate.describe() if unasked else '?'}"
+        lines.append(text)
+    return "; ".join(lines)
