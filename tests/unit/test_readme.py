@@ -175,6 +175,11 @@ OTHER_PROGRAMS = {
     "--calls",
     "--rounds",
     "--help",
+    "--session-request-limit",  # the ACP reference agent's machinery (conformance/reference/acp/memory.py)
+    "--serialise",
+    "--request-delay",
+    "--storage-delay",
+    "--max-length",
     "--request-limit",  # the HTTP reference service's machinery (conformance/reference/http/machinery.py)
     "--max-id-length",
     "--max-concurrent",
