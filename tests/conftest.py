@@ -117,6 +117,7 @@ EXPENSIVE = {
     "status.inactive.after-restart",
     "status.cheap.latency",
     "heartbeat.instructions.model-based",
+    "heartbeat.later.pending-held",  # watches for --hold seconds
     "http.state.running-during-run",
     "http.ownership.while-running",
     "http.safe.parked-stays-parked",
