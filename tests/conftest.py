@@ -162,6 +162,7 @@ EXPENSIVE = {
     "status.cheap.latency",
     "status.no-side-effects.twins-restart",
     "heartbeat.instructions.model-based",
+    "heartbeat.later.pending-held",  # watches for --hold seconds
     "http.state.running-during-run",
     "http.ownership.while-running",
     "http.safe.parked-stays-parked",

@@ -7,6 +7,7 @@ rule that servers validate tool inputs. An invalid call must be rejected, by a J
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import anyio
@@ -478,8 +479,8 @@ async def key_in_another_form_is_another_key(mcp: McpTarget, details: dict) -> N
 
 @case("heartbeat.idempotency.concurrent-retry", level=Level.MUST, spec=RETRIES, needs=("heartbeat",))
 async def concurrent_retry_runs_once(mcp: McpTarget, details: dict) -> None:
-    """Two calls with one key in flight at once are executed once: both answers are that execution's
-    (or the second is refused while the first runs)."""
+    """Calls with one key in flight at once (two, then three) are executed once: every answer is that
+    execution's (or a call is refused while the first runs)."""
     sid, key = new_session_id(), new_key()
     await mcp.ok_heartbeat(sid, status="active")
     first = await mcp.ok_heartbeat(sid, idempotencyKey=key, progressPercent=30)
@@ -492,29 +493,71 @@ async def concurrent_retry_runs_once(mcp: McpTarget, details: dict) -> None:
             "two executions cannot be told apart by their results: no field differs between two calls with the "
             "same arguments under different keys and agrees between a call and its retry"
         )
+    for burst in (2, 3):
+        key = new_key()
+        replies: list[ToolReply] = []
+
+        async def send(key: str = key, replies: list[ToolReply] = replies) -> None:
+            replies.append(await mcp.heartbeat(sid, idempotencyKey=key, progressPercent=30))
+
+        async with anyio.create_task_group() as tg:
+            for _ in range(burst):
+                tg.start_soon(send)
+        answered = [r for r in replies if r.succeeded]
+        details[f"answers to {burst}"] = [r.data if r.succeeded else r.describe() for r in replies]
+        if not answered:
+            raise NotTestable(f"all {burst} calls were answered with errors: {replies[0].describe()}")
+        first = leaves(answered[0].data)
+        for other in answered[1:]:  # one answered alone: the others were refused while it ran
+            b = leaves(other.data)
+            differ = [p for p in fields if not same(first.get(p, ABSENT), b.get(p, ABSENT))]
+            if differ:
+                raise Violation(
+                    f"{burst} calls with one idempotencyKey, in flight at once, were executed more than once: their "
+                    f"answers differ at {', '.join(differ)} (which tells one execution from another)",
+                    expected="one execution: every answer alike, or the others refused while the first runs",
+                    observed={p: (first.get(p), b.get(p)) for p in differ},
+                )
+
+
+@case("heartbeat.idempotency.key-across-sessions", level=Level.MUST, spec=KEY, needs=("heartbeat",))
+async def key_reused_in_another_session(mcp: McpTarget, details: dict) -> None:
+    """A key used in one session, then in another (by the same caller, and by caller B where the run
+    has one), is not answered from the first session's result: the second call is applied to its own
+    session, or refused (keys unique everywhere), and never shows the first session."""
+    probe = await calibrate(mcp)
+    details["probe"] = probe.describe()
     key = new_key()
-    replies: list[ToolReply] = []
+    first_sid = new_session_id()
+    before, written = probe.values(2)
+    await mcp.ok_heartbeat(first_sid, idempotencyKey=key, **probe.write(written))
+    problems = []
 
-    async def send() -> None:
-        replies.append(await mcp.heartbeat(sid, idempotencyKey=key, progressPercent=30))
+    async def judge(who: str, caller: McpTarget) -> None:
+        sid = new_session_id()
+        await caller.ok_heartbeat(sid, **probe.write(before))
+        reply = await caller.heartbeat(sid, idempotencyKey=key, **probe.write(written))
+        shown = first_sid in json.dumps(reply.reply.result if reply.reply.ok else reply.reply.error)
+        if shown:
+            problems.append(f"{who}: the answer names the first session {first_sid!r} ({reply.describe()})")
+        if reply.rejected:
+            return  # the key is taken everywhere: refused, which applies nothing
+        now = await probe.read(caller, sid)
+        if not same(now, written):
+            problems.append(
+                f"{who}: answered ({reply.describe()}) but not applied: its session's {probe.field} stayed {now!r}"
+            )
 
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(send)
-        tg.start_soon(send)
-    answered = [r for r in replies if r.succeeded]
-    details["answers"] = [r.data if r.succeeded else r.describe() for r in replies]
-    if not answered:
-        raise NotTestable(f"both calls were answered with errors: {replies[0].describe()}")
-    if len(answered) < 2:
-        return  # the second was refused while the first ran: not executed twice
-    a, b = (leaves(r.data) for r in answered)
-    differ = [p for p in fields if not same(a.get(p, ABSENT), b.get(p, ABSENT))]
-    if differ:
+    await judge("the same caller, another session", mcp)
+    if mcp.harness.config.transport == "http" and mcp.options.other_headers is not None:
+        async with mcp.other_caller() as other:
+            await judge("caller B, a session of its own", other)
+    if problems:
         raise Violation(
-            f"two calls with one idempotencyKey, in flight at once, were both executed: their answers differ at "
-            f"{', '.join(differ)} (which tells one execution from another)",
-            expected="one execution: both answers alike, or one refused while the other runs",
-            observed={p: (a.get(p), b.get(p)) for p in differ},
+            "a key used in one session, reused in another, was answered from the first session's result: "
+            + "; ".join(problems),
+            expected="the call applied to its own session, or refused; never the other session's result",
+            observed=problems,
         )
 
 

@@ -21,7 +21,7 @@ import anyio
 from conformance.core.outcomes import MissingInput, NotApplicable, NotTestable, Violation
 from conformance.core.registry import Level, case
 from conformance.core.revisions import requirement
-from conformance.targets.mcp.probe import calibrated, same
+from conformance.targets.mcp.probe import calibrate, calibrated, same
 from conformance.targets.mcp.queue import RULES
 from conformance.targets.mcp.target import (
     Delivery,
@@ -47,6 +47,8 @@ ACK = requirement("mcp-session-heartbeat-2025-06-18", "ack")
 CURSOR = requirement("mcp-session-heartbeat-2025-06-18", "cursor")
 # "The server also verifies current scopes and resource-level access b…"
 ACCESS = requirement("mcp-session-heartbeat-2025-06-18", "access")
+# "Report session status, progress, and the current step."
+PURPOSE = requirement("mcp-session-heartbeat-2025-06-18", "purpose")
 
 
 def marker(label: str) -> str:
@@ -318,14 +320,123 @@ async def _first_page_cursor(
         pause = min(pause * 2, 0.5)
 
 
+# -- acknowledgements beside other calls -----------------------------------------------------------
+
+
+async def _redelivered_pair(mcp: McpTarget, sid: str, label: str) -> tuple[str, str, list[str]]:
+    """Two instructions delivered alike, one to acknowledge and one as the control, on a server shown
+    to deliver an unacknowledged instruction again at once (a MAY: only then does an instruction
+    coming again, or not, say anything); the ids the first one was last delivered with."""
+    text, control = marker(label), marker(f"{label}-control")
+    await enqueue(mcp, sid, text, control)
+    delivery = await mcp.await_delivery(sid, [text, control])
+    if delivery.missing:
+        raise await not_delivered(mcp, delivery, "the two enqueued instructions")
+    again, _ = await mcp.drain(sid)
+    if not (has(again, text) and has(again, control)):
+        raise MissingInput(
+            "the server did not deliver the two unacknowledged instructions again on the next heartbeat (redelivery "
+            "is a MAY), so whether one comes again after an acknowledgement says nothing"
+        )
+    return text, control, ids_for(again, [text])
+
+
+def _control_gone(control: str, where: str) -> Violation:
+    return Violation(
+        f"acknowledging one instruction removed another: the unacknowledged control, delivered again on every "
+        f"heartbeat before, did not come {where}",
+        expected=f"{control!r} still delivered: an acknowledgement affects only the ids it names",
+        observed=where,
+    )
+
+
+@case("heartbeat.instructions.ack-answer-omits-acked", level=Level.MUST, spec=ACK, needs=("heartbeat",))
+async def acknowledging_answer_omits_the_acknowledged(mcp: McpTarget, details: dict) -> None:
+    """The answer to the heartbeat that acknowledges an instruction does not list it: the server
+    has received the acknowledgement when it builds that answer (a page built before the
+    acknowledgement is applied hands the agent, once more, what it said it has processed); and the
+    control instruction, delivered alike and not acknowledged, still comes."""
+    sid = await started_session(mcp)
+    text, control, ids = await _redelivered_pair(mcp, sid, "acked-in-answer")
+    replies = await mcp.drain_replies(sid, acknowledgedInstructionIds=ids)
+    answer = mcp.instructions(replies[0])
+    details["answer"] = answer[:20]
+    if has(answer, text) or set(ids) & {i.id for i in answer}:
+        raise Violation(
+            "the answer to the heartbeat that acknowledged an instruction still listed it",
+            expected=f"the acknowledged {ids} absent from that very answer",
+            observed=answer[:20],
+        )
+    if not has(mcp.items_of(replies), control):
+        raise _control_gone(control, "in the answer to the acknowledging heartbeat nor on its next pages")
+
+
+@case("heartbeat.instructions.retry-after-ack", level=Level.MUST, spec=ACK, needs=("heartbeat",))
+async def retry_after_acknowledgement(mcp: McpTarget, details: dict) -> None:
+    """A retry of a heartbeat whose answer delivered an instruction, sent after that instruction was
+    acknowledged, is answered without undoing the acknowledgement: the instruction never comes again
+    (while the control, delivered alike and not acknowledged, still does)."""
+    sid = await started_session(mcp)
+    text, control, _ = await _redelivered_pair(mcp, sid, "retry-after-ack")
+    key = new_key()
+    pages = await mcp.drain_replies(sid, idempotencyKey=key)  # the first delivers both again
+    listed = has(mcp.instructions(pages[0]), text)
+    ids = ids_for(mcp.items_of(pages), [text])
+    await mcp.ok_heartbeat(sid, acknowledgedInstructionIds=ids)
+    retry = await mcp.heartbeat(sid, idempotencyKey=key)
+    details["retry"] = retry.describe()
+    drains = [(await mcp.drain(sid))[0] for _ in range(2)]
+    back = [n for n, items in enumerate(drains, 1) if has(items, text) or set(ids) & {i.id for i in items}]
+    if back:
+        raise Violation(
+            f"after a retry of a heartbeat whose answer listed it, an instruction acknowledged before the retry came "
+            f"again (drain {back[0]} after the retry)",
+            expected="never again once acknowledged: a retry is answered, not applied again",
+            observed=drains[back[0] - 1][:20],
+        )
+    if not listed:
+        raise MissingInput(
+            "the retried heartbeat did not list the instruction: a retry had nothing to put back"
+        )
+    if not any(has(items, control) for items in drains):
+        raise _control_gone(control, "in two drains after the retry")
+
+
+@case("heartbeat.instructions.ack-with-report", level=Level.MUST, spec=PURPOSE, needs=("heartbeat",))
+async def acknowledging_heartbeat_reports_too(mcp: McpTarget, details: dict) -> None:
+    """A heartbeat that acknowledges an instruction and reports the session's state records the
+    state it reports, as one that acknowledges nothing does."""
+    probe = await calibrate(mcp)
+    details["probe"] = probe.describe()
+    sid = await started_session(mcp)
+    text = marker("ack-and-report")
+    await enqueue(mcp, sid, text)
+    delivery = await mcp.await_delivery(sid, [text])
+    ids = ids_for(delivery.first_with(text), [text])
+    if not ids:
+        raise await not_delivered(mcp, delivery, "the enqueued instruction")
+    value = probe.values(1)[0]
+    await mcp.ok_heartbeat(sid, acknowledgedInstructionIds=ids, **probe.write(value))
+    now = await probe.read(mcp, sid)
+    if not same(now, value):
+        raise Violation(
+            f"a heartbeat that acknowledged an instruction and reported {probe.field} {value!r} did not record it: "
+            f"{probe.field} reads {now!r}",
+            expected=f"{probe.field} {value!r}",
+            observed=now,
+        )
+
+
 # -- access ----------------------------------------------------------------------------------------
 
 
 @case("heartbeat.access.other-caller-rejected", level=Level.MUST, spec=ACCESS, needs=("heartbeat",))
 async def other_caller_learns_nothing(mcp: McpTarget, details: dict) -> None:
-    """Caller B's heartbeat for caller A's session is an error that reveals nothing of it, and
-    the other way round (an ownership check that holds one way only, say one that compares
-    identities by order, fails the second)."""
+    """Caller B's heartbeat for the id of caller A's session reveals nothing of it: refused with an
+    error that says nothing of it, or answered as a session of B's own (a server that scopes ids per
+    caller) with nothing of A's in it; and the other way round (an ownership check that holds one
+    way only, say one that compares identities by order, fails the second). An answer is judged
+    only where the owner's own answer shows what it looks for: else it could not show a leak."""
     mcp.require_other_caller()
     sid = new_session_id()
     step = marker("secret-step")
@@ -338,23 +449,36 @@ async def other_caller_learns_nothing(mcp: McpTarget, details: dict) -> None:
         theirs, their_step = new_session_id(), marker("secret-step")
         await other.ok_heartbeat(theirs, status="waiting", currentStep=their_step)
         back = await mcp.heartbeat(theirs)
+        # What each owner's own heartbeat shows of its session: what a leak would have shown.
+        own_a, own_b = await mcp.heartbeat(sid), await other.heartbeat(theirs)
     details["reply_to_b"] = reply.result if reply.reply.ok else reply.describe()
     details["reply_to_a"] = back.result if back.reply.ok else back.describe()
-    for asker, owner, answer, secrets in (("B", "A", reply, (step, secret)), ("A", "B", back, (their_step,))):
+    unseen = []
+    for asker, owner, answer, own, secrets in (
+        ("B", "A", reply, own_a, (step, secret)),
+        ("A", "B", back, own_b, (their_step,)),
+    ):
         leaked = [s for s in secrets if s is not None and s in _all_text(answer)]
-        if not answer.rejected:
-            raise Violation(
-                f"caller {asker}'s heartbeat for caller {owner}'s session was accepted",
-                expected="an error (no access to another caller's session)",
-                observed=answer.describe(),
-            )
         if leaked:
             raise Violation(
-                f"the error caller {asker} got reveals caller {owner}'s session: "
+                f"caller {asker}'s heartbeat for caller {owner}'s session was "
+                + ("refused with an error that" if answer.rejected else "answered with a result that")
+                + f" reveals caller {owner}'s session: "
                 + ", ".join(repr(s) for s in leaked),
-                expected="an error that says nothing of the session",
+                expected="nothing of the other caller's session: an error that says nothing of it, or an answer "
+                "about a session of the asker's own",
                 observed=answer.describe(),
             )
+        if answer.rejected:
+            continue
+        if not any(s is not None and s in _all_text(own) for s in secrets):
+            unseen.append(
+                f"caller {asker}'s heartbeat for caller {owner}'s session id was answered, and caller {owner}'s own "
+                "answer shows neither its step nor its instruction, so an answer from that session would show "
+                "nothing either"
+            )
+    if unseen:
+        raise MissingInput("; ".join(unseen))
 
 
 @case("heartbeat.access.other-caller-no-change", level=Level.MUST, spec=ACCESS, needs=("heartbeat",))
@@ -408,8 +532,8 @@ async def other_caller_changes_nothing(mcp: McpTarget, details: dict) -> None:
 
 @case("heartbeat.access.other-caller-replay", level=Level.MUST, spec=ACCESS, needs=("heartbeat",))
 async def other_caller_replay_is_rejected(mcp: McpTarget, details: dict) -> None:
-    """Caller B sending caller A's exact call (same key, same arguments) is rejected, not answered
-    with A's result."""
+    """Caller B sending caller A's exact call (same session id, key and arguments) is not answered
+    with A's result: refused, or executed as a call of B's own session (ids scoped per caller)."""
     mcp.require_other_caller()
     sid = new_session_id()
     step = marker("secret-step")
@@ -418,18 +542,24 @@ async def other_caller_replay_is_rejected(mcp: McpTarget, details: dict) -> None
     if secret is not None:
         await enqueue(mcp, sid, secret)
     call = {"idempotencyKey": new_key(), "progressPercent": 20}
-    await mcp.ok_heartbeat(sid, **call)  # its result may show A's step and instruction: B sends neither
+    own = await mcp.ok_heartbeat(sid, **call)  # its result may show A's step and instruction: B sends neither
     async with mcp.other_caller() as other:
         reply = await other.heartbeat(sid, **call)
     details["reply_to_b"] = reply.result if reply.reply.ok else reply.describe()
     leaked = [s for s in (step, secret) if s is not None and s in _all_text(reply)]
-    if not reply.rejected or leaked:
+    if leaked:
         raise Violation(
             "caller B's replay of caller A's call (same session, key and arguments) was "
-            + ("answered" if not reply.rejected else "rejected")
-            + (" with caller A's " + " and ".join(repr(s) for s in leaked) if leaked else ""),
-            expected="an error (no access to another caller's session) that says nothing of it",
+            + ("rejected" if reply.rejected else "answered")
+            + " with caller A's "
+            + " and ".join(repr(s) for s in leaked),
+            expected="an error that says nothing of A's session, or an answer about a session of B's own",
             observed=reply.describe(),
+        )
+    if not reply.rejected and not any(s is not None and s in _all_text(own) for s in (step, secret)):
+        raise MissingInput(
+            "caller B's replay of caller A's call was answered, and caller A's own answer to that call shows neither "
+            "its step nor its instruction, so whether B got A's result does not show"
         )
 
 

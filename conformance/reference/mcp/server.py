@@ -11,6 +11,12 @@ it names the caller, as a real server's token would after verification); over st
 one caller. Operators enqueue instructions with ``POST /operator/instructions`` (HTTP, JSON
 ``{"sessionId", "text"}``) or ``python -m conformance.reference.mcp.instruct SESSION TEXT``
 (stdio: a spool directory in the server's working directory).
+
+The machinery real servers have is off by default, each part behind its own flag (the rules are
+in store.py): ``--session-cap N`` (least-recently-used eviction), ``--session-ttl S`` (idle
+expiry), ``--request-limit N`` per ``--request-window S`` (a per-session allowance),
+``--io-delay S`` (calls that overlap, one session's in turn) and ``--max-length N`` (longer
+values refused, never cut).
 """
 
 from __future__ import annotations
@@ -105,7 +111,10 @@ async def serve_http(store: HeartbeatStore, server: Server[Any], host: str, port
             session_id, text = body["sessionId"], body["text"]
         except (ValueError, KeyError, TypeError):
             return JSONResponse({"error": 'send JSON {"sessionId": ..., "text": ...}'}, status_code=400)
-        return JSONResponse({"id": store.enqueue(str(session_id), str(text))}, status_code=201)
+        try:
+            return JSONResponse({"id": store.enqueue(str(session_id), str(text))}, status_code=201)
+        except HeartbeatError as refused:  # past a storage limit: refused, never cut
+            return JSONResponse({"error": str(refused)}, status_code=413)
 
     routes = [Route("/operator/instructions", enqueue, methods=["POST"])]
     app = server.streamable_http_app(custom_starlette_routes=routes, host=host)
@@ -123,8 +132,54 @@ def main(
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--http", metavar="HOST:PORT", help="serve Streamable HTTP instead of stdio")
     parser.add_argument("--page-size", type=int, default=2, help="instructions per heartbeat result")
+    parser.add_argument(
+        "--session-cap",
+        type=int,
+        metavar="N",
+        help="keep at most N sessions: one more evicts the least recently used (only an applied heartbeat uses one)",
+    )
+    parser.add_argument(
+        "--session-ttl", type=float, metavar="S", help="forget a session no heartbeat has used for S seconds"
+    )
+    parser.add_argument(
+        "--request-limit",
+        type=int,
+        metavar="N",
+        help="refuse a session's heartbeats past N per --request-window (retries, rejected calls and other "
+        "callers' calls spend none)",
+    )
+    parser.add_argument(
+        "--request-window",
+        type=float,
+        default=60.0,
+        metavar="S",
+        help="seconds of --request-limit (default 60)",
+    )
+    parser.add_argument(
+        "--io-delay",
+        type=float,
+        default=0.0,
+        metavar="S",
+        help="each new call waits S seconds for its storage round trip while other calls go on (a session's "
+        "calls in turn)",
+    )
+    parser.add_argument(
+        "--max-length",
+        type=int,
+        metavar="N",
+        help="refuse (never cut) ids, keys, steps, cursors and instruction texts longer than N characters",
+    )
     args = parser.parse_args(argv)
-    store = store_factory(page_size=args.page_size, spool=None if args.http else spool_dir())
+    store = store_factory(
+        page_size=args.page_size,
+        spool=None if args.http else spool_dir(),
+        session_cap=args.session_cap,
+        session_ttl=args.session_ttl,
+        request_limit=args.request_limit,
+        request_window=args.request_window,
+        io_delay=args.io_delay,
+        max_length=args.max_length,
+    )
     server = build_server(store, input_schema=input_schema, tool_name=tool_name)
     if args.http:
         host, _, port = args.http.rpartition(":")

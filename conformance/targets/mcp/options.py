@@ -21,6 +21,11 @@ REFERENCE_INSTRUCT_CMD = "{python} -m conformance.reference.mcp.instruct {{sessi
 REFERENCE_INSTRUCT_URL = "{baseUrl}/operator/instructions"
 # The embedded reference server over HTTP names its callers by their Authorization header.
 REFERENCE_CALLERS = ({"Authorization": "Bearer conformance-a"}, {"Authorization": "Bearer conformance-b"})
+# Bounds of the policies a user can state: each twin case waits a TTL, or makes about three times
+# the cap or the limit in calls.
+MAX_TTL = 600.0
+MAX_CAP = 5000
+MAX_REQUESTS = 2000
 
 
 def reference_command(transport: str = "stdio", protocol: int = 1) -> list[str]:
@@ -43,6 +48,10 @@ class McpOptions:
     cursor_path: str | None = None
     instruction_id_path: str | None = None  # JSON Pointer into an instruction item; None: common names
     delivery_wait: float | None = None  # seconds an enqueued instruction may take to show; None: --timeout
+    # The server's own policies, as the user states them (the twin cases need them; None: unknown).
+    session_ttl: float | None = None  # a session no heartbeat used for this long is forgotten
+    session_cap: int | None = None  # sessions kept; one more evicts the least recently used
+    request_limit: int | None = None  # heartbeats a session may make (in a window longer than a case)
 
     @classmethod
     def from_options(
@@ -58,6 +67,9 @@ class McpOptions:
         transport: str,
         instruction_id_path: str | None = None,
         delivery_wait: float | None = None,
+        session_ttl: float | None = None,
+        session_cap: int | None = None,
+        request_limit: int | None = None,
     ) -> McpOptions:
         for name, pointer in (
             ("--instructions-path", instructions_path),
@@ -68,6 +80,18 @@ class McpOptions:
                 raise UsageError(f"{name} {pointer!r} is not a JSON Pointer: write it like /instructions")
         if delivery_wait is not None and not delivery_wait > 0:
             raise UsageError(f"--delivery-wait {delivery_wait} must be a positive number of seconds")
+        if session_ttl is not None and not 0 < session_ttl <= MAX_TTL:
+            raise UsageError(
+                f"--mcp-session-ttl {session_ttl:g} must be a positive number of seconds, at most {MAX_TTL:g}"
+            )
+        for name, count, most in (
+            ("--mcp-session-cap", session_cap, MAX_CAP),
+            ("--mcp-request-limit", request_limit, MAX_REQUESTS),
+        ):
+            if count is not None and not 2 <= count <= most:
+                raise UsageError(
+                    f"{name} {count} must be a whole number from 2 to {most} (the suite makes that many calls)"
+                )
         words = None
         if instruct_cmd is not None:
             try:
@@ -88,6 +112,9 @@ class McpOptions:
             cursor_path=cursor_path,
             instruction_id_path=instruction_id_path,
             delivery_wait=delivery_wait,
+            session_ttl=session_ttl,
+            session_cap=session_cap,
+            request_limit=request_limit,
         )
         if embedded and not (instruct_cmd or instruct_url):  # the reference server's own operator side
             if transport == "http":

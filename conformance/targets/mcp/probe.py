@@ -96,7 +96,7 @@ def _markers(n: int) -> list[Any]:
 CANDIDATES: dict[str, Callable[[int], list[Any]]] = {
     "currentStep": _markers,
     "status": lambda n: ["waiting", "blocked", "active"][:n],
-    "progressPercent": lambda n: [17.25, 83.5, 61.75][:n],
+    "progressPercent": lambda n: ([17.25, 83.5, 61.75] + [round(3.25 + 1.5 * k, 2) for k in range(n)])[:n],
 }
 
 
@@ -108,8 +108,15 @@ class StateProbe:
     pointer: str
 
     def values(self, n: int = 2) -> list[Any]:
-        """n distinct values to write (fresh markers for currentStep)."""
-        return CANDIDATES[self.field](n)
+        """n distinct values to write (fresh markers for currentStep); MissingInput where the field
+        has fewer (status has three)."""
+        found = CANDIDATES[self.field](n)
+        if len(found) < n:
+            raise MissingInput(
+                f"the probe reads {self.field}, which has {len(found)} values; this case tells {n} sessions or calls "
+                "apart (results that show currentStep or progressPercent would do)"
+            )
+        return found
 
     def write(self, value: Any) -> dict[str, Any]:
         return {self.field: value}

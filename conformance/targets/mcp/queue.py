@@ -1,13 +1,17 @@
 """Model-based sequences for `session_heartbeat`'s instruction queue, driven by Hypothesis.
 
 A sequence is data (:class:`QueueStep`): the operator enqueues instructions, the agent sends
-heartbeats that acknowledge some of what it has seen, follows a cursor one page, or drains every
-page. After each step the driver checks the server against a model of the queue: every item
-delivered is one enqueued for this session; nothing acknowledged in an earlier call comes
-again; a page repeats no item; and a drain (first page, then every cursor; every sequence ends
+heartbeats that acknowledge some of what it has seen, follows a cursor one page, drains every
+page, or sends two heartbeats at once (one acknowledging, one following the cursor). After each
+step the driver checks the server against a model of the queue: every item delivered is one
+enqueued for this session; nothing acknowledged in an earlier call comes again, nor in the answer
+to the call that acknowledges it; a page repeats no item; and a drain (first page, then every cursor; every sequence ends
 with one) yields every instruction never delivered yet, once: a pending instruction is
 delivered, a delivered one may come again until acknowledged (a MAY: at once, later or never),
-never after. An enqueue accepted is not proof the instruction is pending yet: the driver learns
+never after. Calls in flight together may run in either order, so the model allows every
+interleaving: each answer may show what the other call acknowledges, and what an acknowledging
+call acknowledged holds once it is answered (a call refused while the other runs acknowledged
+nothing). An enqueue accepted is not proof the instruction is pending yet: the driver learns
 how long the server takes to show one (on a session of its own) and waits that long after each
 enqueue, and a drain that misses one keeps asking for up to --delivery-wait before calling it lost.
 Hypothesis shrinks a failing sequence; the driver then removes steps one at a time while the
@@ -19,6 +23,7 @@ from __future__ import annotations
 import random
 import time
 import uuid
+from collections.abc import Collection
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -60,6 +65,7 @@ RULES = {
     "a delivered, unacknowledged one may be absent: redelivery is a MAY)",
     "foreign": "only instructions enqueued for this session are delivered",
     "acked-again": "an instruction acknowledged in an earlier call never comes again",
+    "acked-in-answer": "the answer to the call that acknowledges an instruction does not list it",
     "page-duplicate": "one drain's pages (and one page) repeat no instruction",
     "cursor-skip": "following the cursor while acknowledging each page skips no instruction never delivered yet",
 }
@@ -108,8 +114,8 @@ async def calibrate_timing(target: McpTarget) -> QueueTiming:
 
 @dataclass
 class QueueStep:
-    op: str  # enqueue | heartbeat | ack-all | page | drain | drain-ack
-    count: int = 0  # enqueue: how many instructions; heartbeat: how many seen ones to acknowledge
+    op: str  # enqueue | heartbeat | ack-all | page | drain | drain-ack | overlap
+    count: int = 0  # enqueue: how many instructions; heartbeat, overlap: how many seen ones to acknowledge
     answer: str = ""
     frames: list[dict[str, Any]] = field(default_factory=list)
 
@@ -125,6 +131,8 @@ class QueueStep:
             return f"enqueue({self.count})"
         if self.op == "heartbeat":
             return f"heartbeat(ack {self.count})"
+        if self.op == "overlap":
+            return f"overlap(ack {self.count} | page)"
         return self.op
 
 
@@ -200,6 +208,35 @@ class QueueDriver:
     async def _op_ack_all(self, step: QueueStep) -> None:
         step.count = len(self.seen)
         await self._op_heartbeat(step)
+
+    async def _op_overlap(self, step: QueueStep) -> None:
+        """Two heartbeats at once: one acknowledges the first ``count`` instructions seen, the other
+        follows the cursor held (or asks plainly). Either may run first: each answer is checked
+        against what calls answered before this step acknowledged."""
+        acks = self.seen[: step.count]
+        calls = [
+            {"acknowledgedInstructionIds": acks},
+            {"instructionCursor": self.cursor} if self.cursor else {},
+        ]
+        replies: list[Any] = [None, None]
+
+        async def send(n: int) -> None:
+            replies[n] = await self.t.heartbeat(self.sid, **calls[n])
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(send, 0)
+            tg.start_soon(send, 1)
+        answered = []
+        for n, reply in enumerate(replies):
+            if reply.succeeded:  # one refused while the other ran ("busy") did nothing
+                items = self.t.instructions(reply)
+                self.check_items(step, items, calls[n].get("acknowledgedInstructionIds", []))
+                answered.append(len(items))
+        if replies[0].succeeded:
+            self.acked.update(acks)
+            self.seen = [i for i in self.seen if i not in acks]
+        self.cursor = None  # which page the other call continued is the server's order
+        step.answer = f"{len(answered)} answered: " + ", ".join(f"{n} instruction(s)" for n in answered)
 
     async def _op_page(self, step: QueueStep) -> None:
         if self.cursor is None:
@@ -297,12 +334,13 @@ class QueueDriver:
         if not reply.succeeded:
             self.fail(step, f"a valid heartbeat was answered with {reply.describe()}", "valid-call")
         items = self.t.instructions(reply)
-        self.check_items(step, items)
+        self.check_items(step, items, fields.get("acknowledgedInstructionIds", []))
         if not step.answer:
             step.answer = f"{len(items)} instruction(s)" + (", a cursor" if self.t.cursor(reply) else "")
         return reply
 
-    def check_items(self, step: QueueStep, items: list[Instruction]) -> None:
+    def check_items(self, step: QueueStep, items: list[Instruction], acking: Collection[str] = ()) -> None:
+        """An answer's items against the model; ``acking``: the ids this very call acknowledges."""
         page_ids = [i.id for i in items]
         if len(set(page_ids)) != len(page_ids):
             self.fail(step, f"one page repeats an instruction: {page_ids}", "page-duplicate")
@@ -315,6 +353,12 @@ class QueueDriver:
             if iid in self.acked or self.ids.get(str(text), iid) in self.acked:
                 self.fail(
                     step, f"instruction {iid} ({text!r}) came again after it was acknowledged", "acked-again"
+                )
+            if iid in acking or self.ids.get(str(text), iid) in acking:
+                self.fail(
+                    step,
+                    f"instruction {iid} ({text!r}) came in the answer to the very call that acknowledged it",
+                    "acked-in-answer",
                 )
             self.ids[str(text)] = iid
             if iid not in self.seen:
@@ -336,6 +380,7 @@ STEPS = st.one_of(
     st.builds(QueueStep, op=st.just("page")),
     st.builds(QueueStep, op=st.just("drain")),
     st.builds(QueueStep, op=st.just("drain-ack")),
+    st.builds(QueueStep, op=st.just("overlap"), count=st.integers(1, 3)),
 )
 
 # Step combinations behind which queue bugs hide, run first in every run (Hypothesis's explicit

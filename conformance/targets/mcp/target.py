@@ -263,6 +263,30 @@ class McpTarget:
             type=float,
             metavar="SECONDS",
         ),
+        Option(
+            "--mcp-session-ttl",
+            "mcp_session_ttl",
+            "the server forgets a session no heartbeat used for this long: the idle-expiry twins run "
+            "(the thorough profile looks for one)",
+            type=float,
+            metavar="SECONDS",
+        ),
+        Option(
+            "--mcp-session-cap",
+            "mcp_session_cap",
+            "the server keeps N sessions and evicts the least recently used: the memory twins run "
+            "(the thorough profile looks for one)",
+            type=int,
+            metavar="N",
+        ),
+        Option(
+            "--mcp-request-limit",
+            "mcp_request_limit",
+            "the server refuses a session's heartbeats past N (in a window longer than a case): the "
+            "allowance twins run (the thorough profile looks for one)",
+            type=int,
+            metavar="N",
+        ),
     )
     command_option = "mcp_cmd"
     url_option = "mcp_url"
@@ -280,6 +304,9 @@ class McpTarget:
             cursor_path=values["cursor_path"],
             instruction_id_path=values["instruction_id_path"],
             delivery_wait=values["delivery_wait"],
+            session_ttl=values.get("mcp_session_ttl"),
+            session_cap=values.get("mcp_session_cap"),
+            request_limit=values.get("mcp_request_limit"),
             embedded=config.embedded,
             transport=config.transport,
         )
@@ -348,6 +375,7 @@ class McpTarget:
         self._list_seen: str | None = None  # where an instruction list was found
         self._id_path: str | None = None  # where an item's id was found
         self._lag: tuple[float, Delivery] | None = None
+        self.discovered: dict[str, Any] = {}  # the server's policies, as the thorough profile found them
 
     @property
     def peer(self) -> JsonRpcPeer:
@@ -658,8 +686,10 @@ class McpTarget:
     def can_instruct(self) -> bool:
         return bool(self.options.instruct_cmd or self.options.instruct_url)
 
-    async def instruct(self, session_id: str, text: str) -> None:
-        """Enqueue a human instruction for a session through the operator hook the user gave."""
+    async def instruct(self, session_id: str, text: str, *, refusable: bool = False) -> str | None:
+        """Enqueue a human instruction for a session through the operator hook the user gave. A hook
+        that refuses (exits non-zero, answers 4xx) is a harness error, unless ``refusable`` (a value
+        at a storage limit may be refused): then what it said, None when it took the instruction."""
         timeout = self.harness.config.timeout
         if self.options.instruct_cmd:
             words = [
@@ -669,10 +699,11 @@ class McpTarget:
             with anyio.fail_after(timeout):
                 done = await anyio.run_process(words, cwd=self.harness.config.cwd, check=False)
             if done.returncode != 0:
-                raise HarnessError(
-                    f"--instruct-cmd exited with code {done.returncode}: {done.stderr.decode(errors='replace')[-300:]}"
-                )
-            return
+                said = f"--instruct-cmd exited with code {done.returncode}: {done.stderr.decode(errors='replace')[-300:]}"
+                if refusable:
+                    return said
+                raise HarnessError(said)
+            return None
         if self.options.instruct_url:
             url = self.options.instruct_url.replace("{sessionId}", session_id).replace(
                 "{baseUrl}", self._base_url()
@@ -680,11 +711,13 @@ class McpTarget:
             async with httpx.AsyncClient(timeout=timeout, verify=tls_context()) as client:
                 response = await client.post(url, json={"sessionId": session_id, "text": text})
             if response.status_code >= 300:
-                raise HarnessError(
-                    f"--instruct-url answered HTTP {response.status_code}: {response.text[:300]}"
-                )
-            return
+                said = f"--instruct-url answered HTTP {response.status_code}: {response.text[:300]}"
+                if refusable and 400 <= response.status_code < 500:
+                    return said
+                raise HarnessError(said)
+            return None
         self.require_instruct()
+        return None
 
     def require_other_caller(self) -> None:
         if self.harness.config.transport != "http" or self.options.other_headers is None:

@@ -25,8 +25,17 @@ MCP_AGENTS = AGENTS / "mcp"
 HEARTBEAT = sorted(c for c in CASES if CASES[c].target == "mcp")
 ACCESS = [c for c in HEARTBEAT if c.startswith("heartbeat.access.")]
 INSTRUCTIONS = [c for c in HEARTBEAT if c.startswith("heartbeat.instructions.")]
-# Over Streamable HTTP, with two callers and the operator endpoint, every case runs.
-HTTP_BASELINE = dict.fromkeys(HEARTBEAT, "pass")
+TWINS = [c for c in HEARTBEAT if c.startswith("heartbeat.twins.")]
+# The cases outside heartbeat.instructions that need the operator hook too.
+HOOKED = [
+    "heartbeat.later.pending-held",
+    "heartbeat.overlap.concurrent-acks",
+    "heartbeat.boundary.instruction-lengths",
+    "heartbeat.boundary.empty-ack-list",
+]
+# Over Streamable HTTP, with two callers and the operator endpoint, every case runs; the twins
+# need the server's policies (--mcp-session-cap, --mcp-session-ttl, --mcp-request-limit).
+HTTP_BASELINE = dict.fromkeys(HEARTBEAT, "pass") | dict.fromkeys(TWINS, "not-testable")
 # Over stdio there is one caller: the access cases say what to pass instead.
 STDIO_BASELINE = HTTP_BASELINE | dict.fromkeys(ACCESS, "not-testable")
 REFERENCE_INSTRUCT_CMD = f"{sys.executable} -m conformance.reference.mcp.instruct {{sessionId}} {{text}}"
@@ -95,7 +104,11 @@ BROKEN: dict[str, tuple[int, dict[str, str]]] = {
             "heartbeat.idempotency.concurrent-retry": "not-testable",
         },
     ),
-    "retry_reapplies": (1, {"heartbeat.idempotency.not-applied-twice": "fail"}),
+    # A retry under the empty key is applied again too.
+    "retry_reapplies": (
+        1,
+        {"heartbeat.idempotency.not-applied-twice": "fail", "heartbeat.boundary.empty-key": "fail"},
+    ),
     # Deduplicating by arguments also answers a later "plain" heartbeat with an old cached page,
     # takes a key in another form with the first call's arguments for a retry, and answers two calls
     # with the same arguments alike (so executions cannot be told apart).
@@ -108,6 +121,7 @@ BROKEN: dict[str, tuple[int, dict[str, str]]] = {
             "heartbeat.idempotency.concurrent-retry": "not-testable",
             "heartbeat.instructions.acked-never-again": "fail",
             "heartbeat.instructions.redelivery-ends-at-ack": "fail",
+            "heartbeat.instructions.retry-after-ack": "fail",
             SEQ: "fail",
         },
     ),
@@ -124,24 +138,45 @@ BROKEN: dict[str, tuple[int, dict[str, str]]] = {
         {
             "heartbeat.instructions.acked-never-again": "fail",
             "heartbeat.instructions.redelivery-ends-at-ack": "fail",
+            "heartbeat.instructions.ack-answer-omits-acked": "fail",
+            "heartbeat.instructions.retry-after-ack": "fail",
+            "heartbeat.overlap.concurrent-acks": "fail",
             SEQ: "fail",
         },
     ),
-    # Only the latest delivery's id acknowledges: an acknowledgement sent late is ignored.
-    "acks_latest_receipt_only": (1, {"heartbeat.instructions.redelivery-ends-at-ack": "fail"}),
-    # An acknowledgement takes never-delivered instructions with it.
-    "acks_clear_the_queue": (1, {"heartbeat.instructions.acked-never-again": "fail", SEQ: "fail"}),
+    # Only the latest delivery's id acknowledges: an acknowledgement sent late is ignored (the
+    # overlap case acknowledges by the ids of the delivery before the last).
+    "acks_latest_receipt_only": (
+        1,
+        {
+            "heartbeat.instructions.redelivery-ends-at-ack": "fail",
+            "heartbeat.overlap.concurrent-acks": "fail",
+        },
+    ),
+    # An acknowledgement takes the rest of the queue with it, never-delivered instructions and the
+    # control delivered beside the acknowledged one.
+    "acks_clear_the_queue": (
+        1,
+        {
+            "heartbeat.instructions.acked-never-again": "fail",
+            "heartbeat.instructions.ack-answer-omits-acked": "fail",
+            "heartbeat.instructions.retry-after-ack": "fail",
+            SEQ: "fail",
+        },
+    ),
     "paging_skips": (1, {"heartbeat.instructions.paging": "fail", SEQ: "fail"}),
     # A string field named like a cursor that is not one (sent back, it brings nothing): the
     # instructions it skips are lost, not on a page behind an unknown cursor.
     "paging_skips_with_hint": (1, {"heartbeat.instructions.paging": "fail", SEQ: "fail"}),
     "paging_repeats": (1, {"heartbeat.instructions.paging": "fail", SEQ: "fail"}),
-    # Its first page is older instructions of other sessions: the cursor case's control fails.
+    # Its first page is older instructions of other sessions: the cursor case's control fails, and
+    # a retried first page lists none of this session's.
     "shared_queue": (
         1,
         {
             "heartbeat.instructions.per-session": "fail",
             "heartbeat.instructions.cursor-other-session": "fail",
+            "heartbeat.instructions.retry-after-ack": "not-testable",
             SEQ: "fail",
         },
     ),
@@ -175,11 +210,59 @@ BROKEN: dict[str, tuple[int, dict[str, str]]] = {
     "session_ids_case_insensitive": (1, {"heartbeat.session.id-variants": "fail"}),
     "session_ids_trimmed": (1, {"heartbeat.session.id-variants": "fail"}),
     "session_ids_nfkc": (1, {"heartbeat.session.id-variants": "fail"}),
-    # A new session refused because its id folds to an existing one.
-    "session_ids_collide_refused": (1, {"heartbeat.session.id-variants": "fail"}),
+    # A new session refused because its id folds to an existing one (NFKC folds NFD to NFC too).
+    "session_ids_collide_refused": (
+        1,
+        {"heartbeat.session.id-variants": "fail", "heartbeat.boundary.id-encodings": "fail"},
+    ),
     "replay_before_access_check": (1, {"heartbeat.access.other-caller-replay": "fail"}),
     "cursor_is_offset": (1, {SEQ: "fail"}),  # only the sequences acknowledge pages while paging
+    # -- pressure (each run with the reference's flag and the suite's matching option: ARGS) --------
+    # The memory twins: a retry, another caller's refused call, counted as use.
+    "lru_touched_by_retry": (1, {"heartbeat.twins.session-cap": "fail"}),
+    "lru_touched_by_other_caller": (1, {"heartbeat.twins.session-cap": "fail"}),
+    # The idle-expiry twins: a rejected call, another caller's call, that refresh the idle timer.
+    "ttl_refreshed_by_rejected_call": (1, {"heartbeat.twins.idle-expiry": "fail"}),
+    "ttl_refreshed_by_other_caller": (1, {"heartbeat.twins.idle-expiry": "fail"}),
+    # The allowance twins: a retry, a rejected call, that spend the per-session allowance.
+    "limit_spent_by_retry": (1, {"heartbeat.twins.request-limit": "fail"}),
+    "limit_spent_by_rejected_call": (1, {"heartbeat.twins.request-limit": "fail"}),
+    # -- later: left alone for the hold --------------------------------------------------------------
+    "forgets_pending_instructions": (1, {"heartbeat.later.pending-held": "fail"}),
+    "acks_expire": (1, {"heartbeat.later.pending-held": "fail"}),
+    # -- overlap ---------------------------------------------------------------------------------------
+    "acks_lost_under_overlap": (1, {"heartbeat.overlap.concurrent-acks": "fail"}),
+    "ack_lost_to_delivery": (1, {"heartbeat.overlap.concurrent-acks": "fail"}),
+    "lost_update_under_overlap": (1, {"heartbeat.overlap.concurrent-writes": "fail"}),
+    # -- boundaries ----------------------------------------------------------------------------------
+    "session_ids_cut_at_64": (1, {"heartbeat.boundary.session-id-lengths": "fail"}),
+    "session_ids_cut_at_255": (1, {"heartbeat.boundary.session-id-lengths": "fail"}),
+    "keys_cut_at_64": (1, {"heartbeat.boundary.key-lengths": "fail"}),
+    "instruction_text_cut_at_255": (1, {"heartbeat.boundary.instruction-lengths": "fail"}),
+    "instruction_text_cut_at_1024": (1, {"heartbeat.boundary.instruction-lengths": "fail"}),
+    "session_ids_url_decoded": (1, {"heartbeat.boundary.id-encodings": "fail"}),
+    "session_ids_decoded_twice": (1, {"heartbeat.boundary.id-encodings": "fail"}),
+    "session_ids_path_normalised": (1, {"heartbeat.boundary.id-encodings": "fail"}),
+    "session_ids_nfc": (1, {"heartbeat.boundary.id-encodings": "fail"}),
+    "empty_ack_clears_queue": (1, {"heartbeat.boundary.empty-ack-list": "fail"}),
+    "empty_ack_acks_delivered": (1, {"heartbeat.boundary.empty-ack-list": "fail"}),
+    "empty_step_ignored": (1, {"heartbeat.boundary.empty-step": "fail"}),
+    "empty_key_ignored": (1, {"heartbeat.boundary.empty-key": "fail"}),
+    # -- neighbours ----------------------------------------------------------------------------------
+    "keys_per_caller_cache": (1, {"heartbeat.idempotency.key-across-sessions": "fail"}),
+    "keys_global_cache": (1, {"heartbeat.idempotency.key-across-sessions": "fail"}),
+    "retry_remarks_delivered": (1, {"heartbeat.instructions.retry-after-ack": "fail"}),
+    "acks_skip_state": (1, {"heartbeat.instructions.ack-with-report": "fail"}),
+    # The page built before the acknowledgement: the sequences' acked-in-answer rule sees it too.
+    "ack_after_page": (1, {"heartbeat.instructions.ack-answer-omits-acked": "fail", SEQ: "fail"}),
 }
+# The cases that learn what an acknowledgement did from an instruction delivered again.
+REDELIVERED = [
+    "heartbeat.instructions.ack-other-session",
+    "heartbeat.instructions.ack-answer-omits-acked",
+    "heartbeat.instructions.retry-after-ack",
+    "heartbeat.overlap.concurrent-acks",
+]
 # Conforming servers that each defeat an assumption the suite once made (a status-less heartbeat
 # keeps the status, results name their fields as the reference's do, a retry's answer is the same
 # bytes, pages are small…): the reference's outcomes, or ones that conclude nothing (never fail/warn).
@@ -203,6 +286,14 @@ CONFORMING: dict[str, tuple[int, dict[str, str]]] = {
                 "heartbeat.idempotency.not-applied-twice",
                 "heartbeat.idempotency.new-key-new-call",
                 "heartbeat.idempotency.key-variants",
+                "heartbeat.idempotency.key-across-sessions",
+                "heartbeat.instructions.ack-with-report",
+                "heartbeat.overlap.concurrent-writes",
+                "heartbeat.boundary.session-id-lengths",
+                "heartbeat.boundary.key-lengths",
+                "heartbeat.boundary.id-encodings",
+                "heartbeat.boundary.empty-step",
+                "heartbeat.boundary.empty-key",
             ],
             "not-testable",
         ),
@@ -230,15 +321,37 @@ CONFORMING: dict[str, tuple[int, dict[str, str]]] = {
     "delayed_delivery": (0, {SEQ: "pass"}),
     "prefixed_text": (0, {SEQ: "pass"}),
     "omit_empty": (0, {SEQ: "pass"}),
-    # Redelivery is a MAY: an instruction delivered once (or hidden 30 s) is not lost; the foreign
-    # acknowledgement's effect shows only through a redelivered twin, which never comes.
-    "delivers_once": (0, {"heartbeat.instructions.ack-other-session": "not-testable", SEQ: "pass"}),
-    "visibility_timeout": (0, {"heartbeat.instructions.ack-other-session": "not-testable", SEQ: "pass"}),
+    # Redelivery is a MAY: an instruction delivered once (or hidden 30 s) is not lost; what an
+    # acknowledgement did shows only through an instruction delivered again, which never comes.
+    "delivers_once": (0, dict.fromkeys(REDELIVERED, "not-testable") | {SEQ: "pass"}),
+    "visibility_timeout": (
+        0,
+        dict.fromkeys(REDELIVERED, "not-testable") | {SEQ: "pass", "heartbeat.later.pending-held": "pass"},
+    ),
     "schema_status_ref": (0, {}),
     "schema_typebox": (0, {}),
     "schema_equivalent_forms": (0, {}),
     "current_view_retry": (0, {}),
     "strict_id_formats": (0, {}),
+    # Ids scoped per caller: B's heartbeat on A's id is B's own session (once a failure).
+    "caller_scoped_ids": (0, {}),
+    "newest_first": (0, {"heartbeat.later.pending-held": "pass", SEQ: "pass"}),
+    "slow_serialised": (0, {}),
+    # Evicts by creation, not use (run with a cap): an honest policy, never taken for a side effect.
+    "evicts_by_creation": (0, {"heartbeat.twins.session-cap": "pass"}),
+}
+# The reference's flags (server) and the suite's matching options a variant runs with.
+CAP = (("--session-cap", "16"), ("--mcp-session-cap", "16"))
+TTL = (("--session-ttl", "2"), ("--mcp-session-ttl", "2"))
+LIMIT = (("--request-limit", "20"), ("--mcp-request-limit", "20"))
+ARGS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "lru_touched_by_retry": CAP,
+    "lru_touched_by_other_caller": CAP,
+    "evicts_by_creation": CAP,
+    "ttl_refreshed_by_rejected_call": TTL,
+    "ttl_refreshed_by_other_caller": TTL,
+    "limit_spent_by_retry": LIMIT,
+    "limit_spent_by_rejected_call": LIMIT,
 }
 # The cases a server can touch (runner -k, by id prefix): it runs only those, and the
 # exact-outcomes check covers that selection. Servers not named here: see selected().
@@ -281,6 +394,28 @@ SELECTION: dict[str, tuple[str, ...]] = {
     "cursor_unknown_name": ("heartbeat.instructions",),
     "prefixed_text": ("heartbeat.instructions", "heartbeat.args", "heartbeat.session"),
     "delayed_delivery": ("heartbeat.instructions", "heartbeat.access", "heartbeat.args", "heartbeat.session"),
+    # Pressure variants run with a policy that would disturb other cases (a 2 s time to live).
+    "lru_touched_by_retry": ("heartbeat.twins",),
+    "lru_touched_by_other_caller": ("heartbeat.twins",),
+    "ttl_refreshed_by_rejected_call": ("heartbeat.twins",),
+    "ttl_refreshed_by_other_caller": ("heartbeat.twins",),
+    "limit_spent_by_retry": ("heartbeat.twins",),
+    "limit_spent_by_rejected_call": ("heartbeat.twins",),
+    "evicts_by_creation": ("heartbeat.twins",),
+    "caller_scoped_ids": ("heartbeat.access", "heartbeat.twins", "heartbeat.idempotency"),
+    "newest_first": (
+        "heartbeat.instructions",
+        "heartbeat.boundary",
+        "heartbeat.overlap",
+        "heartbeat.later",
+        SEQ,
+    ),
+    # Calls that wait 0.2 s on their storage: the cases that send calls together.
+    "acks_lost_under_overlap": ("heartbeat.overlap",),
+    "ack_lost_to_delivery": ("heartbeat.overlap",),
+    "lost_update_under_overlap": ("heartbeat.overlap",),
+    # Every call 30 ms, one at a time: the cases that send calls together.
+    "slow_serialised": ("heartbeat.overlap", "heartbeat.idempotency"),
 }
 
 
@@ -343,7 +478,12 @@ MESSAGES = {
 
 
 def _server(name: str) -> str:
-    return python_command(str(MCP_AGENTS / f"{name}.py"), "--http", "127.0.0.1:0")
+    flags = ARGS.get(name, ((), ()))[0]
+    return python_command(str(MCP_AGENTS / f"{name}.py"), "--http", "127.0.0.1:0", *flags)
+
+
+def _options(name: str) -> tuple[str, ...]:
+    return (*HTTP_OPTIONS, *ARGS.get(name, ((), ()))[1])
 
 
 @pytest.mark.slow
@@ -351,7 +491,7 @@ def _server(name: str) -> str:
 def test_broken_server_gets_exactly_its_outcomes(server: str, direct) -> None:
     code, delta = BROKEN[server]
     cases, expected = selected(server, delta)
-    run = direct("--mcp-cmd", _server(server), *HTTP_OPTIONS, cases=cases)
+    run = direct("--mcp-cmd", _server(server), *_options(server), cases=cases)
     assert run.outcomes == expected, run.diff(expected)
     assert run.code == code, run.stderr[-2000:]
     assert run.report["target"] == "mcp"
@@ -369,9 +509,43 @@ def test_conforming_server_gets_the_references_outcomes(server: str, direct) -> 
         "a conforming server never fails or warns"
     )
     cases, expected = selected(server, delta)
-    run = direct("--mcp-cmd", _server(server), *HTTP_OPTIONS, cases=cases)
+    run = direct("--mcp-cmd", _server(server), *_options(server), cases=cases)
     assert run.outcomes == expected, run.diff(expected)
     assert run.code == code, run.stderr[-2000:]
+
+
+# The reference's machinery, each part on by its own flag, with the suite's matching option: the
+# reference stays conformant, and the twins that need the policy run (the cheap cases, as a guard).
+FEATURES: dict[str, tuple[tuple[str, ...], tuple[str, ...], dict[str, str]]] = {
+    "session-cap": (
+        ("--session-cap", "24"),
+        ("--mcp-session-cap", "24"),
+        {"heartbeat.twins.session-cap": "pass"},
+    ),
+    "session-ttl": (
+        ("--session-ttl", "2"),
+        ("--mcp-session-ttl", "2"),
+        {"heartbeat.twins.idle-expiry": "pass", "heartbeat.later.pending-held": "pass"},
+    ),
+    "request-limit": (
+        ("--request-limit", "60"),
+        ("--mcp-request-limit", "60"),
+        {"heartbeat.twins.request-limit": "pass"},
+    ),
+    "io-delay": (("--io-delay", "0.005"), (), {}),
+    "max-length": (("--max-length", "1024"), (), {}),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("feature", sorted(FEATURES))
+def test_reference_with_each_feature_is_certified(feature: str, direct) -> None:
+    flags, options, delta = FEATURES[feature]
+    cases, expected = guarded(HTTP_BASELINE, delta)
+    server = python_command("-m", "conformance.reference.mcp.server", "--http", "127.0.0.1:0", *flags)
+    run = direct("--mcp-cmd", server, *HTTP_OPTIONS, *options, cases=cases)
+    assert run.outcomes == expected, run.diff(expected)
+    assert run.code == 0, run.stderr[-2000:]
 
 
 @pytest.mark.slow
@@ -447,11 +621,13 @@ def test_reference_server_is_certified_over_http(direct) -> None:
 
 def test_without_an_operator_hook_instruction_cases_are_not_testable(direct) -> None:
     run = direct("--mcp-cmd", python_command("-m", "conformance.reference.mcp.server"))
-    expected = STDIO_BASELINE | dict.fromkeys(INSTRUCTIONS, "not-testable")
+    expected = STDIO_BASELINE | dict.fromkeys(INSTRUCTIONS + HOOKED, "not-testable")
     assert run.outcomes == expected, run.diff(expected)
     assert run.code == 0
     assert "--instruct-cmd" in run.case("heartbeat.instructions.delivered")["message"]
-    assert run.report["counts"]["by_outcome"]["not-testable"] == len(INSTRUCTIONS) + len(ACCESS)
+    assert "--mcp-session-cap" in run.case("heartbeat.twins.session-cap")["message"]
+    counted = len(INSTRUCTIONS) + len(HOOKED) + len(ACCESS) + len(TWINS)
+    assert run.report["counts"]["by_outcome"]["not-testable"] == counted
 
 
 def test_result_paths_are_configurable(direct) -> None:

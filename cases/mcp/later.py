@@ -1,0 +1,82 @@
+"""MCP `session_heartbeat`: what must still hold a while later.
+
+A pending instruction is delivered, and an acknowledged one never comes again: not only in the
+next heartbeat, but after the session has been left alone for a while (a queue that forgets
+instructions after a few seconds, acknowledgements kept in a short-lived cache). The suite
+watches for ``--hold`` seconds (the profile's: 3 in ci, 15 in thorough) before it believes a
+state stays.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import uuid
+
+import anyio
+
+from conformance.core.outcomes import MissingInput, NotTestable, Violation
+from conformance.core.registry import Level, case
+from conformance.core.revisions import requirement
+from conformance.targets.mcp.target import McpTarget, has, ids_for, new_session_id
+from conformance.targets.mcp.twins import policy
+
+# "Pending human instructions are delivered automatically; unacknowled…"
+DELIVERY = requirement("mcp-session-heartbeat-2025-06-18", "delivery")
+
+
+def _marker(label: str) -> str:
+    return f"conformance {label} {uuid.uuid4().hex[:10]}"
+
+
+async def held_for(mcp: McpTarget) -> tuple[float, str]:
+    """How long to leave a session alone: the hold, unless the server forgets idle sessions sooner
+    (as the user stated, or the thorough profile's discovery finds): then a little less than that."""
+    hold = mcp.harness.config.hold_seconds
+    ttl = mcp.options.session_ttl
+    if ttl is None and mcp.harness.config.profile == "thorough":
+        with contextlib.suppress(MissingInput):
+            ttl = (await policy(mcp, "session_ttl")).low
+    if ttl is not None and 0.8 * ttl < hold:
+        return 0.8 * ttl, f"{0.8 * ttl:g} s, within the server's idle time to live ({ttl:g} s)"
+    return hold, f"{hold:g} s (--hold)"
+
+
+@case("heartbeat.later.pending-held", level=Level.MUST, spec=DELIVERY, needs=("heartbeat",))
+async def pending_instruction_is_held(mcp: McpTarget, details: dict) -> None:
+    """An instruction enqueued and never delivered is still delivered after the session was left
+    alone for the hold; one acknowledged before the hold still never comes."""
+    mcp.require_instruct()
+    sid = new_session_id()
+    await mcp.ok_heartbeat(sid, status="active")
+    acked, pending = _marker("held-acked"), _marker("held-pending")
+    await mcp.instruct(sid, acked)
+    delivery = await mcp.await_delivery(sid, [acked])
+    ids = ids_for(delivery.first_with(acked), [acked])
+    if not ids:
+        await delivery.explain_missing(mcp)
+        raise NotTestable(
+            "the enqueued instruction was not delivered, so it could not be acknowledged (see "
+            "heartbeat.instructions.delivered)",
+            observed=delivery.items[:20],
+        )
+    await mcp.ok_heartbeat(sid, acknowledgedInstructionIds=ids)
+    await mcp.instruct(sid, pending)
+    seconds, why = await held_for(mcp)
+    details["held"] = why
+    await anyio.sleep(seconds)
+    later = await mcp.await_delivery(sid, [pending])
+    if has(later.items, acked) or set(ids) & {i.id for i in later.items}:
+        raise Violation(
+            f"an instruction acknowledged before the session was left alone for {why} came again after it",
+            expected=f"never again: {ids}",
+            observed=later.items[:20],
+        )
+    if later.missing:
+        await later.explain_missing(mcp)
+        raise Violation(
+            f"an instruction enqueued and never delivered was not delivered after the session was left alone for "
+            f"{why} (asked again for {mcp.delivery_wait:g} s): the server forgot it (if it forgets idle sessions "
+            "sooner, with their instructions, pass --mcp-session-ttl SECONDS)",
+            expected=f"an instruction with text {pending!r}",
+            observed=later.items[:20],
+        )
