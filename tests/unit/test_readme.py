@@ -180,7 +180,11 @@ OTHER_PROGRAMS = {
     "--request-delay",
     "--storage-delay",
     "--max-length",
-    "--request-limit",  # the HTTP reference service's machinery (conformance/reference/http/machinery.py)
+    "--session-cap",  # the MCP reference server's machinery (conformance/reference/mcp/store.py)
+    "--session-ttl",
+    "--request-window",
+    "--io-delay",
+    "--request-limit",  # the HTTP reference service's machinery (and the MCP reference server's) (conformance/reference/http/machinery.py)
     "--max-id-length",
     "--max-concurrent",
     "--store",
