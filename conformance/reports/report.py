@@ -20,6 +20,7 @@ from conformance.core.redact import redact
 from conformance.core.registry import Level
 from conformance.core.traceability import coverage
 from conformance.reports.baseline import BaselineResult
+from conformance.reports.render import wire_text
 
 __all__ = ["RunReport", "default_report_dir", "describe_selection"]
 
@@ -135,6 +136,9 @@ class RunReport:
     # set by the plugin from the target. Without it, an ACP agent's initialize result decides.
     advertised: bool | None = None
     capability: str = ""
+    # The protocol revision spoken on the wire, where the target's protocol has several (MCP's
+    # handshake and stateless eras), apart from the spec revision the cases check; None: not told.
+    wire: dict[str, Any] | None = None
     # What the run selected, when it is not every case of its target (-k, -m, a case file or
     # node id), or pytest stopped it early (-x): {"keyword", "markers", "args", "selected", "total",
     # "deselected", "stopped"}. No certificate.
@@ -142,8 +146,13 @@ class RunReport:
 
     @classmethod
     def for_run(cls, config: Any, *, strict: bool) -> RunReport:
-        """An empty report of a run configured by ``config`` (an AgentConfig)."""
+        """An empty report of a run configured by ``config`` (an AgentConfig): its target, and that
+        target's default revision, are known before the agent says anything (a refused handshake
+        is reported as a run of the target it was)."""
         return cls(
+            target=config.target,
+            revision=revisions.default(config.target),
+            revision_why="not determined yet: the target's default revision",
             command=config.command or [str(config.url)],
             transport=config.transport,
             cwd=config.cwd,
@@ -161,6 +170,8 @@ class RunReport:
         ``advertisement_known`` False: the handshake stopped before it told whether the status
         method is advertised."""
         self.agent, self.target, self.subject = dict(init), target.name, target.subject
+        wire = init.get("wire")
+        self.wire = dict(wire) if isinstance(wire, dict) else None
         self.advertised = target.advertises(target.status_need) if advertisement_known else None
         self.capability = target.capability_name(target.status_need)
 
@@ -350,6 +361,7 @@ class RunReport:
                 "why": self.revision_why,
                 "sources": SPEC_SOURCES,
             },
+            "wire": self.wire,
             "agent": {
                 "command": self.command,
                 "transport": self.transport,
@@ -441,6 +453,7 @@ class RunReport:
         lines = [
             clean(f"{self.subject} conformance: {label} — {' '.join(self.command)[:120]}"),
             f"spec revision: {self.revision} ({self.revision_why})",
+            *([clean(f"wire: {wire_text(self.wire)}")] if self.wire else []),
             f"profile: {self.profile}    seed: {self.seed} (rerun with --seed {self.seed})",
             self.cost_line(),
             "level      " + " ".join(f"{c:>13}" for c in cols),

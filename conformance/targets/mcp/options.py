@@ -43,6 +43,7 @@ class McpOptions:
     cursor_path: str | None = None
     instruction_id_path: str | None = None  # JSON Pointer into an instruction item; None: common names
     delivery_wait: float | None = None  # seconds an enqueued instruction may take to show; None: --timeout
+    protocol: str = "auto"  # --mcp-protocol: auto, 2025-06-18, 2026-07-28 (both: the command line's)
 
     @classmethod
     def from_options(
@@ -58,6 +59,7 @@ class McpOptions:
         transport: str,
         instruction_id_path: str | None = None,
         delivery_wait: float | None = None,
+        protocol: str = "auto",
     ) -> McpOptions:
         for name, pointer in (
             ("--instructions-path", instructions_path),
@@ -88,6 +90,7 @@ class McpOptions:
             cursor_path=cursor_path,
             instruction_id_path=instruction_id_path,
             delivery_wait=delivery_wait,
+            protocol=protocol,
         )
         if embedded and not (instruct_cmd or instruct_url):  # the reference server's own operator side
             if transport == "http":
