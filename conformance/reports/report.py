@@ -30,6 +30,7 @@ SPEC_SOURCES = {
     "jsonrpc-2.0": "JSON-RPC 2.0 specification",
     "mcp-session-heartbeat@2025-06-18": "MCP tool 'session_heartbeat' (MCP 2025-06-18)",
     "mcp-2025-06-18": "Model Context Protocol specification, revision 2025-06-18",
+    "mcp-2026-07-28": "Model Context Protocol specification, revision 2026-07-28 (schema)",
     "agentscope-2.0.4-session-status": "AgentScope 2.0.4 API: GET /sessions/{session_id}/status",
 }
 # What each target certifies, as titles say it.
@@ -360,6 +361,7 @@ class RunReport:
                 "title": revisions.get(self.revision).title,
                 "why": self.revision_why,
                 "sources": SPEC_SOURCES,
+                **self._wire_revisions(),
             },
             "wire": self.wire,
             "agent": {
@@ -403,6 +405,14 @@ class RunReport:
             "traceability": self._traceability(),
             "cases": cases,
         }
+
+    def _wire_revisions(self) -> dict[str, Any]:
+        """The wire revisions the spec revision's cases have been checked over (its file says)."""
+        try:
+            checked = revisions.get(self.revision).wire_revisions
+        except (KeyError, FileNotFoundError, ModuleNotFoundError):
+            return {}
+        return {"wireRevisions": list(checked)} if checked else {}
 
     def _traceability(self) -> dict[str, Any] | None:
         try:

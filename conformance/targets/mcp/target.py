@@ -10,6 +10,7 @@ did not give is :class:`MissingInput` (not testable, never passed).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import re
 import time
@@ -24,13 +25,14 @@ import httpx
 from conformance.core import revisions
 from conformance.core.config import UsageError
 from conformance.core.options import Option
-from conformance.core.outcomes import HarnessError, MissingInput, NotTestable, Unanswered
+from conformance.core.outcomes import HarnessError, MissingInput, NotApplicable, NotTestable, Unanswered
 from conformance.core.transcript import NOTE
 from conformance.targets.mcp import era as eras
 from conformance.targets.mcp.options import McpOptions, reference_command
 from conformance.transport.http_clients import tls_context
 from conformance.transport.peer import JsonRpcPeer, Reply
 from conformance.transport.process import AgentProcess
+from conformance.transport.stdio import StdioProcess
 
 if TYPE_CHECKING:
     from conformance.core.config import AgentConfig
@@ -766,6 +768,50 @@ class McpTarget:
         finally:
             with anyio.CancelScope(shield=True):
                 await channel.close()
+            self.harness.note_problems(peer)
+
+    @contextlib.asynccontextmanager
+    async def other_era(self) -> AsyncIterator[McpTarget]:
+        """Caller A in the era this run does not speak, for comparing the eras: over HTTP another
+        connection to the server; on stdio, where a process's first request fixes its era, a
+        second process of the same command in the same working directory. Its frames are labelled
+        with its revision. NotApplicable when the server does not speak that era."""
+        assert self.era is not None
+        other = eras.SPEC_WIRE if self.era.modern else eras.MODERN
+        config = self.harness.config
+        transcript = self.harness.transcript.for_connection(other)
+        process: StdioProcess | None = None
+        if config.transport == "http":
+            from conformance.targets.mcp.http_channel import McpHttpChannel
+
+            url = self.harness.current_url()
+            assert url is not None
+            channel: Any = McpHttpChannel(url, self.options.headers, self.harness.stderr)
+            await channel.open(config.timeout)
+        else:
+            process = channel = StdioProcess(
+                config.command, cwd=config.cwd, env=config.process_env(), stderr_tail=self.harness.stderr
+            )
+            await process.start()
+        peer = JsonRpcPeer(channel, transcript, timeout=config.timeout)
+        try:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(peer.read_loop)
+                if process is not None:
+                    tg.start_soon(process.pump_stderr)
+                there = McpTarget(self.harness, peer=peer)
+                there.options = dataclasses.replace(self.options, protocol=other)
+                try:
+                    await there.handshake()
+                except HarnessError as refused:
+                    raise NotApplicable(
+                        f"the server does not speak MCP {other} beside {self.era.version}: {refused.message}"
+                    ) from None
+                yield there
+                tg.cancel_scope.cancel()
+        finally:
+            with anyio.CancelScope(shield=True):
+                await (process.terminate() if process is not None else channel.close())
             self.harness.note_problems(peer)
 
 
