@@ -18,6 +18,9 @@ from typing import Any
 
 import httpx
 from mcp.shared.inbound import (
+    MCP_METHOD_HEADER,
+    MCP_NAME_HEADER,
+    MCP_PROTOCOL_VERSION_HEADER,
     NAME_BEARING_METHODS,
     encode_header_value,
     find_invalid_x_mcp_header,
@@ -31,9 +34,10 @@ from conformance.transport.http_clients import tls_context
 
 __all__ = ["EraHeaders", "probe"]
 
-PROTOCOL_VERSION_HEADER = "MCP-Protocol-Version"
-METHOD_HEADER = "Mcp-Method"
-NAME_HEADER = "Mcp-Name"
+# Spelt as the SDK's client looks them up (HTTP header names are case-insensitive on the wire).
+PROTOCOL_VERSION_HEADER = MCP_PROTOCOL_VERSION_HEADER
+METHOD_HEADER = MCP_METHOD_HEADER
+NAME_HEADER = MCP_NAME_HEADER
 MAX_PENDING = 1000  # request ids remembered until their answer (a server that never answers some)
 MAX_TOOLS = 200  # tools whose Mcp-Param-* headers are learnt
 
