@@ -338,7 +338,8 @@ def certify_each_era(args: argparse.Namespace) -> int:
 
 
 def eras_line(codes: dict[str, int], columns: list[Any]) -> str:
-    """The two eras' verdicts in one line, and the cases whose outcome differs between them."""
+    """The two eras' verdicts in one line, and the cases whose outcome differs between them (a
+    case not applicable in one era, such as the stateless era's server identity, is no difference)."""
     words = {0: "conformant", 1: "NON-CONFORMANT", 2: "no verdict (error)", 3: "not implemented"}
     verdicts = "; ".join(f"MCP {era}: {words.get(c, c)}" for era, c in codes.items())
     if len(columns) < 2:
@@ -348,9 +349,10 @@ def eras_line(codes: dict[str, int], columns: list[Any]) -> str:
         f"{case} ({first[case]['outcome']} / {second[case]['outcome']})"
         for case in sorted(set(first) & set(second))
         if first[case]["outcome"] != second[case]["outcome"]
+        and "n/a" not in (first[case]["outcome"], second[case]["outcome"])
     ]
     if not differ:
-        return f"{verdicts}; every case has the same outcome in both eras"
+        return f"{verdicts}; every case that applies to both eras has the same outcome in both"
     shown = ", ".join(differ[:8]) + (", …" if len(differ) > 8 else "")
     return f"{verdicts}; {len(differ)} case(s) differ between the eras ({' / '.join(codes)}): {shown}"
 

@@ -10,12 +10,14 @@ import json
 import shlex
 import socket
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from conformance.core import revisions
 from conformance.core.config import UsageError
+from tests import readme
 from tests.conftest import ROOT, Run, guarded, python_command
 from tests.targets.mcp.test_mcp import (
     HTTP_BASELINE,
@@ -321,3 +323,58 @@ def test_a_server_that_never_answers_is_reported_with_a_reason(suite) -> None:
         closed.stderr.strip().splitlines()[-1].partition(f"cannot reach http://127.0.0.1:{port}/mcp: ")[2]
     )
     assert closed.code == 2 and reason.strip(), closed.stderr[-500:]
+
+
+# The README's commands for the eras, run as written in the stand-ins' folder (tests/readme.py).
+README_BOTH = readme.command('session-status-conformance --target mcp --mcp-protocol both')  # fmt: skip
+README_MODERN_STDIO = readme.command('session-status-conformance --mcp-cmd "node dist/server.js --modern-only" --instruct-cmd "node dist/ops.js instruct {sessionId} {text}"')  # noqa: E501  # fmt: skip
+README_MODERN_HTTP = readme.command('session-status-conformance --transport http --mcp-cmd "node dist/server.js --http 127.0.0.1:0 --modern-only"')  # noqa: E501  # fmt: skip
+README_STATELESS = readme.command('session-status-conformance --transport http --mcp-cmd "node dist/server.js --http 127.0.0.1:0 --stateless-http" --mcp-protocol 2025-06-18')  # noqa: E501  # fmt: skip
+NEEDS_HOOKS = {
+    c: "not-testable" for c in HTTP_BASELINE if c.startswith(("heartbeat.access.", "heartbeat.instructions."))
+}
+
+
+@pytest.fixture
+def standins(tmp_path: Path) -> readme.StandIns:
+    return readme.StandIns(tmp_path / "work", Path(sys.executable).parent)
+
+
+def _one_report(standins: readme.StandIns, process: subprocess.CompletedProcess[str]) -> Run:
+    (path,) = standins.folder.glob("reports/*/report.json")
+    return Run(process.returncode, process.stdout, process.stderr, json.loads(path.read_text()), path.parent)
+
+
+@pytest.mark.slow
+def test_the_readmes_both_eras_command_writes_two_reports_and_a_matrix(standins: readme.StandIns) -> None:
+    process = standins.run(README_BOTH)
+    assert process.returncode == 0, process.stderr[-3000:]
+    (matrix,) = standins.folder.glob("reports/*/matrix.md")
+    assert sorted(p.name for p in matrix.parent.iterdir()) == [
+        "2025-06-18",
+        "2026-07-28",
+        "matrix.html",
+        "matrix.md",
+    ]
+    last = process.stderr.strip().splitlines()[-1]
+    assert "every case that applies to both eras has the same outcome in both" in last
+    assert f"{matrix.parent.name}/matrix.html" in last
+    for wire in WIRE_REVISIONS:
+        assert _report(matrix.parent, wire).report["wire"]["revision"] == wire
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("text", "expected", "wire"),
+    [
+        (README_MODERN_STDIO, STDIO_BASELINE | ONE_ERA, "2026-07-28"),
+        (README_MODERN_HTTP, HTTP_BASELINE | ONE_ERA | NEEDS_HOOKS, "2026-07-28"),
+        (README_STATELESS, HTTP_BASELINE | HANDSHAKE_ERA | NEEDS_HOOKS, "2025-06-18"),
+    ],
+    ids=["modern-only-stdio", "modern-only-http", "stateless-http"],
+)
+def test_the_readmes_era_commands_certify(text: str, expected: dict[str, str], wire: str, standins) -> None:
+    run = _one_report(standins, standins.run(text))
+    assert run.code == 0 and run.stderr.strip().splitlines()[-1].startswith("CONFORMANT"), run.stderr[-3000:]
+    assert run.outcomes == expected, run.diff(expected)
+    assert run.report["wire"]["revision"] == wire
