@@ -65,7 +65,8 @@ class McpHttpChannel(EndingChannel):
                     await self._release.wait()
             except Exception as exc:
                 if not ready.done():
-                    ready.set_exception(HarnessError(f"cannot open an MCP session at {self.url}: {exc}"))
+                    why = str(exc) or type(exc).__name__
+                    ready.set_exception(HarnessError(f"cannot open an MCP connection to {self.url}: {why}"))
                 else:  # the peer sees the stream end; the reason goes where stderr goes
                     self.stderr.feed(f"[MCP HTTP client] closed: {type(exc).__name__}: {exc}\n".encode())
             finally:
