@@ -378,3 +378,31 @@ def test_the_readmes_era_commands_certify(text: str, expected: dict[str, str], w
     assert run.code == 0 and run.stderr.strip().splitlines()[-1].startswith("CONFORMANT"), run.stderr[-3000:]
     assert run.outcomes == expected, run.diff(expected)
     assert run.report["wire"]["revision"] == wire
+
+
+@pytest.mark.parametrize(
+    ("server", "opens"), [("result_not_tool_result", "initialize"), (None, "server/discover")]
+)
+def test_restarts_open_in_the_runs_era(server: str | None, opens: str, tmp_path: Path) -> None:
+    """auto chooses once: a restarted server is opened in the era the run speaks, without probing
+    again (on stdio a process's first request fixes its era)."""
+    from conformance.core.config import AgentConfig
+    from conformance.core.transcript import SEND
+    from conformance.runtime import Runtime
+    from conformance.targets.mcp.options import McpOptions
+
+    script = [str(MCP_AGENTS / f"{server}.py")] if server else ["-m", "conformance.reference.mcp.server"]
+    config = AgentConfig(
+        command=[sys.executable, *script], cwd=str(tmp_path), target="mcp", target_options=McpOptions()
+    )
+    runtime = Runtime(config)
+    try:
+        runtime.start()
+        chosen = runtime.target.era
+        mark = runtime.transcript.mark()
+        runtime.call(runtime.restart_agent)
+        sent = [json.loads(e.frame)["method"] for e in runtime.transcript.since(mark) if e.direction == SEND]
+        assert sent[0] == opens and "server/discover" not in sent[1:], sent
+        assert runtime.target.era.version == chosen.version and runtime.target.era.chosen == chosen.chosen
+    finally:
+        runtime.close()
