@@ -278,6 +278,13 @@ def main(argv: list[str] | None = None) -> int:
     if problem:
         print(f"error: {problem}", file=sys.stderr)
         return USAGE_ERROR
+    if args.mcp_protocol == "both":
+        return certify_each_era(args)
+    return certify(args)
+
+
+def certify(args: argparse.Namespace) -> int:
+    """One run of the suite (pytest in-process), its verdict line printed last; its exit code."""
     import pytest
 
     from conformance.pytest import plugin
@@ -312,6 +319,79 @@ def main(argv: list[str] | None = None) -> int:
     else:
         print(f"error: pytest ended with code {int(code)} and no verdict", file=sys.stderr)
     return USAGE_ERROR
+
+
+# Exit codes of several runs, the one that tells most first: a verdict, then an error, then
+# "not implemented", then conformant.
+SEVERITY = (1, 2, 3, 0)
+
+
+def certify_each_era(args: argparse.Namespace) -> int:
+    """--mcp-protocol both: the suite once per MCP era (2025-06-18 through initialize, 2026-07-28
+    through server/discover), each run into a folder of its own under the report folder, then a
+    matrix of the two beside them. Each run's verdict line is printed; the last line compares the
+    eras (a case they answer differently is named: the tool's contract does not depend on the
+    wire). The exit code is the one that tells most: non-conformant in either era is 1."""
+    from conformance.pytest.plugin import LAST_RUN, run_label
+    from conformance.reports.matrix import MatrixError, load_columns, matrix_html, matrix_markdown
+    from conformance.reports.report import default_report_dir
+    from conformance.targets.mcp.era import MODERN, SPEC_WIRE
+
+    target = "mcp"
+    if args.conformance_target not in (None, target):
+        print(
+            f"error: --mcp-protocol both certifies an MCP server, not --target {args.conformance_target}",
+            file=sys.stderr,
+        )
+        return USAGE_ERROR
+    label = run_label(target, args.agent_transport, args.mcp_cmd, args.mcp_url)
+    base = Path(args.report_dir) if args.report_dir else default_report_dir(label)
+    codes: dict[str, int] = {}
+    reports: dict[str, Path] = {}
+    for era in (SPEC_WIRE, MODERN):
+        one = argparse.Namespace(**vars(args))
+        one.mcp_protocol, one.report_dir, one.conformance_target = era, str(base / era), target
+        print(f"== MCP {era} ==", file=sys.stderr)
+        codes[era] = certify(one)
+        path = base / era / "report.json"
+        if path.is_file():
+            reports[era] = path
+        if LAST_RUN.get("verdict") is None and codes[era] == USAGE_ERROR and LAST_RUN.get("message") is None:
+            break  # a usage error (printed): the other era would say the same
+    code = next(c for c in SEVERITY if c in codes.values())
+    matrix = ""
+    try:
+        columns = load_columns(list(reports.values()))
+    except MatrixError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return USAGE_ERROR
+    if columns:
+        html_path, md_path = base / "matrix.html", base / "matrix.md"
+        html_path.write_text(matrix_html(columns, base.resolve()), encoding="utf-8")
+        md_path.write_text(matrix_markdown(columns, base.resolve()), encoding="utf-8")
+        matrix = f" — matrix: {html_path} ({md_path})"
+    print(f"{eras_line(codes, columns)}{matrix}", file=sys.stderr)
+    return code
+
+
+def eras_line(codes: dict[str, int], columns: list[Any]) -> str:
+    """The two eras' verdicts in one line, and the cases whose outcome differs between them (a
+    case not applicable in one era, such as the stateless era's server identity, is no difference)."""
+    words = {0: "conformant", 1: "NON-CONFORMANT", 2: "no verdict (error)", 3: "not implemented"}
+    verdicts = "; ".join(f"MCP {era}: {words.get(c, c)}" for era, c in codes.items())
+    if len(columns) < 2:
+        return f"{verdicts}; the eras cannot be compared: one run wrote no report"
+    first, second = (c.outcomes for c in columns[:2])
+    differ = [
+        f"{case} ({first[case]['outcome']} / {second[case]['outcome']})"
+        for case in sorted(set(first) & set(second))
+        if first[case]["outcome"] != second[case]["outcome"]
+        and "n/a" not in (first[case]["outcome"], second[case]["outcome"])
+    ]
+    if not differ:
+        return f"{verdicts}; every case that applies to both eras has the same outcome in both"
+    shown = ", ".join(differ[:8]) + (", …" if len(differ) > 8 else "")
+    return f"{verdicts}; {len(differ)} case(s) differ between the eras ({' / '.join(codes)}): {shown}"
 
 
 def stop_on_signals() -> None:

@@ -50,6 +50,9 @@ STATUS_SILENT_LIMIT = 2  # cases in a row whose status request went unanswered: 
 # first prompt (not testable). A slow turn never skips a case that does not prompt.
 TURN_SILENT_LIMIT = 2
 MAX_CASE_FRAMES = 2000
+# The requests that open a connection: a reproduction's segment starts at one (MCP's stateless era
+# opens with server/discover).
+HANDSHAKES = ("initialize", "server/discover")
 
 
 @dataclass
@@ -504,7 +507,7 @@ def reproduction(handshake: list[Entry], entries: list[Entry]) -> list[dict[str,
         for key in [k for k in open_requests if k[0] == conn]:
             del open_requests[key]
 
-    if handshake and not any(_method(e) == "initialize" for e in entries[:1]):
+    if handshake and not any(_method(e) in HANDSHAKES for e in entries[:1]):
         first = open_segment("", "fresh")
         for e in handshake:
             if e.direction == SEND and not e.conn:
@@ -514,7 +517,7 @@ def reproduction(handshake: list[Entry], entries: list[Entry]) -> list[dict[str,
         if entry.direction == SEND:
             method = _method(entry)
             segment = current.get(entry.conn)
-            if method == "initialize" or segment is None:
+            if method in HANDSHAKES or segment is None:
                 restart = segment is not None or (entry.conn == "" and bool(segments))
                 segment = open_segment(entry.conn, "restart" if restart and not entry.conn else "fresh")
             settle(entry.conn)

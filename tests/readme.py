@@ -100,6 +100,15 @@ CLAIMS: dict[str, str] = {
         "tests/e2e/test_install.py"
     ),
     'cat conformance-report/summary.md >> "$GITHUB_STEP_SUMMARY"': "tests/e2e/test_install.py",
+    # MCP's protocol eras: both eras and a matrix, modern-only and stateless servers.
+    "session-status-conformance --target mcp --mcp-protocol both": "tests/targets/mcp/test_eras.py",
+    'session-status-conformance --mcp-cmd "node dist/server.js --modern-only" --instruct-cmd '
+    '"node dist/ops.js instruct {sessionId} {text}"': "tests/targets/mcp/test_eras.py",
+    'session-status-conformance --transport http --mcp-cmd "node dist/server.js --http 127.0.0.1:0 --modern-only"': (
+        "tests/targets/mcp/test_eras.py"
+    ),
+    'session-status-conformance --transport http --mcp-cmd "node dist/server.js --http 127.0.0.1:0 --stateless-http" '
+    "--mcp-protocol 2025-06-18": "tests/targets/mcp/test_eras.py",
 }
 
 

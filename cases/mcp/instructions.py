@@ -608,7 +608,7 @@ async def queue_model_sequences(mcp: McpTarget, details: dict) -> None:
             case_id=SEQUENCE_ID,
             command=config.command,
             cwd=config.cwd,
-            agent_info=mcp.init_result.get("serverInfo"),
+            agent_info=mcp.server_info,
             spec_revision="mcp-session-heartbeat-2025-06-18",
             seed=run.seed,
             profile=run.profile,

@@ -119,6 +119,8 @@ class Revision:
     schema_definitions: tuple[str, ...] = ()
     not_part: dict[str, str] = field(default_factory=dict)  # case id -> why it is not part of it
     target: str = "acp"  # the system whose cases it maps: acp, mcp or http
+    # The protocol's wire revisions its cases have been run over, where the protocol has several.
+    wire_revisions: tuple[str, ...] = ()
 
     def spec_for(self, case_id: str, rule: str | None = None) -> Requirement | None:
         """The sentence this revision has a case (or one of its rules) check, or None: the case is
@@ -187,6 +189,7 @@ def load_revision(name: str, folder: Path | None = None) -> Revision:
         schema_definitions=tuple(meta.get("schema_definitions", ())),
         not_part=dict(meta.get("not_part", {})),
         target=meta.get("target", "acp"),
+        wire_revisions=tuple(meta.get("wire_revisions", ())),
     )
 
 

@@ -47,7 +47,7 @@ from conformance.reports.baseline import (
 )
 from conformance.reports.junit import enrich_junit, write_fatal_junit
 from conformance.reports.report import RunReport, case_record, clean, default_report_dir
-from conformance.runtime import Runtime
+from conformance.runtime import HANDSHAKES, Runtime
 from conformance.targets import DEFAULT, TARGETS, chosen, configure, named
 from conformance.transport.stdio import LaunchError
 
@@ -404,18 +404,17 @@ def _preflight_message(exc: BaseException, config: AgentConfig) -> str:
     if isinstance(exc, AgentExited):
         lines = [ln for ln in exc.stderr_tail.strip().splitlines() if ln.strip()]
         tail = f"; its last stderr line: {lines[-1][:200]}" if lines else ""
-        return f"the agent exited with code {exc.code} before answering initialize{tail}"
-    if isinstance(exc, Unanswered) and exc.method != "initialize":
+        return f"the agent exited with code {exc.code} before answering {exc.method or 'initialize'}{tail}"
+    if isinstance(exc, Unanswered) and exc.method not in HANDSHAKES:
         return (
-            f"the agent answered initialize, but {exc.method} (id {exc.request_id}) got no answer: {exc.why}; a "
+            f"the agent answered the handshake, but {exc.method} (id {exc.request_id}) got no answer: {exc.why}; a "
             f"slower agent needs a larger {exc.option}"
         )
     if isinstance(exc, TimeoutError | Unanswered):
-        what = exc.why if isinstance(exc, Unanswered) else str(exc)
+        what = exc.why if isinstance(exc, Unanswered) else str(exc) or "no answer"
+        method = exc.method if isinstance(exc, Unanswered) else "initialize"
         subject = named(config.target).subject
-        return (
-            f"the agent did not answer initialize ({what}); does it serve {subject} over {config.transport}?"
-        )
+        return f"the agent did not answer {method} ({what}); does it serve {subject} over {config.transport}?"
     return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
 
 

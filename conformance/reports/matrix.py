@@ -23,6 +23,7 @@ from conformance.reports.render import (
     html_text,
     md_text,
     subject_of,
+    wire_text,
 )
 
 __all__ = ["Column", "load_columns", "main", "matrix_html", "matrix_markdown"]
@@ -67,7 +68,15 @@ def _how(report: dict[str, Any]) -> str:
     parts = [str(report.get("target") or "acp"), str(agent.get("transport") or "stdio")]
     if report.get("target", "acp") == "acp" and agent.get("protocolVersion") is not None:
         parts.append(f"v{agent['protocolVersion']}")
+    wire = report.get("wire")
+    if isinstance(wire, dict) and wire.get("revision"):
+        parts.append(str(wire["revision"])[:40])
     return " ".join(parts)
+
+
+def _wire(report: dict[str, Any]) -> str:
+    wire = report.get("wire")
+    return wire_text(wire) if isinstance(wire, dict) else "—"
 
 
 def load_columns(paths: list[Path]) -> list[Column]:
@@ -147,6 +156,7 @@ def matrix_html(columns: list[Column], out_dir: Path, base: str | None = None) -
     )
     revisions = "".join(f"<td>{html_text(_revision(c.report))}</td>" for c in columns)
     hows = "".join(f"<td>{html_text(_how(c.report))}</td>" for c in columns)
+    wires = "".join(f"<td>{html_text(_wire(c.report))}</td>" for c in columns)
     legend = "".join(
         f"<span{' class=light' if o in NO_VERDICT else ''} style='background:{_color(o)}'>{html_text(o)}</span>"
         for o in LEGEND
@@ -184,10 +194,20 @@ def matrix_html(columns: list[Column], out_dir: Path, base: str | None = None) -
             f"<tr><th class='case'>verdict</th><th></th>{verdicts}</tr>",
             f"<tr><th class='case'>target, transport</th><th></th>{hows}</tr>",
             f"<tr><th class='case'>revision</th><th></th>{revisions}</tr>",
+            *(
+                [f"<tr><th class='case'>wire revision</th><th></th>{wires}</tr>"]
+                if _any_wire(columns)
+                else []
+            ),
             *body,
             "</table></body></html>",
         ]
     )
+
+
+def _any_wire(columns: list[Column]) -> bool:
+    """Whether a run recorded its wire revision (MCP): the matrix then has a row for it."""
+    return any(isinstance(c.report.get("wire"), dict) for c in columns)
 
 
 def _color(outcome: str) -> str:
@@ -212,6 +232,8 @@ def matrix_markdown(columns: list[Column], out_dir: Path, base: str | None = Non
         "| target, transport | | " + " | ".join(md_text(_how(c.report)) for c in columns) + " |",
         "| revision | | " + " | ".join(md_text(_revision(c.report)) for c in columns) + " |",
     ]
+    if _any_wire(columns):
+        lines.append("| wire revision | | " + " | ".join(md_text(_wire(c.report)) for c in columns) + " |")
     outcome_maps = [c.outcomes for c in columns]
     for case_id, level, _ in _case_rows(columns):
         cells = []

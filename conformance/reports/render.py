@@ -14,7 +14,7 @@ from typing import Any
 
 from conformance.core.transcript import reproduction_lines
 
-__all__ = ["badge_svg", "claimed_revision", "html_report", "markdown_summary", "subject_of"]
+__all__ = ["badge_svg", "claimed_revision", "html_report", "markdown_summary", "subject_of", "wire_text"]
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|~])")  # what can start markup inside a line
@@ -106,6 +106,8 @@ def html_report(report: dict[str, Any]) -> str:
         f"{html_text(report['suite']['version'])} · {html_text(report['started'])} · "
         f"seed {html_text(str(report['options'].get('seed')))}</p>",
     ]
+    if report.get("wire"):
+        parts.append(f"<p id='wire'>wire revision <b>{html_text(wire_text(report['wire']))}</b></p>")
     parts.append(f"<p id='cost'>{html_text(_cost(report))}</p>")
     if report.get("selection"):
         parts.append(f"<p class='note' id='selection'>{html_text(_selection_text(report))}</p>")
@@ -251,6 +253,7 @@ def markdown_summary(report: dict[str, Any]) -> str:
         f"(spec {md_text(report['spec']['revision'])}: {md_text(report['spec'].get('why', ''))}; "
         f"seed {report['options'].get('seed')})",
         "",
+        *([md_text(f"Wire: {wire_text(report['wire'])}"), ""] if report.get("wire") else []),
         *([md_text(_cost(report), MESSAGE_LIMIT), ""] if _cost(report) else []),
         "| level | " + " | ".join(outcomes) + " |",
         "| --- |" + " ---: |" * len(outcomes),
@@ -358,3 +361,12 @@ def claimed_revision(report: dict[str, Any]) -> str | None:
     if str(report.get("spec", {}).get("why") or "").startswith("not determined"):
         return None
     return str(report.get("spec", {}).get("revision") or "") or None
+
+
+def wire_text(wire: dict[str, Any]) -> str:
+    """The wire revision a run spoke, in one line (agent-supplied parts bounded)."""
+    protocol = str(wire.get("protocol") or "").upper()
+    revision = str(wire.get("revision") or "")[:40]
+    how = ", ".join(str(wire[k])[:60] for k in ("era", "handshake") if wire.get(k))
+    chosen = str(wire.get("chosen") or "")[:300]
+    return f"{protocol} {revision} ({how}){'; ' + chosen if chosen else ''}".strip()

@@ -21,6 +21,7 @@ from conformance.core.redact import redact, redacted_options
 from conformance.core.registry import Level
 from conformance.core.traceability import coverage
 from conformance.reports.baseline import BaselineResult
+from conformance.reports.render import wire_text
 
 __all__ = [
     "RunReport",
@@ -37,6 +38,7 @@ SPEC_SOURCES = {
     "jsonrpc-2.0": "JSON-RPC 2.0 specification",
     "mcp-session-heartbeat@2025-06-18": "MCP tool 'session_heartbeat' (MCP 2025-06-18)",
     "mcp-2025-06-18": "Model Context Protocol specification, revision 2025-06-18",
+    "mcp-2026-07-28": "Model Context Protocol specification, revision 2026-07-28 (schema)",
     "agentscope-2.0.4-session-status": "AgentScope 2.0.4 API: GET /sessions/{session_id}/status",
 }
 # What each target certifies, as titles say it.
@@ -193,6 +195,9 @@ class RunReport:
     # set by the plugin from the target. Without it, an ACP agent's initialize result decides.
     advertised: bool | None = None
     capability: str = ""
+    # The protocol revision spoken on the wire, where the target's protocol has several (MCP's
+    # handshake and stateless eras), apart from the spec revision the cases check; None: not told.
+    wire: dict[str, Any] | None = None
     # What the run selected, when it is not every case of its target (-k, -m, a case file or
     # node id), or pytest stopped it early (-x): {"keyword", "markers", "args", "selected", "total",
     # "deselected", "stopped"}. No certificate.
@@ -205,8 +210,13 @@ class RunReport:
 
     @classmethod
     def for_run(cls, config: Any, *, strict: bool, noun: str = "agent") -> RunReport:
-        """An empty report of a run configured by ``config`` (an AgentConfig)."""
+        """An empty report of a run configured by ``config`` (an AgentConfig): its target, and that
+        target's default revision, are known before the agent says anything (a refused handshake
+        is reported as a run of the target it was)."""
         return cls(
+            target=config.target,
+            revision=revisions.default(config.target),
+            revision_why="not determined yet: the target's default revision",
             noun=noun,
             embedded=bool(config.embedded),
             command=config.command or [str(config.url)],
@@ -234,6 +244,8 @@ class RunReport:
                 f"next: certify your own {self.noun}: {COMMAND} {command} 'the command that starts it' "
                 f"(or {url} URL, for one already running)"
             )
+        wire = init.get("wire")
+        self.wire = dict(wire) if isinstance(wire, dict) else None
         self.advertised = target.advertises(target.status_need) if advertisement_known else None
         self.capability = target.capability_name(target.status_need)
 
@@ -427,7 +439,9 @@ class RunReport:
                 "title": revisions.get(self.revision).title,
                 "why": self.revision_why,
                 "sources": SPEC_SOURCES,
+                **self._wire_revisions(),
             },
+            "wire": self.wire,
             "agent": {
                 "command": self.command,
                 "transport": self.transport,
@@ -470,6 +484,14 @@ class RunReport:
             "traceability": self._traceability(),
             "cases": cases,
         }
+
+    def _wire_revisions(self) -> dict[str, Any]:
+        """The wire revisions the spec revision's cases have been checked over (its file says)."""
+        try:
+            checked = revisions.get(self.revision).wire_revisions
+        except (KeyError, FileNotFoundError, ModuleNotFoundError):
+            return {}
+        return {"wireRevisions": list(checked)} if checked else {}
 
     def _traceability(self) -> dict[str, Any] | None:
         try:
@@ -520,6 +542,7 @@ class RunReport:
         lines = [
             clean(f"{self.subject} conformance: {label} — {shlex.join(self.command)}"),
             f"spec revision: {self.revision} ({self.revision_why})",
+            *([clean(f"wire: {wire_text(self.wire)}")] if self.wire else []),
             f"profile: {self.profile}    seed: {self.seed} (rerun with --seed {self.seed})",
             self.cost_line(),
             "level      " + " ".join(f"{c:>13}" for c in cols),

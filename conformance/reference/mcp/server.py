@@ -5,6 +5,15 @@ The low-level API is used on purpose: it publishes the tool's ``inputSchema`` ex
 
     python -m conformance.reference.mcp.server                      # stdio
     python -m conformance.reference.mcp.server --http 127.0.0.1:0   # Streamable HTTP; prints its URL
+    python -m conformance.reference.mcp.server --modern-only        # MCP 2026-07-28 only
+    python -m conformance.reference.mcp.server --http 127.0.0.1:0 --stateless-http
+
+Protocol eras: the SDK serves both, the handshake era (``initialize``, MCP 2025-06-18 and the
+revisions before and after it) and the stateless era (MCP 2026-07-28: ``server/discover`` and a
+``_meta`` envelope on every request); on stdio the client's first request decides, over HTTP the
+``MCP-Protocol-Version`` header. ``--modern-only`` refuses the handshake era with -32022 naming
+the revisions it serves (the SDK has no switch for it: a server middleware does it).
+``--stateless-http`` serves the handshake era without protocol sessions (``stateless_http``).
 
 Callers: over HTTP the caller is the ``Authorization`` header's value (any token is accepted;
 it names the caller, as a real server's token would after verification); over stdio there is
@@ -22,6 +31,7 @@ values refused, never cut).
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
 from collections.abc import Callable
@@ -31,6 +41,7 @@ import anyio
 import mcp.types as types
 from mcp.server import Server, ServerRequestContext
 from mcp.shared.exceptions import MCPError
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 # Run as a file (python conformance/reference/mcp/server.py): import it as the package it is in.
 if not __package__:
@@ -89,6 +100,25 @@ def build_server(
     )
 
 
+UNSUPPORTED_PROTOCOL_VERSION = -32022
+
+
+async def modern_only(ctx: ServerRequestContext[Any], call_next: Any) -> Any:
+    """Server middleware: a request of the handshake era (``initialize``, or anything on a
+    connection it opened) is refused with -32022, naming the revisions served, as the SDK refuses
+    ``initialize`` on a stateless-era connection."""
+    if ctx.request_id is not None and (
+        ctx.method == "initialize" or ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS
+    ):
+        requested = (ctx.params or {}).get("protocolVersion", ctx.protocol_version)
+        raise MCPError(
+            UNSUPPORTED_PROTOCOL_VERSION,
+            "this server speaks only the stateless protocol (server/discover); initialize is not accepted",
+            data={"supported": list(MODERN_PROTOCOL_VERSIONS), "requested": str(requested)},
+        )
+    return await call_next(ctx)
+
+
 def error_result(message: str) -> types.CallToolResult:
     return types.CallToolResult(content=[types.TextContent(type="text", text=message)], is_error=True)
 
@@ -100,7 +130,9 @@ async def serve_stdio(store: HeartbeatStore, server: Server[Any]) -> None:
         await server.run(read, write, server.create_initialization_options())
 
 
-async def serve_http(store: HeartbeatStore, server: Server[Any], host: str, port: int) -> None:
+async def serve_http(
+    store: HeartbeatStore, server: Server[Any], host: str, port: int, *, stateless: bool = False
+) -> None:
     from starlette.requests import Request
     from starlette.responses import JSONResponse
     from starlette.routing import Route
@@ -117,7 +149,7 @@ async def serve_http(store: HeartbeatStore, server: Server[Any], host: str, port
             return JSONResponse({"error": str(refused)}, status_code=413)
 
     routes = [Route("/operator/instructions", enqueue, methods=["POST"])]
-    app = server.streamable_http_app(custom_starlette_routes=routes, host=host)
+    app = server.streamable_http_app(custom_starlette_routes=routes, host=host, stateless_http=stateless)
     await serve_asgi(app, host, port, lambda h, p: f"listening on http://{h}:{p}/mcp")
 
 
@@ -127,8 +159,10 @@ def main(
     store_factory: Callable[..., HeartbeatStore] = HeartbeatStore,
     input_schema: dict[str, Any] = INPUT_SCHEMA,
     tool_name: str = TOOL,
+    middleware: tuple[Callable[..., Any], ...] = (),
 ) -> None:
-    """Serve; the keyword arguments let a variant change one rule (tests/agents/mcp)."""
+    """Serve; the keyword arguments let a variant change one rule (tests/agents/mcp), ``middleware``
+    its MCP plumbing (server middleware, outermost first)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--http", metavar="HOST:PORT", help="serve Streamable HTTP instead of stdio")
     parser.add_argument("--page-size", type=int, default=2, help="instructions per heartbeat result")
@@ -169,6 +203,16 @@ def main(
         metavar="N",
         help="refuse (never cut) ids, keys, steps, cursors and instruction texts longer than N characters",
     )
+    parser.add_argument(
+        "--modern-only",
+        action="store_true",
+        help="serve only MCP 2026-07-28 (server/discover): initialize is refused with -32022",
+    )
+    parser.add_argument(
+        "--stateless-http",
+        action="store_true",
+        help="over HTTP, serve the handshake era without protocol sessions (the SDK's stateless_http)",
+    )
     args = parser.parse_args(argv)
     store = store_factory(
         page_size=args.page_size,
@@ -181,9 +225,18 @@ def main(
         max_length=args.max_length,
     )
     server = build_server(store, input_schema=input_schema, tool_name=tool_name)
+    server.middleware.extend(middleware)
+    if args.modern_only:
+        server.middleware.append(modern_only)
     if args.http:
         host, _, port = args.http.rpartition(":")
-        anyio.run(serve_http, store, server, host or "127.0.0.1", int(port or 0))
+        anyio.run(
+            functools.partial(serve_http, stateless=args.stateless_http),
+            store,
+            server,
+            host or "127.0.0.1",
+            int(port or 0),
+        )
     else:
         anyio.run(serve_stdio, store, server)
 

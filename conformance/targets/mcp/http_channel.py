@@ -1,8 +1,9 @@
 """MCP's Streamable HTTP transport, through the official MCP Python SDK's client.
 
 The SDK's ``streamable_http_client`` does the transport's work (POST per message, JSON or SSE
-answers, ``Mcp-Session-Id`` and ``MCP-Protocol-Version`` headers); :class:`McpHttpChannel`
-makes it look to :class:`~conformance.transport.peer.JsonRpcPeer` like the other channels. Frames in the
+answers, the ``Mcp-Session-Id`` of the handshake era); each message goes with the headers of the
+era its body speaks (:mod:`conformance.targets.mcp.era_http`); :class:`McpHttpChannel` makes it
+look to :class:`~conformance.transport.peer.JsonRpcPeer` like the other channels. Frames in the
 transcript are the messages as the SDK decoded them (re-serialized). An HTTP error the SDK
 hands back instead of a message is written to the transcript's stderr tail, since no JSON-RPC
 frame carries it.
@@ -16,10 +17,10 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import anyio
-import httpx
 
 from conformance.core.outcomes import HarnessError
 from conformance.core.transcript import StderrTail
+from conformance.targets.mcp.era_http import EraHeaders, probe
 from conformance.transport.channel import EndingChannel, TransportRefused
 from conformance.transport.http_clients import tls_context
 
@@ -36,17 +37,14 @@ class McpHttpChannel(EndingChannel):
         self._task: asyncio.Task[None] | None = None
         self._read: Any = None
         self._write: Any = None
+        self.era_headers = EraHeaders()  # each message's MCP headers, in the era its body speaks
 
     async def open(self, timeout: float) -> None:
         # Imported here: the MCP SDK is only needed by MCP runs.
         import httpx2
         from mcp.client.streamable_http import streamable_http_client
 
-        try:  # any HTTP answer means something listens; the SDK client connects lazily
-            async with httpx.AsyncClient(timeout=timeout, verify=tls_context()) as client:
-                await client.get(self.url, headers=self.headers)
-        except httpx.HTTPError as exc:
-            raise HarnessError(f"cannot reach {self.url}: {exc or type(exc).__name__}") from None
+        await probe(self.url, self.headers, timeout)  # the SDK client connects lazily
         # The SDK's client is a context manager holding a task group; entered and left in a task of
         # its own, it is independent of the cancel scopes of whoever opens and closes the channel.
         ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
@@ -67,7 +65,8 @@ class McpHttpChannel(EndingChannel):
                     await self._release.wait()
             except Exception as exc:
                 if not ready.done():
-                    ready.set_exception(HarnessError(f"cannot open an MCP session at {self.url}: {exc}"))
+                    why = str(exc) or type(exc).__name__
+                    ready.set_exception(HarnessError(f"cannot open an MCP connection to {self.url}: {why}"))
                 else:  # the peer sees the stream end; the reason goes where stderr goes
                     self.stderr.feed(f"[MCP HTTP client] closed: {type(exc).__name__}: {exc}\n".encode())
             finally:
@@ -77,7 +76,7 @@ class McpHttpChannel(EndingChannel):
         await ready
 
     async def send_line(self, data: bytes) -> None:
-        from mcp.shared.message import SessionMessage
+        from mcp.shared.message import ClientMessageMetadata, SessionMessage
         from mcp_types import jsonrpc_message_adapter
 
         try:
@@ -86,8 +85,10 @@ class McpHttpChannel(EndingChannel):
             raise TransportRefused(
                 0, f"not a JSON-RPC message the SDK's client can send: {str(exc)[:200]}"
             ) from None
+        headers = self.era_headers.outgoing(json.loads(data))
+        metadata = ClientMessageMetadata(headers=headers) if headers else None
         try:
-            await self._write.send(SessionMessage(message))
+            await self._write.send(SessionMessage(message, metadata=metadata))
         except (anyio.ClosedResourceError, anyio.BrokenResourceError) as exc:
             self._mark_closed()
             raise anyio.BrokenResourceError from exc
@@ -103,6 +104,7 @@ class McpHttpChannel(EndingChannel):
                     self.stderr.feed(f"[MCP HTTP client] {type(item).__name__}: {item}\n".encode())
                     continue
                 data = item.message.model_dump(by_alias=True, mode="json", exclude_unset=True)
+                self.era_headers.incoming(data)
                 yield json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode()
         finally:
             self._mark_closed()

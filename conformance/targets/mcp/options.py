@@ -52,6 +52,7 @@ class McpOptions:
     session_ttl: float | None = None  # a session no heartbeat used for this long is forgotten
     session_cap: int | None = None  # sessions kept; one more evicts the least recently used
     request_limit: int | None = None  # heartbeats a session may make (in a window longer than a case)
+    protocol: str = "auto"  # --mcp-protocol: auto, 2025-06-18, 2026-07-28 (both: the command line's)
 
     @classmethod
     def from_options(
@@ -70,6 +71,7 @@ class McpOptions:
         session_ttl: float | None = None,
         session_cap: int | None = None,
         request_limit: int | None = None,
+        protocol: str = "auto",
     ) -> McpOptions:
         for name, pointer in (
             ("--instructions-path", instructions_path),
@@ -115,6 +117,7 @@ class McpOptions:
             session_ttl=session_ttl,
             session_cap=session_cap,
             request_limit=request_limit,
+            protocol=protocol,
         )
         if embedded and not (instruct_cmd or instruct_url):  # the reference server's own operator side
             if transport == "http":

@@ -10,6 +10,7 @@ did not give is :class:`MissingInput` (not testable, never passed).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import re
 import time
@@ -22,12 +23,16 @@ import anyio
 import httpx
 
 from conformance.core import revisions
+from conformance.core.config import UsageError
 from conformance.core.options import Option
-from conformance.core.outcomes import HarnessError, MissingInput, NotTestable
+from conformance.core.outcomes import HarnessError, MissingInput, NotApplicable, NotTestable, Unanswered
+from conformance.core.transcript import NOTE
+from conformance.targets.mcp import era as eras
 from conformance.targets.mcp.options import McpOptions, reference_command
 from conformance.transport.http_clients import tls_context
 from conformance.transport.peer import JsonRpcPeer, Reply
 from conformance.transport.process import AgentProcess
+from conformance.transport.stdio import StdioProcess
 
 if TYPE_CHECKING:
     from conformance.core.config import AgentConfig
@@ -51,9 +56,6 @@ __all__ = [
 ]
 
 TOOL = "session_heartbeat"
-PROTOCOL_VERSION = "2025-06-18"  # the spec's revision; servers may answer another they support
-HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
-CLIENT_INFO = {"name": "session-status-conformance", "version": "0.1.0"}
 # The spec names neither the result's fields nor an instruction's: the names servers commonly use.
 INSTRUCTION_LISTS = ("/instructions", "/pendingInstructions", "/pending_instructions", "/pending")
 PAGE_ITEMS = ("items", "instructions", "data", "results", "entries")  # a page object's list
@@ -257,6 +259,16 @@ class McpTarget:
             metavar="POINTER",
         ),
         Option(
+            "--mcp-protocol",
+            "mcp_protocol",
+            "the MCP wire revision: auto (default: server/discover first, initialize as the fallback, as the "
+            "official SDK's client does), 2025-06-18 (the initialize handshake), 2026-07-28 (stateless: "
+            "server/discover and the per-request _meta envelope), or both (the command line certifies each "
+            "era and writes a matrix)",
+            default=eras.AUTO,
+            choices=eras.CHOICES,
+        ),
+        Option(
             "--delivery-wait",
             "delivery_wait",
             "seconds an enqueued instruction may take to show in heartbeat results (default: --timeout)",
@@ -295,6 +307,12 @@ class McpTarget:
 
     @staticmethod
     def configure(values: dict[str, Any], config: AgentConfig) -> McpOptions:
+        if values.get("mcp_protocol") == eras.BOTH:
+            raise UsageError(
+                "--mcp-protocol both certifies each era in a run of its own: pass it to the command line "
+                "(session-status-conformance), which runs them and writes a matrix; a single run takes auto, "
+                f"{eras.SPEC_WIRE} or {eras.MODERN}"
+            )
         return McpOptions.from_options(
             headers=values["mcp_headers"],
             other_headers=values["mcp_other_headers"],
@@ -309,6 +327,7 @@ class McpTarget:
             request_limit=values.get("mcp_request_limit"),
             embedded=config.embedded,
             transport=config.transport,
+            protocol=values.get("mcp_protocol") or eras.AUTO,
         )
 
     @staticmethod
@@ -334,6 +353,7 @@ class McpTarget:
             "transport": config.transport,
             "instructCmd": options.instruct_cmd,
             "instructUrl": options.instruct_url,
+            "mcpProtocol": options.protocol,
         }
 
     @staticmethod
@@ -342,7 +362,9 @@ class McpTarget:
         agent_data = data["agent"]
         config.transport = agent_data.get("transport", "stdio")
         config.target_options = McpOptions(
-            instruct_cmd=agent_data.get("instructCmd"), instruct_url=agent_data.get("instructUrl")
+            instruct_cmd=agent_data.get("instructCmd"),
+            instruct_url=agent_data.get("instructUrl"),
+            protocol=agent_data.get("mcpProtocol") or eras.AUTO,
         )
 
     @staticmethod
@@ -368,6 +390,9 @@ class McpTarget:
         self.init_result: dict[str, Any] = {}
         self.tools: list[dict[str, Any]] = []
         self._peer = peer
+        # The wire revision, chosen by the first handshake: restarts and other connections open in
+        # it (on stdio the first request fixes a process's era).
+        self.era: eras.Era | None = None
         # What this run has learnt of the server, so later reads need not guess again.
         self.accepted: set[str] = set()  # session ids that took a heartbeat
         self._made_up: bool | None = None  # whether sessions the suite makes up are taken
@@ -388,31 +413,47 @@ class McpTarget:
     # -- handshake -----------------------------------------------------------------------------
 
     async def handshake(self) -> dict[str, Any]:
-        params = {"protocolVersion": PROTOCOL_VERSION, "capabilities": {}, "clientInfo": CLIENT_INFO}
-        reply = await self.peer.request("initialize", params)
-        if not reply.ok or not isinstance(reply.result, dict):
-            raise HarnessError(f"the server answered initialize with {reply.describe()}")
-        version = reply.result.get("protocolVersion")
-        if version not in HANDSHAKE_VERSIONS:
-            raise HarnessError(
-                f"the server answered initialize with protocolVersion {version!r}; the suite speaks "
-                f"{', '.join(HANDSHAKE_VERSIONS)} (asked for {PROTOCOL_VERSION})"
-            )
-        self.init_result = reply.result
-        await self.peer.notify("notifications/initialized")
+        """Open the era --mcp-protocol asks for (the one already chosen, after a restart), then list
+        the tools; what the report shows of the server, its wire revision apart."""
+        preference = self.options.protocol if self.era is None else self.era.version
+        if preference not in (eras.SPEC_WIRE, eras.MODERN, eras.AUTO):  # a negotiated handshake revision
+            preference = eras.SPEC_WIRE
+        era = await eras.negotiate(preference, self.peer.request, self.peer.notify, forgive=self._forgive)
+        if self.era is not None:
+            era.chosen = self.era.chosen  # how the run's era was chosen, not how it was reopened
+        self.era, self.init_result = era, era.result
         self.tools = await self.list_tools()
         return {
-            "protocolVersion": version,
-            "serverInfo": reply.result.get("serverInfo"),
-            "capabilities": reply.result.get("capabilities"),
-            "tools": [t.get("name") for t in self.tools][:100],
+            "protocolVersion": era.version,
+            "serverInfo": era.server_info,
+            "capabilities": era.capabilities,
+            "tools": [str(t.get("name"))[:100] for t in self.tools][:100],
+            "wire": era.to_json(),
         }
+
+    def _forgive(self, unanswered: Unanswered) -> None:
+        """An auto probe that went unanswered: noted, and the connection takes requests again."""
+        self.peer.transcript.add(
+            NOTE, f"server/discover got no answer ({unanswered.why}): trying the initialize handshake"
+        )
+        self.peer.unanswered = None
+
+    @property
+    def server_info(self) -> dict[str, Any] | None:
+        """The server's identity (bounded): initialize's serverInfo, or server/discover's _meta one."""
+        return self.era.server_info if self.era is not None else None
+
+    async def request(self, method: str, params: Any = None) -> Reply:
+        """A request in the connection's era: in the stateless one, with the envelope under _meta."""
+        if self.era is not None and self.era.modern:
+            params = eras.stamp(params, self.era.version)
+        return await self.peer.request(method, params)
 
     async def list_tools(self) -> list[dict[str, Any]]:
         tools: list[dict[str, Any]] = []
         cursor = None
         for _ in range(MAX_PAGES):
-            reply = await self.peer.request("tools/list", {"cursor": cursor} if cursor else {})
+            reply = await self.request("tools/list", {"cursor": cursor} if cursor else {})
             if not reply.ok or not isinstance(reply.result, dict):
                 raise HarnessError(f"the server answered tools/list with {reply.describe()}")
             page = reply.result.get("tools")
@@ -437,7 +478,7 @@ class McpTarget:
     # -- calls ---------------------------------------------------------------------------------
 
     async def call(self, arguments: Any, *, name: str = TOOL) -> ToolReply:
-        return ToolReply(await self.peer.request("tools/call", {"name": name, "arguments": arguments}))
+        return ToolReply(await self.request("tools/call", {"name": name, "arguments": arguments}))
 
     async def heartbeat(self, session_id: str, **fields: Any) -> ToolReply:
         """A heartbeat with a fresh idempotency key (unless one is given)."""
@@ -753,12 +794,57 @@ class McpTarget:
             async with anyio.create_task_group() as tg:
                 tg.start_soon(peer.read_loop)
                 other = McpTarget(self.harness, peer=peer)
+                other.era = self.era  # another header set, in the same era
                 await other.handshake()
                 yield other
                 tg.cancel_scope.cancel()
         finally:
             with anyio.CancelScope(shield=True):
                 await channel.close()
+            self.harness.note_problems(peer)
+
+    @contextlib.asynccontextmanager
+    async def other_era(self) -> AsyncIterator[McpTarget]:
+        """Caller A in the era this run does not speak, for comparing the eras: over HTTP another
+        connection to the server; on stdio, where a process's first request fixes its era, a
+        second process of the same command in the same working directory. Its frames are labelled
+        with its revision. NotApplicable when the server does not speak that era."""
+        assert self.era is not None
+        other = eras.SPEC_WIRE if self.era.modern else eras.MODERN
+        config = self.harness.config
+        transcript = self.harness.transcript.for_connection(other)
+        process: StdioProcess | None = None
+        if config.transport == "http":
+            from conformance.targets.mcp.http_channel import McpHttpChannel
+
+            url = self.harness.current_url()
+            assert url is not None
+            channel: Any = McpHttpChannel(url, self.options.headers, self.harness.stderr)
+            await channel.open(config.timeout)
+        else:
+            process = channel = StdioProcess(
+                config.command, cwd=config.cwd, env=config.process_env(), stderr_tail=self.harness.stderr
+            )
+            await process.start()
+        peer = JsonRpcPeer(channel, transcript, timeout=config.timeout)
+        try:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(peer.read_loop)
+                if process is not None:
+                    tg.start_soon(process.pump_stderr)
+                there = McpTarget(self.harness, peer=peer)
+                there.options = dataclasses.replace(self.options, protocol=other)
+                try:
+                    await there.handshake()
+                except HarnessError as refused:
+                    raise NotApplicable(
+                        f"the server does not speak MCP {other} beside {self.era.version}: {refused.message}"
+                    ) from None
+                yield there
+                tg.cancel_scope.cancel()
+        finally:
+            with anyio.CancelScope(shield=True):
+                await (process.terminate() if process is not None else channel.close())
             self.harness.note_problems(peer)
 
 

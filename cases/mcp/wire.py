@@ -1,0 +1,104 @@
+"""MCP `session_heartbeat` over both protocol eras: the tool does what it does whatever the wire.
+
+MCP 2025-06-18 opens a connection with ``initialize``; MCP 2026-07-28 has no handshake, no
+protocol session, and an envelope on every request (conformance/targets/mcp/era.py). The tool's
+spec (../shared/spec/001_*.txt) is the same under both: a server that speaks both must answer the
+same calls alike. In the stateless era, results identify the server that produced them (the
+2026-07-28 schema's ``io.modelcontextprotocol/serverInfo``), since no handshake does.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from conformance.core.outcomes import NotApplicable, NotTestable, Violation
+from conformance.core.registry import Level, case
+from conformance.core.revisions import requirement
+from conformance.targets.mcp import differential
+from conformance.targets.mcp.era import SERVER_INFO_KEY, identity
+from conformance.targets.mcp.target import McpTarget, new_session_id
+
+# "Report session status, progress, and the current step."
+PURPOSE = requirement("mcp-session-heartbeat-2025-06-18", "purpose")
+# "Identifies the server software producing the response. Servers SHOULD include this field on …"
+SERVER_INFO = requirement("mcp-session-heartbeat-2025-06-18", "server-info")
+
+
+@case("heartbeat.wire.same-answers", level=Level.SHOULD, spec=PURPOSE, needs=("heartbeat",))
+async def eras_answer_alike(mcp: McpTarget, details: dict) -> None:
+    """The same heartbeats, over the run's era and the other one, are accepted or refused alike
+    and show the state they wrote alike (outside what differs between two runs of one era)."""
+    await mcp.require_made_up_sessions()
+    assert mcp.era is not None
+    ours = mcp.era.version
+    async with mcp.other_era() as there:
+        assert there.era is not None
+        theirs_version = there.era.version
+        details["eras"] = [ours, theirs_version]
+        first = await differential.run(mcp, new_session_id(), "first")
+        second = await differential.run(mcp, new_session_id(), "second")
+        unsteady = differential.noise(first, second)
+        details["unsteady_steps"] = sorted(n + 1 for n in unsteady[0])
+        if len(unsteady[0]) == len(differential.SCRIPT):
+            raise NotTestable(
+                f"two runs of the same heartbeats over {ours} were accepted and refused differently at every "
+                "step: there is nothing steady to compare the other era with"
+            )
+        await there.require_made_up_sessions()
+        theirs = await differential.run(there, new_session_id(), "other-era")
+    found = differential.differences(first, theirs, unsteady, our_era=ours, their_era=theirs_version)
+    details["differences"] = found[:20]
+    details["compared_values"] = sum(len(o.shown) for o in first)
+    if found:
+        raise Violation(
+            f"the same heartbeats are answered differently over MCP {ours} and MCP {theirs_version} (the tool's "
+            f"contract does not depend on the wire), at {len(found)} step(s): "
+            + "; ".join(found[:3])
+            + ("; …" if len(found) > 3 else ""),
+            expected="the same calls accepted or refused alike, the state they wrote shown alike, in either era",
+            observed=found[:10],
+        )
+
+
+@case("heartbeat.wire.server-identity", level=Level.SHOULD, spec=SERVER_INFO, needs=("heartbeat",))
+async def results_identify_the_server(mcp: McpTarget, details: dict) -> None:
+    """In the stateless era, server/discover's result and every later result carry the server's
+    identity (name and version) in _meta."""
+    assert mcp.era is not None
+    if not mcp.era.modern:
+        raise NotApplicable(
+            f"the run speaks MCP {mcp.era.version}, whose initialize answer names the server once (serverInfo); "
+            "the per-result identity is the stateless era's (--mcp-protocol 2026-07-28)"
+        )
+    listed = await mcp.request("tools/list", {})
+    heartbeat = await mcp.heartbeat(new_session_id())
+    answers: list[tuple[str, Any]] = [
+        ("server/discover", mcp.era.result),
+        ("tools/list", listed.result if listed.ok else None),
+        ("tools/call (a heartbeat)", heartbeat.result if heartbeat.reply.ok else None),
+    ]
+    missing, malformed = [], []
+    for what, result in answers:
+        if not isinstance(result, dict):
+            continue  # an error answer: JSON-RPC errors carry no result _meta
+        meta = result.get("_meta")
+        raw = meta.get(SERVER_INFO_KEY) if isinstance(meta, dict) else None
+        info = identity(result)
+        details[what] = info
+        if raw is None:
+            missing.append(what)
+        elif not (
+            isinstance(raw, dict) and isinstance(raw.get("name"), str) and isinstance(raw.get("version"), str)
+        ):
+            malformed.append(f"{what}: {str(raw)[:120]}")
+    if missing or malformed:
+        said = []
+        if missing:
+            said.append(f"no _meta[{SERVER_INFO_KEY!r}] in the result of {', '.join(missing)}")
+        if malformed:
+            said.append(f"an identity without a string name and version ({'; '.join(malformed)})")
+        raise Violation(
+            "the stateless era's results do not identify the server: " + "; ".join(said),
+            expected=f'_meta["{SERVER_INFO_KEY}"]: {{"name": …, "version": …}} on every result',
+            observed={what: details.get(what) for what, _ in answers},
+        )
