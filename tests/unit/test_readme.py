@@ -184,7 +184,11 @@ OTHER_PROGRAMS = {
     "--session-ttl",
     "--request-window",
     "--io-delay",
-    "--request-limit",  # the HTTP reference service's machinery (and the MCP reference server's) (conformance/reference/http/machinery.py)
+    "--modern-only",
+    "--stateless-http",
+    # The HTTP reference service's machinery (conformance/reference/http/machinery.py; --request-limit
+    # is the MCP reference server's too).
+    "--request-limit",
     "--max-id-length",
     "--max-concurrent",
     "--store",

@@ -6,6 +6,7 @@ HTTP wire; honest messages when nothing answers."""
 
 from __future__ import annotations
 
+import inspect
 import json
 import shlex
 import socket
@@ -17,6 +18,7 @@ import pytest
 
 from conformance.core import revisions
 from conformance.core.config import UsageError
+from conformance.core.registry import CASES
 from tests import readme
 from tests.conftest import ROOT, Run, guarded, python_command
 from tests.targets.mcp.test_mcp import (
@@ -330,8 +332,13 @@ README_BOTH = readme.command('session-status-conformance --target mcp --mcp-prot
 README_MODERN_STDIO = readme.command('session-status-conformance --mcp-cmd "node dist/server.js --modern-only" --instruct-cmd "node dist/ops.js instruct {sessionId} {text}"')  # noqa: E501  # fmt: skip
 README_MODERN_HTTP = readme.command('session-status-conformance --transport http --mcp-cmd "node dist/server.js --http 127.0.0.1:0 --modern-only"')  # noqa: E501  # fmt: skip
 README_STATELESS = readme.command('session-status-conformance --transport http --mcp-cmd "node dist/server.js --http 127.0.0.1:0 --stateless-http" --mcp-protocol 2025-06-18')  # noqa: E501  # fmt: skip
+# Without --instruct-url and --other-header: the cases that enqueue an operator's instruction, and
+# the access cases.
 NEEDS_HOOKS = {
-    c: "not-testable" for c in HTTP_BASELINE if c.startswith(("heartbeat.access.", "heartbeat.instructions."))
+    c: "not-testable"
+    for c in HTTP_BASELINE
+    if c.startswith(("heartbeat.access.", "heartbeat.instructions."))
+    or "require_instruct" in inspect.getsource(CASES[c].func)
 }
 
 
