@@ -10,6 +10,7 @@ the calls leave behind is read afterwards, one call at a time.
 
 from typing import Any
 
+import anyio
 from conformance.cases.acp import spec
 from conformance.cases.acp.implied import answer_of, check_implied
 
@@ -20,6 +21,7 @@ from conformance.targets.acp.expect import SESSION_NOT_FOUND, show
 from conformance.targets.acp.target import AcpTarget
 from conformance.transport.peer import Reply
 
+PERMISSION = "[permission] a turn that needs the user's permission"
 BURST = 8  # status calls for one session in flight at once
 LONG_ID = 4097  # one past a common storage limit (4 KiB)
 SIDE = 4  # status calls on each side of a lifecycle call
@@ -201,21 +203,34 @@ async def status_racing_close(acp: AcpTarget, details: dict) -> None:
 @case("status.overlap.race-prompt", level=Level.MUST, spec=spec.ACTIVE)
 async def status_beside_prompt(acp: AcpTarget, details: dict) -> None:
     """Status calls for a session sent together with a prompt on it, and with its cancel: the
-    session is in memory all along (before the turn, while it starts, runs or is cancelled), so
-    every answer is `active`."""
+    session is in memory all along (while its turn starts, works or is cancelled), so every
+    answer is `active`. The prompt asks the user's permission where the agent does, and the suite
+    holds its answer until every status call is answered: the turn cannot end before them."""
     sid = await acp.new_session()
+    peer = acp.peer
+    mark = len(peer.notifications)
     prompted: dict[str, Reply] = {}
 
-    async def prompt() -> Reply:
-        prompted["reply"] = await acp.prompt(sid, "a turn that status calls overlap")
-        return prompted["reply"]
+    async def prompt() -> None:
+        prompted["reply"] = await acp.prompt(
+            sid, PERMISSION, wait=False, timeout=acp.harness.config.turn_timeout
+        )
 
     async def cancel() -> None:
-        await acp.peer.notify("session/cancel", {"sessionId": sid})
+        await peer.notify("session/cancel", {"sessionId": sid})
 
     ask: list[Any] = [lambda: acp.status(sid)] * SIDE
-    replies = await acp.together(prompt, *ask, cancel, *ask)
-    statuses = [r for r in replies[1:] if isinstance(r, Reply)]
+    peer.hold_methods = {"session/request_permission"}
+    try:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(prompt)  # on the wire first: the status calls follow it at once
+            replies = await acp.together(*ask, cancel, *ask)
+            await peer.release()
+    finally:
+        await peer.release()
+    if acp.protocol == 2 and prompted["reply"].ok:
+        await acp.wait_turn_end(sid, since=mark)
+    statuses = [r for r in replies if isinstance(r, Reply)]
     answers = [_word(answer_of(r)) for r in statuses]
     after = await acp.status(sid)
     details.update(during=answers, after=_word(answer_of(after)), prompt=prompted["reply"].describe())
