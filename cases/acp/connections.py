@@ -30,7 +30,7 @@ async def status_does_not_attach(acp: AcpTarget, details: dict) -> None:
     """After B's status calls, A's prompt sends session/update to A and nothing to B. A control
     connection C, opened alike and never asking anything, calibrates the probe: an agent that
     sends a session's updates to every connection shows nothing about attaching through them."""
-    sid = await acp.new_session()
+    sid, twin = await acp.new_session(), await acp.new_session()
     other = await acp.connect_again()
     control = await acp.connect_again("C")
     for _ in range(STATUS_CALLS):
@@ -38,7 +38,18 @@ async def status_does_not_attach(acp: AcpTarget, details: dict) -> None:
     seen = [len(peer.peer.notifications) for peer in (acp, other, control)]
     reply = await acp.prompt(sid, "who hears this?")
     if not reply.ok:
-        raise MissingInput(f"session/prompt on connection A failed: {reply.describe()}")
+        # Calibration: a session A created alike that B never asked about. Its prompt failing too
+        # says prompts fail here anyway; served, it says B's status calls broke A's session.
+        twin_reply = await acp.prompt(twin, "a session B never asked about")
+        if not twin_reply.ok:
+            raise MissingInput(f"session/prompt on connection A failed: {reply.describe()}")
+        raise Violation(
+            f"after connection B asked session/status about A's session, A's prompt on it failed ({reply.describe()}), "
+            "while a session A created alike, which B never asked about, served A's prompt: B's status calls changed "
+            "the session",
+            expected="a PromptResponse on A, as the session B never asked about got",
+            observed=reply.describe(),
+        )
     await anyio.sleep(max(acp.settle, 0.2))  # updates to B, if any, arrive around A's answer
     # On a slow machine they may come later: B and C quiet for a while, then a round trip on each
     # (the agent writes to a connection in order, so what it sent before answering has arrived).

@@ -117,6 +117,16 @@ async def fuzz_status_params(acp: AcpTarget, details: dict) -> None:
                         f"expected {revisions.word('active')!r}",
                         rule="live-active",
                     )
+                if (
+                    params.get("sessionId") != sid
+                    and revisions.canonical(status) == "inactive"
+                    and not revisions.current().may_inactive_for_unknown
+                ):
+                    raise FuzzFailure(
+                        f"params {inp.describe()} (a never-created id) got {status!r}: this revision has no MAY "
+                        "path, a session the Agent does not know gets -32002",
+                        rule="unknown-id",
+                    )
             elif params.get("sessionId") == sid:  # a well-formed request refused: the schema allows it
                 raise FuzzFailure(
                     f"params {inp.describe()} (a live session) got {reply.describe()}", rule="well-formed"

@@ -57,7 +57,19 @@ async def check_implied(
                 observed={"status": reply.describe(), "prompt": prompted.describe()},
                 rule=rule,
             )
-    elif answer == "inactive" and acp.advertises("resume-or-load"):
+    elif answer == "inactive" and not acp.advertises("resume-or-load"):
+        if not revisions.current().may_inactive_for_unknown:
+            # Nothing resumes here to back the claim, and no MAY path allows it for a session the
+            # agent does not have: this revision's unknown session gets -32002.
+            raise Violation(
+                f"{context}: status said {revisions.word('inactive')!r} (known, resumable), but the agent advertises "
+                "neither session/resume nor session/load, and this revision has no MAY path: a session the Agent "
+                "does not know gets -32002",
+                expected="error -32002",
+                observed=reply.describe(),
+                rule=rule,
+            )
+    elif answer == "inactive":
         back = await acp.reopen(session_id)
         if back.ok:
             return answer

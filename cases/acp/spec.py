@@ -53,3 +53,5 @@ STATE_OPTIONAL = requirement("rfd-2026-10-26", "state-optional")
 STDOUT_ONLY_MESSAGES = requirement("rfd-2026-10-26", "stdout-only-messages")
 # "The Client can call session/resume (or session/load in v1) to start…"
 RESUMABLE = requirement("rfd-2026-10-26", "resumable")
+# "The agent SHOULD report `requires_action` when the foreground workflow as a whole cannot…"
+REQUIRES_ACTION = requirement("rfd-2026-10-26", "requires-action")

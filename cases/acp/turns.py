@@ -25,10 +25,10 @@ PERMISSION = "[permission] a turn that needs the user's permission"
 STATUS_CALLS = 3
 
 
-async def _turn(acp: AcpTarget, sid: str, during: Any = None) -> tuple[str | None, Any]:
+async def held_turn(acp: AcpTarget, sid: str, during: Any = None) -> tuple[str | None, Any]:
     """Run a turn that waits on a held permission request; call ``during()`` while it waits.
-    Returns the turn's stop reason (None: the agent asked no permission) and what ``during``
-    returned."""
+    Returns the turn's stop reason (None: the agent asked no permission; NOT_ENDED, NO_REASON or
+    FAILED + the answer where no stop reason was seen) and what ``during`` returned."""
     peer = acp.peer
     peer.hold_methods = {"session/request_permission"}
     held_before, got = len(peer.held), {}
@@ -43,7 +43,7 @@ async def _turn(acp: AcpTarget, sid: str, during: Any = None) -> tuple[str | Non
         got["reply"] = reply
         if acp.protocol == 2 and reply.ok:  # the idle update that ends the turn carries its stopReason
             update = await acp.wait_turn_end(sid, since=mark)
-            got["stop"] = (update or {}).get("stopReason")
+            got["stop"] = NOT_ENDED if update is None else update.get("stopReason")
         elif reply.ok and isinstance(reply.result, dict):
             got["stop"] = reply.result.get("stopReason")
         got["ended"] = True
@@ -80,27 +80,70 @@ async def _turn(acp: AcpTarget, sid: str, during: Any = None) -> tuple[str | Non
         return None, None
     reply = got.get("reply")
     if reply is None or not reply.ok:
-        # The status specs say nothing of how a turn answers once its permission request is
-        # answered: an agent may end a prompt the client answered `cancelled` with an error.
-        raise MissingInput(
-            f"the turn waiting on a permission request failed: {reply.describe() if reply else 'no answer'}"
-        )
+        # What a turn that failed answered: the control turn's failure makes a case not testable
+        # (the status specs say nothing of how a turn answers once its permission request is
+        # answered); a failure only where status was asked is status's doing.
+        return FAILED + (reply.describe() if reply else "no answer"), got.get("during")
     stop = got.get("stop")
-    return (UNSEEN if stop is None else str(stop)), got.get("during")
+    if stop == NOT_ENDED:
+        stop = await _late_end(acp, sid, mark)
+    return (NO_REASON if stop is None else str(stop)), got.get("during")
 
 
-UNSEEN = "(end not seen)"
+NOT_ENDED = "(did not end)"
+NO_REASON = "(ended without a stop reason)"
+FAILED = "(failed) "
+UNSEEN = (NOT_ENDED, NO_REASON)
+
+
+async def _late_end(acp: AcpTarget, sid: str, since: int) -> str | None:
+    """v2: a turn whose idle update did not come within --timeout, waited for up to the turn
+    clock (--turn-timeout): its stop reason, None if it ended without one, NOT_ENDED if it never
+    did."""
+    with anyio.move_on_after(acp.harness.config.turn_timeout):
+        while acp.peer.exited is None:
+            ending = acp.state_reached(sid, "idle", since=since, ending=True)
+            if ending is not None:
+                return str(ending.get("stopReason"))
+            if acp.state_reached(sid, "idle", since=since) is not None and await acp.quiet({sid}):
+                return None
+            await anyio.sleep(0.05)
+    return NOT_ENDED
 
 
 async def _control_turn(acp: AcpTarget) -> str:
     """The stop reason of a turn on another session, run the same way with nothing during it:
-    what a turn the case touched must end with. n/a when the agent asks no permission."""
-    control_stop, _ = await _turn(acp, await acp.new_session())
+    what a turn the case touched must end with. n/a when the agent asks no permission; not
+    testable when that turn fails or shows no stop reason."""
+    control_stop, _ = await held_turn(acp, await acp.new_session())
     if control_stop is None:
         raise NotApplicable(
             "the agent asked no permission for a '[permission]' prompt, so no turn stays in progress"
         )
+    if control_stop.startswith(FAILED):
+        raise MissingInput(
+            f"the turn waiting on a permission request failed: {control_stop.removeprefix(FAILED)}"
+        )
     return control_stop
+
+
+UNSEEN_REASON = (
+    "a turn's stop reason was not seen: it did not end within the turn clock, or (v2) its idle update "
+    "carried no stopReason (which it only SHOULD)"
+)
+
+
+def turn_touched(stop: str, control_stop: str) -> str | None:
+    """How the turn status was asked about ended unlike the control turn, which ended with a stop
+    reason (a failure, or no end at all, where the control's ended; another stop reason), or None
+    where it did not, or it cannot be told (it ended with no stop reason)."""
+    if stop.startswith(FAILED):
+        return f"failed ({stop.removeprefix(FAILED)})"
+    if stop == NOT_ENDED:
+        return "did not end within the turn clock (--turn-timeout)"
+    if stop in (NO_REASON, control_stop):
+        return None
+    return f"ended with stopReason {stop!r}"
 
 
 @case("status.active.during-turn", level=Level.MUST, spec=spec.ACTIVE, rules=("turn-untouched",))
@@ -113,15 +156,9 @@ async def active_while_a_turn_waits(acp: AcpTarget, details: dict) -> None:
     async def ask() -> list[Any]:
         return [await acp.status(sid) for _ in range(STATUS_CALLS)]
 
-    stop, replies = await _turn(acp, sid, ask)
+    stop, replies = await held_turn(acp, sid, ask)
     if stop is None:  # the control turn waited on a permission, this one did not: nothing asked
         raise MissingInput("the turn asked no permission this time, so status was not asked during it")
-    if UNSEEN in (stop, control_stop):  # no observation, no conclusion about the turn
-        # v2's idle update only SHOULD carry the stopReason: no observation, no conclusion.
-        raise MissingInput(
-            "a turn's stop reason was not seen: it did not end within --turn-timeout, or (v2) its idle update carried "
-            "no stopReason (which it only SHOULD)"
-        )
     answers = [answer_of(r) for r in replies or []]
     details.update(control_stop=control_stop, stop=stop, answers=answers)
     wrong = [r for r in replies or [] if answer_of(r) != "active"]
@@ -132,15 +169,20 @@ async def active_while_a_turn_waits(acp: AcpTarget, details: dict) -> None:
             expected=revisions.word("active"),
             observed=answers,
         )
-    if control_stop == "cancelled":
+    touched = None if control_stop in UNSEEN else turn_touched(stop, control_stop)
+    if control_stop in UNSEEN:  # no observation, no conclusion about the turn
+        details["unjudged"] = {"turn-untouched": UNSEEN_REASON}
+    elif control_stop == "cancelled" and not (stop.startswith(FAILED) or stop == NOT_ENDED):
         # Calibration: a turn nobody cancelled ends `cancelled` anyway, so a status call that
         # cancels the turn would look the same: no conclusion about the turn.
         details["unjudged"] = {
             "turn-untouched": "the control turn ended `cancelled` though nobody cancelled it"
         }
-    elif stop != control_stop:
+    elif stop == NO_REASON:
+        details["unjudged"] = {"turn-untouched": UNSEEN_REASON}
+    elif touched is not None:
         raise Violation(
-            f"the turn status was asked about ended with stopReason {stop!r}, the same turn without status calls with "
+            f"the turn status was asked about {touched}, the same turn without status calls ended with stopReason "
             f"{control_stop!r}: status changed the turn in progress",
             expected=control_stop,
             observed=stop,
@@ -158,6 +200,8 @@ async def status_notification_leaves_the_turn(acp: AcpTarget, details: dict) -> 
     """`session/status` sent as a notification (no id: a frame no ACP client sends) while a turn
     waits on the user's permission leaves the turn as it was: it ends as the control turn does."""
     control_stop = await _control_turn(acp)
+    if control_stop in UNSEEN:
+        raise MissingInput(UNSEEN_REASON)
     if control_stop == "cancelled":  # calibration: a cancelling notification would look the same
         raise MissingInput("a turn nobody cancelled ended `cancelled`, so a cancelled turn proves nothing")
     sid = await acp.new_session()
@@ -168,20 +212,17 @@ async def status_notification_leaves_the_turn(acp: AcpTarget, details: dict) -> 
         # status.active.during-turn judges.
         return await acp.call("_conformance/ping", {})
 
-    stop, _ = await _turn(acp, sid, notify)
+    stop, _ = await held_turn(acp, sid, notify)
     if stop is None:
         raise MissingInput("the turn asked no permission this time, so the notification did not meet a turn")
-    if UNSEEN in (stop, control_stop):
-        # v2's idle update only SHOULD carry the stopReason: no observation, no conclusion.
-        raise MissingInput(
-            "a turn's stop reason was not seen: it did not end within --turn-timeout, or (v2) its idle update carried "
-            "no stopReason (which it only SHOULD)"
-        )
+    if stop == NO_REASON:
+        raise MissingInput(UNSEEN_REASON)
     details.update(control_stop=control_stop, stop=stop)
-    if stop != control_stop:
+    touched = turn_touched(stop, control_stop)
+    if touched is not None:
         raise Violation(
-            f"after a session/status notification (no id) during the turn, it ended with stopReason {stop!r}, "
-            f"the same turn without it with {control_stop!r}: the notification changed the turn in progress",
+            f"after a session/status notification (no id) during the turn, it {touched}, the same turn without it "
+            f"ended with stopReason {control_stop!r}: the notification changed the turn in progress",
             expected=control_stop,
             observed=stop,
         )

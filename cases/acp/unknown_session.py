@@ -5,11 +5,14 @@ from conformance.cases.acp import spec
 from conformance.core import revisions
 from conformance.core.outcomes import Info, NotApplicable, Violation
 from conformance.core.registry import Level, case
+from conformance.core.spellings import LIMITS
 from conformance.targets.acp.expect import SESSION_NOT_FOUND, expect_error, show
 from conformance.targets.acp.target import AcpTarget
 from conformance.transport.peer import Reply
 
 NOT_FOUND_MESSAGE = "Resource not found"
+# Common storage limits of an id, and one past each (conformance.core.spellings.LIMITS).
+_LENGTHS = sorted({n + extra for n in LIMITS for extra in (0, 1)})
 
 
 def _took_may_path(reply: Reply) -> bool:
@@ -52,19 +55,41 @@ async def unknown_session_message(acp: AcpTarget, details: dict) -> None:
 @case("status.error.unknown-session-data", level=Level.MUST, spec=spec.NOT_FOUND_DATA)
 async def unknown_session_data(acp: AcpTarget, details: dict) -> None:
     """The -32002 error carries `data.sessionId` equal to the id asked for, exactly: short, 10 kB,
-    with quotes, backslashes, non-ASCII and surrounding spaces."""
+    at common storage limits and just past them (64, 255/256, 1024, 4096 characters, sharing one
+    prefix), with quotes, backslashes, non-ASCII, surrounding spaces, `%`, `%25`, `/`, an encoded
+    dot segment, and in each Unicode normalisation form (NFC, NFD). Never cut, decoded or
+    normalised."""
     base = acp.unknown_id()
     asked_ids = {
         "a plain id": base,
         "a 10 kB id": base + "x" * 10_240,
+        **{f"an id of {n} characters": base + "x" * (n - len(base)) for n in _LENGTHS},
         "an id with JSON-special characters": base + '"\\/\b',
         "a non-ASCII id": base + "-ünïcödé-会话-🙂",
         "an id with surrounding spaces": f"  {base}  ",
+        "an id with a percent sign": base + "-100%",
+        "an id with %25 (an encoded percent sign)": base + "-%2541",
+        "an id with a slash": base + "/x",
+        "an id behind an encoded dot segment": "..%2F" + base,
+        "an id in NFC": base + "-caf\u00e9",
+        "an id in NFD": base + "-cafe\u0301",
     }
+    may_path: list[str] = []
     for label, asked in asked_ids.items():
         reply = await acp.status(asked)
-        if reply.ok:
-            raise NotApplicable(f"the agent answers a result for unknown ids ({reply.describe()})")
+        if _took_may_path(reply):
+            await _within_may_bound(acp, label, asked, reply)
+            may_path.append(label)
+            continue
+        if reply.ok:  # no MAY path lets this revision answer a result for an unknown id
+            raise Violation(
+                f"for {label}, session/status answered {reply.describe()}: a session the Agent does not know gets -32002"
+                + (
+                    "" if revisions.current().may_inactive_for_unknown else " (this revision has no MAY path)"
+                ),
+                expected={"error": {"code": SESSION_NOT_FOUND, "data": {"sessionId": asked[:300]}}},
+                observed=show(reply.result),
+            )
         if reply.code != SESSION_NOT_FOUND:
             continue  # the code is status.error.unknown-session-code's to judge
         data = (reply.error or {}).get("data")
@@ -76,6 +101,30 @@ async def unknown_session_data(acp: AcpTarget, details: dict) -> None:
                 expected={"sessionId": asked[:300]},
                 observed=show(data),
             )
+    if len(may_path) == len(asked_ids):
+        raise NotApplicable(
+            f"the agent answers a result for unknown ids (the MAY path: {revisions.word('inactive')!r})"
+        )
+    if may_path:
+        details["may_path"] = may_path
+
+
+async def _within_may_bound(acp: AcpTarget, label: str, asked: str, reply: Reply) -> None:
+    """`inactive` for a never-created id is the MAY path only if the id then does not resume
+    ("A later session/resume will then fail with -32002 if the session does not exist"): one
+    that resumes names a session, made by nobody but status (unless resume makes any id)."""
+    if not acp.advertises("resume-or-load"):
+        return
+    back = await acp.reopen(asked)
+    if not back.ok or (await acp.reopen(acp.unknown_id())).ok:
+        return
+    raise Violation(
+        f"for {label}, a never-created id, status answered {reply.describe()} and resume then succeeded (a fresh "
+        "never-created id does not resume): not the MAY path but a session status made; a session the Agent does "
+        "not know gets -32002",
+        expected={"error": {"code": SESSION_NOT_FOUND, "data": {"sessionId": asked[:300]}}},
+        observed={"status": reply.describe(), "resume": back.describe()},
+    )
 
 
 @case("status.unknown.may-inactive", level=Level.MAY, spec=spec.MAY_INACTIVE)

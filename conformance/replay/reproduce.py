@@ -31,7 +31,7 @@ from typing import Any
 from conformance import COMMAND
 from conformance.core.config import AgentConfig, UsageError
 from conformance.core.registry import CASES
-from conformance.core.spellings import SPELLINGS
+from conformance.core.spellings import ENCODED, LONG, SPELLINGS
 from conformance.replay.options import add_overrides
 from conformance.replay.run import (
     ERROR,
@@ -162,7 +162,10 @@ def _respelled(line: str, renamed: dict[str, str]) -> str:
     """The line with each recorded session id, and each other spelling of it a case sent, replaced
     by the fresh agent's id in the same spelling."""
     for old, new in renamed.items():
-        pairs = [(old, new), *((spell(old), spell(new)) for spell in SPELLINGS.values())]
+        spelled = [
+            (spell(old), spell(new)) for spell in (*SPELLINGS.values(), *LONG.values(), *ENCODED.values())
+        ]
+        pairs = [(old, new), *((was, now) for was, now in spelled if was and now)]
         for was, now in sorted(pairs, key=lambda p: -len(p[0])):
             if (was and was != old) or (was, now) == (old, new):
                 line = line.replace(json.dumps(was)[1:-1], json.dumps(now)[1:-1])

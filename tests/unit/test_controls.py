@@ -43,10 +43,18 @@ def test_another_kind_is_not_explained_by_the_controls_own() -> None:
     assert unexplained_notifications(CONTROLS, window, window) == [window[0]]
 
 
-def test_a_notification_about_no_session_is_always_blamed_and_others_sessions_never() -> None:
-    sessionless = Notification(1, "_x/ping", {"sessionId": 42})  # not a string: about no session
-    window = [sessionless, update(2, "an-earlier-case's")]
-    assert unexplained_notifications(CONTROLS, window, window) == [sessionless]
+def test_notifications_about_no_session_or_other_sessions_are_never_blamed() -> None:
+    sessionless = Notification(1, "session/update", {"sessionId": 42})  # not a string: about no session
+    heartbeat = Notification(2, "_vendor.example/heartbeat", {"at": 1})
+    window = [sessionless, heartbeat, update(3, "an-earlier-case's")]
+    assert unexplained_notifications(CONTROLS, window, window) == []
+
+
+def test_an_extension_notification_is_never_blamed_even_about_the_asked_session() -> None:
+    """`_`-prefixed methods are the implementation's to send whenever it likes (a progress beacon
+    about the session on a timer): nothing ties one to a status call."""
+    beacon = Notification(1, "_vendor.example/session_beacon", {"sessionId": "asked"})
+    assert unexplained_notifications(CONTROLS, [beacon], [beacon]) == []
 
 
 def test_changed_fields_of_a_list_entry() -> None:

@@ -22,6 +22,7 @@ from conformance.transport.peer import Notification
 
 __all__ = [
     "changed_fields",
+    "is_extension_method",
     "list_changes_from_status",
     "notification_kind",
     "notifications_from_status",
@@ -38,21 +39,31 @@ def notification_kind(note: Notification) -> str:
     return f"{note.method}:{kind}" if isinstance(kind, str) else note.method
 
 
+def is_extension_method(method: str) -> bool:
+    """An extension method (its name begins with `_`): ACP leaves when and why an agent sends one
+    to the implementation, so it is no evidence of what a status call did."""
+    return method.startswith("_")
+
+
 def unexplained_notifications(
     controls: Mapping[str, str], window: Iterable[Notification], control_seen: Iterable[Notification]
 ) -> list[Notification]:
     """Notifications in ``window`` about an asked session (a key of ``controls``) whose kind its
     control (the value) did not also get in ``control_seen`` (the window and the moment after
-    it), and notifications about no session at all, which no control can explain. Notifications
-    about other sessions are not the window's."""
+    it). Notifications about other sessions, about no session (a heartbeat of the agent's own) and
+    extension notifications (methods beginning with `_`, sent whenever the agent likes) are not
+    the window's: nothing ties them to the asked session, and charging them to status failed
+    conforming agents that send them on a timer."""
     kinds: dict[str, set[str]] = {}
     for note in control_seen:
         kinds.setdefault(session_of(note.params) or "", set()).add(notification_kind(note))
     found = []
     for note in window:
         about = session_of(note.params)
-        if about is None or (
-            about in controls and notification_kind(note) not in kinds.get(controls[about], set())
+        if (
+            about in controls
+            and not is_extension_method(note.method)
+            and notification_kind(note) not in kinds.get(controls[about], set())
         ):
             found.append(note)
     return found

@@ -30,7 +30,7 @@ from conformance.core.profiles import (
     hypothesis_dir,
     hypothesis_settings,
 )
-from conformance.targets.acp.sequences import REFINES, Driver, SequenceFailure, Step
+from conformance.targets.acp.sequences import RACES, REFINES, Driver, SequenceFailure, Step
 from conformance.targets.acp.target import AcpTarget
 
 __all__ = ["SequenceRun", "run_sequences"]
@@ -77,6 +77,9 @@ def build_machine(
     of the example runs dry); it may raise BudgetSpent or ShrinkBudgetSpent to end the run."""
     can = target.advertises
     reopen = can("resume") or can("load")
+    races = [
+        r for r in RACES if r == "prompt" or (r == "close" and can("close")) or (r == "reopen" and reopen)
+    ]
 
     class StatusMachine(RuleBasedStateMachine):
         # Never-created ids share the bundle: every rule probes them too (status, resume, close…).
@@ -127,6 +130,16 @@ def build_machine(
         def status_repeatedly(self, ref: str, times: int) -> None:
             for _ in range(times):
                 self._do(Step("status", ref))
+
+        # Overlapping calls: status calls for one session in flight together (a routing layer
+        # polls in parallel), and status calls on both sides of a lifecycle call on the session.
+        @rule(ref=sessions, times=st.integers(2, 8))
+        def status_burst(self, ref: str, times: int) -> None:
+            self._do(Step("burst", ref, times=times))
+
+        @rule(ref=sessions, during=st.sampled_from(races), times=st.integers(1, 3))
+        def status_race(self, ref: str, during: str, times: int) -> None:
+            self._do(Step("race", ref, times=times, during=during))
 
         @rule(ref=sessions)
         def prompt(self, ref: str) -> None:
@@ -191,6 +204,13 @@ def scenarios(can: Callable[[str], bool], restartable: bool) -> list[list[Step]]
         probes.append(([], ["reopen", "status"]))
     if can("close"):
         probes.append(([], ["close", "status"]))
+    # Overlapping calls, in each state once: a burst of status calls, then a lone one, the list
+    # and a resume; status calls on both sides of a close, then a lone one.
+    overlaps: list[list[str]] = [
+        ["burst", "status", *(["list"] if can("list") else []), *(["reopen"] if reopen else [])]
+    ]
+    if can("close"):
+        overlaps.append(["race-close", "status"])
     found: list[list[Step]] = []
     for prefix in prefixes:
         ref = "u0" if prefix == ["unknown"] else "s0"
@@ -200,6 +220,7 @@ def scenarios(can: Callable[[str], bool], restartable: bool) -> list[list[Step]]
                 steps += [Step(s.op, ref, meta=s.meta) for s in ask]
                 steps += [_step(op, ref) for op in after]
                 found.append(steps)
+        found += [[_step(op, ref) for op in prefix + overlap] for overlap in overlaps]
     if restartable:  # one only: a restart costs a process start
         found.append(
             [_step(op, "s0") for op in ("new", "prompt", "restart", "status")]
@@ -212,6 +233,10 @@ def scenarios(can: Callable[[str], bool], restartable: bool) -> list[list[Step]]
 
 
 def _step(op: str, ref: str) -> Step:
+    if op == "burst":
+        return Step("burst", ref, times=4)
+    if op.startswith("race-"):
+        return Step("race", ref, times=2, during=op.removeprefix("race-"))
     return Step(op, None if op in ("list", "restart") else ref)
 
 

@@ -7,6 +7,13 @@ shape, status brings no notification, session/list shows no duplicate, no strang
 entry changed by status alone, and every frame's envelope is sound. When a session the model
 holds turns out evicted right after status calls, the driver runs a control experiment
 (the same operations without the status call) before blaming status.
+
+Two steps overlap calls: a *burst* sends several status calls for one session at once (all in
+flight before the first answer), and a *race* sends status calls for a session on both sides of
+a lifecycle call on it (close, resume, prompt), all in flight together. A burst's answers are
+each judged as a lone call's would be; a race's may be what the session was before the lifecycle
+call or after it (the agent may handle them in any order), and the model moves as the lifecycle
+call's own answer says. What status leaves behind is judged by the steps after.
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ import anyio
 
 from conformance.core import progress, revisions
 from conformance.core.outcomes import NoTurn
+from conformance.targets.acp.controls import is_extension_method
 from conformance.targets.acp.model import ACTIVE, INACTIVE, UNKNOWN, SessionModel
 from conformance.targets.acp.target import AcpTarget, session_of
 from conformance.transport.peer import Notification, Reply
@@ -84,25 +92,43 @@ RULES = {
 
 # A rule that names a finer cause of another's failure: shrinking may go from one to the other.
 REFINES = {"status-loads": "not-active-after-release"}
+# The lifecycle calls a race step sends status calls around.
+RACES = ("close", "reopen", "prompt")
 
 
 @dataclass
 class Step:
-    op: str  # new | unknown | status | prompt | cancel | close | reopen | list | restart
+    op: str  # new | unknown | status | burst | race | prompt | cancel | close | reopen | list | restart
     ref: str | None = None
     meta: bool = False
     answer: str = ""  # what the agent answered, in short
     frames: list[dict[str, Any]] = field(default_factory=list)
+    times: int = 0  # burst: status calls in flight at once; race: status calls on each side
+    during: str = ""  # race: the lifecycle call the status calls overlap (one of RACES)
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        data = asdict(self)
+        for extra in ("times", "during"):  # plain steps read as they always did
+            if not data[extra]:
+                del data[extra]
+        return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Step:
-        return cls(op=data["op"], ref=data.get("ref"), meta=bool(data.get("meta", False)))
+        return cls(
+            op=data["op"],
+            ref=data.get("ref"),
+            meta=bool(data.get("meta", False)),
+            times=int(data.get("times") or 0),
+            during=str(data.get("during") or ""),
+        )
 
     def label(self) -> str:
         args = [self.ref] if self.ref else []
+        if self.op == "burst":
+            args.append(f"{self.times} at once")
+        if self.op == "race":
+            args.append(f"{self.during}, {self.times} status calls on each side")
         if self.meta:
             args.append("_meta")
         return f"{self.op}({', '.join(args)})"
@@ -120,6 +146,7 @@ class Driver:
         self.list_mark = target.peer.transcript.mark() if not dry else 0
         self._statused_while_held: set[str] = set()
         self._last_status_meta: dict[str, bool] = {}
+        self._burst_while_held: dict[str, int] = {}  # the last status step on it was a burst of so many
         self._counter = {"s": 0, "u": 0}
         # Each sequence works in a directory of its own, so session/list shows only its sessions
         # however many earlier sequences left behind on the same agent.
@@ -213,10 +240,21 @@ class Driver:
         allowed = self.model.allowed(ref)
         mark = self.t.peer.transcript.mark()
         reply = await self.t.call("session/status", params)
-        notes = self.t.peer.notifications_since(mark)
+        notes = self._charged(self.t.peer.notifications_since(mark), params["sessionId"])
         aside = await self._judge_notifications(step, params, notes) if notes else ""
         answer = self._status_answer(step, reply)
-        step.answer = (revisions.word(answer) if answer != UNKNOWN else "-32002") + aside
+        step.answer = _short(answer) + aside
+        self._judge_answer(step, ref, answer, allowed)
+        session = self.model.sessions[ref]
+        if session.created and session.held:
+            self._statused_while_held.add(ref)
+            self._last_status_meta[ref] = step.meta
+            self._burst_while_held.pop(ref, None)
+            if answer != ACTIVE:
+                await self._evicted(step, ref)
+        self.model.claimed(ref, answer)
+
+    def _judge_answer(self, step: Step, ref: str, answer: str, allowed: set[str]) -> None:
         session = self.model.sessions[ref]
         if answer not in allowed:
             why = (
@@ -226,7 +264,7 @@ class Driver:
                 if session.gone
                 else "the client let it go and did not resume it"
             )
-            words = sorted(revisions.word(a) if a != UNKNOWN else "-32002" for a in allowed)
+            words = sorted(_short(a) for a in allowed)
             rule = "unknown-id" if not session.created else "not-active-after-release"
             if rule != "unknown-id" and answer == ACTIVE and await self._loaded_by_status(ref, session):
                 why = (
@@ -235,12 +273,136 @@ class Driver:
                 )
                 rule = "status-loads"
             self.fail(step, f"status answered {revisions.word(answer)!r}, but {why}: allowed {words}", rule)
+
+    @staticmethod
+    def _charged(notes: list[Notification], asked: str) -> list[Notification]:
+        """The notifications a status call can be charged with: about the asked session, and not
+        an extension (a `_` method, the agent's to send whenever it likes). Others are the
+        agent's own business (list checks still see which sessions they touched)."""
+        return [n for n in notes if session_of(n.params) == asked and not is_extension_method(n.method)]
+
+    async def _status_burst(self, params: dict[str, Any], count: int) -> list[Reply]:
+        """``count`` status calls with these params, all sent before the first answer is read."""
+        replies: list[Reply | None] = [None] * count
+
+        async def ask(i: int) -> None:
+            replies[i] = await self.t.call("session/status", params)
+
+        async with anyio.create_task_group() as tg:
+            for i in range(count):
+                tg.start_soon(ask, i)
+        return [r for r in replies if r is not None]
+
+    async def _op_burst(self, step: Step) -> None:
+        """Several status calls for one session in flight at once: each answer is one a lone call
+        may give, and the burst leaves the session as it found it (the steps after judge that)."""
+        ref = step.ref
+        assert ref is not None
+        params: dict[str, Any] = {"sessionId": self.sid(ref)}
+        if step.meta:
+            params["_meta"] = {"conformance.example/probe": True}
+        allowed = self.model.allowed(ref)
+        mark = self.t.peer.transcript.mark()
+        replies = await self._status_burst(params, max(step.times, 2))
+        notes = self._charged(self.t.peer.notifications_since(mark), params["sessionId"])
+        aside = await self._judge_notifications(step, params, notes) if notes else ""
+        answers = [self._status_answer(step, reply) for reply in replies]  # in the order sent
+        step.answer = ", ".join(_short(a) for a in answers) + aside
+        for answer in answers:
+            self._judge_answer(step, ref, answer, allowed)
+        session = self.model.sessions[ref]
         if session.created and session.held:
             self._statused_while_held.add(ref)
             self._last_status_meta[ref] = step.meta
-            if answer != ACTIVE:
+            self._burst_while_held[ref] = len(replies)
+            if any(a != ACTIVE for a in answers):
                 await self._evicted(step, ref)
-        self.model.claimed(ref, answer)
+        for answer in answers:
+            self.model.claimed(ref, answer)
+
+    async def _op_race(self, step: Step) -> None:
+        """Status calls for a session sent on both sides of a lifecycle call on it, all in flight
+        together. The agent may handle them in any order, so each answer may be what the session
+        was before the lifecycle call or after it; the model then moves as that call's own answer
+        says, and the steps after judge what the race left behind."""
+        ref = step.ref
+        assert ref is not None and step.during in RACES, step
+        session = self.model.sessions[ref]
+        before = self.model.allowed(ref)
+        was_held = session.held and session.created
+        sid = self.sid(ref)
+        params = {"sessionId": sid}
+        side = max(step.times, 1)
+        lifecycle: dict[str, Reply] = {}
+        replies: list[Reply | None] = [None] * (2 * side)
+        mark = self.t.peer.transcript.mark()
+
+        async def ask(i: int) -> None:
+            replies[i] = await self.t.call("session/status", params)
+
+        async def act() -> None:
+            if step.during == "close":
+                lifecycle["reply"] = await self.t.call("session/close", {"sessionId": sid})
+            elif step.during == "reopen":
+                lifecycle["reply"] = await self.t.reopen(sid, self.cwd)
+            else:  # a prompt: its answer (v1) or its turn's end (v2) comes after the status calls'
+                lifecycle["reply"] = await self.t.prompt(sid, f"step {len(self.steps)}")
+
+        async with anyio.create_task_group() as tg:
+            for i in range(side):
+                tg.start_soon(ask, i)
+            tg.start_soon(act)
+            for i in range(side, 2 * side):
+                tg.start_soon(ask, i)
+        reply = lifecycle["reply"]
+        notes = self._charged(self.t.peer.notifications_since(mark), sid)
+        if step.during in ("reopen", "prompt"):
+            # A resume (load) replays the session's history and a prompt streams its turn: updates
+            # about the session in this window are theirs, not status's.
+            notes = []
+        answers = [self._status_answer(step, r) for r in replies if r is not None]
+        step.answer = f"{step.during}: {'ok' if reply.ok else f'error {reply.code}'}; status: " + ", ".join(
+            _short(a) for a in answers
+        )
+        if notes:
+            step.answer += await self._judge_notifications(step, params, notes)
+        # The lifecycle call's own answer moves the model, as the lone call's step would.
+        if step.during == "close":
+            if was_held and not reply.ok and reply.code != NOT_FOUND:
+                self.cannot(step, f"session/close of a live session failed: {reply.describe()}")
+            self.model.touch(ref, "close")
+            self.model.released(ref)
+        elif step.during == "reopen":
+            claimed = session.claimed if not session.held else None
+            if not session.created:
+                await self._reopened_unknown(step, ref, reply)
+            else:
+                self.model.touch(ref, "reopen")
+                if reply.ok:
+                    self.model.resumed(ref)
+                elif claimed == INACTIVE and not (
+                    self.model.may_inactive_for_unknown and reply.code == NOT_FOUND
+                ):
+                    self.fail(
+                        step,
+                        f"status said {revisions.word('inactive')!r} for {ref} (known, resumable), but resuming it "
+                        f"failed: {reply.describe()}",
+                        "inactive-resumable",
+                    )
+        else:
+            if not reply.ok and was_held and not await self._prompts_fail_anyway():
+                self.model.evicted(ref)  # allowed at any time; what status did shows in the steps after
+            self.model.touch(ref, "prompt")
+            if reply.ok:
+                session.created = True
+                self.model.resumed(ref)
+        after = self.model.allowed(ref)
+        for answer in answers:
+            self._judge_answer(step, ref, answer, before | after)
+        # Which side of the lifecycle call each answer saw is unknown: no claim is kept, and an
+        # eviction is judged by the steps after, not here.
+        session.claimed = None
+        self._statused_while_held.discard(ref)
 
     async def _loaded_by_status(self, ref: str, session: Any) -> bool:
         """A released session status now calls active: did a status call load it? Yes if status
@@ -409,7 +571,7 @@ class Driver:
             )
         mark = self.t.peer.transcript.mark()
         await self.t.call("session/status", params)
-        again = [n for n in self.t.peer.notifications_since(mark) if session_of(n.params) in (asked, None)]
+        again = self._charged(self.t.peer.notifications_since(mark), asked)
         if again:
             self.fail(
                 step,
@@ -488,7 +650,7 @@ class Driver:
         if ref in self._statused_while_held and "restart" not in session.ops:
             try:
                 blame = await self._status_causes_eviction(
-                    session.ops, self._last_status_meta.get(ref, False)
+                    session.ops, self._last_status_meta.get(ref, False), self._burst_while_held.get(ref, 1)
                 )
             except NoTurn:  # no prompt left to confirm it on two fresh sessions: no blame
                 blame = None
@@ -508,8 +670,9 @@ class Driver:
         except NoTurn:  # no prompt left to calibrate with: the failed prompt shows nothing
             return True
 
-    async def _status_causes_eviction(self, ops: list[str], meta: bool) -> str | None:
-        """Replay the session's operations on two fresh sessions, one with a status call."""
+    async def _status_causes_eviction(self, ops: list[str], meta: bool, calls: int = 1) -> str | None:
+        """Replay the session's operations on two fresh sessions, one with a status call (``calls``
+        of them at once, where a burst preceded the eviction)."""
 
         async def fresh() -> str | None:
             sid = await self.t.new_session(self.cwd)
@@ -531,12 +694,21 @@ class Driver:
         params: dict[str, Any] = {"sessionId": probe}
         if meta:
             params["_meta"] = {"conformance.example/probe": True}
-        await self.t.call("session/status", params)
+        if calls > 1:
+            await self._status_burst(params, calls)
+        else:
+            await self.t.call("session/status", params)
         probe_ok = (await self.t.prompt(probe, "probe")).ok
         if control_ok and not probe_ok:
             steps = " -> ".join(ops)
+            what = f"{calls} status calls at once" if calls > 1 else "one"
             return (
-                f"after [{steps}], a prompt works without a status call and fails after one "
+                f"after [{steps}], a prompt works without a status call and fails after {what} "
                 "(confirmed on two fresh sessions)"
             )
         return None
+
+
+def _short(answer: str) -> str:
+    """A model answer as the agent's word, or -32002."""
+    return revisions.word(answer) if answer != UNKNOWN else "-32002"

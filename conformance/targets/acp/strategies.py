@@ -132,7 +132,8 @@ def status_params(draw: st.DrawFn) -> ParamsInput:
 # examples come in): one input of each kind the strategy draws, so a bug that one kind shows is
 # found at every run, not when the draw is lucky. An id far longer than any the agent made (10 kB;
 # servers that cap a buffer die here) and one of control characters, both unknown; the live
-# session by an integer and by a string request id; a deep _meta; and the invalid kinds.
+# session by an integer and by a string request id; a deep _meta; the invalid kinds; and the empty
+# values the schema allows (an empty `_meta` object, and `null`).
 EXPLICIT_STATUS_PARAMS = (
     ParamsInput({"sessionId": "s" * 10_000}, "status", 1),
     ParamsInput({"sessionId": "\x00\x01\x1f\x7f"}, "status", "req-1"),
@@ -143,6 +144,8 @@ EXPLICIT_STATUS_PARAMS = (
     ParamsInput({"sessionId": None}, "invalid", 4),
     ParamsInput({}, "invalid", 5),
     ParamsInput(["sess"], "invalid", 6),
+    ParamsInput({"sessionId": LIVE, "_meta": {}}, "status", 7),
+    ParamsInput({"sessionId": LIVE, "_meta": None}, "status", 8),
 )
 
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import sys
 import uuid
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio
 
@@ -27,6 +27,8 @@ if TYPE_CHECKING:
     from conformance.targets.base import Harness
 
 __all__ = ["MISSING", "AcpTarget", "state_update"]
+
+T = TypeVar("T")
 
 PROTOCOL_VERSION = 1
 AUTH_REQUIRED = -32000  # session/new's error when the agent needs authenticate first
@@ -349,6 +351,25 @@ class AcpTarget:
 
     async def status(self, session_id: Any) -> Reply:
         return await self.call("session/status", {"sessionId": session_id})
+
+    @staticmethod
+    async def together(*calls: Callable[[], Awaitable[T]]) -> list[T]:
+        """Run the calls at once, started in this order: each request is on the wire before the
+        first answer is read (they overlap, as a client's pipelined requests do). Their results
+        in the same order: JSON-RPC does not order the answers, each is matched by its id."""
+        results: list[Any] = [None] * len(calls)
+
+        async def run(i: int) -> None:
+            results[i] = await calls[i]()
+
+        async with anyio.create_task_group() as tg:
+            for i in range(len(calls)):
+                tg.start_soon(run, i)
+        return results
+
+    async def statuses(self, session_ids: list[Any]) -> list[Reply]:
+        """session/status for each id, all in flight at once (see :meth:`together`)."""
+        return await self.together(*(lambda sid=sid: self.status(sid) for sid in session_ids))
 
     # -- lifecycle: prerequisites --------------------------------------------------------------
 

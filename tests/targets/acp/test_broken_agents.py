@@ -63,6 +63,11 @@ REVISIONS = {
     "saved_for_unknown": "acp-unstable-2026-11",
 }
 
+# A status that loads an inactive session loads it in the overlap cases too.
+LOADS = {"status.overlap.burst-leaves-sessions": "fail", "status.overlap.race-close": "fail"}
+# Unknown ids answered otherwise than -32002: the boundary forms of a live id are unknown ids too.
+BOUNDARY_IDS = {"status.identity.long-ids": "fail", "status.identity.encoded-ids": "fail"}
+
 # agent file in tests/agents -> (exit code, outcomes that differ from the baseline)
 BROKEN: dict[str, tuple[int, dict[str, str]]] = {
     "capability_true": (1, {"capability.status.object": "fail"}),
@@ -73,6 +78,8 @@ BROKEN: dict[str, tuple[int, dict[str, str]]] = {
         {
             "status.active.after-new": "fail",
             "status.active.during-turn": "fail",
+            "status.overlap.answers-by-id": "fail",
+            "status.overlap.race-prompt": "fail",
             FUZZ_PARAMS: "fail",
             "fuzz.frames.survives": "warn",
         },
@@ -86,6 +93,8 @@ BROKEN: dict[str, tuple[int, dict[str, str]]] = {
             "status.consistency.after-delete": "fail",
             # its prerequisite, an inactive session made with session/close, cannot be had
             "status.no-side-effects.inactive-stays-inactive": "fail",
+            "status.overlap.burst-leaves-sessions": "fail",
+            "status.overlap.race-close": "fail",
             SEQ: "fail",
         },
     ),
@@ -97,6 +106,7 @@ BROKEN: dict[str, tuple[int, dict[str, str]]] = {
             "status.error.long-session-id": "fail",
             "status.identity.id-variants": "fail",
             "status.identity.empty-id": "fail",
+            **BOUNDARY_IDS,
             FUZZ_PARAMS: "fail",
             SEQ: "fail",
         },
@@ -109,10 +119,13 @@ BROKEN: dict[str, tuple[int, dict[str, str]]] = {
             "status.identity.id-variants": "fail",
             "status.identity.empty-id": "fail",
             "status.enum.known-values": "warn",
-            **UNKNOWN_IDS_ANSWERED_AS_RESULT,
+            # a result for an unknown id is no MAY path: the -32002 with its data never comes
+            "status.error.unknown-session-data": "fail",
+            "status.error.unknown-session-message": "n/a",
+            **BOUNDARY_IDS,
         },
     ),
-    "no_error_data": (1, {"status.error.unknown-session-data": "fail", SEQ: "fail"}),
+    "no_error_data": (1, {"status.error.unknown-session-data": "fail", SEQ: "fail", **BOUNDARY_IDS}),
     "wrong_error_message": (0, {"status.error.unknown-session-message": "warn"}),
     "may_inactive_resume_creates": (
         1,
@@ -120,6 +133,7 @@ BROKEN: dict[str, tuple[int, dict[str, str]]] = {
             "status.unknown.may-inactive": "fail",
             # Resume of any never-created id succeeds, so that probe shows nothing of status.
             "status.no-side-effects.unknown-stays-unknown": "not-testable",
+            "status.overlap.burst-leaves-sessions": "not-testable",
             "status.error.unknown-session-code": "info",
             SEQ: "fail",
             **UNKNOWN_IDS_ANSWERED_AS_RESULT,
@@ -138,13 +152,17 @@ BROKEN: dict[str, tuple[int, dict[str, str]]] = {
             FUZZ_PARAMS: "fail",
         },
     ),
-    "status_loads_inactive": (1, {"status.no-side-effects.inactive-stays-inactive": "fail", SEQ: "fail"}),
+    "status_loads_inactive": (
+        1,
+        {"status.no-side-effects.inactive-stays-inactive": "fail", SEQ: "fail", **LOADS},
+    ),
     # The other spellings status was asked about exist afterwards, so they resume (id-variants).
     "status_creates_unknown": (
         1,
         {
             "status.no-side-effects.unknown-stays-unknown": "fail",
             "status.identity.id-variants": "fail",
+            "status.overlap.burst-leaves-sessions": "fail",
             SEQ: "fail",
         },
     ),
@@ -173,6 +191,7 @@ BROKEN: dict[str, tuple[int, dict[str, str]]] = {
             "status.no-side-effects.active-accepts-prompt": "fail",
             "status.no-side-effects.twins-use": "fail",
             "status.active.during-turn": "fail",
+            "status.overlap.race-prompt": "fail",
             SEQ: "fail",
             FUZZ_PARAMS: "fail",
         },
@@ -185,6 +204,9 @@ BROKEN: dict[str, tuple[int, dict[str, str]]] = {
         {
             "status.error.long-session-id": "fail",
             "status.error.unknown-session-data": "fail",
+            # ids of 4097 characters (one past a 4 KiB limit) kill it too
+            "status.identity.long-ids": "fail",
+            "status.overlap.burst-leaves-sessions": "fail",
             FUZZ_PARAMS: "fail",
         },
     ),
@@ -206,8 +228,12 @@ BROKEN: dict[str, tuple[int, dict[str, str]]] = {
             "status.identity.id-variants": "fail",
             "status.identity.empty-id": "fail",
             "status.consistency.after-delete": "fail",
+            # no MAY path here: a result for an unknown id breaks the -32002 sentence, data and all
+            "status.error.unknown-session-data": "fail",
+            "status.error.unknown-session-message": "n/a",
+            **BOUNDARY_IDS,
+            FUZZ_PARAMS: "fail",
             SEQ: "fail",
-            **UNKNOWN_IDS_ANSWERED_AS_RESULT,
         },
     ),
     "status_without_capability": (
@@ -224,9 +250,13 @@ BROKEN: dict[str, tuple[int, dict[str, str]]] = {
     ),
     # Sequence-only bugs: no scripted case sees them (the 3rd-status one also trips the
     # scripted 20-call case), the model-based sequences do.
-    "third_status_loads": (1, {SEQ: "fail", "status.no-side-effects.inactive-stays-inactive": "fail"}),
+    "third_status_loads": (
+        1,
+        {SEQ: "fail", "status.no-side-effects.inactive-stays-inactive": "fail", **LOADS},
+    ),
     "status_duplicates_after_resume": (1, {SEQ: "fail"}),
-    "status_evicts_after_cancel": (1, {SEQ: "fail"}),
+    # Sequence-only before the overlap cases: a prompt with its cancel beside status calls shows it.
+    "status_evicts_after_cancel": (1, {SEQ: "fail", "status.overlap.race-prompt": "fail"}),
     "status_meta_attaches": (1, {SEQ: "fail"}),
     # Malformed-input bugs: only the fuzzers see them. The bare Python SDK's reader dies on frames
     # no ACP client sends: robustness findings, the agent stays CONFORMANT.
@@ -251,9 +281,16 @@ BROKEN: dict[str, tuple[int, dict[str, str]]] = {
     "status_id_prefix": (1, {"status.identity.id-variants": "fail"}),
     # status says -32002 for `./<id>`, resume/load reads the file by it: unknown to status only.
     "resume_reads_any_spelling": (1, {"status.identity.id-variants": "fail"}),
-    "status_id_nfkc": (1, {"status.identity.id-variants": "fail"}),
+    # It also normalises the id it echoes: an NFD unknown id comes back composed.
+    "status_id_nfkc": (
+        1,
+        {"status.identity.id-variants": "fail", "status.error.unknown-session-data": "fail"},
+    ),
     "empty_id_is_current": (1, {"status.identity.empty-id": "fail"}),
-    "error_data_truncates_id": (1, {"status.error.unknown-session-data": "fail"}),
+    "error_data_truncates_id": (
+        1,
+        {"status.error.unknown-session-data": "fail", "status.identity.long-ids": "fail"},
+    ),
     "no_params_internal_error": (1, {"status.params.no-params": "fail"}),
     # Consistency between methods, and later transitions.
     "status_ignores_delete": (1, {"status.consistency.after-delete": "fail"}),
@@ -280,12 +317,53 @@ BROKEN: dict[str, tuple[int, dict[str, str]]] = {
         {"status.consistency.resume-makes-active": "fail", "status.consistency.after-delete": "info"},
     ),
     # Channels a side effect reaches: the turn in progress, the history load replays.
-    "status_waits_for_turn": (1, {"status.active.during-turn": "fail"}),
-    "status_inactive_during_turn": (1, {"status.active.during-turn": "fail"}),
+    "status_waits_for_turn": (
+        1,
+        {"status.active.during-turn": "fail", "status.neighbours.sibling-turn": "fail"},
+    ),
+    "status_inactive_during_turn": (
+        1,
+        {"status.active.during-turn": "fail", "status.overlap.race-prompt": "fail"},
+    ),
     "status_cancels_turn": (1, {"status.active.during-turn": "fail"}),
     "status_records_history": (1, {"status.no-side-effects.history-unchanged": "fail"}),
     # ACP's stdio transport: a log line on stdout (a robustness finding: the verdict stands).
     "stdout_log_lines": (0, {"transport.stdout.messages-only": "warn"}),
+    # Status calls in flight together, and beside the session's own lifecycle calls.
+    "status_burst_loads": (1, {**LOADS, SEQ: "fail"}),
+    "status_burst_creates_unknown": (1, {"status.overlap.burst-leaves-sessions": "fail", SEQ: "fail"}),
+    "status_answers_crossed": (
+        1,
+        {
+            "status.overlap.answers-by-id": "fail",
+            "status.overlap.burst-leaves-sessions": "fail",
+            "status.neighbours.sibling-turn": "fail",
+        },
+    ),
+    "new_rescans_index": (1, {"status.overlap.answers-by-id": "fail"}),
+    "status_race_close_resurrects": (1, {"status.overlap.race-close": "fail", SEQ: "fail"}),
+    "prompt_checks_out_session": (1, {"status.overlap.race-prompt": "fail"}),
+    # The turn status was asked about fails where the control turn ends: status's doing, not a
+    # turn that cannot be observed.
+    "status_reloads_during_turn": (1, {"status.active.during-turn": "fail"}),
+    # A neighbour: a closed session reads active while a sibling's turn waits on the user.
+    "status_busy_agent_active": (1, {"status.neighbours.sibling-turn": "fail"}),
+    # Value boundaries and encodings of ids.
+    # (its 10 kB unknown id makes a session the 4096-character one then names, which resumes)
+    "status_long_id_creates": (
+        1,
+        {"status.overlap.burst-leaves-sessions": "fail", "status.error.unknown-session-data": "fail"},
+    ),
+    "ids_cut_at_64": (1, {"status.identity.long-ids": "fail", "status.identity.encoded-ids": "fail"}),
+    "ids_cut_at_255": (1, {"status.identity.long-ids": "fail", "status.identity.encoded-ids": "fail"}),
+    "id_percent_decoded": (
+        1,
+        {"status.identity.encoded-ids": "fail", "status.error.unknown-session-data": "fail"},
+    ),
+    "id_decoded_twice": (1, {"status.identity.encoded-ids": "fail"}),
+    "ids_nfc_normalised": (1, {"status.error.unknown-session-data": "fail"}),
+    # Sequence-only: the race resurrects only a session that has had a turn.
+    "status_race_close_resurrects_used": (1, {SEQ: "fail"}),
 }
 
 # Served over WebSocket (--transport websocket, agent run with --listen): bugs between connections.
@@ -299,18 +377,25 @@ WS_BROKEN: dict[str, tuple[int, dict[str, str]]] = {
         {
             "status.connections.active-for-any-connection": "fail",
             "status.connections.close-seen-by-other": "fail",
+            "status.neighbours.sibling-turn": "fail",
         },
     ),
     "ws_status_cached": (
         1,
         {
             "status.connections.close-seen-by-other": "fail",
+            # A's cache outlives a close its own status calls overlapped
+            "status.overlap.race-close": "fail",
             # the cached inactive outlives a resume, and a delete (where it takes the MAY path)
             "status.consistency.resume-makes-active": "fail",
             "status.consistency.after-delete": "info",
             SEQ: "fail",
         },
     ),
+    # B's status calls detach A from its session: A's prompt then fails (a session B never asked about serves A).
+    "ws_status_detaches_owner": (1, {"status.connections.no-attach": "fail"}),
+    # While a turn runs on A, B reads its session inactive.
+    "ws_turn_hides_session": (1, {"status.neighbours.sibling-turn": "fail"}),
 }
 # Agents served over WebSocket that take paths the spec allows.
 WS_CONFORMING_VARIANTS: dict[str, tuple[int, dict[str, str]]] = {
@@ -328,14 +413,20 @@ WS_CONFORMING_VARIANTS: dict[str, tuple[int, dict[str, str]]] = {
 NOT_REPORTING = {
     "status.state.idle-after-turn": "n/a",
     "status.state.known-values": "n/a",
+    "status.state.own-last-update": "n/a",
     "status.state.requires-action": "n/a",
     "status.state.running-during-turn": "n/a",
 }
+# A made-up state where the session's own updates said idle.
+MADE_UP_IDLE = {"status.state.idle-after-turn": "fail", "status.state.own-last-update": "fail"}
 V2_BROKEN: dict[str, tuple[int, dict[str, str]]] = {
     "v2_no_state": (0, {"status.state.reported": "warn", **NOT_REPORTING}),
-    "v2_idle_while_asking": (1, {"status.state.requires-action": "fail"}),
+    "v2_idle_while_asking": (
+        1,
+        {"status.state.own-last-update": "fail", "status.state.requires-action": "warn"},
+    ),
     "v2_idle_too_early": (1, {"status.state.running-during-turn": "fail"}),
-    "v2_stuck_running": (1, {"status.state.idle-after-turn": "fail"}),
+    "v2_stuck_running": (1, {"status.state.idle-after-turn": "fail", "status.state.own-last-update": "fail"}),
     # Robustness: a status notification (no id) cancels the turn; shown, not deciding the verdict.
     "v2_notification_cancels_turn": (0, {"transport.notification.leaves-turn": "warn"}),
     "v2_status_sends_state_update": (
@@ -346,8 +437,15 @@ V2_BROKEN: dict[str, tuple[int, dict[str, str]]] = {
             SEQ: "fail",
         },
     ),
-    "v2_unknown_state": (1, {"status.state.idle-after-turn": "fail", "status.state.known-values": "warn"}),
-    "v2_extension_state": (1, {"status.state.idle-after-turn": "fail", "status.state.known-values": "warn"}),
+    "v2_unknown_state": (1, {**MADE_UP_IDLE, "status.state.known-values": "warn"}),
+    "v2_extension_state": (1, {**MADE_UP_IDLE, "status.state.known-values": "warn"}),
+    # Status sent while the turn works, answered `idle` only once it ended: evidence, not n/a.
+    "v2_status_waits_then_idle": (1, {"status.state.running-during-turn": "fail"}),
+    # A neighbour's state read as the session's own.
+    "v2_state_from_connection": (1, {"status.state.own-last-update": "fail"}),
+    "v2_sibling_running_read_as_own": (1, {"status.state.own-last-update": "fail"}),
+    # `running` while blocked on the user, with no other work: the SHOULD of requires_action.
+    "v2_running_while_blocked": (0, {"status.state.requires-action": "warn"}),
 }
 
 # v2 agents that take paths the spec allows: their outcomes differ from the baseline, all legally.
@@ -357,11 +455,11 @@ V2_CONFORMING_VARIANTS: dict[str, tuple[int, dict[str, str]]] = {
     # A title 0.3 s after each turn's idle state_update: no snapshot case may count it.
     "v2_slow_title_conforming": (0, {}),
     # The idle update that ends a turn carries no stopReason (a SHOULD): the turn comparisons
-    # have nothing to compare.
-    "v2_no_stop_reason_conforming": (
-        0,
-        dict.fromkeys(["status.active.during-turn", "transport.notification.leaves-turn"], "not-testable"),
-    ),
+    # have nothing to compare (during-turn still judges its status answers, and says so).
+    "v2_no_stop_reason_conforming": (0, {"transport.notification.leaves-turn": "not-testable"}),
+    # `running` while another tool call of the turn streams beside a pending permission request:
+    # the workflow can progress, so `running` is right (requires_action is a SHOULD, for a workflow that cannot progress).
+    "v2_running_beside_permission_conforming": (0, {}),
 }
 
 # The two kinds of unrecognised state say which they are.
@@ -372,6 +470,7 @@ V2_MESSAGES = {
 
 # The sequence-only agents, with the length of their minimal reproduction.
 SEQUENCE_ONLY = {
+    "status_race_close_resurrects_used": 4,
     "third_status_loads": 6,
     "status_duplicates_after_resume": 5,
     "status_evicts_after_cancel": 4,
@@ -385,6 +484,9 @@ MESSAGES = {
     "status_slower_than_busy_list": "session/list round trip on an empty directory",
     "status_lies_once": "not reproducible when replayed alone",
 }
+
+# The RFD's MAY path (inactive for ids not in memory) taken for the boundary forms of a live id.
+MAY_PATH_FORMS = {"status.identity.long-ids": "info", "status.identity.encoded-ids": "info"}
 
 # Which session/list the cheapness case took as its baseline.
 LIST_BASELINE = {"list_refuses_other_cwd_conforming": "run", "status_slower_than_busy_list": "empty"}
@@ -400,6 +502,7 @@ CONFORMING_VARIANTS: dict[str, tuple[int, dict[str, str]]] = {
             "status.identity.id-variants": "info",
             "status.identity.empty-id": "info",
             "status.consistency.after-delete": "info",
+            **MAY_PATH_FORMS,
             **UNKNOWN_IDS_ANSWERED_AS_RESULT,
         },
     ),
@@ -449,6 +552,7 @@ CONFORMING_VARIANTS: dict[str, tuple[int, dict[str, str]]] = {
             "status.identity.id-variants": "info",
             "status.no-side-effects.history-unchanged": "n/a",
             "status.unknown.may-inactive": "info",
+            **MAY_PATH_FORMS,
             **UNKNOWN_IDS_ANSWERED_AS_RESULT,
         },
     ),
@@ -463,6 +567,7 @@ CONFORMING_VARIANTS: dict[str, tuple[int, dict[str, str]]] = {
             "status.no-side-effects.active-accepts-prompt": "not-testable",
             "status.no-side-effects.history-unchanged": "not-testable",
             "status.no-side-effects.twins-use": "not-testable",
+            "status.neighbours.sibling-turn": "n/a",
             SEQ: "pass",
         },
     ),
@@ -470,13 +575,27 @@ CONFORMING_VARIANTS: dict[str, tuple[int, dict[str, str]]] = {
     # the resume probe cannot tell what status did.
     "resume_creates_unknown_conforming": (
         0,
-        {"status.no-side-effects.unknown-stays-unknown": "not-testable"},
+        {
+            "status.no-side-effects.unknown-stays-unknown": "not-testable",
+            "status.overlap.burst-leaves-sessions": "not-testable",
+        },
     ),
     # Extra result members and _meta, extra -32002 data, no permission ever asked.
     "extra_fields_conforming": (
         0,
-        {"status.active.during-turn": "n/a", "transport.notification.leaves-turn": "n/a"},
+        {
+            "status.active.during-turn": "n/a",
+            "transport.notification.leaves-turn": "n/a",
+            "status.neighbours.sibling-turn": "n/a",
+        },
     ),
+    # Status calls served one at a time, in order, each after a 1 ms storage read.
+    "serial_status_conforming": (0, {}),
+    # Status calls that arrive together answered newest first: answers are matched by id.
+    "newest_first_conforming": (0, {}),
+    # `_vendor.example/...` notifications on a timer (about no session, and about the newest
+    # session): nothing ties them to a status call.
+    "extension_notifications_conforming": (0, {SEQ: "pass"}),
 }
 
 

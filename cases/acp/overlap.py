@@ -1,0 +1,245 @@
+"""Overlapping calls: status calls in flight together, and status beside the session's own traffic.
+
+Clients may call status often, for example as a routing probe: a router polls from several
+places at once, and its probes meet the session's own lifecycle calls (a new session beside
+it, a close, a prompt and its cancel). Each case sends its calls together, all on the wire
+before the first answer is read, and matches each answer by its request's id: JSON-RPC does not
+order answers, so an agent that answers the newest first, or one call at a time, passes. What
+the calls leave behind is read afterwards, one call at a time.
+"""
+
+from typing import Any
+
+import anyio
+from conformance.cases.acp import spec
+from conformance.cases.acp.implied import answer_of, check_implied
+
+from conformance.core import revisions
+from conformance.core.outcomes import MissingInput, NotTestable, Violation
+from conformance.core.registry import Level, case
+from conformance.targets.acp.expect import SESSION_NOT_FOUND, show
+from conformance.targets.acp.target import AcpTarget
+from conformance.transport.peer import Reply
+
+PERMISSION = "[permission] a turn that needs the user's permission"
+BURST = 8  # status calls for one session in flight at once
+LONG_ID = 4097  # one past a common storage limit (4 KiB)
+SIDE = 4  # status calls on each side of a lifecycle call
+
+
+def _word(answer: str) -> str:
+    return (
+        "-32002"
+        if answer == "unknown"
+        else revisions.word(answer)
+        if answer in ("active", "inactive")
+        else answer
+    )
+
+
+@case("status.overlap.burst-leaves-sessions", level=Level.MUST, spec=spec.NO_SIDE_EFFECTS)
+async def burst_leaves_sessions(acp: AcpTarget, details: dict) -> None:
+    """Eight status calls for an inactive session, eight for a never-created id and eight for one
+    past a storage limit (4097 characters), all in flight at once, load and create nothing: each
+    answer is the one a lone call gets, the sessions read as before afterwards, and the
+    never-created ids do not resume."""
+    idle = await acp.inactive_session()
+    unknown = acp.unknown_id()
+    long = acp.unknown_id()
+    long += "x" * (LONG_ID - len(long))
+    targets = {
+        "an inactive session": idle,
+        "a never-created id": unknown,
+        f"a never-created id of {LONG_ID} characters": long,
+    }
+    before = {label: answer_of(await acp.status(sid)) for label, sid in targets.items()}
+    if before["an inactive session"] == "active":
+        raise NotTestable("the session is still `active` after close/restart (see status.inactive.*)")
+    replies = await acp.statuses(list(targets.values()) * BURST)
+    during = {label: [answer_of(r) for r in replies[i :: len(targets)]] for i, label in enumerate(targets)}
+    after = {label: answer_of(await acp.status(sid)) for label, sid in targets.items()}
+    details.update(
+        before={k: _word(v) for k, v in before.items()},
+        burst={k: [_word(a) for a in v] for k, v in during.items()},
+        after={k: _word(v) for k, v in after.items()},
+    )
+    for label in targets:
+        odd = [a for a in during[label] if a != before[label]]
+        if odd or after[label] != before[label]:
+            raise Violation(
+                f"status of {label} answered {_word(before[label])} alone, then "
+                f"{', '.join(_word(a) for a in during[label])} for {BURST} calls in flight at once, and "
+                f"{_word(after[label])} alone afterwards: status calls changed what the agent holds (they loaded or "
+                "created the session)",
+                expected=[_word(before[label])] * (BURST + 1),
+                observed={
+                    "in flight together": [_word(a) for a in during[label]],
+                    "afterwards": _word(after[label]),
+                },
+            )
+    if not acp.advertises("persist"):
+        return
+    for label in list(targets)[1:]:
+        back = await acp.reopen(targets[label])
+        if not back.ok:
+            continue
+        control = await acp.reopen(acp.unknown_id())
+        if control.ok:
+            raise MissingInput(
+                "resume/load of any never-created id succeeds, so it cannot tell what status did"
+            )
+        raise Violation(
+            f"{label} could be resumed after status calls about it (a fresh never-created id cannot be): status "
+            "created it",
+            expected="error -32002",
+            observed=back.describe(),
+        )
+
+
+@case("status.overlap.answers-by-id", level=Level.MUST, spec=spec.UNKNOWN)
+async def each_answer_is_its_own(acp: AcpTarget, details: dict) -> None:
+    """Status calls for a live session, a closed one and two never-created ids, interleaved and in
+    flight at once beside a session/new: each answer is the one its own session gets alone (a
+    -32002 echoes its own request's id), and the new session is `active` right after."""
+    targets = {"a live session": await acp.new_session()}
+    if acp.advertises("close"):
+        closed = await acp.new_session()
+        await acp.close(closed)
+        targets["a closed session"] = closed
+    targets |= {"a never-created id": acp.unknown_id(), "another never-created id": acp.unknown_id()}
+    alone = {label: answer_of(await acp.status(sid)) for label, sid in targets.items()}
+    ids = list(targets.values()) * (BURST // 2)
+    half = len(ids) // 2
+    made: dict[str, Reply] = {}
+
+    async def new() -> Reply:
+        made["new"] = await acp.call("session/new", {"cwd": acp.cwd, "mcpServers": []})
+        return made["new"]
+
+    calls: list[Any] = [lambda sid=sid: acp.status(sid) for sid in ids]
+    replies = await acp.together(*calls[:half], new, *calls[half:])
+    del replies[half]
+    # Asked alone once more: a session whose answer changed on its own meanwhile (an eviction, which
+    # is the agent's to choose) is not judged by what its calls in flight answered.
+    again = {label: answer_of(await acp.status(sid)) for label, sid in targets.items()}
+    labels = {sid: label for label, sid in targets.items()}
+    details.update(
+        alone={label: _word(a) for label, a in alone.items()}, again={k: _word(v) for k, v in again.items()}
+    )
+    for sid, reply in zip(ids, replies, strict=True):
+        label, got = labels[sid], answer_of(reply)
+        echoed = (reply.error or {}).get("data") if not reply.ok else None
+        echo = echoed.get("sessionId") if isinstance(echoed, dict) else None
+        crossed = reply.code == SESSION_NOT_FOUND and echo != sid and echo in labels
+        if (got != alone[label] and again[label] == alone[label]) or crossed:
+            raise Violation(
+                f"among status calls in flight at once, the one for {label} ({sid}) answered "
+                f"{reply.describe()}; alone it answers {_word(alone[label])}"
+                + (f": the -32002 names {labels[echo]}, another call's session" if crossed else "")
+                + ": an answer belongs to its own request's session",
+                expected=_word(alone[label])
+                + (f" with data.sessionId {sid}" if alone[label] == "unknown" else ""),
+                observed=show(reply.result if reply.ok else reply.error),
+            )
+    new_id = (
+        made["new"].result.get("sessionId")
+        if made["new"].ok and isinstance(made["new"].result, dict)
+        else None
+    )
+    if not isinstance(new_id, str):
+        raise NotTestable(
+            f"session/new sent among status calls did not create a session: {made['new'].describe()}"
+        )
+    fresh = await acp.status(new_id)
+    details["new_session"] = _word(answer_of(fresh))
+    if answer_of(fresh) != "active":
+        raise Violation(
+            f"a session created while status calls were in flight reads {fresh.describe()} right after",
+            expected=revisions.word("active"),
+            observed=show(fresh.result if fresh.ok else fresh.error),
+        )
+
+
+@case(
+    "status.overlap.race-close",
+    level=Level.MUST,
+    spec=spec.NO_SIDE_EFFECTS,
+    needs=("status", "close"),
+)
+async def status_racing_close(acp: AcpTarget, details: dict) -> None:
+    """Status calls for a session sent together with its session/close, on both sides of it: any
+    answer may come from before the close or after it, but once the close is answered the
+    session is not in memory (status neither keeps nor brings it back)."""
+    sid = await acp.new_session()
+
+    async def close() -> Reply:
+        return await acp.call("session/close", {"sessionId": sid})
+
+    ask: list[Any] = [lambda: acp.status(sid)] * SIDE
+    replies = await acp.together(*ask, close, *ask)
+    closed = replies.pop(SIDE)
+    details["during"] = [_word(answer_of(r)) for r in replies]
+    if not closed.ok:
+        raise NotTestable(f"session/close sent among status calls failed: {closed.describe()}")
+    after = await acp.status(sid)
+    details["after"] = _word(answer_of(after))
+    if answer_of(after) != "active":
+        return
+    control = await acp.new_session()
+    await acp.close(control)
+    if answer_of(await acp.status(control)) == "active":
+        raise NotTestable(
+            "a session closed with no status call around it reads active too: close does not take a session "
+            "out of memory (see status.inactive.after-close)"
+        )
+    raise Violation(
+        f"status calls sent together with session/close left the session in memory: once the close was "
+        f"answered, status says {after.describe()}, while a session closed alone does not",
+        expected="not active: " + revisions.word("inactive") + " (or -32002)",
+        observed={"around the close": details["during"], "after": details["after"]},
+    )
+
+
+@case("status.overlap.race-prompt", level=Level.MUST, spec=spec.ACTIVE)
+async def status_beside_prompt(acp: AcpTarget, details: dict) -> None:
+    """Status calls for a session sent together with a prompt on it, and with its cancel: the
+    session is in memory all along (while its turn starts, works or is cancelled), so every
+    answer is `active`. The prompt asks the user's permission where the agent does, and the suite
+    holds its answer until every status call is answered: the turn cannot end before them."""
+    sid = await acp.new_session()
+    peer = acp.peer
+    mark = len(peer.notifications)
+    prompted: dict[str, Reply] = {}
+
+    async def prompt() -> None:
+        prompted["reply"] = await acp.prompt(
+            sid, PERMISSION, wait=False, timeout=acp.harness.config.turn_timeout
+        )
+
+    async def cancel() -> None:
+        await peer.notify("session/cancel", {"sessionId": sid})
+
+    ask: list[Any] = [lambda: acp.status(sid)] * SIDE
+    peer.hold_methods = {"session/request_permission"}
+    try:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(prompt)  # on the wire first: the status calls follow it at once
+            replies = await acp.together(*ask, cancel, *ask)
+            await peer.release()
+    finally:
+        await peer.release()
+    if acp.protocol == 2 and prompted["reply"].ok:
+        await acp.wait_turn_end(sid, since=mark)
+    statuses = [r for r in replies if isinstance(r, Reply)]
+    answers = [_word(answer_of(r)) for r in statuses]
+    after = await acp.status(sid)
+    details.update(during=answers, after=_word(answer_of(after)), prompt=prompted["reply"].describe())
+    if any(answer_of(r) != "active" for r in statuses):
+        raise Violation(
+            f"status calls sent together with a prompt and its cancel answered {', '.join(answers)}: a session "
+            "with a turn starting, running or cancelled is in memory",
+            expected=[revisions.word("active")] * len(answers),
+            observed={"beside the prompt": answers, "afterwards": details["after"]},
+        )
+    if answer_of(after) != "active":  # the turn is over: an eviction is the agent's to choose
+        await check_implied(acp, sid, after, "after a prompt and its cancel that status calls overlapped")
