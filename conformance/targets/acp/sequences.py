@@ -244,7 +244,7 @@ class Driver:
         aside = await self._judge_notifications(step, params, notes) if notes else ""
         answer = self._status_answer(step, reply)
         step.answer = _short(answer) + aside
-        self._judge_answer(step, ref, answer, allowed)
+        await self._judge_answer(step, ref, answer, allowed)
         session = self.model.sessions[ref]
         if session.created and session.held:
             self._statused_while_held.add(ref)
@@ -254,7 +254,7 @@ class Driver:
                 await self._evicted(step, ref)
         self.model.claimed(ref, answer)
 
-    def _judge_answer(self, step: Step, ref: str, answer: str, allowed: set[str]) -> None:
+    async def _judge_answer(self, step: Step, ref: str, answer: str, allowed: set[str]) -> None:
         session = self.model.sessions[ref]
         if answer not in allowed:
             why = (
@@ -309,7 +309,7 @@ class Driver:
         answers = [self._status_answer(step, reply) for reply in replies]  # in the order sent
         step.answer = ", ".join(_short(a) for a in answers) + aside
         for answer in answers:
-            self._judge_answer(step, ref, answer, allowed)
+            await self._judge_answer(step, ref, answer, allowed)
         session = self.model.sessions[ref]
         if session.created and session.held:
             self._statused_while_held.add(ref)
@@ -398,7 +398,7 @@ class Driver:
                 self.model.resumed(ref)
         after = self.model.allowed(ref)
         for answer in answers:
-            self._judge_answer(step, ref, answer, before | after)
+            await self._judge_answer(step, ref, answer, before | after)
         # Which side of the lifecycle call each answer saw is unknown: no claim is kept, and an
         # eviction is judged by the steps after, not here.
         session.claimed = None
