@@ -251,6 +251,8 @@ class JsonRpcPeer:
             return Reply(request_id, method, None, error, time.perf_counter() - pending.sent_at)
         finally:
             self._pending.pop(id_key(request_id), None)
+            if not pending.event.is_set():  # timed out, or cancelled with its case (a burst's sibling stalled)
+                self._timed_out.add(id_key(request_id))
         if pending.exited is not None:
             raise pending.exited.during(method)
         if pending.oversize:
