@@ -2,7 +2,9 @@
 
 mutation/ci-sample.toml names a fixed handful of mutants a full campaign measured, each with what
 the suite must keep doing to it: `killed` (a case noticed it) or `caught` (it survived once, and
-the case its triage entry names now kills it). Each is applied with Cosmic Ray's own mutator to a
+the case its triage entry names now kills it). A mutant is named where it is in the references as
+they are (`id`), and, where an edit since moved it, where the campaign measured it (`campaign`: the
+id its report and triage entry use). Each is applied with Cosmic Ray's own mutator to a
 copy of the references, never to the checkout, and judged by the campaign's test command
 (tools.mutation.kill). A sampled mutant that survives is a loss of the suite's sensitivity.
 """
@@ -30,9 +32,15 @@ class StaleSample(ValueError):
 
 @dataclass(frozen=True)
 class Sampled:
-    id: str
+    id: str  # where the mutant is in the references now: what is applied
     target: str
     expected: str
+    campaign: str = ""  # its id in the campaign that measured it, where the code moved since
+
+    @property
+    def campaign_id(self) -> str:
+        """The id the campaign's report and triage file name this mutant by."""
+        return self.campaign or self.id
 
     @property
     def module(self) -> str:
@@ -57,11 +65,16 @@ def load_sample(path: Path = SAMPLE) -> list[Sampled]:
     found = []
     for number, entry in enumerate(data.get("mutant", []), 1):
         mutant, target, expected = entry.get("id", ""), entry.get("target"), entry.get("expected")
+        campaign = entry.get("campaign", "")
         if len(str(mutant).split(":")) != 5 or expected not in EXPECTED or not target:
             raise ValueError(
                 f"{path.name}, mutant {number}: needs id (module:line:column:operator:n), target, expected"
             )
-        found.append(Sampled(mutant, target, expected))
+        if campaign and len(str(campaign).split(":")) != 5:
+            raise ValueError(
+                f"{path.name}, mutant {number}: campaign is an id (module:line:column:operator:n)"
+            )
+        found.append(Sampled(mutant, target, expected, campaign))
     return found
 
 
