@@ -25,11 +25,13 @@ async def active_for_any_connection(acp: AcpTarget, details: dict) -> None:
     )
 
 
-@case("status.connections.no-attach", level=Level.MUST, spec=spec.NOT_ATTACHED)
+@case("status.connections.no-attach", level=Level.MUST, spec=spec.NOT_ATTACHED, rules=("owner-unchanged",))
 async def status_does_not_attach(acp: AcpTarget, details: dict) -> None:
     """After B's status calls, A's prompt sends session/update to A and nothing to B. A control
     connection C, opened alike and never asking anything, calibrates the probe: an agent that
-    sends a session's updates to every connection shows nothing about attaching through them."""
+    sends a session's updates to every connection shows nothing about attaching through them.
+    A's prompt refused where a session B never asked about serves it is B's status calls changing
+    the session (owner-unchanged: the side-effect sentence, not what attaching means)."""
     sid, twin = await acp.new_session(), await acp.new_session()
     other = await acp.connect_again()
     control = await acp.connect_again("C")
@@ -49,6 +51,7 @@ async def status_does_not_attach(acp: AcpTarget, details: dict) -> None:
             "the session",
             expected="a PromptResponse on A, as the session B never asked about got",
             observed=reply.describe(),
+            rule="owner-unchanged",
         )
     await anyio.sleep(max(acp.settle, 0.2))  # updates to B, if any, arrive around A's answer
     # On a slow machine they may come later: B and C quiet for a while, then a round trip on each
