@@ -254,7 +254,11 @@ class Driver:
                 await self._evicted(step, ref)
         self.model.claimed(ref, answer)
 
-    async def _judge_answer(self, step: Step, ref: str, answer: str, allowed: set[str]) -> None:
+    async def _judge_answer(
+        self, step: Step, ref: str, answer: str, allowed: set[str], *, called_inactive: bool = False
+    ) -> None:
+        """``called_inactive``: another status call of the same step called the session inactive
+        (a burst's calls are all status calls, so nothing but status calls came since)."""
         session = self.model.sessions[ref]
         if answer not in allowed:
             why = (
@@ -266,7 +270,8 @@ class Driver:
             )
             words = sorted(_short(a) for a in allowed)
             rule = "unknown-id" if not session.created else "not-active-after-release"
-            if rule != "unknown-id" and answer == ACTIVE and await self._loaded_by_status(ref, session):
+            loaded = answer == ACTIVE and await self._loaded_by_status(ref, session, called_inactive)
+            if rule != "unknown-id" and loaded:
                 why = (
                     f"status itself called it {revisions.word(INACTIVE)!r} with only status calls since, and "
                     "asked again it is still active: a status call loaded it"
@@ -309,7 +314,7 @@ class Driver:
         answers = [self._status_answer(step, reply) for reply in replies]  # in the order sent
         step.answer = ", ".join(_short(a) for a in answers) + aside
         for answer in answers:
-            await self._judge_answer(step, ref, answer, allowed)
+            await self._judge_answer(step, ref, answer, allowed, called_inactive=INACTIVE in answers)
         session = self.model.sessions[ref]
         if session.created and session.held:
             self._statused_while_held.add(ref)
@@ -335,10 +340,12 @@ class Driver:
         side = max(step.times, 1)
         lifecycle: dict[str, Reply] = {}
         replies: list[Reply | None] = [None] * (2 * side)
+        arrived: list[int | None] = []  # the calls in the order their answers came (None: the lifecycle call)
         mark = self.t.peer.transcript.mark()
 
         async def ask(i: int) -> None:
             replies[i] = await self.t.call("session/status", params)
+            arrived.append(i)
 
         async def act() -> None:
             if step.during == "close":
@@ -347,6 +354,7 @@ class Driver:
                 lifecycle["reply"] = await self.t.reopen(sid, self.cwd)
             else:  # a prompt: its answer (v1) or its turn's end (v2) comes after the status calls'
                 lifecycle["reply"] = await self.t.prompt(sid, f"step {len(self.steps)}")
+            arrived.append(None)
 
         async with anyio.create_task_group() as tg:
             for i in range(side):
@@ -400,16 +408,23 @@ class Driver:
         for answer in answers:
             await self._judge_answer(step, ref, answer, before | after)
         # Which side of the lifecycle call each answer saw is unknown: no claim is kept, and an
-        # eviction is judged by the steps after, not here.
-        session.claimed = None
+        # eviction is judged by the steps after, not here. But a status call sent after the close,
+        # whose answer `inactive` came after the close's own, is a lone status call's after the
+        # close: nothing but status calls came since, so a session that reads active later was
+        # loaded by status (status-loads), not left in memory by the close.
+        later = arrived[arrived.index(None) + 1 :] if None in arrived else []
+        closed = step.during == "close" and reply.ok
+        seen_closed = any(i is not None and i >= side and answers[i] == INACTIVE for i in later)
+        session.claimed = INACTIVE if closed and seen_closed else None
         self._statused_while_held.discard(ref)
 
-    async def _loaded_by_status(self, ref: str, session: Any) -> bool:
+    async def _loaded_by_status(self, ref: str, session: Any, called_inactive: bool = False) -> bool:
         """A released session status now calls active: did a status call load it? Yes if status
-        itself called it inactive with nothing but status calls since, and it stays active when
-        asked once more (a status that merely said the wrong word once would not repeat it): the
-        broken sentence is then "status MUST NOT have side effects", not what inactive means."""
-        if session.claimed != INACTIVE:
+        itself called it inactive with nothing but status calls since (its last claim, or another
+        call of the same burst: ``called_inactive``), and it stays active when asked once more (a
+        status that merely said the wrong word once would not repeat it): the broken sentence is
+        then "status MUST NOT have side effects", not what inactive means."""
+        if session.claimed != INACTIVE and not called_inactive:
             return False
         again = await self.t.call("session/status", {"sessionId": self.sid(ref)})
         return (

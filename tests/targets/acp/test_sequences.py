@@ -128,7 +128,7 @@ def test_dev_profile_prints_and_honours_its_seed(suite) -> None:
 
 # The rule each sequence-only bug breaks, so its failure quotes that rule's sentence.
 SEQUENCE_RULES = {
-    "status_race_close_resurrects_used": "not-active-after-release",
+    "status_race_close_resurrects_used": "status-loads",
     "third_status_loads": "status-loads",
     "status_duplicates_after_resume": "list-no-duplicate",
     "status_evicts_after_cancel": "no-eviction",
