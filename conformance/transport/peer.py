@@ -251,7 +251,9 @@ class JsonRpcPeer:
             return Reply(request_id, method, None, error, time.perf_counter() - pending.sent_at)
         finally:
             self._pending.pop(id_key(request_id), None)
-            if not pending.event.is_set():  # timed out, or cancelled with its case (a burst's sibling stalled)
+            # Timed out, or cancelled with its case (a burst's sibling stalled): an answer that
+            # comes later is a late answer, not an envelope problem.
+            if not pending.event.is_set():
                 self._timed_out.add(id_key(request_id))
         if pending.exited is not None:
             raise pending.exited.during(method)
