@@ -15,7 +15,7 @@ from conformance.cases.acp import spec
 from conformance.cases.acp.implied import answer_of, check_implied
 
 from conformance.core import revisions
-from conformance.core.outcomes import MissingInput, NotTestable, Violation
+from conformance.core.outcomes import MissingInput, NotTestable, Unanswered, Violation
 from conformance.core.registry import Level, case
 from conformance.targets.acp.expect import SESSION_NOT_FOUND, show
 from conformance.targets.acp.target import AcpTarget
@@ -205,16 +205,22 @@ async def status_beside_prompt(acp: AcpTarget, details: dict) -> None:
     """Status calls for a session sent together with a prompt on it, and with its cancel: the
     session is in memory all along (while its turn starts, works or is cancelled), so every
     answer is `active`. The prompt asks the user's permission where the agent does, and the suite
-    holds its answer until every status call is answered: the turn cannot end before them."""
+    holds its answer until every status call is answered: the turn cannot end before them. A turn
+    that does not end within --turn-timeout leaves the case not testable, once the status calls'
+    answers are judged."""
     sid = await acp.new_session()
+    acp.take_turn()  # before any call of the overlap: a prompt it may not send leaves none unanswered
     peer = acp.peer
     mark = len(peer.notifications)
-    prompted: dict[str, Reply] = {}
+    prompted: dict[str, Any] = {}
 
     async def prompt() -> None:
-        prompted["reply"] = await acp.prompt(
-            sid, PERMISSION, wait=False, timeout=acp.harness.config.turn_timeout
-        )
+        try:
+            prompted["reply"] = await acp.prompt(
+                sid, PERMISSION, wait=False, timeout=acp.turn_timeout, taken=True
+            )
+        except Unanswered as stalled:  # the status calls' answers are judged first: they are evidence
+            prompted["stalled"] = stalled
 
     async def cancel() -> None:
         await peer.notify("session/cancel", {"sessionId": sid})
@@ -228,18 +234,35 @@ async def status_beside_prompt(acp: AcpTarget, details: dict) -> None:
             await peer.release()
     finally:
         await peer.release()
-    if acp.protocol == 2 and prompted["reply"].ok:
-        await acp.wait_turn_end(sid, since=mark)
     statuses = [r for r in replies if isinstance(r, Reply)]
-    answers = [_word(answer_of(r)) for r in statuses]
-    after = await acp.status(sid)
-    details.update(during=answers, after=_word(answer_of(after)), prompt=prompted["reply"].describe())
+    answers = details["during"] = [_word(answer_of(r)) for r in statuses]
+    stalled: Unanswered | None = prompted.get("stalled")
+    reply = prompted.get("reply")
+    if reply is not None:
+        details["prompt"] = reply.describe()
+        if acp.protocol == 2 and reply.ok and await acp.wait_turn_end(sid, since=mark) is None:
+            stalled = Unanswered(
+                "session/prompt",
+                reply.id,
+                acp.turn_timeout,
+                clock="turn",
+                why=f"its turn reported no ending `idle` state_update within {acp.turn_timeout:g} s (--turn-timeout)",
+            )
+    after = None if stalled is not None else await acp.status(sid)
+    if after is not None:
+        details["after"] = _word(answer_of(after))
     if any(answer_of(r) != "active" for r in statuses):
         raise Violation(
             f"status calls sent together with a prompt and its cancel answered {', '.join(answers)}: a session "
             "with a turn starting, running or cancelled is in memory",
             expected=[revisions.word("active")] * len(answers),
-            observed={"beside the prompt": answers, "afterwards": details["after"]},
+            observed={
+                "beside the prompt": answers,
+                "afterwards": details.get("after", "(the turn did not end)"),
+            },
         )
+    if stalled is not None:  # what the turn left behind cannot be judged: not testable
+        raise stalled
+    assert after is not None
     if answer_of(after) != "active":  # the turn is over: an eviction is the agent's to choose
         await check_implied(acp, sid, after, "after a prompt and its cancel that status calls overlapped")

@@ -332,6 +332,12 @@ class Driver:
         says, and the steps after judge what the race left behind."""
         ref = step.ref
         assert ref is not None and step.during in RACES, step
+        if step.during == "prompt":
+            try:  # before any call of the race: the turn counted, or the step is as if not drawn
+                self.t.take_turn()
+            except NoTurn as refused:
+                step.answer = f"(not sent: {refused.short})"
+                return
         session = self.model.sessions[ref]
         before = self.model.allowed(ref)
         was_held = session.held and session.created
@@ -353,7 +359,7 @@ class Driver:
             elif step.during == "reopen":
                 lifecycle["reply"] = await self.t.reopen(sid, self.cwd)
             else:  # a prompt: its answer (v1) or its turn's end (v2) comes after the status calls'
-                lifecycle["reply"] = await self.t.prompt(sid, f"step {len(self.steps)}")
+                lifecycle["reply"] = await self.t.prompt(sid, f"step {len(self.steps)}", taken=True)
             arrived.append(None)
 
         async with anyio.create_task_group() as tg:

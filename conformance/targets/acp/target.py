@@ -426,16 +426,31 @@ class AcpTarget:
         """The turn clock (--turn-timeout): how long a turn and what it sets off may take."""
         return self.harness.config.turn_timeout
 
+    def take_turn(self) -> None:
+        """Count a prompt about to be sent (--max-prompts): NoTurn, which makes the case not
+        testable, when the run's budget is spent or turns did not end in the cases before. A case
+        that sends a prompt together with other calls takes its turn before it sends any of them
+        (and passes ``taken=True`` to :meth:`prompt`): a prompt the suite may not send then leaves
+        no call of the case behind unanswered."""
+        self.harness.take_turn()
+
     async def prompt(
-        self, session_id: str, text: str = "ping", *, wait: bool = True, timeout: float | None = None
+        self,
+        session_id: str,
+        text: str = "ping",
+        *,
+        wait: bool = True,
+        timeout: float | None = None,
+        taken: bool = False,
     ) -> Reply:
         """session/prompt: a turn. Every prompt the suite sends goes through here: it is counted
-        (--max-prompts; a case that needs one more is not testable) and waits on the turn clock
-        (--turn-timeout, or ``timeout``), since a real agent's turn is a model call. In v2 the
-        response only acknowledges the prompt: with ``wait``, this also waits (on the turn clock)
-        for the `state_update` that reports the turn `idle`; a turn that reports none in time ends
-        the case, as a prompt left unanswered does."""
-        self.harness.take_turn()
+        (--max-prompts; a case that needs one more is not testable; ``taken``: counted already,
+        by :meth:`take_turn`) and waits on the turn clock (--turn-timeout, or ``timeout``), since a
+        real agent's turn is a model call. In v2 the response only acknowledges the prompt: with
+        ``wait``, this also waits (on the turn clock) for the `state_update` that reports the turn
+        `idle`; a turn that reports none in time ends the case, as a prompt left unanswered does."""
+        if not taken:
+            self.harness.take_turn()
         mark = len(self.peer.notifications)
         reply = await self.peer.request(
             "session/prompt",
