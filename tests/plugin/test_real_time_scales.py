@@ -47,6 +47,17 @@ def readme_bound() -> int:
     return int(found.group(1))
 
 
+def left_in_flight(report: dict) -> list[tuple[str, str]]:
+    """Calls a case left in flight, answered in a later one (as late answers, or as answers to no
+    request), by the case they landed in."""
+    return [
+        (c["id"], f["frame"])
+        for c in report["cases"]
+        for f in c["transcript"]
+        if f["dir"] == "note" and ("a late answer" in f["frame"] or f["frame"].startswith("envelope:"))
+    ]
+
+
 def prompting(report: dict) -> list[dict]:
     return [c for c in report["cases"] if (c.get("details") or {}).get("prompts")]
 
@@ -179,6 +190,11 @@ def test_max_prompts_zero_certifies_what_needs_no_model(direct) -> None:
     others = {c: o for c, o in run.outcomes.items() if c not in refused}
     assert others == {c: BASELINE[c] for c in others}, run.diff(BASELINE)
     assert run.code == 0
+    # A case refuses its prompt before it sends the calls that go with it (race-prompt's status
+    # calls): none is left in flight to be answered in a later case.
+    assert left_in_flight(run.report) == []
+    sent = [f["frame"] for f in run.case("status.overlap.race-prompt")["transcript"] if f["dir"] == "send"]
+    assert all('"session/new"' in frame for frame in sent), sent
 
 
 def test_a_small_prompt_budget_holds_across_workers(suite) -> None:
@@ -187,6 +203,9 @@ def test_a_small_prompt_budget_holds_across_workers(suite) -> None:
     prompts = run.report["prompts"]
     assert prompts["sent"] == 3 and prompts["limit"] == 3
     assert prompts["notSent"] and all("--max-prompts 3" in run.case(c)["message"] for c in prompts["notSent"])
+    # The sequences leave out the prompt steps they cannot send (a race around a prompt too).
+    assert run.case("sequence.status.model-based")["outcome"] == "pass"
+    assert left_in_flight(run.report) == []
     assert "prompts: 3 of at most 3 (--max-prompts) sent" in run.stdout
 
 
