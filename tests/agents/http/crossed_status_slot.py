@@ -26,10 +26,11 @@ class Service(ReferenceService):
         if session is not None and verdict == "ok":
             self.slot[user_id] = None
             computed = super().derive_status(session)
-            await asyncio.sleep(0.005)  # the store's round trip
+            # The store's round trip: wide enough that probes sent together overlap on a loaded machine.
+            await asyncio.sleep(0.05)
             self.slot[user_id] = self.slot.get(user_id) or computed
             answer = self.status_body(session, session_id, self.slot[user_id])
-            await asyncio.sleep(0.005)
+            await asyncio.sleep(0.05)
             self.slot[user_id] = None
             return answer
         return await super().session_status(user_id, agent_id, session_id)
