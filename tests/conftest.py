@@ -161,6 +161,7 @@ EXPENSIVE = {
     "status.inactive.after-restart",
     "status.cheap.latency",
     "status.no-side-effects.twins-restart",
+    "status.no-side-effects.twins-later",  # leaves its twins alone for --hold seconds
     "heartbeat.instructions.model-based",
     "heartbeat.later.pending-held",  # watches for --hold seconds
     "http.state.running-during-run",

@@ -103,6 +103,30 @@ async def twins_under_use(acp: AcpTarget, details: dict) -> None:
     )
 
 
+def pairs_alike(rnd: Round) -> bool:
+    """Each pair's twins met the same fate (the pairs may differ: one is inactive, one live)."""
+    seats = sorted(rnd.seats, key=lambda s: s.position)
+    return all(seats[i].fate == seats[i + 1].fate for i in range(0, len(seats) - 1, 2))
+
+
+@case("status.no-side-effects.twins-later", level=Level.MUST, spec=spec.NO_SIDE_EFFECTS)
+async def twins_later(acp: AcpTarget, details: dict) -> None:
+    """Twins treated alike (an inactive pair and a live pair), status asked about one of each (one
+    call at a time, then a burst), then all left alone for --hold seconds: their list entries,
+    the notifications about them, their status and listing agree pair by pair (a load, a save or
+    a replay status sets off in the background a moment later shows only here)."""
+    hold = acp.harness.config.hold_seconds
+    first = await rounds.later_round(acp, True)
+    details["round_1"] = shown(first)
+    if pairs_alike(first):
+        details["judgement"] = f"each pair's twins met the same fate over {hold:g} s"
+        return
+    second = await rounds.later_round(acp, False)
+    details["round_2"] = shown(second)
+    both = [first, second]
+    blame(both, baseline_from_unasked(both), f"over the {hold:g} s after the status calls (--hold)", details)
+
+
 @case("status.no-side-effects.twins-restart", level=Level.MUST, spec=spec.NO_SIDE_EFFECTS)
 async def twins_across_a_restart(acp: AcpTarget, details: dict) -> None:
     """Twins created alike, status asked about one, the agent restarted: both come back alike
@@ -240,12 +264,15 @@ async def neighbours_kept(acp: AcpTarget, first: Round, delay: float, details: d
     "status.inactive.after-memory-eviction",
     level=Level.MUST,
     spec=spec.INACTIVE,
-    rules=("stays-inactive",),
+    rules=("stays-inactive", "lookups-evict-none"),
 )
 async def inactive_after_memory_eviction(acp: AcpTarget, details: dict) -> None:
     """More sessions than the agent holds: those it evicted read inactive, and stay inactive while
-    status is asked about them (a burst, then again and again for --hold), and a moment later."""
+    status is asked about them (a burst, then again and again for --hold), and a moment later.
+    Rule lookups-evict-none, first: status calls about ids never created, sent together, leave the
+    sessions the agent holds in memory."""
     cap, declared = await rounds.memory_cap(acp)
+    await lookups_evict_none(acp, cap, details)
     sids = [await acp.new_session() for _ in range(cap + 2)]
     answers = [rounds.answer(r) for r in await rounds.statuses(acp, sids)]
     with anyio.move_on_after(EVICTION_GRACE):  # an agent may evict a moment after the new session
@@ -263,6 +290,32 @@ async def inactive_after_memory_eviction(acp: AcpTarget, details: dict) -> None:
     evicted = [sid for sid, got in zip(sids, answers, strict=True) if got != "active"]
     # cap + 2 sessions, at most cap of them active: two at least were evicted
     await watch(acp, evicted[0], evicted[1], details, "the agent evicted for memory", twin_asked=True)
+
+
+async def lookups_evict_none(acp: AcpTarget, cap: int, details: dict) -> None:
+    """``cap`` new sessions, each read once, newest first and one at a time (a status call about a
+    session in memory is a plain lookup), then status calls about twice as many never-created ids
+    sent together, then the sessions that read active read again: nothing but those calls came
+    between the two reads, so a held session that left memory left it because of them (a lookup
+    cached in the same least-recently-used order as the sessions)."""
+    sids = [await acp.new_session() for _ in range(cap)]
+    held = [sid for sid in reversed(sids) if rounds.answer(await acp.status(sid)) == "active"]
+    if not held:
+        return
+    lookups = [acp.unknown_id() for _ in range(2 * cap)]
+    await rounds.statuses(acp, lookups)
+    again = [rounds.answer(r) for r in await rounds.statuses(acp, held)]
+    dropped = [f"{sid}: {got}" for sid, got in zip(held, again, strict=True) if got != "active"]
+    details["lookups"] = {"calls": len(lookups), "held": len(held), "left_memory": len(dropped)}
+    if dropped:
+        raise Violation(
+            f"{len(dropped)} of the {len(held)} sessions the agent held in memory left it across {len(lookups)} "
+            "session/status calls about never-created ids, sent together, with nothing else between the two "
+            "reads: status changed sessions it was not asked about",
+            expected=f"all {len(held)} still {revisions.word('active')!r}",
+            observed=dropped[:8],
+            rule="lookups-evict-none",
+        )
 
 
 async def watch(acp: AcpTarget, sid: str, twin: str, details: dict, why: str, *, twin_asked: bool) -> None:

@@ -16,8 +16,9 @@ import anyio
 
 from conformance.core import revisions
 from conformance.core.outcomes import MissingInput
+from conformance.targets.acp.controls import changed_fields, is_extension_method, notification_kind
 from conformance.targets.acp.expect import SESSION_NOT_FOUND
-from conformance.targets.acp.target import AcpTarget
+from conformance.targets.acp.target import AcpTarget, session_of
 from conformance.targets.acp.twins import Fate, Round, Seat, roles
 from conformance.transport.peer import Reply
 
@@ -30,6 +31,7 @@ __all__ = [
     "calibrate_idle",
     "idle_delay",
     "idle_round",
+    "later_round",
     "memory_cap",
     "memory_round",
     "restart_round",
@@ -156,6 +158,42 @@ async def use_round(acp: AcpTarget, asked_first: bool) -> Round:
     await acp.quiet(set(sids))  # a title the agent makes a moment after a turn is in, for both
     seen = await observe(acp, sids)
     fates = {sid: Fate(**{**seen[sid].aspects(), "prompts": tuple(prompts[sid])}) for sid in sids}
+    return seated(layout, sids, fates)
+
+
+# -- later: left alone for the hold after the status calls ----------------------------------------
+
+
+async def later_round(acp: AcpTarget, asked_first: bool) -> Round:
+    """Two pairs of twins, an inactive pair then a live one (each twin given one turn, the first
+    pair's closed, or the agent restarted where it cannot close); status about one twin of each;
+    then all four left alone for the hold (--hold) and read: what changed in each one's session/list
+    entry and which notifications came about it meanwhile, then its status and listing. A load, a
+    save or a timer status sets off in the background shows only here."""
+    layout = roles(2, asked_first)
+    sids = [*await acp.inactive_sessions(2), *await acp.prompted_sessions(2)]
+    everything = set(sids)
+    await acp.quiet(everything)  # a title the agent makes after a turn is in before the watch
+    before = await acp.list_sessions() if acp.advertises("list") else {}
+    mark = acp.peer.transcript.mark()
+    await ask(acp, asked_of(layout, sids))
+    await anyio.sleep(acp.harness.config.hold_seconds)
+    await acp.quiet(everything)
+    after = await acp.list_sessions() if acp.advertises("list") else {}
+    kinds: dict[str, set[str]] = {sid: set() for sid in sids}
+    for note in acp.peer.notifications_since(mark):
+        about = session_of(note.params)
+        if about in kinds and not is_extension_method(note.method):
+            kinds[about].add(notification_kind(note))
+    seen = await observe(acp, sids)
+    fates = {}
+    for sid in sids:
+        touched = ""
+        if before:
+            touched = ", ".join(sorted(changed_fields(before.get(sid), after.get(sid)))) or "none"
+        fates[sid] = Fate(
+            **{**seen[sid].aspects(), "touched": touched, "notified": tuple(sorted(kinds[sid]))}
+        )
     return seated(layout, sids, fates)
 
 

@@ -50,6 +50,9 @@ Why a conforming agent is never failed this way:
   - reopen: whether session/resume or session/load takes the session back, or its error code;
   - history: the user turns a load replays, which are the client's own words (the agent's
     replies are left out);
+  - touched, notified (the later round): which members of the session's list entry changed, and
+    which kinds of notification came about it, while the twins were left alone for the hold
+    after the status calls (names only: a time or a title differs between any two sessions);
   after a round with prompts the twins are read once the agent is quiet, so a title a model
   writes a moment after a turn has come for both.
 
@@ -89,6 +92,8 @@ class Fate:
     listed: str = ""  # "yes", "with a title", "no"
     reopen: str = ""  # session/resume or session/load: "ok" or "error <code>"
     history: str = ""  # the user turns session/load replayed
+    touched: str = ""  # the session/list entry's members that changed over the hold ("none")
+    notified: tuple[str, ...] = ()  # the kinds of notification about the session over the hold
 
     def aspects(self) -> dict[str, object]:
         return {f.name: getattr(self, f.name) for f in fields(self)}

@@ -197,6 +197,11 @@ BROKEN: dict[str, tuple[int, dict[str, str]]] = {
         },
     ),
     "status_bumps_updated_at": (1, {"status.no-side-effects.list-unchanged": "fail", SEQ: "fail"}),
+    # Status loads the session two seconds later, in the background (a warm-up): only a watch as
+    # long as --hold sees it.
+    "status_loads_later": (1, {"status.no-side-effects.twins-later": "fail"}),
+    # Status marks the session seen; a debounced writer bumps its updatedAt 1.5 s later.
+    "status_touches_later": (1, {"status.no-side-effects.twins-later": "fail"}),
     # A crash answering status fails whichever case asked (the request never gets its answer).
     # The fuzzer always tries a 10 kB id first (strategies.EXPLICIT_STATUS_PARAMS), so it finds it too.
     "crash_on_long_id": (
@@ -591,6 +596,8 @@ CONFORMING_VARIANTS: dict[str, tuple[int, dict[str, str]]] = {
     ),
     # Status calls served one at a time, in order, each after a 1 ms storage read.
     "serial_status_conforming": (0, {}),
+    # An autosave timer bumps every in-memory session's updatedAt each second, asked about or not.
+    "autosave_conforming": (0, {"status.no-side-effects.twins-later": "pass"}),
     # Status calls that arrive together answered newest first: answers are matched by id.
     "newest_first_conforming": (0, {}),
     # `_vendor.example/...` notifications on a timer (about no session, and about the newest

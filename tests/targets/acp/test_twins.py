@@ -78,6 +78,12 @@ BROKEN: dict[str, Variant] = {
         1, {MEMORY_EVICTION: "fail", TWINS_MEMORY: "fail"}, policy=MEMORY
     ),
     "status_stale_after_eviction/idle": Variant(1, {IDLE_EVICTION: "fail", TWINS_IDLE: "fail"}, policy=IDLE),
+    # Status of sessions not in memory caches each lookup in the sessions' LRU order: enough of
+    # them push held sessions out of memory.
+    # A session created while such calls are in flight is pushed out at once, as the overlap case sees.
+    "status_lookups_evict": Variant(
+        1, {MEMORY_EVICTION: "fail", "status.overlap.answers-by-id": "fail"}, policy=MEMORY
+    ),
     # Status spends the session's prompt allowance: the polled twin's next prompts are refused.
     "status_spends_allowance": Variant(1, {TWINS_USE: "fail"}, agent_args=("--session-request-limit", "10")),
     # Status writes an unsaved session to disk: only the polled twin survives a restart.
