@@ -180,6 +180,63 @@ ENCODINGS: tuple[tuple[str, Any, Any], ...] = (
 )
 
 
+# Characters storage and web stacks change: one outside the Basic Multilingual Plane (a MySQL
+# utf8mb3 column cuts the text there), a decomposed accent (NFC composes it), a ligature and a
+# fullwidth letter (NFKC replaces them), a zero-width joiner in an emoji sequence, a right-to-left mark.
+TEXT_ENCODINGS = {
+    "astral": "\U0001f642 \U0001f389",
+    "decomposed": "cafe\u0301",
+    "compatibility": "\ufb01le \uff21",
+    "joined": "\U0001f469\u200d\U0001f4bb",
+    "bidi": "\u200fabc",
+}
+
+
+@case("heartbeat.boundary.instruction-encodings", level=Level.MUST, spec=DELIVERY, needs=("heartbeat",))
+async def instruction_texts_come_unchanged(mcp: McpTarget, details: dict) -> None:
+    """Instructions holding an emoji outside the Basic Multilingual Plane, a decomposed accent, a
+    ligature and a fullwidth letter, a joined emoji sequence and a right-to-left mark are delivered
+    exactly as given (or refused by the operator hook): never cut at a character, never normalised."""
+    mcp.require_instruct()
+    sid = new_session_id()
+    await mcp.ok_heartbeat(sid, status="active")
+    texts = {
+        name: f"conformance enc-{uuid.uuid4().hex[:10]} {chars} end" for name, chars in TEXT_ENCODINGS.items()
+    }
+    refused = {}
+    for name, text in texts.items():
+        said = await mcp.instruct(sid, text, refusable=True)
+        if said is not None:
+            refused[name] = said
+    details["refused by the operator hook"] = refused
+    accepted = [text for name, text in texts.items() if name not in refused]
+    if not accepted:
+        return
+    delivery = await mcp.await_delivery(sid, accepted)
+    if not delivery.missing:
+        return
+    await delivery.explain_missing(mcp)
+    problems = []
+    for name, text in texts.items():
+        if text not in delivery.missing:
+            continue
+        head = text.split(" ", 2)[1]
+        shown = [
+            v for item in delivery.items for _, v in leaves(item).items() if isinstance(v, str) and head in v
+        ]
+        problems.append(
+            f"the {name} text {text!a} came back as {shown[0]!a}"
+            if shown
+            else f"the {name} text {text!a} was not delivered within {mcp.delivery_wait:g} s"
+        )
+    raise Violation(
+        "instructions holding characters that storage or a web stack changes did not come back as given: "
+        + "; ".join(problems),
+        expected="each text exactly as given, or refused by the operator hook",
+        observed=problems,
+    )
+
+
 @case("heartbeat.boundary.id-encodings", level=Level.MUST, spec=SESSION_ID, needs=("heartbeat",))
 async def encoded_ids_reach_no_other_session(mcp: McpTarget, details: dict) -> None:
     """An id that decodes, normalises or resolves to another session's id ('%2F' for '/', '%25' for

@@ -31,6 +31,7 @@ HOOKED = [
     "heartbeat.later.pending-held",
     "heartbeat.overlap.concurrent-acks",
     "heartbeat.boundary.instruction-lengths",
+    "heartbeat.boundary.instruction-encodings",
     "heartbeat.boundary.empty-ack-list",
 ]
 # Over Streamable HTTP, with two callers and the operator endpoint, every case runs; the twins
@@ -246,6 +247,8 @@ BROKEN: dict[str, tuple[int, dict[str, str]]] = {
     "keys_cut_at_64": (1, {"heartbeat.boundary.key-lengths": "fail"}),
     "instruction_text_cut_at_255": (1, {"heartbeat.boundary.instruction-lengths": "fail"}),
     "instruction_text_cut_at_1024": (1, {"heartbeat.boundary.instruction-lengths": "fail"}),
+    "instruction_text_utf8mb3": (1, {"heartbeat.boundary.instruction-encodings": "fail"}),
+    "instruction_text_nfkc": (1, {"heartbeat.boundary.instruction-encodings": "fail"}),
     "session_ids_url_decoded": (1, {"heartbeat.boundary.id-encodings": "fail"}),
     "session_ids_decoded_twice": (1, {"heartbeat.boundary.id-encodings": "fail"}),
     "session_ids_path_normalised": (1, {"heartbeat.boundary.id-encodings": "fail"}),
