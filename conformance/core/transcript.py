@@ -138,9 +138,6 @@ class StderrTail:
     def text(self) -> str:
         return self._buf.decode("utf-8", errors="replace")
 
-    def for_connection(self, conn: str) -> ConnectionLog:
-        return ConnectionLog(self, conn)
-
     def mark(self) -> int:
         return self.total
 

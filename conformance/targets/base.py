@@ -20,8 +20,7 @@ if TYPE_CHECKING:
     from conformance.core.options import Option
     from conformance.core.outcomes import AgentExited
     from conformance.core.transcript import StderrTail, Transcript
-    from conformance.transport.envelope import EnvelopeProblem
-    from conformance.transport.peer import JsonRpcPeer
+    from conformance.transport.peer import EnvelopeProblem, JsonRpcPeer
     from conformance.transport.stdio import StdioProcess
 
 __all__ = ["Connection", "Harness", "Service", "Target"]

@@ -393,7 +393,7 @@ class JsonRpcPeer:
             await self._answer_request(frame)
 
     async def _answer_request(self, frame: dict[str, Any]) -> None:
-        result, error = self._answer(frame.get("method"), frame.get("params"))
+        result, error = self._answer(frame["method"], frame.get("params"))  # a request has one
         reply: dict[str, Any] = {"jsonrpc": "2.0", "id": frame.get("id")}
         if error is not None:
             reply["error"] = error

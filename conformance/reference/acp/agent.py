@@ -365,7 +365,7 @@ def main(
     transform_out: Callable[[bytes], bytes] | None = None,
     v2_class: Any = None,
 ) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--no-status", action="store_true", help="do not advertise or serve session/status")
     parser.add_argument("--in-memory", action="store_true", help="do not persist sessions (no load/resume)")
     parser.add_argument(

@@ -490,8 +490,9 @@ class AcpTarget:
         yet; with ``ending``, the first that ends a turn (it carries a stopReason)."""
         for note in self.peer.notifications[since:]:
             update = state_update(note.params)
-            mine = update and session_of(note.params) == session_id and update.get("state") == state
-            if mine and (not ending or update.get("stopReason") is not None):
+            if not update or session_of(note.params) != session_id or update.get("state") != state:
+                continue
+            if not ending or update.get("stopReason") is not None:
                 return update
         return None
 

@@ -347,7 +347,7 @@ class HttpStatusTarget:
             document = {}
         self.openapi = document if isinstance(document, dict) else {}
         self.drivable = AgentScopeDriver.recognise(self.openapi)
-        info = self.openapi.get("info") if isinstance(self.openapi.get("info"), dict) else {}
+        info = found if isinstance(found := self.openapi.get("info"), dict) else {}
         if self.drivable and self._model is None:
             from conformance.targets.http.fake_model import FakeChatModel
 
