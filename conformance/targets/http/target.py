@@ -546,12 +546,15 @@ class HttpStatusTarget:
     ) -> StatusProbe:
         """Poll until the status is ``wanted`` (one of them); the last probe either way."""
         goals = {wanted} if isinstance(wanted, str) else wanted
+        probe: StatusProbe | None = None
         with anyio.move_on_after(timeout):
             while True:
                 probe = await self.status(session_id, agent_id)
                 if probe.status in goals:
                     return probe
                 await anyio.sleep(0.05)
+        if probe is None:  # the deadline passed while the first probe waited for its answer
+            raise Unanswered(self.status_method, session_id, timeout, params={"agent_id": agent_id})
         return probe
 
     async def settle(self, agent_id: str, session_id: str) -> None:
