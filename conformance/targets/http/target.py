@@ -21,7 +21,7 @@ import shlex
 import time
 import uuid
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import anyio
 import anyio.abc
@@ -39,7 +39,7 @@ from conformance.transport.process import _drain, read_url
 from conformance.transport.stdio import StdioProcess
 
 if TYPE_CHECKING:
-    from conformance.targets.base import Harness
+    from conformance.targets.base import Harness, Target
 
 __all__ = ["HttpService", "HttpStatusTarget", "StatusProbe"]
 
@@ -154,13 +154,13 @@ class HttpStatusTarget:
     """A session-status service under test (AgentScope's GET /sessions/{id}/status), spoken to
     with plain HTTP requests; driven through AgentScope's API where it has one."""
 
-    name = "http"
-    subject = "HTTP GET /sessions/{id}/status"
-    noun = "service"
-    status_method = "GET " + STATUS_PATH
-    status_need = "http-status"
-    option_group = "HTTP session-status services (GET /sessions/{id}/status, e.g. AgentScope)"
-    options = (
+    name: ClassVar[str] = "http"
+    subject: ClassVar[str] = "HTTP GET /sessions/{id}/status"
+    noun: ClassVar[str] = "service"
+    status_method: ClassVar[str] = "GET " + STATUS_PATH
+    status_need: ClassVar[str] = "http-status"
+    option_group: ClassVar[str] = "HTTP session-status services (GET /sessions/{id}/status, e.g. AgentScope)"
+    options: ClassVar[tuple[Option, ...]] = (
         Option(
             "--http-cmd",
             "http_cmd",
@@ -226,9 +226,9 @@ class HttpStatusTarget:
             metavar="N",
         ),
     )
-    command_option = "http_cmd"
-    url_option = "http_url"
-    fixed_transport = "http"
+    command_option: ClassVar[str] = "http_cmd"
+    url_option: ClassVar[str] = "http_url"
+    fixed_transport: ClassVar[str | None] = "http"
     reference_command = staticmethod(reference_command)
 
     @staticmethod
@@ -333,7 +333,7 @@ class HttpStatusTarget:
                 finally:
                     self._flush()
 
-            self._driver.request = recorded  # type: ignore[method-assign]
+            self._driver.request = recorded
         return self._driver
 
     async def handshake(self) -> dict[str, Any]:
@@ -679,3 +679,8 @@ def find_entry(body: Any, session_id: str, depth: int = 0) -> dict[str, Any] | N
             if found is not None:
                 return found
     return None
+
+
+# pyright checks the class against the Protocol the harness knows targets by: a target that drifts
+# from it fails the type check (python -m tools.typecheck).
+_DECLARED: type[Target] = HttpStatusTarget
