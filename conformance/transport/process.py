@@ -104,7 +104,7 @@ class AgentProcess:
         assert self.url is not None
         self.channel = self._channel(self.url)
         await self.channel.open(self.config.timeout)
-        self.peer.process = self.channel  # type: ignore[assignment]
+        self.peer.process = self.channel
         return lines
 
     async def _close_on_exit(self, process: StdioProcess) -> None:
@@ -121,7 +121,7 @@ class AgentProcess:
             )
         channel = self._channel(self.url)
         await channel.open(self.config.timeout)
-        peer = JsonRpcPeer(channel, self.transcript.for_connection(label), timeout=self.config.timeout)  # type: ignore[arg-type]
+        peer = JsonRpcPeer(channel, self.transcript.for_connection(label), timeout=self.config.timeout)
         tg.start_soon(peer.read_loop)
         tg.start_soon(peer.watch_exit)
         self.extra.append(channel)

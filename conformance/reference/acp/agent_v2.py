@@ -146,12 +146,12 @@ class ReferenceAgentV2:
         session_id = params.get("sessionId")
         if session_id not in self.loaded and session_id not in self.known:
             raise not_found(str(session_id))
-        turn = self.turns.pop(session_id, None)  # type: ignore[arg-type]
+        turn = self.turns.pop(session_id, None)
         if turn is not None:
             turn.cancel()
-        self.memory.forget(session_id)  # type: ignore[arg-type]
-        self.loaded.pop(session_id, None)  # type: ignore[arg-type]
-        self.state.pop(session_id, None)  # type: ignore[arg-type]
+        self.memory.forget(session_id)
+        self.loaded.pop(session_id, None)
+        self.state.pop(session_id, None)
         return {}
 
     async def list_sessions(self, params: dict[str, Any]) -> dict[str, Any]:
