@@ -48,7 +48,12 @@ class AgentProcess:
             )
         self.channel: Any = None
         self.url: str | None = config.url
-        self.peer = JsonRpcPeer(self.process, transcript, timeout=config.timeout)  # type: ignore[arg-type]
+        # An agent given by URL has no process: _connect gives the peer its channel before any frame.
+        self.peer = JsonRpcPeer(
+            self.process,  # type: ignore[arg-type]  # None for an agent given by URL, until _connect
+            transcript,
+            timeout=config.timeout,
+        )
         self._stop = anyio.Event()
         self._stderr = stderr
         self.extra: list[Any] = []  # more connections opened by the current case
