@@ -255,8 +255,7 @@ class QueueDriver:
             cursor = self.t.cursor(replies[-1])
         self.cursor = None
         texts = [self.text_of(i) for i in delivered]
-        # An item that carries none of the enqueued texts (text_of: None) is no one's duplicate.
-        doubled = sorted({t for t in texts if t is not None and texts.count(t) > 1})
+        doubled = sorted({t for t in texts if texts.count(t) > 1})
         if doubled:
             self.fail(
                 step,
