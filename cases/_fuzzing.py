@@ -4,7 +4,7 @@ alone. Each input class has describe(), to_json() and from_json()."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +25,7 @@ async def fuzz(
     details: dict,
     case_id: str,
     strategy: st.SearchStrategy[Any],
-    check: Callable[[Any], Awaitable[None]],
+    check: Callable[[Any], Coroutine[Any, Any, None]],
     examples: Sequence[Any] = (),
     *,
     decode: Callable[[dict[str, Any]], Any],

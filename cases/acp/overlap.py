@@ -135,7 +135,7 @@ async def each_answer_is_its_own(acp: AcpTarget, details: dict) -> None:
             raise Violation(
                 f"among status calls in flight at once, the one for {label} ({sid}) answered "
                 f"{reply.describe()}; alone it answers {_word(alone[label])}"
-                + (f": the -32002 names {labels[echo]}, another call's session" if crossed else "")
+                + (f": the -32002 names {labels[str(echo)]}, another call's session" if crossed else "")
                 + ": an answer belongs to its own request's session",
                 expected=_word(alone[label])
                 + (f" with data.sessionId {sid}" if alone[label] == "unknown" else ""),
@@ -227,6 +227,7 @@ async def status_beside_prompt(acp: AcpTarget, details: dict) -> None:
 
     ask: list[Any] = [lambda: acp.status(sid)] * SIDE
     peer.hold_methods = {"session/request_permission"}
+    replies: list[Any] = []  # bound here too: a task group may end quietly, for all a type checker knows
     try:
         async with anyio.create_task_group() as tg:
             tg.start_soon(prompt)  # on the wire first: the status calls follow it at once

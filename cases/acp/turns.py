@@ -48,6 +48,7 @@ async def held_turn(acp: AcpTarget, sid: str, during: Any = None) -> tuple[str |
             got["stop"] = reply.result.get("stopReason")
         got["ended"] = True
 
+    asked = False  # bound here too: a task group may end quietly, for all a type checker knows
     try:
         async with anyio.create_task_group() as tg:
             tg.start_soon(prompt)

@@ -358,7 +358,7 @@ class _Watch:
                 f"{at:.1f} s in, {probe.describe()} and its messages cannot be read: the service dropped it"
             )
             return
-        waiting = {WAITING[c.get("state")] for c in calls if c.get("state") in WAITING}
+        waiting = {WAITING[c["state"]] for c in calls if c.get("state") in WAITING}
         if self.state in PARKED and self.state not in waiting:
             self.ended = f"{at:.1f} s in, the service gave the call up (its messages show none waiting): {probe.describe()}"
             return

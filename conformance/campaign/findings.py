@@ -24,7 +24,7 @@ _REF = re.compile(r"^[su]\d+$")
 
 def shape(case: dict[str, Any]) -> list[str]:
     """The shape of a failing case's minimal reproduction (see the module's docstring)."""
-    details = case.get("details") if isinstance(case.get("details"), dict) else {}
+    details = found if isinstance(found := case.get("details"), dict) else {}
     steps = details.get("steps")
     if isinstance(steps, list) and steps:
         names: dict[str, str] = {}
@@ -105,8 +105,8 @@ class Findings:
                 if worker not in known.workers:
                     known.workers.append(worker)
                 continue
-            details = case.get("details") if isinstance(case.get("details"), dict) else {}
-            spec = case.get("spec") if isinstance(case.get("spec"), dict) else {}
+            details = found if isinstance(found := case.get("details"), dict) else {}
+            spec = found if isinstance(found := case.get("spec"), dict) else {}
             sequence = details.get("sequence")
             reproduction = (
                 [str(s) for s in sequence]

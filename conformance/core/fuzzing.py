@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +42,7 @@ class FuzzFailure(AssertionError):
 def run_fuzz(
     target: Any,  # a target: its harness says when the run is closing
     strategy: st.SearchStrategy[Any],
-    check: Callable[[Any], Awaitable[None]],
+    check: Callable[[Any], Coroutine[Any, Any, None]],
     profile: Profile,
     seed_value: int | None,
     database_dir: Path | None = None,
@@ -74,14 +74,16 @@ def run_fuzz(
             last.setdefault("first_failure", (value, failure))
             raise
 
+    # Hypothesis' decorators draw the test's argument: what they return is called with none.
+    drawn: Callable[..., None] = test
     for value in reversed(examples):
-        test = example(value)(test)
-    test = seed(chosen)(
-        hypothesis_settings(profile, FUZZ_EXAMPLES[profile.name], database_dir)(given(strategy)(test))
+        drawn = example(value)(drawn)
+    drawn = seed(chosen)(
+        hypothesis_settings(profile, FUZZ_EXAMPLES[profile.name], database_dir)(given(strategy)(drawn))
     )
 
     try:
-        test()
+        drawn()
     except BudgetSpent:
         pass
     except FuzzFailure as exc:

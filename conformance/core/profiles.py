@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from hypothesis import HealthCheck, Phase, Verbosity, settings
 from hypothesis.database import DirectoryBasedExampleDatabase
@@ -123,7 +123,8 @@ def hypothesis_settings(profile: Profile, examples: int, database_dir: Path | No
         max_examples=examples,
         database=database,
         deadline=None,
-        suppress_health_check=list(HealthCheck),
+        # HealthCheckMeta.__iter__ is unannotated: pyright would take its members for the metaclass.
+        suppress_health_check=cast("list[HealthCheck]", list(HealthCheck)),
         phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink],
         report_multiple_bugs=False,
         verbosity=Verbosity.quiet,

@@ -138,9 +138,6 @@ class StderrTail:
     def text(self) -> str:
         return self._buf.decode("utf-8", errors="replace")
 
-    def for_connection(self, conn: str) -> ConnectionLog:
-        return ConnectionLog(self, conn)
-
     def mark(self) -> int:
         return self.total
 
@@ -160,3 +157,10 @@ class ConnectionLog:
 
     def add(self, direction: str, frame: str) -> Entry:
         return self.transcript.add(direction, frame, self.conn)
+
+    # Marks index the whole transcript, as they do through the main connection's peer.
+    def mark(self) -> int:
+        return self.transcript.mark()
+
+    def since(self, mark: int) -> list[Entry]:
+        return self.transcript.since(mark)

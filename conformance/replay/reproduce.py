@@ -249,7 +249,7 @@ def _replay_file(entry: dict[str, Any], report_path: Path) -> Path | None:
 
 
 def _run_again(report: dict[str, Any], entry: dict[str, Any], config: AgentConfig) -> int:
-    from conformance import cases
+    import conformance.cases as cases
 
     cases.load_all()
     case = CASES.get(str(entry.get("id")))

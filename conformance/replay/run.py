@@ -140,7 +140,7 @@ def _replay_steps(path: Path, data: dict[str, Any], config: AgentConfig) -> int:
 def _replay_input(data: dict[str, Any], config: AgentConfig) -> int:
     """A fuzz finding: its case checks the recorded (shrunk) input alone, as it checked it when it
     failed, on a freshly started agent."""
-    from conformance import cases
+    import conformance.cases as cases
 
     cases.load_all()
     case = CASES.get(str(data.get("case")))

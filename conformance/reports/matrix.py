@@ -111,7 +111,8 @@ def _case_rows(columns: list[Column]) -> list[tuple[str, str, str]]:
 
 def _cell_text(case: dict[str, Any]) -> str:
     """The outcome as a cell shows it, with what a baseline made of it."""
-    text = SYMBOLS.get(case["outcome"], case["outcome"])
+    outcome: str = case["outcome"]
+    text = SYMBOLS.get(outcome, outcome)
     if case.get("baseline") in ("known", "stale"):
         text += f" ({case['baseline']})"
     return text

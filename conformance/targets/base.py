@@ -20,8 +20,7 @@ if TYPE_CHECKING:
     from conformance.core.options import Option
     from conformance.core.outcomes import AgentExited
     from conformance.core.transcript import StderrTail, Transcript
-    from conformance.transport.envelope import EnvelopeProblem
-    from conformance.transport.peer import JsonRpcPeer
+    from conformance.transport.peer import EnvelopeProblem, JsonRpcPeer
     from conformance.transport.stdio import StdioProcess
 
 __all__ = ["Connection", "Harness", "Service", "Target"]
@@ -46,8 +45,12 @@ class Service(Protocol):
 
     process: StdioProcess | None
     url: str | None
-    connection: Connection
-    extra_connections: list[Connection]  # opened by the current case; their problems count for it
+    extra_connections: list[JsonRpcPeer]  # opened by the current case; their problems count for it
+
+    @property
+    def connection(self) -> Connection:
+        """The main connection (a property here: a service may keep a connection of its own kind)."""
+        ...
 
     async def run(self, *, task_status: anyio.abc.TaskStatus[Any]) -> None: ...
 
@@ -159,11 +162,11 @@ class Target(Protocol):
         """Connect and learn what it offers; what the report shows as the agent's identity."""
         ...
 
-    def advertises(self, need: str) -> bool:
+    def advertises(self, need: str, /) -> bool:
         """Whether it advertises what a case needs (a capability, a tool, a route)."""
         ...
 
-    def capability_name(self, need: str) -> str:
+    def capability_name(self, need: str, /) -> str:
         """Where ``need`` is advertised, as the protocol spells it (for "unimplemented")."""
         ...
 

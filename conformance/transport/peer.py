@@ -22,7 +22,7 @@ from typing import Any
 import anyio
 
 from conformance.core.outcomes import AgentExited, Unanswered, shorten
-from conformance.core.transcript import NOTE, RECV, SEND, Transcript
+from conformance.core.transcript import NOTE, RECV, SEND, ConnectionLog, Transcript
 from conformance.transport.channel import TransportRefused
 from conformance.transport.envelope import classify_frame
 from conformance.transport.stdio import OversizeLine, StdioProcess
@@ -158,7 +158,7 @@ class JsonRpcPeer:
     def __init__(
         self,
         process: StdioProcess,
-        transcript: Transcript,
+        transcript: Transcript | ConnectionLog,
         *,
         timeout: float,
         answer: Callable[[str, Any], tuple[Any, dict[str, Any] | None]] = default_client_answer,
@@ -393,7 +393,7 @@ class JsonRpcPeer:
             await self._answer_request(frame)
 
     async def _answer_request(self, frame: dict[str, Any]) -> None:
-        result, error = self._answer(frame.get("method"), frame.get("params"))
+        result, error = self._answer(frame["method"], frame.get("params"))  # a request has one
         reply: dict[str, Any] = {"jsonrpc": "2.0", "id": frame.get("id")}
         if error is not None:
             reply["error"] = error

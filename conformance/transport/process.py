@@ -48,7 +48,12 @@ class AgentProcess:
             )
         self.channel: Any = None
         self.url: str | None = config.url
-        self.peer = JsonRpcPeer(self.process, transcript, timeout=config.timeout)  # type: ignore[arg-type]
+        # An agent given by URL has no process: _connect gives the peer its channel before any frame.
+        self.peer = JsonRpcPeer(
+            self.process,  # type: ignore[arg-type]  # None for an agent given by URL, until _connect
+            transcript,
+            timeout=config.timeout,
+        )
         self._stop = anyio.Event()
         self._stderr = stderr
         self.extra: list[Any] = []  # more connections opened by the current case
@@ -104,7 +109,7 @@ class AgentProcess:
         assert self.url is not None
         self.channel = self._channel(self.url)
         await self.channel.open(self.config.timeout)
-        self.peer.process = self.channel  # type: ignore[assignment]
+        self.peer.process = self.channel
         return lines
 
     async def _close_on_exit(self, process: StdioProcess) -> None:
@@ -121,7 +126,7 @@ class AgentProcess:
             )
         channel = self._channel(self.url)
         await channel.open(self.config.timeout)
-        peer = JsonRpcPeer(channel, self.transcript.for_connection(label), timeout=self.config.timeout)  # type: ignore[arg-type]
+        peer = JsonRpcPeer(channel, self.transcript.for_connection(label), timeout=self.config.timeout)
         tg.start_soon(peer.read_loop)
         tg.start_soon(peer.watch_exit)
         self.extra.append(channel)

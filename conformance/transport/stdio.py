@@ -152,7 +152,8 @@ class StdioProcess:
         if self.process is None:
             return
         with contextlib.suppress(Exception):
-            await self.process.stdin.aclose()  # type: ignore[union-attr]
+            if self.process.stdin is not None:
+                await self.process.stdin.aclose()
         if self.process.returncode is None:
             with anyio.move_on_after(min(grace, 0.3)):
                 await self.process.wait()

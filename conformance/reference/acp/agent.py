@@ -347,14 +347,18 @@ class ReferenceAgent:
 
 
 async def serve(agent: ReferenceAgent, transform_out: Callable[[bytes], bytes] | None = None) -> None:
-    handler = agent.front(build_agent_router(agent, use_unstable_protocol=True))  # type: ignore[arg-type]
+    # The SDK's Agent Protocol lists every method of the protocol; the reference serves a subset
+    # (the router answers the others method-not-found).
+    router = build_agent_router(agent, use_unstable_protocol=True)  # type: ignore[arg-type]  # a subset of Agent
+    handler = agent.front(router)
 
     reader, writer = await stdio_streams(limit=64 * 1024 * 1024)
     if agent.guard_input:
         reader = await guard_stdin(reader, writer)  # the SDK crashes on some malformed frames
     if transform_out is not None:  # test hook: broken variants rewrite outgoing bytes
         write = writer.write
-        writer.write = lambda data: write(transform_out(data))  # type: ignore[method-assign]
+        # The SDK writes bytes; StreamWriter.write's annotation admits bytearray and memoryview too.
+        writer.write = lambda data: write(transform_out(data))  # type: ignore[method-assign]  # bytes only
     agent.conn = Connection(handler, writer, reader, listening=False)
     await agent.conn.main_loop()
 
@@ -365,7 +369,7 @@ def main(
     transform_out: Callable[[bytes], bytes] | None = None,
     v2_class: Any = None,
 ) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--no-status", action="store_true", help="do not advertise or serve session/status")
     parser.add_argument("--in-memory", action="store_true", help="do not persist sessions (no load/resume)")
     parser.add_argument(

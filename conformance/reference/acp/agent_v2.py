@@ -130,9 +130,9 @@ class ReferenceAgentV2:
         raise not_found(session_id)
 
     async def resume(self, params: dict[str, Any]) -> dict[str, Any]:
-        session_id = params.get("sessionId")
+        session_id: Any = params.get("sessionId")  # looked up as sent: an id of no session finds none
         await self.storage_io()
-        session = self.loaded.get(session_id) or self.known.get(session_id)  # type: ignore[arg-type]
+        session = self.loaded.get(session_id) or self.known.get(session_id)
         if session is None:
             raise not_found(str(session_id))
         self.loaded[session["sessionId"]] = session
@@ -146,12 +146,12 @@ class ReferenceAgentV2:
         session_id = params.get("sessionId")
         if session_id not in self.loaded and session_id not in self.known:
             raise not_found(str(session_id))
-        turn = self.turns.pop(session_id, None)  # type: ignore[arg-type]
+        turn = self.turns.pop(session_id, None)
         if turn is not None:
             turn.cancel()
-        self.memory.forget(session_id)  # type: ignore[arg-type]
-        self.loaded.pop(session_id, None)  # type: ignore[arg-type]
-        self.state.pop(session_id, None)  # type: ignore[arg-type]
+        self.memory.forget(session_id)
+        self.loaded.pop(session_id, None)
+        self.state.pop(session_id, None)
         return {}
 
     async def list_sessions(self, params: dict[str, Any]) -> dict[str, Any]:
@@ -164,8 +164,8 @@ class ReferenceAgentV2:
         return {"sessions": entries}
 
     async def prompt(self, params: dict[str, Any]) -> dict[str, Any]:
-        session_id = params.get("sessionId")
-        session = self.loaded.get(session_id)  # type: ignore[arg-type]
+        session_id: Any = params.get("sessionId")  # looked up as sent: an id of no session finds none
+        session = self.loaded.get(session_id)
         if session is None:
             raise not_found(str(session_id))
         blocks = params.get("prompt")
@@ -189,7 +189,8 @@ class ReferenceAgentV2:
         return {"messageId": message_id}
 
     async def cancel(self, params: dict[str, Any]) -> None:
-        turn = self.turns.pop(params.get("sessionId"), None)  # type: ignore[arg-type]
+        session_id: Any = params.get("sessionId")  # looked up as sent: an id of no turn finds none
+        turn = self.turns.pop(session_id, None)
         if turn is not None:
             turn.cancel()
             await self.finish(params["sessionId"], "cancelled")

@@ -79,6 +79,8 @@ async def guard_stdin(source: asyncio.StreamReader, writer: asyncio.StreamWriter
                 writer.write(problem)
         guarded.feed_eof()
 
-    # The loop keeps only a weak reference to tasks: hold this one, or it is collected mid-run.
-    guarded.pump_task = asyncio.get_running_loop().create_task(pump())  # type: ignore[attr-defined]
+    # The loop keeps only a weak reference to tasks: hold this one, or it is collected mid-run. The
+    # reader holds it, so it lives as long as the reader.
+    pump_task = asyncio.get_running_loop().create_task(pump())
+    guarded.pump_task = pump_task  # type: ignore[attr-defined]  # an attribute StreamReader does not declare
     return guarded

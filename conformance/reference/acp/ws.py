@@ -63,7 +63,7 @@ async def serve_websocket(make_view: Callable[[], Any], host: str, port: int) ->
 
     async def on_connection(socket: ServerConnection) -> None:
         view = make_view()
-        handler = view.front(build_agent_router(view, use_unstable_protocol=True))  # type: ignore[arg-type]
+        handler = view.front(build_agent_router(view, use_unstable_protocol=True))
         view.conn = Connection(handler, _SocketTransport(socket), listening=False)
         await view.conn.main_loop()
 

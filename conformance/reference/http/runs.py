@@ -112,7 +112,8 @@ class Runs:
         asking = _calls_in_state(reply, "asking")
         results = event.get("confirm_results") or []
         for result in results:
-            call = asking.get(((result or {}).get("tool_call") or {}).get("id"))
+            call_id: Any = ((result or {}).get("tool_call") or {}).get("id")  # whatever the client sent
+            call = asking.get(call_id)
             if call is None:
                 raise BadInput("a confirm result names no tool call waiting for permission")
         for result in results:

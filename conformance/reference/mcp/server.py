@@ -163,7 +163,7 @@ def main(
 ) -> None:
     """Serve; the keyword arguments let a variant change one rule (tests/agents/mcp), ``middleware``
     its MCP plumbing (server middleware, outermost first)."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
     parser.add_argument("--http", metavar="HOST:PORT", help="serve Streamable HTTP instead of stdio")
     parser.add_argument("--page-size", type=int, default=2, help="instructions per heartbeat result")
     parser.add_argument(

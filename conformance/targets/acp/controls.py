@@ -61,7 +61,8 @@ def unexplained_notifications(
     for note in window:
         about = session_of(note.params)
         if (
-            about in controls
+            about is not None
+            and about in controls
             and not is_extension_method(note.method)
             and notification_kind(note) not in kinds.get(controls[about], set())
         ):

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import anyio.from_thread
 from hypothesis import seed
@@ -361,7 +361,8 @@ def run_sequences(
         profile, profile.max_examples, database_dir, stateful_step_count=profile.steps
     )
     try:
-        run_state_machine_as_test(seed(chosen)(factory), settings=config)
+        # Hypothesis calls the factory; its annotation names only a state machine class.
+        run_state_machine_as_test(cast("type[RuleBasedStateMachine]", seed(chosen)(factory)), settings=config)
     # Flaky: a failure Hypothesis saw did not fail again when it replayed it (a bug that depends on
     # timing or on what ran before); what was seen stands, and minimize() replays it once more.
     except (ShrinkBudgetSpent, Flaky):

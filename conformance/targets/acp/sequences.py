@@ -22,7 +22,7 @@ import json
 import os
 import uuid
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, NoReturn
 
 import anyio
 
@@ -203,11 +203,11 @@ class Driver:
                 raise ValueError(f"step {step.label()} uses {step.ref} before a step creates it")
             await self.run(step)
 
-    def fail(self, step: Step, message: str, rule: str) -> None:
+    def fail(self, step: Step, message: str, rule: str) -> NoReturn:
         assert rule in RULES, rule
         raise SequenceFailure(f"step {len(self.steps)} {step.label()}: {message}", rule)
 
-    def cannot(self, step: Step, message: str) -> None:
+    def cannot(self, step: Step, message: str) -> NoReturn:
         raise SequencePrerequisite(f"step {len(self.steps)} {step.label()}: {message}", "prerequisite")
 
     def sid(self, ref: str) -> str:
@@ -618,7 +618,7 @@ class Driver:
             self.cannot(step, f"session/list failed: {reply.describe()}")
         entries = [e for e in reply.result.get("sessions") or [] if isinstance(e, dict)]
         ours = {sid: ref for ref, sid in self.ids.items()}
-        by_id: dict[str, Any] = {}
+        by_id: dict[Any, Any] = {}  # keyed by whatever the agent sent as a sessionId
         for entry in entries:
             sid = entry.get("sessionId")
             if sid in by_id and sid in ours:  # other examples' sessions are not this sequence's business
@@ -695,7 +695,7 @@ class Driver:
         """Replay the session's operations on two fresh sessions, one with a status call (``calls``
         of them at once, where a burst preceded the eviction)."""
 
-        async def fresh() -> str | None:
+        async def fresh() -> str:
             sid = await self.t.new_session(self.cwd)
             for op in ops[1:]:
                 if op == "prompt":

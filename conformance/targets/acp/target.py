@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 import uuid
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 import anyio
 
@@ -24,7 +24,7 @@ from conformance.transport.process import AgentProcess
 if TYPE_CHECKING:
     from conformance.core.config import AgentConfig
     from conformance.core.transcript import StderrTail, Transcript
-    from conformance.targets.base import Harness
+    from conformance.targets.base import Harness, Target
 
 __all__ = ["MISSING", "AcpTarget", "state_update"]
 
@@ -73,13 +73,13 @@ def reference_command(transport: str = "stdio", protocol: int = 1) -> list[str]:
 class AcpTarget:
     """One agent under test, spoken to as an ACP client (v1, or v2 with --protocol 2)."""
 
-    name = "acp"
-    subject = "ACP session/status"
-    noun = "agent"
-    status_method = "session/status"
-    status_need = "status"
-    option_group = "ACP agents (session/status; the default target)"
-    options = (
+    name: ClassVar[str] = "acp"
+    subject: ClassVar[str] = "ACP session/status"
+    noun: ClassVar[str] = "agent"
+    status_method: ClassVar[str] = "session/status"
+    status_need: ClassVar[str] = "status"
+    option_group: ClassVar[str] = "ACP agents (session/status; the default target)"
+    options: ClassVar[tuple[Option, ...]] = (
         Option(
             "--agent",
             "agent",
@@ -125,9 +125,9 @@ class AcpTarget:
             metavar="S",
         ),
     )
-    command_option = "agent"
-    url_option = "agent_url"
-    fixed_transport = None
+    command_option: ClassVar[str] = "agent"
+    url_option: ClassVar[str] = "agent_url"
+    fixed_transport: ClassVar[str | None] = None
     reference_command = staticmethod(reference_command)
 
     @staticmethod
@@ -490,8 +490,9 @@ class AcpTarget:
         yet; with ``ending``, the first that ends a turn (it carries a stopReason)."""
         for note in self.peer.notifications[since:]:
             update = state_update(note.params)
-            mine = update and session_of(note.params) == session_id and update.get("state") == state
-            if mine and (not ending or update.get("stopReason") is not None):
+            if not update or session_of(note.params) != session_id or update.get("state") != state:
+                continue
+            if not ending or update.get("stopReason") is not None:
                 return update
         return None
 
@@ -577,3 +578,8 @@ class AcpTarget:
     @staticmethod
     def unknown_id() -> str:
         return f"sess_never_created_{uuid.uuid4().hex}"
+
+
+# pyright checks the class against the Protocol the harness knows targets by: a target that drifts
+# from it fails the type check (python -m tools.typecheck).
+_DECLARED: type[Target] = AcpTarget

@@ -10,6 +10,7 @@ saved example means the same edit on the next run's session id. Written directly
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -93,7 +94,7 @@ def id_edits(real: str) -> st.SearchStrategy[IdForm]:
     """Forms of ``real`` that differ from it and can travel as one URL path segment: not empty,
     no ``/`` (servers differ on an encoded one: another route, not another id), not only dots."""
 
-    def form(edits: list[tuple[str, float, float, str]]) -> IdForm:
+    def form(edits: Sequence[tuple[str, float, float, str]]) -> IdForm:
         return IdForm(tuple(edits), apply_edits(real, tuple(edits)))
 
     return (

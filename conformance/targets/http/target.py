@@ -21,7 +21,7 @@ import shlex
 import time
 import uuid
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import anyio
 import anyio.abc
@@ -39,7 +39,7 @@ from conformance.transport.process import _drain, read_url
 from conformance.transport.stdio import StdioProcess
 
 if TYPE_CHECKING:
-    from conformance.targets.base import Harness
+    from conformance.targets.base import Harness, Target
 
 __all__ = ["HttpService", "HttpStatusTarget", "StatusProbe"]
 
@@ -154,13 +154,13 @@ class HttpStatusTarget:
     """A session-status service under test (AgentScope's GET /sessions/{id}/status), spoken to
     with plain HTTP requests; driven through AgentScope's API where it has one."""
 
-    name = "http"
-    subject = "HTTP GET /sessions/{id}/status"
-    noun = "service"
-    status_method = "GET " + STATUS_PATH
-    status_need = "http-status"
-    option_group = "HTTP session-status services (GET /sessions/{id}/status, e.g. AgentScope)"
-    options = (
+    name: ClassVar[str] = "http"
+    subject: ClassVar[str] = "HTTP GET /sessions/{id}/status"
+    noun: ClassVar[str] = "service"
+    status_method: ClassVar[str] = "GET " + STATUS_PATH
+    status_need: ClassVar[str] = "http-status"
+    option_group: ClassVar[str] = "HTTP session-status services (GET /sessions/{id}/status, e.g. AgentScope)"
+    options: ClassVar[tuple[Option, ...]] = (
         Option(
             "--http-cmd",
             "http_cmd",
@@ -226,9 +226,9 @@ class HttpStatusTarget:
             metavar="N",
         ),
     )
-    command_option = "http_cmd"
-    url_option = "http_url"
-    fixed_transport = "http"
+    command_option: ClassVar[str] = "http_cmd"
+    url_option: ClassVar[str] = "http_url"
+    fixed_transport: ClassVar[str | None] = "http"
     reference_command = staticmethod(reference_command)
 
     @staticmethod
@@ -333,7 +333,7 @@ class HttpStatusTarget:
                 finally:
                     self._flush()
 
-            self._driver.request = recorded  # type: ignore[method-assign]
+            self._driver.request = recorded
         return self._driver
 
     async def handshake(self) -> dict[str, Any]:
@@ -347,7 +347,7 @@ class HttpStatusTarget:
             document = {}
         self.openapi = document if isinstance(document, dict) else {}
         self.drivable = AgentScopeDriver.recognise(self.openapi)
-        info = self.openapi.get("info") if isinstance(self.openapi.get("info"), dict) else {}
+        info = found if isinstance(found := self.openapi.get("info"), dict) else {}
         if self.drivable and self._model is None:
             from conformance.targets.http.fake_model import FakeChatModel
 
@@ -546,12 +546,15 @@ class HttpStatusTarget:
     ) -> StatusProbe:
         """Poll until the status is ``wanted`` (one of them); the last probe either way."""
         goals = {wanted} if isinstance(wanted, str) else wanted
+        probe: StatusProbe | None = None
         with anyio.move_on_after(timeout):
             while True:
                 probe = await self.status(session_id, agent_id)
                 if probe.status in goals:
                     return probe
                 await anyio.sleep(0.05)
+        if probe is None:  # the deadline passed while the first probe waited for its answer
+            raise Unanswered(self.status_method, session_id, timeout, params={"agent_id": agent_id})
         return probe
 
     async def settle(self, agent_id: str, session_id: str) -> None:
@@ -676,3 +679,8 @@ def find_entry(body: Any, session_id: str, depth: int = 0) -> dict[str, Any] | N
             if found is not None:
                 return found
     return None
+
+
+# pyright checks the class against the Protocol the harness knows targets by: a target that drifts
+# from it fails the type check (python -m tools.typecheck).
+_DECLARED: type[Target] = HttpStatusTarget

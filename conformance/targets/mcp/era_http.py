@@ -63,7 +63,7 @@ class EraHeaders:
         if method == "initialize":
             self.negotiated = None  # a new handshake: the SDK client sends it without the header
             return None
-        if version is not None and isinstance(method, str):
+        if version is not None and isinstance(method, str) and isinstance(params, dict):  # as enveloped
             return self.stateless(method, params, version)
         if self.negotiated is not None:
             return {PROTOCOL_VERSION_HEADER: self.negotiated}

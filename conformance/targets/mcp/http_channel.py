@@ -113,6 +113,7 @@ class McpHttpChannel(EndingChannel):
         self._release.set()
         task = self._task
         if task is not None and not task.done():
+            done: set[asyncio.Task[None]] = set()
             with anyio.CancelScope(shield=True):
                 done, _ = await asyncio.wait({task}, timeout=3)
             if not done:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 from urllib.parse import unquote
 
 from conformance.core.validation import load
@@ -180,7 +180,7 @@ def _union(branches: list[dict[str, Any]]) -> dict[str, Any]:
     ):
         values = [b.get(key) for b in numeric]
         if numeric and all(_number(v) for v in values):
-            out[key] = pick(values)
+            out[key] = pick(cast("list[float]", values))  # each a number: _number said so
     arrays = [b for b, t in zip(branches, types, strict=True) if t is None or "array" in t]
     if arrays and all("items" in b for b in arrays):
         out["items"] = arrays[0]["items"] if len(arrays) == 1 else _union([b["items"] for b in arrays])
