@@ -1,6 +1,6 @@
 """MCP `session_heartbeat`: the tool's advertisement, its arguments, its result and idempotency.
 
-Spec: ../shared/spec/001_*.txt (vendored in cases/revisions/sources/), and MCP 2025-06-18's
+Spec: cases/revisions/sources/mcp-session-heartbeat-2025-06-18.txt, and MCP 2025-06-18's
 rule that servers validate tool inputs. An invalid call must be rejected, by a JSON-RPC error
 -32602 or by a result with ``isError: true`` (MCP 2025-06-18 allows both), never accepted.
 """
