@@ -94,7 +94,7 @@ class Run:
 
 
 def variant_of(report: dict[str, Any]) -> str | None:
-    """The tests/agents variant a run certified (``mcp/…``, ``http/…`` for those targets), from its
+    """The tests/agents variant a run certified (``acp/…``, ``mcp/…``, ``http/…``), from its
     command: the audit names variants so."""
     for word in report["agent"]["command"]:
         path = Path(word)
@@ -219,7 +219,8 @@ def direct(tmp_path: Path):
 
 
 def agent_command(name: str, *args: str) -> str:
-    return python_command(str(AGENTS / f"{name}.py"), *args)
+    """The command of the ACP variant tests/agents/acp/NAME.py."""
+    return python_command(str(AGENTS / "acp" / f"{name}.py"), *args)
 
 
 LAUNCHER = ROOT / "tests" / "launcher.py"

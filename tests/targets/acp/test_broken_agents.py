@@ -68,7 +68,7 @@ LOADS = {"status.overlap.burst-leaves-sessions": "fail", "status.overlap.race-cl
 # Unknown ids answered otherwise than -32002: the boundary forms of a live id are unknown ids too.
 BOUNDARY_IDS = {"status.identity.long-ids": "fail", "status.identity.encoded-ids": "fail"}
 
-# agent file in tests/agents -> (exit code, outcomes that differ from the baseline)
+# agent file in tests/agents/acp -> (exit code, outcomes that differ from the baseline)
 BROKEN: dict[str, tuple[int, dict[str, str]]] = {
     "capability_true": (1, {"capability.status.object": "fail"}),
     "result_meta_not_object": (1, {"status.result.shape": "fail"}),
@@ -703,7 +703,7 @@ def test_every_case_is_caught_by_a_broken_agent() -> None:
 def test_every_broken_agent_is_listed() -> None:
     from tests.conftest import AGENTS
 
-    files = {p.stem for p in AGENTS.glob("*.py") if not p.name.startswith("_")}
+    files = {p.stem for p in (AGENTS / "acp").glob("*.py") if not p.name.startswith("_")}
     others = {
         "v2_no_status_capability",  # its own test: the v2 wording of "unimplemented"
         # The campaign tests' rare bug (a second `_meta` status of an inactive session attaches
@@ -728,7 +728,8 @@ def test_every_broken_agent_is_listed() -> None:
 def test_the_audit_is_backed_by_these_variants() -> None:
     """Each variant the ACP audit names makes the check it names fail or warn here."""
     from tests.targets.acp.test_twins import audit_deltas
-    from tests.unit.test_audit import check_variants_catch
+    from tests.unit.test_audit import check_variants_catch, expected_by_variant
 
-    deltas = {name: delta for name, (_, delta) in (BROKEN | WS_BROKEN | V2_BROKEN).items()} | audit_deltas()
-    assert check_variants_catch("acp", deltas) == []
+    deltas = expected_by_variant(BROKEN | WS_BROKEN | V2_BROKEN, "acp/")
+    deltas |= {f"acp/{name}": delta for name, delta in audit_deltas().items()}
+    assert check_variants_catch("acp", deltas, prefix="acp/") == []

@@ -54,7 +54,7 @@ class Variant:
         return found
 
 
-# name (the file in tests/agents, then /the configuration where one file runs in several) -> variant
+# name (the file in tests/agents/acp, then /the configuration where one file runs in several) -> variant
 BROKEN: dict[str, Variant] = {
     # Status counts as use: under memory pressure the agent evicts the twins nobody asked about.
     "status_refreshes_lru": Variant(1, {TWINS_MEMORY: "fail"}, policy=MEMORY),
@@ -136,7 +136,7 @@ CONFORMING: dict[str, Variant] = {
 }
 
 VARIANTS = BROKEN | CONFORMING
-# The files in tests/agents these tables run (test_broken_agents.py: every file is listed somewhere).
+# The files in tests/agents/acp these tables run (test_broken_agents.py: every file is listed somewhere).
 VARIANT_FILES = {name.partition("/")[0] for name in VARIANTS if not name.startswith("reference")}
 
 
