@@ -11,7 +11,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from cases.mcp.instructions import enqueue, marker
+from conformance.cases.mcp.instructions import enqueue, marker
+
 from conformance.core.outcomes import MissingInput, Violation
 from conformance.core.registry import Level, case
 from conformance.core.revisions import requirement
