@@ -219,8 +219,10 @@ def direct(tmp_path: Path):
 
 
 def agent_command(name: str, *args: str) -> str:
-    """The command of the ACP variant tests/agents/acp/NAME.py."""
-    return python_command(str(AGENTS / "acp" / f"{name}.py"), *args)
+    """The command of the variant tests/agents/NAME.py, where a NAME without a folder is an ACP
+    variant's (tests/agents/acp/NAME.py): "harness/exits_mid_run", "http/…" name their folder."""
+    folder = AGENTS if "/" in name else AGENTS / "acp"
+    return python_command(str(folder / f"{name}.py"), *args)
 
 
 LAUNCHER = ROOT / "tests" / "launcher.py"
