@@ -1,9 +1,9 @@
 """Time to first finding for the sequence-only broken agents: ci runs over seeds vs a campaign.
 
-The variants (tests/agents/*.py) each break the session model in a way only a sequence of calls
+The variants (tests/agents/acp/*.py) each break the session model in a way only a sequence of calls
 shows. For each one:
 
-- ci: ``python -m conformance --agent "<python> tests/agents/<name>.py" -k model-based
+- ci: ``python -m conformance --agent "<python> tests/agents/acp/<name>.py" -k model-based
   --profile ci --seed S`` for --seeds seeds (0, 1, …). The ci profile pins seed 0, but an explicit
   --seed overrides it (``run_sequences`` uses the profile's seed only when none is given), so this
   is the ci profile's budget (150 examples × 40 steps, 20 s, restarts capped) at other seeds. The
@@ -45,7 +45,7 @@ CI_RUN_TIMEOUT = 300.0  # the ci profile's 20 s budget, plus shrinking and start
 
 
 def agent_command(variant: str) -> str:
-    return shlex.join([PYTHON, str(REPO_ROOT / "tests" / "agents" / f"{variant}.py")])
+    return shlex.join([PYTHON, str(REPO_ROOT / "tests" / "agents" / "acp" / f"{variant}.py")])
 
 
 def ci_seconds(variant: str, seed: int, folder: Path) -> tuple[float | None, str]:

@@ -1,4 +1,4 @@
-"""The README's commands, as written, for the tests that run them (issue: the README cannot drift).
+"""The README's commands, as written, for the tests that run them (the README cannot drift).
 
 `commands()` reads every command of the README's `sh` blocks and every `run:` line of its CI
 (`yaml`) blocks. `CLAIMS` says which test runs each one; tests/unit/test_readme.py checks that the

@@ -275,8 +275,36 @@ async def states_hold(http: HttpStatusTarget, details: dict) -> None:
     session's watch: its own transition, not a forgotten state. A session parked on an external
     executor that the toolkit cannot reach is left out."""
     http.require_driving("sessions held in a state")
-    held: dict[str, tuple[str, str, str]] = {}  # rule -> (agent, session, the state it must keep)
-    # Made one after the other (sessions are made, not driven, here), then driven together.
+    held = await _sessions_in_three_states(http, details)
+    problems: list[tuple[str, str]] = []
+    watches = {
+        rule: _Watch(http, rule, *held[rule]) for rule in ("permission", "external", "idle") if rule in held
+    }
+    if "idle" not in watches:
+        details["idle"] = "left out: the answered turn did not end idle within --timeout"
+    seconds = http.harness.config.hold_seconds
+    await _watch_together(watches, seconds)
+    for rule, watch in watches.items():
+        details[rule] = watch.summary()
+        if watch.problem:
+            problems.append((rule, watch.problem))
+    for agent_id, sid, _ in held.values():
+        await http.driver.interrupt(http.user_id, agent_id, sid)  # no parked turn left behind
+    if problems:
+        raise Violation(
+            f"held for {seconds:g} s: " + "; ".join(p for _, p in problems),
+            expected="each session's status as its messages show it for as long as they show it",
+            observed=[p for _, p in problems],
+            rule=problems[0][0],
+        )
+
+
+async def _sessions_in_three_states(http: HttpStatusTarget, details: dict) -> dict[str, tuple[str, str, str]]:
+    """Three sessions, made one after the other (sessions are made, not driven, here), then driven
+    together: one parked on a permission request, one on an external executor, one whose answered
+    turn ended. {rule: (agent, session, the state it must keep)} for those that got there; details
+    say why one was left out."""
+    held: dict[str, tuple[str, str, str]] = {}
     (agent_id, to_park), (_, to_dispatch), (_, to_answer) = [await http.new_session() for _ in range(3)]
 
     async def permission() -> None:
@@ -307,13 +335,12 @@ async def states_hold(http: HttpStatusTarget, details: dict) -> None:
     async with anyio.create_task_group() as tg:
         for setup in (permission, external, answered):
             tg.start_soon(setup)
-    problems: list[tuple[str, str]] = []
-    watches = {
-        rule: _Watch(http, rule, *held[rule]) for rule in ("permission", "external", "idle") if rule in held
-    }
-    if "idle" not in watches:
-        details["idle"] = "left out: the answered turn did not end idle within --timeout"
-    seconds = http.harness.config.hold_seconds
+    return held
+
+
+async def _watch_together(watches: dict[str, _Watch], seconds: float) -> None:
+    """Every open watch looks once each HOLD_STEP, all at once, for ``seconds`` or until none is
+    open."""
     started = time.monotonic()
     while time.monotonic() - started < seconds and any(w.open for w in watches.values()):
         async with anyio.create_task_group() as tg:
@@ -321,19 +348,6 @@ async def states_hold(http: HttpStatusTarget, details: dict) -> None:
                 if watch.open:
                     tg.start_soon(watch.look, time.monotonic() - started)
         await anyio.sleep(HOLD_STEP)
-    for rule, watch in watches.items():
-        details[rule] = watch.summary()
-        if watch.problem:
-            problems.append((rule, watch.problem))
-    for agent_id, sid, _ in held.values():
-        await http.driver.interrupt(http.user_id, agent_id, sid)  # no parked turn left behind
-    if problems:
-        raise Violation(
-            f"held for {seconds:g} s: " + "; ".join(p for _, p in problems),
-            expected="each session's status as its messages show it for as long as they show it",
-            observed=[p for _, p in problems],
-            rule=problems[0][0],
-        )
 
 
 class _Watch:

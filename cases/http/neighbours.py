@@ -48,53 +48,14 @@ async def siblings(http: HttpStatusTarget, details: dict) -> None:
     _, running = await http.new_session()
     _, parked = await http.new_session()
     _, external = await http.new_session()
-    states: dict[str, str] = {}  # sibling -> the state its own messages put it in
-
-    async def park() -> None:
-        try:
-            await parked_for_permission(http, agent_id, parked)
-            states[parked] = "awaiting_permission"
-        except (MissingInput, NotTestable) as exc:
-            details["parked sibling"] = f"left out: {exc.message[:200]}"
-
-    async def wait_external() -> None:
-        try:
-            probe = await park_on_external(http, agent_id, external, {})
-        except MissingInput as exc:
-            details["external sibling"] = f"left out: {exc.message[:200]}"
-            return
-        calls = await http.waiting_calls(agent_id, external)
-        if probe.status == "awaiting_external_result" and calls:
-            states[external] = "awaiting_external_result"
-        else:
-            details["external sibling"] = (
-                f"left out: it did not park on an external executor ({probe.describe()})"
-            )
-
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(park)
-        tg.start_soon(wait_external)
+    states = await _park_siblings(http, agent_id, parked, external, details)
     tag = await http.chat(agent_id, running, f"[slow:{RUN_SECONDS}] answer slowly")
     request = await http.wait_for_model(tag, timeout=http.settle_time, script="slow")
     if request is None:
         raise never_started(http)
     idles = {idle: agent_id, other_idle: other_agent}
     sessions = {**idles, running: agent_id, parked: agent_id, external: agent_id}
-    answers: list[tuple[str, StatusProbe, bool]] = []  # (session, answer, inside the running call)
-
-    async def probe(sid: str, user: str | None = None) -> None:
-        sent = time.time()
-        got = await http.status(sid, sessions[sid], user_id=user)
-        inside = request["at"] <= sent and request["done"] is None
-        answers.append((f"{sid}{' (another user)' if user else ''}", got, inside))
-
-    for sid in idles:  # alone first
-        await probe(sid)
-    async with anyio.create_task_group() as tg:
-        for _ in range(EACH):
-            for sid in sessions:
-                tg.start_soon(probe, sid)
-            tg.start_soon(probe, idle, http.other_user_id)
+    answers = await _probe_alone_then_together(http, request, sessions, idles, idle)
     await _quiet(http, request, running, sessions)
     names = {
         idle: "the idle session",
@@ -123,6 +84,69 @@ async def siblings(http: HttpStatusTarget, details: dict) -> None:
             observed=[p for _, p in problems],
             rule=problems[0][0],
         )
+
+
+async def _park_siblings(
+    http: HttpStatusTarget, agent_id: str, parked: str, external: str, details: dict
+) -> dict[str, str]:
+    """Park one sibling on a permission request and another on an external executor, together:
+    {sibling: the state its own messages put it in}, for those that got there (the others are
+    left out, and details say why)."""
+    states: dict[str, str] = {}
+
+    async def park() -> None:
+        try:
+            await parked_for_permission(http, agent_id, parked)
+            states[parked] = "awaiting_permission"
+        except (MissingInput, NotTestable) as exc:
+            details["parked sibling"] = f"left out: {exc.message[:200]}"
+
+    async def wait_external() -> None:
+        try:
+            probe = await park_on_external(http, agent_id, external, {})
+        except MissingInput as exc:
+            details["external sibling"] = f"left out: {exc.message[:200]}"
+            return
+        calls = await http.waiting_calls(agent_id, external)
+        if probe.status == "awaiting_external_result" and calls:
+            states[external] = "awaiting_external_result"
+        else:
+            details["external sibling"] = (
+                f"left out: it did not park on an external executor ({probe.describe()})"
+            )
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(park)
+        tg.start_soon(wait_external)
+    return states
+
+
+async def _probe_alone_then_together(
+    http: HttpStatusTarget,
+    request: dict[str, Any],
+    sessions: dict[str, str],
+    idles: dict[str, str],
+    idle: str,
+) -> list[tuple[str, StatusProbe, bool]]:
+    """The idle sessions probed alone, then EACH probes of every session sent together with the
+    other user's probes of ``idle``: (session, answer, whether it was sent and answered inside the
+    running sibling's model call)."""
+    answers: list[tuple[str, StatusProbe, bool]] = []
+
+    async def probe(sid: str, user: str | None = None) -> None:
+        sent = time.time()
+        got = await http.status(sid, sessions[sid], user_id=user)
+        inside = request["at"] <= sent and request["done"] is None
+        answers.append((f"{sid}{' (another user)' if user else ''}", got, inside))
+
+    for sid in idles:
+        await probe(sid)
+    async with anyio.create_task_group() as tg:
+        for _ in range(EACH):
+            for sid in sessions:
+                tg.start_soon(probe, sid)
+            tg.start_soon(probe, idle, http.other_user_id)
+    return answers
 
 
 def _judge(

@@ -1,7 +1,7 @@
 """HTTP status: what probing must not do: answer another caller from the owner's probe, resolve
 a parked turn, or mix callers up when probes arrive together.
 
-Spec: ../shared/spec/003_*.txt (404 for a session that is not the caller's, in every state) and
+Spec: cases/revisions/sources/agentscope-2.0.4-session-status.txt (404 for a session that is not the caller's, in every state) and
 RFC 9110's safe methods. A hidden effect on the session is read through its messages and listing
 entry, calibrated as in ``http.safe.no-side-effects`` (read twice, then a known write read back).
 """

@@ -1,9 +1,8 @@
 """HTTP `GET /sessions/{session_id}/status` (AgentScope 2.0.4's API): shape, 404s, 422s, safety.
 
-Spec: ../shared/spec/003_*.txt (vendored in cases/revisions/sources/). The service is probed as
-the caller given by ``--user-id`` (the ``x-user-id`` header, trusted, not authenticated) and, for
-ownership, as ``--other-user-id``. Cases that drive a session into a state are in
-``http_states.py``.
+Spec: cases/revisions/sources/agentscope-2.0.4-session-status.txt. The service is probed as the
+caller given by ``--user-id`` (the ``x-user-id`` header, trusted, not authenticated) and, for
+ownership, as ``--other-user-id``. Cases that drive a session into a state are in ``states.py``.
 """
 
 from __future__ import annotations

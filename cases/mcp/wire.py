@@ -2,8 +2,8 @@
 
 MCP 2025-06-18 opens a connection with ``initialize``; MCP 2026-07-28 has no handshake, no
 protocol session, and an envelope on every request (conformance/targets/mcp/era.py). The tool's
-spec (../shared/spec/001_*.txt) is the same under both: a server that speaks both must answer the
-same calls alike. In the stateless era, results identify the server that produced them (the
+spec (cases/revisions/sources/mcp-session-heartbeat-2025-06-18.txt) is the same under both: a
+server that speaks both must answer the same calls alike. In the stateless era, results identify the server that produced them (the
 2026-07-28 schema's ``io.modelcontextprotocol/serverInfo``), since no handshake does.
 """
 

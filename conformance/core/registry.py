@@ -108,7 +108,7 @@ class Case:
 
 def target_of_module(module: str) -> str:
     """A case's target is the package it is declared in (conformance.cases.acp.identity -> "acp"); a
-    flat case folder of the user's own (cases/x.py) holds ACP cases, as before targets had packages."""
+    flat case folder of the user's own (cases/x.py) holds ACP cases."""
     package = module.rpartition(".")[0].rpartition(".")[2]
     return "acp" if package in ("", "cases") or package.startswith("conformance_cases_") else package
 

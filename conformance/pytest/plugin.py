@@ -511,9 +511,9 @@ def pytest_keyboard_interrupt(excinfo: pytest.ExceptionInfo[BaseException]) -> A
 @pytest.hookimpl(wrapper=True, tryfirst=True)
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> Iterator[None]:
     """Ctrl-C while the session finishes (junitxml, then the report) is held off: the cases have
-    run, and pytest no longer catches it here, so it would lose the report (a campaign stopping a
-    round that had just found a failure was told that no round wrote a report). The run ends as
-    soon as the report is out."""
+    run, and pytest does not catch it here, so it would lose the report (a campaign that stops a
+    round which has just found a failure would be told that no round wrote a report). The run ends
+    as soon as the report is out."""
     if threading.current_thread() is not threading.main_thread():
         return (yield)
     previous = {sig: signal.signal(sig, signal.SIG_IGN) for sig in (signal.SIGINT, *STOP_SIGNALS)}

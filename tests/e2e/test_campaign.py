@@ -262,7 +262,7 @@ def test_ctrl_c_ends_the_campaign_with_a_partial_report(tmp_path: Path, sig: int
     folder = tmp_path / "stopped"
     # A plain agent process, as for every test about signals: the Ctrl-C reaches the round's
     # whole process group, agent included.
-    plain = f"{sys.executable} {AGENTS / 'rare_meta_attaches.py'}"
+    plain = f"{sys.executable} {AGENTS / 'acp' / 'rare_meta_attaches.py'}"
     campaign = start_campaign(
         folder, "--duration", "10m", "--round", "30s", "--workers", "1", "--agent", plain
     )

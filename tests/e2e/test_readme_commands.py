@@ -369,7 +369,7 @@ def test_the_matrix_example_compares_the_runs_in_reports(standins: readme.StandI
 def test_the_replay_examples_replay_a_sequence_failure(standins: readme.StandIns) -> None:
     """A broken agent's model-based failure, replayed on the same agent (still failing) and on
     another command (the reference: fixed)."""
-    broken = python_command(str(AGENTS / "status_forgets_closed.py"))
+    broken = python_command(str(AGENTS / "acp" / "status_forgets_closed.py"))
     found = standins.run(
         f"session-status-conformance --agent {shlex.quote(broken)} -k sequence.status.model-based"
     )

@@ -49,7 +49,7 @@ def test_keyword_selecting_nothing_is_a_usage_error(pytester: pytest.Pytester) -
 
 
 def test_strict_turns_warnings_into_failures(pytester: pytest.Pytester) -> None:
-    agent = f"{sys.executable} {ROOT / 'tests' / 'agents' / 'wrong_error_message.py'}"
+    agent = f"{sys.executable} {ROOT / 'tests' / 'agents' / 'acp' / 'wrong_error_message.py'}"
     lenient = run(pytester, "--agent", agent, "-k", "unknown-session-message", "-v")
     assert lenient.ret == 0 and "WARN" in lenient.stdout.str()
     strict = run(pytester, "--agent", agent, "-k", "unknown-session-message", "-v", "--strict-should")

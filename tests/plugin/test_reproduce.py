@@ -81,7 +81,7 @@ FAILING = [
 def pipe_case(tmp_path: Path, agent: str, case: dict) -> list:
     workdir = tmp_path / case["id"]
     workdir.mkdir()
-    command = shlex.split(python_command(str(ROOT / "tests" / "agents" / f"{agent}.py")))
+    command = shlex.split(python_command(str(ROOT / "tests" / "agents" / "acp" / f"{agent}.py")))
     return pipe_segments(case["reproduction"], command, str(workdir), timeout=10)
 
 
@@ -243,7 +243,7 @@ def test_what_a_failure_shows_works_as_printed_on_an_agent_with_its_own_ids(
     assert segments, "lines that work as printed are shown"
     workdir = tmp_path / "fresh"
     workdir.mkdir()
-    command_words = shlex.split(python_command(str(ROOT / "tests" / "agents" / f"{agent}.py")))
+    command_words = shlex.split(python_command(str(ROOT / "tests" / "agents" / "acp" / f"{agent}.py")))
     exchanges = pipe_segments([{"lines": lines} for lines in segments], command_words, str(workdir))
     assert all(not e.unanswered for e in exchanges), [e.unanswered for e in exchanges]
     assert shows in "".join(line for e in exchanges for line in e.received)

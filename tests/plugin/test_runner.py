@@ -15,7 +15,7 @@ from tests.conftest import agent_command
     ("agent", "message"),
     [
         ("no-such-agent-binary --acp", "agent command not found: 'no-such-agent-binary' is not on PATH"),
-        ("./tests/agents/_base.py", "agent command is not executable"),
+        ("./tests/agents/acp/_base.py", "agent command is not executable"),
         ("/nonexistent/agent", "does not exist"),
         ("''", "--agent is empty"),
         ("python 'unbalanced", "cannot be split into words"),

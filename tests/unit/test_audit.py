@@ -6,7 +6,7 @@ The audit lives in the revision files, as a `breaks` column of each requirement:
 
     breaks = [
         { way = "status looks ids up case-insensitively", axis = "identity",
-          by = "status.unknown.id-variants", variant = "status_id_case_insensitive" },
+          by = "status.unknown.id-variants", variant = "acp/status_id_case_insensitive" },
         { way = "status refreshes an idle timer", axis = "channel", unobservable = "…" },
     ]
 
@@ -74,17 +74,17 @@ def expected_by_variant(
     return {f"{prefix}{name}": delta for name, (_, delta) in tables.items()}
 
 
-def check_variants_catch(target: str, deltas: dict[str, dict[str, str]], prefix: str = "") -> list[str]:
+def check_variants_catch(target: str, deltas: dict[str, dict[str, str]], prefix: str) -> list[str]:
     """The audit's claims a target's broken-variant tables do not back: each variant the audit
-    names (under ``prefix`` in tests/agents) must be in the tables and make its `by` case fail or
-    warn there."""
+    names (under ``prefix``, its folder in tests/agents: "acp/", "mcp/", "http/") must be in the
+    tables and make its `by` case fail or warn there."""
     wrong = []
     for name in revisions.available(target):
         for req in load_revision(name).requirements:
             for b in req.breaks:
                 if not b.by:
                     continue
-                ours = b.variant.startswith(prefix) if prefix else "/" not in b.variant
+                ours = b.variant.startswith(prefix)
                 if ours and b.variant not in deltas:
                     wrong.append(f"{name}: {b.variant} is named by the audit but not in the tests' tables")
                 if b.variant not in deltas:

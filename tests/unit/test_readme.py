@@ -1,5 +1,5 @@
 """The README's facts that drift: case counts per target, the ACP case table, and links that
-must resolve inside the repository (a clone has no ../shared/spec)."""
+must resolve inside the repository (a clone has nothing outside it)."""
 
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ from conformance.pytest.plugin import command_name, run_label
 @pytest.mark.parametrize(
     ("command", "name"),
     [
-        ("python tests/agents/status_creates_unknown.py --v2", "status_creates_unknown"),
+        ("python tests/agents/acp/status_creates_unknown.py --v2", "status_creates_unknown"),
         ("/usr/bin/python3.11 -u agent.py", "agent"),
         ("python -m conformance.reference.acp.agent", "reference.acp.agent"),
         ("npx @zed-industries/codex-acp", "codex-acp"),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,39 @@ from tests.conftest import ROOT
 OFFICIAL = ROOT.parent / "shared" / "spec" / "acp-sdk-2.4.0-schema"
 EXTRACT = revisions_dir() / "sources" / "acp-sdk-2.4.0-session-status.json"
 STATUS_DEFS = ["SessionStatusRequest", "SessionStatusResponse", "SessionStatus", "SessionStatusCapabilities"]
+
+
+# SHA-256 of the mission's spec files, taken from them: a clone, which has no mission folder, still
+# checks that each vendored copy is byte for byte the text the cases quote; where the folder is
+# there, the mission's file must still be that text.
+MISSION_DIGESTS = {
+    "acp-rfd-session-status-2026-10-26.txt": "99a722caa8bcbf61cd299c13cba13382c643fc95faf6128c69438fa0cac48e4b",
+    "mcp-session-heartbeat-2025-06-18.txt": "d0f4903f48d8fb155f6e1e63ef5037b34e1baa1edf0201a48e47c8493ac31f27",
+    "agentscope-2.0.4-session-status.txt": "96133a378a2e1936fa1239d839191ad7652e4a393156ace546c9280c7f1be0d7",
+}
+MISSION = ROOT.parent / "shared" / "spec"
+
+
+def assert_vendored_verbatim(vendored: str, mission_pattern: str) -> None:
+    digest = MISSION_DIGESTS[vendored]
+    data = (revisions_dir() / "sources" / vendored).read_bytes()
+    assert hashlib.sha256(data).hexdigest() == digest, f"sources/{vendored} is not the mission's text"
+    for path in MISSION.glob(mission_pattern):
+        assert hashlib.sha256(path.read_bytes()).hexdigest() == digest, f"{path} changed: vendor it again"
+
+
+def test_vendored_rfd_is_the_mission_text() -> None:
+    assert_vendored_verbatim("acp-rfd-session-status-2026-10-26.txt", "000_*.txt")
+
+
+def test_a_changed_vendored_copy_is_caught(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    sources = tmp_path / "sources"
+    sources.mkdir()
+    original = revisions_dir() / "sources" / "mcp-session-heartbeat-2025-06-18.txt"
+    (sources / original.name).write_bytes(original.read_bytes().replace(b"blocked", b"stuck"))
+    monkeypatch.setattr(f"{__name__}.revisions_dir", lambda: tmp_path)
+    with pytest.raises(AssertionError, match="is not the mission's text"):
+        assert_vendored_verbatim(original.name, "001_*.txt")
 
 
 def extract() -> dict[str, Any]:
@@ -92,9 +126,7 @@ def test_heartbeat_input_schema_is_the_spec_text_verbatim() -> None:
     from conformance.reference.mcp.store import INPUT_SCHEMA
 
     assert schema == INPUT_SCHEMA, "the reference server publishes exactly the spec's schema"
-    mission = ROOT.parent / "shared" / "spec"
-    for path in mission.glob("001_*.txt"):
-        assert path.read_text() == text, "the vendored heartbeat spec is the mission's"
+    assert_vendored_verbatim("mcp-session-heartbeat-2025-06-18.txt", "001_*.txt")
 
 
 def test_agentscope_schema_follows_the_spec_openapi() -> None:
@@ -106,6 +138,4 @@ def test_agentscope_schema_follows_the_spec_openapi() -> None:
     assert "required: - session_id - status" in " ".join(text.split())
     assert ours["ValidationError"]["required"] == ["loc", "msg", "type"]
     assert "required: - loc - msg - type" in " ".join(text.split())
-    mission = ROOT.parent / "shared" / "spec"
-    for path in mission.glob("003_*.txt"):
-        assert path.read_text() == text, "the vendored AgentScope spec is the mission's"
+    assert_vendored_verbatim("agentscope-2.0.4-session-status.txt", "003_*.txt")

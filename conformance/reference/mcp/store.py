@@ -1,9 +1,9 @@
 """The reference `session_heartbeat` semantics, transport-free: sessions, idempotency, instructions.
 
-Kept apart from the MCP plumbing (``mcp_server.py``) so an implementer can read the rules in
+Kept apart from the MCP plumbing (``server.py``) so an implementer can read the rules in
 one place and the broken servers in ``tests/agents/mcp`` can override exactly one of them.
 
-Rules (spec: ../shared/spec/001_*.txt):
+Rules (spec: the tool's description and input schema, MCP 2025-06-18):
 - arguments are checked against the tool's input schema, plus "stepIndex: Send with stepCount";
 - the first heartbeat for a session id creates it, owned by the caller; any other caller gets
   the same error as for a session that cannot be accessed, revealing nothing;
@@ -79,7 +79,7 @@ LIMITS_FILE = "limits"  # in the spool (not *.json: no instruction), the limits 
 
 
 def spool_dir(cwd: str | Path = ".") -> Path:
-    """Where the stdio server's operator drops instructions (see mcp_instruct.py)."""
+    """Where the stdio server's operator drops instructions (see instruct.py)."""
     return Path(cwd) / ".heartbeat-spool"
 
 

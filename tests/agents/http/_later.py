@@ -3,7 +3,8 @@
 import pathlib
 import sys
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+# later() is the ACP variants' helper (tests/agents/acp/_base.py): one for agents and services.
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "acp"))
 
 from _base import later
 from fastapi.responses import JSONResponse

@@ -2,9 +2,9 @@
 session's queue 0.5 s after the operator's enqueue was accepted. The spec gives no latency, and "a
 request being accepted is not proof of an external action completing".
 
-The suite once judged the heartbeat right after the hook returned (every delivery case failed); it
-now asks again for up to --delivery-wait, and its sequences wait as long as an instruction took to
-show before counting one pending.
+A suite that judges the heartbeat right after the hook returns fails every delivery case; this one
+asks again for up to --delivery-wait, and its sequences wait as long as an instruction took to show
+before counting one pending.
 """
 
 import time

@@ -2,8 +2,8 @@
 acknowledged or not.
 
 "Unacknowledged instructions may be redelivered until the agent acknowledges them" is a MAY, and
-"never" is one of its paths. It was once listed as broken (heartbeat.instructions.unacked-redelivered
-required a redelivery, and the cases whose controls relied on one failed with it).
+"never" is one of its paths: heartbeat.instructions.unacked-redelivered must not require a
+redelivery, and the cases whose controls would rely on one must not fail with it.
 """
 
 import pathlib

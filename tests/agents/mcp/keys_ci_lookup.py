@@ -3,8 +3,8 @@ case- and pad-insensitive SQL collation does) but fingerprints the raw arguments
 differs from an earlier one only by case or surrounding spaces is taken for it: the call is refused
 as "key already used with different arguments" instead of being executed.
 
-Caught by heartbeat.idempotency.key-variants, which once counted any refusal of such a key as fine:
-it now refuses it only where a fresh key of that form, on a new session, is refused too.
+Caught by heartbeat.idempotency.key-variants, which excuses a refusal of such a key only where a
+fresh key of that form, on a new session, is refused too.
 """
 
 import pathlib

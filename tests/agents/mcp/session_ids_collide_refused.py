@@ -3,8 +3,8 @@
 folds to an existing one is refused ("session id already in use"), though another string names
 another session.
 
-Caught by heartbeat.session.id-variants, which once counted any refusal of such an id as fine: it
-now refuses it only where a new id of that form is refused too.
+Caught by heartbeat.session.id-variants, which excuses a refusal of such an id only where a new id
+of that form is refused too.
 """
 
 import unicodedata

@@ -58,7 +58,7 @@ MIXED = {
 }
 # The revision --spec auto must pick, where it is not the default rfd-2026-10-26.
 REVISIONS = {
-    "open_saved_conforming": "acp-unstable-2026-11",
+    "open_saved": "acp-unstable-2026-11",
     "mixed_open_inactive": "acp-unstable-2026-11",
     "saved_for_unknown": "acp-unstable-2026-11",
 }
@@ -68,7 +68,7 @@ LOADS = {"status.overlap.burst-leaves-sessions": "fail", "status.overlap.race-cl
 # Unknown ids answered otherwise than -32002: the boundary forms of a live id are unknown ids too.
 BOUNDARY_IDS = {"status.identity.long-ids": "fail", "status.identity.encoded-ids": "fail"}
 
-# agent file in tests/agents -> (exit code, outcomes that differ from the baseline)
+# agent file in tests/agents/acp -> (exit code, outcomes that differ from the baseline)
 BROKEN: dict[str, tuple[int, dict[str, str]]] = {
     "capability_true": (1, {"capability.status.object": "fail"}),
     "result_meta_not_object": (1, {"status.result.shape": "fail"}),
@@ -406,12 +406,12 @@ WS_BROKEN: dict[str, tuple[int, dict[str, str]]] = {
 WS_CONFORMING_VARIANTS: dict[str, tuple[int, dict[str, str]]] = {
     # Every connection hears every session's updates: what B gets after its status calls shows
     # nothing about attaching (a control connection that asked nothing gets them too).
-    "ws_broadcasts_updates_conforming": (0, {"status.connections.no-attach": "not-testable"}),
+    "ws_broadcasts_updates": (0, {"status.connections.no-attach": "not-testable"}),
     # Serves any connection's prompt, one that never asked anything too: "MUST resume" binds
     # Clients, so the case says it cannot tell (a warning before, and a failure under --strict).
-    "ws_serves_any_prompt_conforming": (0, {"status.connections.prompt-needs-resume": "not-testable"}),
+    "ws_serves_any_prompt": (0, {"status.connections.prompt-needs-resume": "not-testable"}),
     # A turn sends no session/update at all: there is nothing to watch for attaching.
-    "silent_turn_conforming": (0, {"status.connections.no-attach": "not-testable"}),
+    "silent_turn": (0, {"status.connections.no-attach": "not-testable"}),
 }
 
 # ACP v2 agents (--protocol 2): the foreground-state snapshot.
@@ -456,15 +456,15 @@ V2_BROKEN: dict[str, tuple[int, dict[str, str]]] = {
 # v2 agents that take paths the spec allows: their outcomes differ from the baseline, all legally.
 V2_CONFORMING_VARIANTS: dict[str, tuple[int, dict[str, str]]] = {
     # The permission request comes 0.3 s after the prompt's answer (v2 answers at once).
-    "v2_late_permission_conforming": (0, {}),
+    "v2_late_permission": (0, {}),
     # A title 0.3 s after each turn's idle state_update: no snapshot case may count it.
-    "v2_slow_title_conforming": (0, {}),
+    "v2_slow_title": (0, {}),
     # The idle update that ends a turn carries no stopReason (a SHOULD): the turn comparisons
     # have nothing to compare (during-turn still judges its status answers, and says so).
-    "v2_no_stop_reason_conforming": (0, {"transport.notification.leaves-turn": "not-testable"}),
+    "v2_no_stop_reason": (0, {"transport.notification.leaves-turn": "not-testable"}),
     # `running` while another tool call of the turn streams beside a pending permission request:
     # the workflow can progress, so `running` is right (requires_action is a SHOULD, for a workflow that cannot progress).
-    "v2_running_beside_permission_conforming": (0, {}),
+    "v2_running_beside_permission": (0, {}),
 }
 
 # The two kinds of unrecognised state say which they are.
@@ -494,12 +494,12 @@ MESSAGES = {
 MAY_PATH_FORMS = {"status.identity.long-ids": "info", "status.identity.encoded-ids": "info"}
 
 # Which session/list the cheapness case took as its baseline.
-LIST_BASELINE = {"list_refuses_other_cwd_conforming": "run", "status_slower_than_busy_list": "empty"}
+LIST_BASELINE = {"list_refuses_other_cwd": "run", "status_slower_than_busy_list": "empty"}
 
 # Agents that take paths the spec allows: their outcomes differ from the baseline, all legally.
 CONFORMING_VARIANTS: dict[str, tuple[int, dict[str, str]]] = {
-    "open_saved_conforming": (0, {}),
-    "may_inactive_conforming": (
+    "open_saved": (0, {}),
+    "may_inactive": (
         0,
         {
             "status.error.unknown-session-code": "info",
@@ -514,7 +514,7 @@ CONFORMING_VARIANTS: dict[str, tuple[int, dict[str, str]]] = {
     # Every method treats two spellings of an id as one session: consistent, so conforming.
     "ids_case_insensitive_everywhere": (0, {}),
     # Close frees the session entirely though resume is advertised: -32002 after close, as resume says.
-    "close_forgets_conforming": (
+    "close_forgets": (
         0,
         {
             "status.consistency.resume-makes-active": "n/a",
@@ -524,29 +524,29 @@ CONFORMING_VARIANTS: dict[str, tuple[int, dict[str, str]]] = {
     ),
     # session/list filters by cwd the wrong way round (its own contract, not status's): the list
     # probe cannot see the session it watches, so the case says not testable instead of passing.
-    "list_other_cwd_conforming": (0, {"status.no-side-effects.list-unchanged": "not-testable"}),
+    "list_other_cwd": (0, {"status.no-side-effects.list-unchanged": "not-testable"}),
     # session/list refuses a directory it has no session in: the cheapness case's empty-directory
     # baseline is refused, and it measures against the run's own directory instead (named here,
     # as an expected pass, so that this costly case runs for it).
-    "list_refuses_other_cwd_conforming": (0, {"status.cheap.latency": "pass"}),
+    "list_refuses_other_cwd": (0, {"status.cheap.latency": "pass"}),
     # Updates of its own a moment after session/new and after each turn (a command list, a title
     # that changes the list entry): no status case may count them, the sequences neither.
-    "late_updates_conforming": (0, {SEQ: "pass"}),
+    "late_updates": (0, {SEQ: "pass"}),
     # Its title after a turn reaches the client during the session/load that follows (which takes
     # 60 ms to answer): one replay carries it, the next not. The history case looks again once the
     # session is quiet instead of calling the history not testable.
-    "late_title_during_load_conforming": (0, {"status.no-side-effects.history-unchanged": "pass"}),
+    "late_title_during_load": (0, {"status.no-side-effects.history-unchanged": "pass"}),
     # Its turn asks permission 5.5 s in: the cases that need a turn in progress still see one.
-    "slow_permission_conforming": (0, {}),
+    "slow_permission": (0, {}),
     # A title made by a model call 0.3 s after each turn (a session_info_update, a new list entry),
     # past the agent's quiet moment: the control sessions show it is the agent's own.
-    "slow_title_conforming": (0, {}),
+    "slow_title": (0, {}),
     # Its turn honours the permission answer (`cancelled` cancels it): the suite answers with the
     # reject option it offers, so the turns end alike and are compared.
-    "permission_answer_honoured_conforming": (0, {}),
+    "permission_answer_honoured": (0, {}),
     # The MAY path (inactive for anything not in memory) and a close that frees the session: a
     # closed session then resumes with -32002, as the MAY sentence says.
-    "may_inactive_close_forgets_conforming": (
+    "may_inactive_close_forgets": (
         0,
         {
             "status.consistency.after-delete": "info",
@@ -564,7 +564,7 @@ CONFORMING_VARIANTS: dict[str, tuple[int, dict[str, str]]] = {
     # Its model backend is down: every prompt fails. The prompt probes say they cannot observe (a
     # prompt on a fresh session fails too), and the sequences do not read a failed prompt as an
     # eviction.
-    "prompt_fails_conforming": (
+    "prompt_fails": (
         0,
         {
             "status.active.during-turn": "n/a",
@@ -578,7 +578,7 @@ CONFORMING_VARIANTS: dict[str, tuple[int, dict[str, str]]] = {
     ),
     # Resume of any unknown id creates it, while status says -32002 truthfully: the control shows
     # the resume probe cannot tell what status did.
-    "resume_creates_unknown_conforming": (
+    "resume_creates_unknown": (
         0,
         {
             "status.no-side-effects.unknown-stays-unknown": "not-testable",
@@ -586,7 +586,7 @@ CONFORMING_VARIANTS: dict[str, tuple[int, dict[str, str]]] = {
         },
     ),
     # Extra result members and _meta, extra -32002 data, no permission ever asked.
-    "extra_fields_conforming": (
+    "extra_fields": (
         0,
         {
             "status.active.during-turn": "n/a",
@@ -595,14 +595,26 @@ CONFORMING_VARIANTS: dict[str, tuple[int, dict[str, str]]] = {
         },
     ),
     # Status calls served one at a time, in order, each after a 1 ms storage read.
-    "serial_status_conforming": (0, {}),
+    "serial_status": (0, {}),
     # An autosave timer bumps every in-memory session's updatedAt each second, asked about or not.
-    "autosave_conforming": (0, {"status.no-side-effects.twins-later": "pass"}),
+    "autosave": (0, {"status.no-side-effects.twins-later": "pass"}),
     # Status calls that arrive together answered newest first: answers are matched by id.
-    "newest_first_conforming": (0, {}),
+    "newest_first": (0, {}),
     # `_vendor.example/...` notifications on a timer (about no session, and about the newest
     # session): nothing ties them to a status call.
-    "extension_notifications_conforming": (0, {SEQ: "pass"}),
+    "extension_notifications": (0, {SEQ: "pass"}),
+}
+
+
+# Options a variant runs with besides the defaults, where a wait its difference sets off ends only
+# at --timeout (10 s) and a shorter request clock shows the same: its replies take milliseconds.
+RUN_ARGS: dict[str, tuple[str, ...]] = {
+    # Its notifications every 30 ms keep the agent from ever being quiet: each quiet wait of the
+    # side-effect cases ends at --timeout, and 2 s of beats (about 60) is as much evidence as 10.
+    "extension_notifications": ("--timeout", "2"),
+    # Status waits for the turn, and the turn for the user's permission: a status call during it is
+    # unanswered at 3 s as at 10.
+    "status_waits_for_turn": ("--timeout", "3"),
 }
 
 
@@ -611,7 +623,7 @@ CONFORMING_VARIANTS: dict[str, tuple[int, dict[str, str]]] = {
 def test_agent_gets_exactly_its_outcomes(agent: str, direct) -> None:
     code, delta = (BROKEN | CONFORMING_VARIANTS)[agent]
     cases, expected = guarded(BASELINE, delta)
-    run = direct("--agent", agent_command(agent), cases=cases)
+    run = direct("--agent", agent_command(agent), *RUN_ARGS.get(agent, ()), cases=cases)
     assert run.outcomes == expected, run.diff(expected)
     assert run.code == code, run.stderr[-2000:]
     assert run.report["spec"]["revision"] == REVISIONS.get(agent, "rfd-2026-10-26")
@@ -659,7 +671,7 @@ def test_v2_agent_gets_exactly_its_outcomes(agent: str, direct) -> None:
 def test_an_agent_that_requires_authentication_is_told_what_to_pass(suite, direct) -> None:
     """session/new answers auth_required (-32000) until authenticate: without --auth-method the
     run stops at once with a usage error naming the method to pass; with it, it certifies."""
-    agent = agent_command("auth_required_conforming")
+    agent = agent_command("auth_required")
     told = suite("--agent", agent, "-k", "after-new")
     assert told.code == 2, told.stderr[-2000:]
     assert "pass --auth-method ID (it offers: api-key)" in told.stderr.strip().splitlines()[-1]
@@ -698,13 +710,13 @@ def test_every_case_is_caught_by_a_broken_agent() -> None:
 def test_every_broken_agent_is_listed() -> None:
     from tests.conftest import AGENTS
 
-    files = {p.stem for p in AGENTS.glob("*.py") if not p.name.startswith("_")}
+    files = {p.stem for p in (AGENTS / "acp").glob("*.py") if not p.name.startswith("_")}
     others = {
         "v2_no_status_capability",  # its own test: the v2 wording of "unimplemented"
         # The campaign tests' rare bug (a second `_meta` status of an inactive session attaches
         # it, now and then), a rarer status_meta_attaches: tests/e2e/test_campaign.py runs it.
         "rare_meta_attaches",
-        "auth_required_conforming",  # its own test: what to pass, then a certificate
+        "auth_required",  # its own test: what to pass, then a certificate
     }
     from tests.targets.acp.test_twins import VARIANT_FILES
 
@@ -717,12 +729,14 @@ def test_every_broken_agent_is_listed() -> None:
         | set(V2_CONFORMING_VARIANTS)
     )
     assert files == listed | others | VARIANT_FILES
+    assert set(RUN_ARGS) <= set(BROKEN | CONFORMING_VARIANTS), "RUN_ARGS names a variant no table runs"
 
 
 def test_the_audit_is_backed_by_these_variants() -> None:
     """Each variant the ACP audit names makes the check it names fail or warn here."""
     from tests.targets.acp.test_twins import audit_deltas
-    from tests.unit.test_audit import check_variants_catch
+    from tests.unit.test_audit import check_variants_catch, expected_by_variant
 
-    deltas = {name: delta for name, (_, delta) in (BROKEN | WS_BROKEN | V2_BROKEN).items()} | audit_deltas()
-    assert check_variants_catch("acp", deltas) == []
+    deltas = expected_by_variant(BROKEN | WS_BROKEN | V2_BROKEN, "acp/")
+    deltas |= {f"acp/{name}": delta for name, delta in audit_deltas().items()}
+    assert check_variants_catch("acp", deltas, prefix="acp/") == []

@@ -54,7 +54,7 @@ class Variant:
         return found
 
 
-# name (the file in tests/agents, then /the configuration where one file runs in several) -> variant
+# name (the file in tests/agents/acp, then /the configuration where one file runs in several) -> variant
 BROKEN: dict[str, Variant] = {
     # Status counts as use: under memory pressure the agent evicts the twins nobody asked about.
     "status_refreshes_lru": Variant(1, {TWINS_MEMORY: "fail"}, policy=MEMORY),
@@ -129,20 +129,20 @@ CONFORMING: dict[str, Variant] = {
     "reference-v2/memory-cap": Variant(0, {}, policy=MEMORY, protocol=2),
     "reference-v2/idle": Variant(0, {}, policy=IDLE, protocol=2),
     # Other eviction orders: newest first, first in first out.
-    "newest_first_eviction_conforming": Variant(0, {}, policy=MEMORY),
-    "fifo_eviction_conforming": Variant(0, {}, policy=MEMORY),
+    "newest_first_eviction": Variant(0, {}, policy=MEMORY),
+    "fifo_eviction": Variant(0, {}, policy=MEMORY),
     # Idle eviction by a sweep that lags the delay by up to 0.7 s.
-    "idle_coarse_sweep_conforming": Variant(0, {}, policy=IDLE),
+    "idle_coarse_sweep": Variant(0, {}, policy=IDLE),
     # Idle sessions evicted only when a request other than status comes in.
-    "idle_lazy_sweep_conforming": Variant(0, {}, policy=IDLE),
+    "idle_lazy_sweep": Variant(0, {}, policy=IDLE),
     # One idle timer for the whole agent, which status does not reset.
-    "agent_idle_conforming": Variant(0, {}, policy=IDLE),
+    "agent_idle": Variant(0, {}, policy=IDLE),
     # Sessions written to disk only after their first turn: a restart loses both twins alike.
-    "persist_after_turn_conforming": Variant(0, {TWINS_RESTART: "pass", ONE_STATE: "n/a"}),
+    "persist_after_turn": Variant(0, {TWINS_RESTART: "pass", ONE_STATE: "n/a"}),
 }
 
 VARIANTS = BROKEN | CONFORMING
-# The files in tests/agents these tables run (test_broken_agents.py: every file is listed somewhere).
+# The files in tests/agents/acp these tables run (test_broken_agents.py: every file is listed somewhere).
 VARIANT_FILES = {name.partition("/")[0] for name in VARIANTS if not name.startswith("reference")}
 
 

@@ -368,6 +368,9 @@ ARGS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "ttl_refreshed_by_other_caller": TTL,
     "limit_spent_by_retry": LIMIT,
     "limit_spent_by_rejected_call": LIMIT,
+    # Nothing it is given ever arrives: each instruction case confirms the loss by asking again for
+    # --delivery-wait, and half a second shows it as two do.
+    "never_delivers": ((), ("--delivery-wait", "0.5")),
 }
 # The cases a server can touch (runner -k, by id prefix): it runs only those, and the
 # exact-outcomes check covers that selection. Servers not named here: see selected().

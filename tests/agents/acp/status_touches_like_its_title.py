@@ -1,11 +1,11 @@
 """Broken (MUST): status changes the session the way the agent's own title task does. Like
-slow_title_conforming, a title comes 0.3 s after each turn (a session_info_update and a new list
+slow_title, a title comes 0.3 s after each turn (a session_info_update and a new list
 entry); on top of that, every status call of a session in memory bumps its updatedAt and sends a
 session_info_update. In a window the late title also falls in, the control session gets the same
 kinds of change, so only the second look, once the title is over, shows status doing it."""
 
 import _base
-from slow_title_conforming import Agent as SlowTitle
+from slow_title import Agent as SlowTitle
 
 from conformance.reference.acp.agent import main
 

@@ -1,4 +1,4 @@
-"""Conforming: late_updates_conforming with its timing pinned so the title it makes after a turn
+"""Conforming: late_updates with its timing pinned so the title it makes after a turn
 (10 ms later here) reaches the client during the session/load that follows at once, which takes
 60 ms to answer after replaying. The first replay of the history then carries a
 `session_info_update` the next one does not: an update of the agent's own, not a history that
@@ -7,7 +7,7 @@ loads differently each time, so the history case must still judge status by the 
 import asyncio
 
 import _base
-from late_updates_conforming import Agent as LateUpdates
+from late_updates import Agent as LateUpdates
 
 from conformance.reference.acp.agent import main
 

@@ -1,0 +1,232 @@
+"""MCP `session_heartbeat`: idempotency keys, retries answered and never applied twice.
+
+Spec: cases/revisions/sources/mcp-session-heartbeat-2025-06-18.txt ("Preserve correlation IDs and
+unchanged mutation idempotency keys across safe retries", "Unique retry key"). Whether a call was
+applied is read back through a calibrated probe (conformance.targets.mcp.probe): each case first
+proves, on a fresh session, that a heartbeat without a field shows that field's recorded value and
+that reading it changes nothing; where none does, the case is not testable.
+"""
+
+from __future__ import annotations
+
+import json
+
+import anyio
+
+from conformance.core.outcomes import MissingInput, NotTestable, Violation
+from conformance.core.registry import Level, case
+from conformance.core.revisions import requirement
+from conformance.targets.mcp.probe import ABSENT, calibrate, execution_fields, leaves, same
+from conformance.targets.mcp.target import McpTarget, ToolReply, new_key, new_session_id
+
+# "Preserve correlation IDs and unchanged mutation idempotency keys ac…"
+RETRIES = requirement("mcp-session-heartbeat-2025-06-18", "retries")
+# "Unique retry key"
+KEY = requirement("mcp-session-heartbeat-2025-06-18", "key")
+
+
+@case("heartbeat.idempotency.retry-answered", level=Level.MUST, spec=RETRIES, needs=("heartbeat",))
+async def retry_is_answered(mcp: McpTarget, details: dict) -> None:
+    """A retry (same key, same arguments, its members in another order) after another heartbeat
+    is answered with a result, not refused. What that result shows is the server's: the spec
+    forbids executing a retry again (heartbeat.idempotency.not-applied-twice, concurrent-retry),
+    not answering it with the session as it is now."""
+    sid, key = new_session_id(), new_key()
+    await mcp.ok_heartbeat(sid, status="active")
+    first = await mcp.ok_heartbeat(sid, idempotencyKey=key, progressPercent=10)
+    await mcp.ok_heartbeat(sid, progressPercent=55)
+    # JSON objects are unordered: a server that compares the text of the arguments would take
+    # the retry for another call under the same key.
+    retry = await mcp.call({"progressPercent": 10, "idempotencyKey": key, "sessionId": sid})
+    details.update(first=first.data, retry=retry.data if retry.succeeded else retry.describe())
+    if not retry.succeeded:
+        raise Violation(
+            "a retry with the same idempotencyKey and arguments was answered with an error: a safe retry "
+            "must get an answer, or the caller never learns what its call did",
+            expected="a result with isError false",
+            observed=retry.describe(),
+        )
+    details["answer"] = (
+        "the first call's result" if same(first.data, retry.data) else "another result than the first call's"
+    )
+
+
+@case("heartbeat.idempotency.not-applied-twice", level=Level.MUST, spec=RETRIES, needs=("heartbeat",))
+async def retry_is_not_applied_again(mcp: McpTarget, details: dict) -> None:
+    """A retry does not apply its arguments again: a later change survives it."""
+    probe = await calibrate(mcp)
+    details["probe"] = probe.describe()
+    sid, key = new_session_id(), new_key()
+    first, later = probe.values(2)
+    await mcp.ok_heartbeat(sid, idempotencyKey=key, **probe.write(first))
+    await mcp.ok_heartbeat(sid, **probe.write(later))
+    await mcp.heartbeat(sid, idempotencyKey=key, **probe.write(first))
+    after = await probe.read(mcp, sid)
+    if not same(after, later):
+        raise Violation(
+            f"after {probe.field} {first!r} (key K), {later!r}, then a retry of K, the session's {probe.field} is "
+            f"{after!r}: the retry was applied a second time",
+            expected=f"{probe.field} {later!r} (the retry changes nothing)",
+            observed=after,
+        )
+
+
+@case("heartbeat.idempotency.new-key-new-call", level=Level.MUST, spec=RETRIES, needs=("heartbeat",))
+async def new_key_is_a_new_call(mcp: McpTarget, details: dict) -> None:
+    """The same arguments under a new key are a new call, applied again."""
+    probe = await calibrate(mcp)
+    details["probe"] = probe.describe()
+    sid = new_session_id()
+    first, later = probe.values(2)
+    await mcp.ok_heartbeat(sid, **probe.write(first))
+    await mcp.ok_heartbeat(sid, **probe.write(later))
+    await mcp.ok_heartbeat(sid, **probe.write(first))  # the first call's arguments, a new key
+    after = await probe.read(mcp, sid)
+    if not same(after, first):
+        raise Violation(
+            f"after {probe.field} {first!r}, {later!r}, then {first!r} again under a new key, it is {after!r}: the "
+            "server took the new call for a retry of the first (deduplicated by arguments, not by key)",
+            expected=f"{probe.field} {first!r}",
+            observed=after,
+        )
+
+
+@case("heartbeat.idempotency.key-variants", level=Level.MUST, spec=KEY, needs=("heartbeat",))
+async def key_in_another_form_is_another_key(mcp: McpTarget, details: dict) -> None:
+    """A key that differs from an earlier one only by case or surrounding spaces is a new key: its
+    call is applied, not answered as a retry nor refused as one reused (unless the server refuses
+    keys of that form on any call)."""
+    probe = await calibrate(mcp)
+    details["probe"] = probe.describe()
+    problems = []
+    for form, variant in (("upper-case", str.upper), ("surrounded by spaces", lambda k: f" {k} ")):
+        sid, key = new_session_id(), new_key()
+        first, later = probe.values(2)
+        await mcp.ok_heartbeat(sid, idempotencyKey=key, **probe.write(first))
+        await mcp.ok_heartbeat(sid, **probe.write(later))
+        reply = await mcp.heartbeat(sid, idempotencyKey=variant(key), **probe.write(first))
+        if reply.rejected:
+            # Refusing a key of that form is the server's rule, if it refuses one that collides with
+            # nothing too: a fresh key in that form, on a new session.
+            control = await mcp.heartbeat(
+                new_session_id(), idempotencyKey=variant(new_key()), **probe.write(first)
+            )
+            if control.succeeded:
+                problems.append(
+                    f"{form} ({variant(key)!r}): refused ({reply.describe()}), while a fresh key in that form "
+                    "is taken on a new session"
+                )
+            continue
+        after = await probe.read(mcp, sid)
+        if not same(after, first):
+            problems.append(f"{form} ({variant(key)!r}): {probe.field} stayed {after!r}")
+    if problems:
+        raise Violation(
+            "a key differing from an earlier key only in form was taken for it (answered as its retry, or "
+            "refused as reused), not applied: " + "; ".join(problems),
+            expected="another string is another key: its call applied",
+            observed=problems,
+        )
+
+
+@case("heartbeat.idempotency.concurrent-retry", level=Level.MUST, spec=RETRIES, needs=("heartbeat",))
+async def concurrent_retry_runs_once(mcp: McpTarget, details: dict) -> None:
+    """Calls with one key in flight at once (two, then three) are executed once: every answer is that
+    execution's (or a call is refused while the first runs)."""
+    sid, key = new_session_id(), new_key()
+    await mcp.ok_heartbeat(sid, status="active")
+    first = await mcp.ok_heartbeat(sid, idempotencyKey=key, progressPercent=30)
+    other = await mcp.ok_heartbeat(sid, progressPercent=30)
+    replay = await mcp.heartbeat(sid, idempotencyKey=key, progressPercent=30)
+    fields = sorted(execution_fields(first.data, other.data, replay.data)) if replay.succeeded else []
+    details["execution_fields"] = fields
+    if not fields:
+        raise MissingInput(
+            "two executions cannot be told apart by their results: no field differs between two calls with the "
+            "same arguments under different keys and agrees between a call and its retry"
+        )
+    for burst in (2, 3):
+        key = new_key()
+        replies: list[ToolReply] = []
+
+        async def send(key: str = key, replies: list[ToolReply] = replies) -> None:
+            replies.append(await mcp.heartbeat(sid, idempotencyKey=key, progressPercent=30))
+
+        async with anyio.create_task_group() as tg:
+            for _ in range(burst):
+                tg.start_soon(send)
+        answered = [r for r in replies if r.succeeded]
+        details[f"answers to {burst}"] = [r.data if r.succeeded else r.describe() for r in replies]
+        if not answered:
+            raise NotTestable(f"all {burst} calls were answered with errors: {replies[0].describe()}")
+        first = leaves(answered[0].data)
+        for other in answered[1:]:  # one answered alone: the others were refused while it ran
+            b = leaves(other.data)
+            differ = [p for p in fields if not same(first.get(p, ABSENT), b.get(p, ABSENT))]
+            if differ:
+                raise Violation(
+                    f"{burst} calls with one idempotencyKey, in flight at once, were executed more than once: their "
+                    f"answers differ at {', '.join(differ)} (which tells one execution from another)",
+                    expected="one execution: every answer alike, or the others refused while the first runs",
+                    observed={p: (first.get(p), b.get(p)) for p in differ},
+                )
+
+
+@case("heartbeat.idempotency.key-across-sessions", level=Level.MUST, spec=KEY, needs=("heartbeat",))
+async def key_reused_in_another_session(mcp: McpTarget, details: dict) -> None:
+    """A key used in one session, then in another (by the same caller, and by caller B where the run
+    has one), is not answered from the first session's result: the second call is applied to its own
+    session, or refused (keys unique everywhere), and never shows the first session."""
+    probe = await calibrate(mcp)
+    details["probe"] = probe.describe()
+    key = new_key()
+    first_sid = new_session_id()
+    before, written = probe.values(2)
+    await mcp.ok_heartbeat(first_sid, idempotencyKey=key, **probe.write(written))
+    problems = []
+
+    async def judge(who: str, caller: McpTarget) -> None:
+        sid = new_session_id()
+        await caller.ok_heartbeat(sid, **probe.write(before))
+        reply = await caller.heartbeat(sid, idempotencyKey=key, **probe.write(written))
+        shown = first_sid in json.dumps(reply.reply.result if reply.reply.ok else reply.reply.error)
+        if shown:
+            problems.append(f"{who}: the answer names the first session {first_sid!r} ({reply.describe()})")
+        if reply.rejected:
+            return  # the key is taken everywhere: refused, which applies nothing
+        now = await probe.read(caller, sid)
+        if not same(now, written):
+            problems.append(
+                f"{who}: answered ({reply.describe()}) but not applied: its session's {probe.field} stayed {now!r}"
+            )
+
+    await judge("the same caller, another session", mcp)
+    if mcp.harness.config.transport == "http" and mcp.options.other_headers is not None:
+        async with mcp.other_caller() as other:
+            await judge("caller B, a session of its own", other)
+    if problems:
+        raise Violation(
+            "a key used in one session, reused in another, was answered from the first session's result: "
+            + "; ".join(problems),
+            expected="the call applied to its own session, or refused; never the other session's result",
+            observed=problems,
+        )
+
+
+@case(
+    "heartbeat.idempotency.key-reuse-different-args", level=Level.SHOULD, spec=RETRIES, needs=("heartbeat",)
+)
+async def key_reuse_with_other_arguments(mcp: McpTarget, details: dict) -> None:
+    """The same key with different arguments is reported as an error, not silently accepted,
+    whichever call came first (a comparison that holds one way only fails the second)."""
+    for first, second in ((10, 90), (90, 10)):
+        sid, key = new_session_id(), new_key()
+        await mcp.ok_heartbeat(sid, idempotencyKey=key, status="active", progressPercent=first)
+        reply = await mcp.heartbeat(sid, idempotencyKey=key, status="blocked", progressPercent=second)
+        if not reply.rejected:
+            raise Violation(
+                f"the same idempotencyKey with different arguments (progressPercent {first}, then {second}) "
+                "was accepted silently",
+                expected="an error: the key was already used with other arguments",
+                observed=reply.describe(),
+            )
