@@ -173,7 +173,8 @@ def test_variant_gets_exactly_its_outcomes(name: str, direct) -> None:
 
 def test_every_new_case_is_caught_and_every_pressure_has_a_conforming_variant() -> None:
     caught = {c for v in BROKEN.values() for c, o in v.delta.items() if o == "fail"}
-    assert caught == {TWINS_USE, TWINS_RESTART, TWINS_MEMORY, TWINS_IDLE, MEMORY_EVICTION, IDLE_EVICTION}
+    # (a variant may also fail an older case its bug reaches: status_lookups_evict, answers-by-id)
+    assert {TWINS_USE, TWINS_RESTART, TWINS_MEMORY, TWINS_IDLE, MEMORY_EVICTION, IDLE_EVICTION} <= caught
     policies = {"--memory-cap", "--idle-evict-after", "--session-request-limit", "--serialise"}
     shown = {w for v in CONFORMING.values() for w in (*v.policy, *v.agent_args) if w in policies}
     assert shown == policies
