@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from conformance.core.errors import UsageError
 from conformance.core.profiles import PROFILES
 
 __all__ = [
@@ -22,10 +23,6 @@ __all__ = [
     "parse_headers",
     "url_transport",
 ]
-
-
-class UsageError(Exception):
-    """A bad option value: reported as one line, exit code 2."""
 
 
 def url_transport(url: str, option: str = "--agent-url") -> str:

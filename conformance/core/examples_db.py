@@ -19,6 +19,8 @@ from typing import Any
 
 from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
 
+from conformance.core.errors import UsageError
+
 __all__ = [
     "FallbackDatabase",
     "NamespacedDatabase",
@@ -86,8 +88,6 @@ def namespace_of(target: str, revision: str, case_id: str, *, extra: str = "") -
 def open_database(spec: str, *, local: Path) -> ExampleDatabase:
     """``redis://host:port/N`` (checked now: an unreachable server is a usage error) or a folder.
     ``local``: where a Redis database keeps its own copy, and goes on alone once Redis is lost."""
-    from conformance.core.config import UsageError  # config imports the profiles, which import this
-
     if spec.startswith(("redis://", "rediss://", "unix://")):
         try:
             import redis

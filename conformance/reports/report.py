@@ -21,7 +21,8 @@ from conformance.core.redact import redact, redacted_options
 from conformance.core.registry import Level
 from conformance.core.traceability import coverage
 from conformance.reports.baseline import BaselineResult
-from conformance.reports.render import wire_text
+from conformance.reports.render import badge_svg, html_report, markdown_summary, wire_text
+from conformance.reports.text import clean, describe_selection, shorten
 
 __all__ = [
     "RunReport",
@@ -43,7 +44,6 @@ SPEC_SOURCES = {
 }
 # What each target certifies, as titles say it.
 OUTCOME_ORDER = [o.value for o in Outcome]
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\x9b]|\x1b\[[0-?]*[ -/]*[@-~]?|\x1b.?")
 
 
 def case_record(
@@ -125,40 +125,6 @@ def reproduce_command(case_id: str, details: dict[str, Any], report_dir: str | P
 def _spec_json(case: Any, rule: str | None = None, key: str | None = None) -> dict[str, str]:
     spec = revisions.spec_of(case, rule, key)
     return {"source": spec.source, "section": spec.section, "sentence": spec.sentence, "url": spec.url}
-
-
-def clean(text: str) -> str:
-    """Strip terminal control sequences from agent-supplied text before it reaches a console."""
-    return _CONTROL.sub("", text)
-
-
-def shorten(text: str, limit: int) -> str:
-    """``text`` bounded near ``limit`` characters, cut only between words: a path, a command or an
-    id in it is never cut in the middle (a word longer than the rest of the budget is kept whole,
-    up to four times the limit)."""
-    if len(text) <= limit:
-        return text
-    cut = text.rfind(" ", 0, limit + 1)
-    if cut <= 0 or cut < limit // 2:
-        end = text.find(" ", limit)
-        cut = end if 0 < end <= 4 * limit else min(len(text), 4 * limit)
-    rest = len(text) - cut
-    return text if rest <= 0 else f"{text[:cut]} …[{rest} more chars]"
-
-
-def describe_selection(selection: dict[str, Any]) -> str:
-    parts = []
-    if selection.get("keyword"):
-        parts.append(f"-k {selection['keyword']!r}")
-    if selection.get("markers"):
-        parts.append(f"-m {selection['markers']!r}")
-    if selection.get("args"):
-        parts.append("only " + ", ".join(selection["args"]))
-    if selection.get("stopped"):  # pytest stopped the run (-x, --maxfail): the rest did not run
-        parts.append(f"{selection['stopped']}: {selection['deselected']} not run")
-    else:
-        parts.append(f"{selection['deselected']} deselected")
-    return "; ".join(parts)
 
 
 def default_report_dir(agent_label: str, base: Path = Path("reports")) -> Path:
@@ -514,8 +480,6 @@ class RunReport:
         self.written = body
         tmp.write_text(json.dumps(body, indent=2, ensure_ascii=False), encoding="utf-8")
         os.replace(tmp, path)
-        from conformance.reports.render import badge_svg, html_report, markdown_summary
-
         (directory / "report.html").write_text(html_report(body), encoding="utf-8")
         (directory / "summary.md").write_text(markdown_summary(body), encoding="utf-8")
         (directory / "badge.svg").write_text(badge_svg(body), encoding="utf-8")
