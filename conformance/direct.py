@@ -47,7 +47,7 @@ def certify(args: list[str], case_ids: list[str] | None = None, report_dir: Path
     report = RunReport.for_run(config, strict=values["conformance_strict"])
     report.target, report.subject = config.target, named(config.target).subject
     try:
-        report.describe_target(runtime.target, runtime.start())
+        report.describe_target(runtime.declaration, runtime.target, runtime.start())
         report.revision, report.revision_why = runtime.resolve_revision(values["conformance_spec"])
         chosen = selected(config.target, case_ids)
         every = selected(config.target, None)

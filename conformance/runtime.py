@@ -38,7 +38,7 @@ from conformance.core.prompts import PromptLedger
 from conformance.core.registry import Case, Level
 from conformance.core.transcript import NOTE, RECV, SEND, Entry, StderrTail, Transcript
 from conformance.targets import named
-from conformance.targets.base import Connection, Service, Target
+from conformance.targets.base import Connection, Driver, Service
 from conformance.transport.peer import JsonRpcPeer
 
 __all__ = ["CaseRecord", "Runtime"]
@@ -74,8 +74,8 @@ class Runtime:
         self.strict = strict
         self.transcript = Transcript()
         self.stderr = StderrTail()
-        self.target_class = named(config.target)
-        self.target: Target = self.target_class(self)
+        self.declaration = named(config.target)
+        self.target: Driver = self.declaration.driver(self)
         self._agent: Service | None = None
         self._portal_cm = start_blocking_portal()
         self._portal = self._portal_cm.__enter__()
@@ -124,7 +124,7 @@ class Runtime:
     async def start_agent(self) -> dict[str, Any]:
         assert self._tg is not None
         mark = self.transcript.mark()
-        self._agent = service = self.target_class.service(self.config, self.transcript, self.stderr)
+        self._agent = service = self.declaration.service(self.config, self.transcript, self.stderr)
         await self._tg.start(service.run)
         if self._agent.process is not None and self._agent.process.pgid is not None:
             self.pgids.append(self._agent.process.pgid)

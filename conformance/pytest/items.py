@@ -16,6 +16,7 @@ from conformance.core import revisions
 from conformance.core.outcomes import Outcome
 from conformance.core.registry import CASES, Case
 from conformance.core.transcript import reproduction_lines
+from conformance.pytest.keys import AGENT, REPORT_DIR, runtime_for
 from conformance.runtime import CaseRecord
 
 __all__ = ["CaseBroken", "CaseFailed", "CaseItem", "CaseModule", "import_case_module", "is_case_file"]
@@ -63,7 +64,7 @@ def installed_cases_dir() -> Path | None:
 class CaseModule(pytest.File):
     def collect(self):
         module = import_case_module(self.path)
-        agent = getattr(self.config, "_conformance_agent", None)
+        agent = self.config.stash.get(AGENT, None)
         target = agent.target if agent is not None else None  # a run certifies one system
         for case in [c for c in CASES.values() if c.module == module and target in (None, c.target)]:
             yield CaseItem.from_parent(self, name=case.id, case=case)
@@ -107,8 +108,6 @@ class CaseItem(pytest.Item):
         )
 
     def runtest(self) -> None:
-        from conformance.pytest.plugin import runtime_for
-
         self.record = runtime_for(self.config).run_case(self.case)
         _attach_to_allure(self.record)
         outcome = self.record.result.outcome
@@ -132,7 +131,7 @@ class CaseItem(pytest.Item):
             from conformance.reports.report import reproduce_command
 
             record = excinfo.value.record
-            report_dir = getattr(self.config, "_conformance_report_dir", None)
+            report_dir = self.config.stash.get(REPORT_DIR, None)
             command = reproduce_command(self.case.id, record.details, report_dir)
             return render_failure(self.case, record, command=command)
         return super().repr_failure(excinfo)

@@ -36,6 +36,21 @@ from conformance.pytest.items import (
     installed_cases_dir,
     is_case_file,
 )
+from conformance.pytest.keys import (
+    ACTIVE,
+    AGENT,
+    BASELINE,
+    COLLECTED,
+    CREATED,
+    INTERRUPTED,
+    NOTHING_SELECTED,
+    REPORT,
+    REPORT_DIR,
+    REPORT_PATH,
+    RUNTIME,
+    SIGNALS,
+    strict,
+)
 from conformance.pytest.options import pytest_addoption  # noqa: F401 - the hook, registered with this plugin
 from conformance.reports.baseline import (
     Baseline,
@@ -51,8 +66,6 @@ from conformance.runtime import HANDSHAKES, Runtime
 from conformance.targets import DEFAULT, TARGETS, chosen, configure, named
 from conformance.transport.stdio import LaunchError
 
-RUNTIME = pytest.StashKey[Runtime]()
-INTERRUPTED = pytest.StashKey[bool]()
 _SESSION: list[pytest.Session | None] = [None]
 ONE_LINE_ENDINGS = [False]  # set by the command line, which prints the ending itself
 # Set by the command line for people who are not pytest users: one line per case, its id and its
@@ -63,13 +76,6 @@ SPEC_CHOICES = ("auto", *revisions.available())
 LAST_RUN: dict[str, Any] = {}
 # pytest_runtest_logreport gets no config; the controller's report of the current run lives here.
 _CONTROLLER_REPORT: list[RunReport | None] = [None]
-REPORT = pytest.StashKey[RunReport]()
-BASELINE = pytest.StashKey[Baseline | None]()
-COLLECTED = pytest.StashKey[set[str]]()
-ACTIVE = pytest.StashKey[bool]()
-CREATED = pytest.StashKey[bool]()  # this run made its report folder
-NOTHING_SELECTED = pytest.StashKey[bool]()
-SIGNALS = pytest.StashKey[dict[int, Any]]()  # the handlers this run replaced, to restore
 # A CI job's timeout sends SIGTERM, a closed terminal SIGHUP: each stops a run as Ctrl-C does (the
 # partial report, marked incomplete, its path printed, the agent's process group ended).
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
@@ -112,7 +118,7 @@ def _configure(config: pytest.Config) -> None:
             ) from None
         if config.option.xmlpath is None:
             config.option.xmlpath = str(report_dir / "junit.xml")
-    config._conformance_report_dir = report_dir  # type: ignore[attr-defined]
+    config.stash[REPORT_DIR] = report_dir
     if worker is not None:
         config.option.conformance_seed = worker["conformance_seed"]
         revisions.use(worker["conformance_revision"])
@@ -135,11 +141,11 @@ def _configure(config: pytest.Config) -> None:
             if worker is not None
             else new_ledger(report_dir / "sandbox" / "prompts.ledger")
         )
-    config._conformance_agent = agent_config  # type: ignore[attr-defined]
+    config.stash[AGENT] = agent_config
     config.stash[BASELINE] = _baseline(config)
     if worker is None:
         noun = named(agent_config.target).noun
-        report = RunReport.for_run(agent_config, strict=_strict(config), noun=noun)
+        report = RunReport.for_run(agent_config, strict=strict(config), noun=noun)
         report.target, report.subject = agent_config.target, named(agent_config.target).subject
         config.stash[REPORT] = report
         _CONTROLLER_REPORT[0] = config.stash[REPORT]
@@ -187,10 +193,6 @@ def _baseline(config: pytest.Config) -> Baseline | None:
         return load_baseline(path)
     except UsageError as exc:
         raise pytest.UsageError(str(exc)) from None
-
-
-def _strict(config: pytest.Config) -> bool:
-    return bool(config.getoption("conformance_strict") or getattr(config.option, "strict", False))
 
 
 def _values(config: pytest.Config) -> dict[str, Any]:
@@ -274,12 +276,12 @@ def _agent_config(config: pytest.Config, report_dir: Path) -> AgentConfig:
 @pytest.hookimpl(optionalhook=True)
 def pytest_configure_node(node: Any) -> None:
     """xdist: every worker writes into the controller's report dir."""
-    report_dir = getattr(node.config, "_conformance_report_dir", None)
+    report_dir = node.config.stash.get(REPORT_DIR, None)
     if report_dir is not None:
         node.workerinput["conformance_report_dir"] = str(report_dir)
         node.workerinput["conformance_seed"] = node.config.getoption("conformance_seed")
         node.workerinput["conformance_revision"] = revisions.current().name
-        agent = getattr(node.config, "_conformance_agent", None)
+        agent = node.config.stash.get(AGENT, None)
         if agent is not None and agent.prompt_ledger is not None:
             node.workerinput["conformance_prompt_ledger"] = agent.prompt_ledger
 
@@ -326,7 +328,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     for sig, handler in config.stash.get(SIGNALS, {}).items():
         with contextlib.suppress(ValueError, OSError, TypeError):
             signal.signal(sig, handler)
-    report_dir = getattr(config, "_conformance_report_dir", None)
+    report_dir = config.stash.get(REPORT_DIR, None)
     if config.stash.get(NOTHING_SELECTED, False) and config.stash.get(CREATED, False) and report_dir:
         shutil.rmtree(report_dir, ignore_errors=True)
 
@@ -337,18 +339,18 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     config = session.config
     if not config.stash.get(ACTIVE, False) or hasattr(config, "workerinput") or config.option.collectonly:
         return
-    runtime = Runtime(config._conformance_agent, strict=_strict(config))  # type: ignore[attr-defined]
+    runtime = Runtime(config.stash[AGENT], strict=strict(config))
     report = config.stash[REPORT]
     try:
         init = runtime.start()
     except (LaunchError, CaseSignal, AgentExited, TimeoutError, Unanswered) as exc:
         runtime.close()
-        message = _preflight_message(exc, config._conformance_agent)  # type: ignore[attr-defined]
+        message = _preflight_message(exc, config.stash[AGENT])
         fatal = clean(f"cannot certify: {message}")
         _describe_partial_handshake(report, runtime, "no case could run")
         report.fatal = fatal
         report.process_groups = list(runtime.pgids)
-        path = str(report.write(config._conformance_report_dir))  # type: ignore[attr-defined]
+        path = str(report.write(config.stash[REPORT_DIR]))
         if config.option.xmlpath:  # CI test views still get a file, with the reason as one error
             write_fatal_junit(Path(config.option.xmlpath), fatal)
         decided = report.verdict()
@@ -365,10 +367,10 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         report.incomplete = True
         report.process_groups = list(runtime.pgids)
         with contextlib.suppress(OSError):
-            path = report.write(config._conformance_report_dir)  # type: ignore[attr-defined]
+            path = report.write(config.stash[REPORT_DIR])
             LAST_RUN["message"] = f"interrupted: partial report (marked incomplete) in {path}"
         raise
-    report.describe_target(runtime.target, init)
+    report.describe_target(runtime.declaration, runtime.target, init)
     try:
         name, why = runtime.resolve_revision(config.getoption("conformance_spec"))
     except CaseSignal as exc:
@@ -392,7 +394,7 @@ def _describe_partial_handshake(report: RunReport, runtime: Runtime, why: str) -
     said = runtime.handshake_said
     known = bool(said) and bool(getattr(runtime.target, "advertisement_known", False))
     if said:
-        report.describe_target(runtime.target, said, advertisement_known=known)
+        report.describe_target(runtime.declaration, runtime.target, said, advertisement_known=known)
         report.revision_why = f"not determined: {why}"
     elif why == "no case could run":
         report.revision_why = "not determined: the agent could not be started and initialized"
@@ -418,14 +420,6 @@ def _preflight_message(exc: BaseException, config: AgentConfig) -> str:
     return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
 
 
-def runtime_for(config: pytest.Config) -> Runtime:
-    runtime = config.stash.get(RUNTIME, None)
-    if runtime is None:
-        runtime = Runtime(config._conformance_agent, strict=_strict(config))  # type: ignore[attr-defined]
-        config.stash[RUNTIME] = runtime
-    return runtime
-
-
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
     outcome = yield
@@ -434,14 +428,14 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
         return
     record = item.record
     case = item.case
-    secrets = item.config._conformance_agent.secrets  # type: ignore[attr-defined]
+    secrets = item.config.stash[AGENT].secrets
     if record is None:  # the harness failed before the case produced a record
         exc = call.excinfo.value if call.excinfo else None
         report.conformance = case_record(
             case, None, secrets, error=f"harness error: {exc!r}", duration=call.duration
         )  # type: ignore[attr-defined]
     else:
-        report_dir = getattr(item.config, "_conformance_report_dir", None)
+        report_dir = item.config.stash.get(REPORT_DIR, None)
         report.conformance = case_record(case, record, secrets, report_dir=report_dir)  # type: ignore[attr-defined]
     report.conformance["nodeid"] = item.nodeid  # type: ignore[attr-defined]
     result = report.conformance  # type: ignore[attr-defined]
@@ -449,7 +443,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
     if isinstance(report.longrepr, str):
         report.longrepr = redact(report.longrepr, secrets)
     baseline = item.config.stash.get(BASELINE, None)
-    mark = baseline.classify(case.id, result["outcome"], _strict(item.config)) if baseline else None
+    mark = baseline.classify(case.id, result["outcome"], strict(item.config)) if baseline else None
     if mark is not None:
         report.conformance["baseline"] = mark  # type: ignore[attr-defined]
     if mark == "known":  # shown and counted by pytest (terminal, junit, allure) as xfailed
@@ -542,8 +536,8 @@ def pytest_sessionfinish_writes_the_report(session: pytest.Session, exitstatus: 
     if not report.incomplete:
         report.selection = _selection(config, report, session.shouldfail or session.shouldstop or None)
     _apply_baseline(config, report)
-    path = report.write(config._conformance_report_dir)  # type: ignore[attr-defined]
-    config._conformance_report_path = path  # type: ignore[attr-defined]
+    path = report.write(config.stash[REPORT_DIR])
+    config.stash[REPORT_PATH] = path
     if config.option.xmlpath and report.written is not None:
         enrich_junit(Path(config.option.xmlpath), report.written)
     if report.incomplete:
@@ -603,9 +597,9 @@ def _apply_baseline(config: pytest.Config, report: RunReport) -> None:
     baseline = config.stash.get(BASELINE, None)
     if baseline is None or report.incomplete:
         return
-    strict = _strict(config)
+    is_strict = strict(config)
     if config.getoption("update_expected_failures"):
-        added, removed = write_baseline(baseline.path, report.cases, strict, baseline)
+        added, removed = write_baseline(baseline.path, report.cases, is_strict, baseline)
         report.notes.append(
             f"wrote baseline {baseline.path}: {added} entr(ies) added, {removed} removed; this run's failures "
             "are its known failures now (give each entry a real reason)"
@@ -613,7 +607,7 @@ def _apply_baseline(config: pytest.Config, report: RunReport) -> None:
         baseline = load_baseline(baseline.path)
         for c in report.cases:
             c.pop("baseline", None)
-            mark = baseline.classify(c["id"], c["outcome"], strict)
+            mark = baseline.classify(c["id"], c["outcome"], is_strict)
             if mark is not None:
                 c["baseline"] = mark
     marks: dict[str, list[str]] = {"known": [], "new": [], "stale": []}
@@ -622,7 +616,12 @@ def _apply_baseline(config: pytest.Config, report: RunReport) -> None:
             marks[c["baseline"]].append(c["id"])
     todo = sorted(c for c, reason in baseline.entries.items() if is_todo(reason))
     report.baseline = BaselineResult(
-        str(baseline.path), sorted(marks["known"]), sorted(marks["new"]), sorted(marks["stale"]), todo, strict
+        str(baseline.path),
+        sorted(marks["known"]),
+        sorted(marks["new"]),
+        sorted(marks["stale"]),
+        todo,
+        is_strict,
     )
 
 
@@ -633,7 +632,7 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     terminalreporter.section(f"{report.subject} conformance")
     for line in report.summary_lines():
         terminalreporter.write_line(line)
-    path = getattr(config, "_conformance_report_path", None)
+    path = config.stash.get(REPORT_PATH, None)
     if path is not None:
         terminalreporter.write_line(
             f"report: {Path(path).with_name('report.html')} (report.json, summary.md and junit.xml beside it)"

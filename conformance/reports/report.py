@@ -198,10 +198,12 @@ class RunReport:
             given=redacted_options(config.options, config.secrets) if config.options else {},
         )
 
-    def describe_target(self, target: Any, init: dict[str, Any], *, advertisement_known: bool = True) -> None:
-        """What the started target said of itself (a targets.base.Target and its handshake);
-        ``advertisement_known`` False: the handshake stopped before it told whether the status
-        method is advertised."""
+    def describe_target(
+        self, target: Any, driver: Any, init: dict[str, Any], *, advertisement_known: bool = True
+    ) -> None:
+        """What the started target said of itself (a targets.base.Target, its run's Driver and its
+        handshake); ``advertisement_known`` False: the handshake stopped before it told whether the
+        status method is advertised."""
         self.agent, self.target, self.subject = dict(init), target.name, target.subject
         self.noun = getattr(target, "noun", self.noun)
         if self.embedded:
@@ -212,8 +214,8 @@ class RunReport:
             )
         wire = init.get("wire")
         self.wire = dict(wire) if isinstance(wire, dict) else None
-        self.advertised = target.advertises(target.status_need) if advertisement_known else None
-        self.capability = target.capability_name(target.status_need)
+        self.advertised = driver.advertises(target.status_need) if advertisement_known else None
+        self.capability = driver.capability_name(target.status_need)
 
     def add(self, record: dict[str, Any]) -> None:
         self.cases.append(record)

@@ -11,14 +11,14 @@ from typing import Any
 
 from conformance.core.config import AgentConfig, UsageError
 from conformance.core.redact import secret_env_values
-from conformance.targets.acp.target import AcpTarget
+from conformance.targets.acp.declaration import Acp
 from conformance.targets.base import Target
-from conformance.targets.http.target import HttpStatusTarget
-from conformance.targets.mcp.target import McpTarget
+from conformance.targets.http.declaration import Http
+from conformance.targets.mcp.declaration import Mcp
 
 __all__ = ["DEFAULT", "TARGETS", "Target", "chosen", "configure", "named"]
 
-TARGETS: tuple[type[Target], ...] = (AcpTarget, McpTarget, HttpStatusTarget)
+TARGETS: tuple[type[Target], ...] = (Acp, Mcp, Http)
 DEFAULT = "acp"
 
 
