@@ -203,8 +203,13 @@ def pytest_argv(args: argparse.Namespace) -> list[str]:
             "error: the 'conformance.cases' package is not installed; run pip install -e . in the suite's folder"
         )
     cases_dir = Path(spec.origin).parent
+    from conformance.core.traceability import case_packages
+
+    # Other distributions' targets bring their own packages of cases.
+    others = [str(folder) for name, folder in case_packages().items() if name != "conformance.cases"]
     argv = [
         str(cases_dir),
+        *others,
         f"--rootdir={cases_dir.parent}",
         "-p",
         "no:cacheprovider",
@@ -262,12 +267,25 @@ def main(argv: list[str] | None = None) -> int:
             return reproduce_main(argv[1:], OneLineParser)
         except SystemExit as exc:
             return int(exc.code or 0)
+    from conformance.targets import TARGETS
+
     parser = build_parser()
     args = parser.parse_args(argv)
     problem = (
-        check_agent_command(args.agent, cwd=args.agent_cwd)
-        or check_agent_command(args.mcp_cmd, "--mcp-cmd", args.agent_cwd)
-        or check_agent_command(args.http_cmd, "--http-cmd", args.agent_cwd)
+        next(
+            (
+                problem
+                for target in TARGETS
+                if (
+                    problem := check_agent_command(
+                        getattr(args, target.command_option),
+                        "--" + target.command_option.replace("_", "-"),
+                        args.agent_cwd,
+                    )
+                )
+            ),
+            None,
+        )
         or check_report_dir(args.report_dir)
         or check_cwd(args.agent_cwd)
         or check_env(args.agent_env + args.agent_secret_env)

@@ -137,8 +137,7 @@ class Runtime:
         finally:
             self.handshake_entries = self.transcript.since(mark)
         self.handshake_said = dict(init) if isinstance(init, dict) else {}
-        info = init.get("agentInfo") or init.get("serverInfo") if isinstance(init, dict) else None
-        examples_db.name_agent(str(info.get("name") or "") if isinstance(info, dict) else "")
+        examples_db.name_agent(self.declaration.agent_name(init) if isinstance(init, dict) else "")
         return init
 
     async def stop_agent(self) -> None:
@@ -310,20 +309,14 @@ class Runtime:
         exc: BaseException | None = None
         try:
             missing = [n for n in case.needs if not self.target.advertises(n)]
-            if "no-status" in missing:
-                raise NotApplicable(
-                    "the agent advertises session/status; this case checks agents that do not"
+            undeclared = sorted(set(case.needs) - self.declaration.needs)
+            if undeclared:
+                raise HarnessError(
+                    f"the case needs {undeclared}, which the {case.target} target does not declare"
                 )
-            if "frames" in missing:
-                raise NotApplicable(
-                    "over Streamable HTTP each POST carries one JSON message, so malformed frames cannot be "
-                    "sent; they are checked over stdio and WebSocket"
-                )
-            versions = [n for n in missing if n in ("v1", "v2")]
-            if versions:
-                raise NotApplicable(
-                    f"an ACP {versions[0]} case; this run speaks ACP v{self.config.protocol} (--protocol)"
-                )
+            why = self.declaration.not_applicable(missing, self.config) if missing else None
+            if why is not None:
+                raise NotApplicable(why)
             if missing:
                 names = ", ".join(self.target.capability_name(m) for m in missing)
                 raise Unimplemented(f"the agent does not advertise {names}")

@@ -17,7 +17,7 @@ from dataclasses import replace
 from typing import Any
 
 from conformance.core.registry import SpecRef
-from conformance.core.traceability import Revision, load_revision, revisions_dir
+from conformance.core.traceability import Revision, load_revision, revision_files
 
 __all__ = [
     "DEFAULT",
@@ -41,7 +41,7 @@ _current: list[Revision] = []
 
 def available(target: str | None = None) -> list[str]:
     """Revision names, optionally only those of one target (acp, mcp, http)."""
-    names = sorted(p.stem for p in revisions_dir().glob("*.toml"))
+    names = sorted(revision_files())
     return names if target is None else [n for n in names if get(n).target == target]
 
 

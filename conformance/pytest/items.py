@@ -15,6 +15,7 @@ import pytest
 from conformance.core import revisions
 from conformance.core.outcomes import Outcome
 from conformance.core.registry import CASES, Case
+from conformance.core.traceability import case_packages
 from conformance.core.transcript import reproduction_lines
 from conformance.pytest.keys import AGENT, REPORT_DIR, runtime_for
 from conformance.runtime import CaseRecord
@@ -38,12 +39,12 @@ def is_case_file(path: Path) -> bool:
 def import_case_module(path: Path) -> str:
     """Import a case module once, under the package name it has when installed."""
     package_dir = path.parent
-    installed = installed_cases_dir()
-    if installed is not None and path.resolve().is_relative_to(installed.resolve()):
-        parts = path.resolve().relative_to(installed.resolve()).with_suffix("").parts
-        name = ".".join(("conformance.cases", *parts))
-        importlib.import_module(name)
-        return name
+    for package, folder in case_packages().items():  # the suite's own cases, and other targets'
+        if path.resolve().is_relative_to(folder.resolve()):
+            parts = path.resolve().relative_to(folder.resolve()).with_suffix("").parts
+            name = ".".join((package, *parts))
+            importlib.import_module(name)
+            return name
     # A case folder of the user's own: its folder name is the case's package (acp, mcp, http).
     name = f"conformance_cases_{zlib.crc32(str(package_dir).encode()):08x}.{package_dir.name}.{path.stem}"
     if name not in sys.modules:
@@ -53,12 +54,6 @@ def import_case_module(path: Path) -> str:
         sys.modules[name] = module
         spec.loader.exec_module(module)
     return name
-
-
-def installed_cases_dir() -> Path | None:
-    """Where conformance.cases is (found, not imported: pytest imports the case modules itself)."""
-    spec = importlib.util.find_spec("conformance.cases")
-    return Path(spec.origin).parent if spec is not None and spec.origin is not None else None
 
 
 class CaseModule(pytest.File):

@@ -29,11 +29,11 @@ from conformance.core.outcomes import TERMINAL, AgentExited, CaseSignal, Outcome
 from conformance.core.prompts import new_ledger
 from conformance.core.redact import redact
 from conformance.core.registry import CASES, Level
+from conformance.core.traceability import case_packages
 from conformance.pytest.items import (
     CaseItem,
     CaseModule,
     import_case_module,
-    installed_cases_dir,
     is_case_file,
 )
 from conformance.pytest.keys import (
@@ -586,10 +586,10 @@ def _arg_path(arg: str) -> Path | None:
     """Where a command-line argument points: a path, or (pytest --pyargs) a module of the cases."""
     if Path(arg).exists():
         return Path(arg).resolve()
-    installed = installed_cases_dir()
-    if installed is not None and (arg == "conformance.cases" or arg.startswith("conformance.cases.")):
-        inner = installed.joinpath(*arg.split(".")[2:])
-        return inner if inner.is_dir() else inner.with_suffix(".py")
+    for package, folder in case_packages().items():
+        if arg == package or arg.startswith(package + "."):
+            inner = folder.joinpath(*arg[len(package) :].split(".")[1:])
+            return inner if inner.is_dir() else inner.with_suffix(".py")
     return None
 
 

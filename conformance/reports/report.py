@@ -33,16 +33,6 @@ __all__ = [
     "shown_path",
 ]
 
-SPEC_SOURCES = {
-    "acp-rfd-session-status@2026-10-26": "ACP RFD 'Session status', revision of 2026-10-26",
-    "acp-sdk-2.4.0/v1/schema.unstable.json": "official ACP schema shipped in @agentclientprotocol/sdk 2.4.0",
-    "jsonrpc-2.0": "JSON-RPC 2.0 specification",
-    "mcp-session-heartbeat@2025-06-18": "MCP tool 'session_heartbeat' (MCP 2025-06-18)",
-    "mcp-2025-06-18": "Model Context Protocol specification, revision 2025-06-18",
-    "mcp-2026-07-28": "Model Context Protocol specification, revision 2026-07-28 (schema)",
-    "agentscope-2.0.4-session-status": "AgentScope 2.0.4 API: GET /sessions/{session_id}/status",
-}
-# What each target certifies, as titles say it.
 OUTCOME_ORDER = [o.value for o in Outcome]
 
 
@@ -155,12 +145,13 @@ class RunReport:
     baseline: BaselineResult | None = None
     revision: str = revisions.DEFAULT  # the spec revision checked
     revision_why: str = "the default revision"
-    target: str = "acp"  # a name in conformance.targets.TARGETS
+    target: str = "acp"  # a registered target's name
     subject: str = "session/status"  # what is certified, as the target names it
     # Whether the target advertises its status method, and where (as its protocol spells it);
     # set by the plugin from the target. Without it, an ACP agent's initialize result decides.
     advertised: bool | None = None
     capability: str = ""
+    spec_sources: dict[str, str] = field(default_factory=dict)  # the target's titles of its spec sources
     # The protocol revision spoken on the wire, where the target's protocol has several (MCP's
     # handshake and stateless eras), apart from the spec revision the cases check; None: not told.
     wire: dict[str, Any] | None = None
@@ -205,6 +196,7 @@ class RunReport:
         handshake); ``advertisement_known`` False: the handshake stopped before it told whether the
         status method is advertised."""
         self.agent, self.target, self.subject = dict(init), target.name, target.subject
+        self.spec_sources = dict(getattr(target, "spec_sources", {}))
         self.noun = getattr(target, "noun", self.noun)
         if self.embedded:
             command, url = ("--" + o.replace("_", "-") for o in (target.command_option, target.url_option))
@@ -216,6 +208,12 @@ class RunReport:
         self.wire = dict(wire) if isinstance(wire, dict) else None
         self.advertised = driver.advertises(target.status_need) if advertisement_known else None
         self.capability = driver.capability_name(target.status_need)
+
+    def _sources(self) -> dict[str, str]:
+        """The spec sources the revision cites, by name: the target's title for each (its URL where
+        the target gives none)."""
+        cited = revisions.get(self.revision).sources
+        return {name: self.spec_sources.get(name) or meta.get("url") or name for name, meta in cited.items()}
 
     def add(self, record: dict[str, Any]) -> None:
         self.cases.append(record)
@@ -406,7 +404,7 @@ class RunReport:
                 "revision": self.revision,
                 "title": revisions.get(self.revision).title,
                 "why": self.revision_why,
-                "sources": SPEC_SOURCES,
+                "sources": self._sources(),
                 **self._wire_revisions(),
             },
             "wire": self.wire,

@@ -153,7 +153,21 @@ class Target(Protocol):
     url_option: ClassVar[str]  # the dest of the option that gives its URL (e.g. "mcp_url")
     fixed_transport: ClassVar[str | None]  # a transport it always uses (HTTP: "http"), else None
 
+    needs: ClassVar[frozenset[str]]  # what its cases may need (a case needing anything else is refused)
+    spec_sources: ClassVar[dict[str, str]]  # the spec sources its revision files cite, by name: titles
+
     driver: ClassVar[Callable[[Harness], Driver]]  # the per-run driver, made with the run's harness
+
+    @staticmethod
+    def not_applicable(missing: list[str], config: AgentConfig) -> str | None:
+        """Why a case does not apply to this system, given the needs it lacks (e.g. ACP: a v2 case
+        in a v1 run), or None: then a lacking need is a capability not implemented."""
+        ...
+
+    @staticmethod
+    def agent_name(init: dict[str, Any]) -> str:
+        """The system's name as its handshake gives it ("" when it gives none)."""
+        ...
 
     @staticmethod
     def reference_command(transport: str, protocol: int) -> list[str]:

@@ -5,7 +5,7 @@ cases speak to, is :class:`conformance.targets.acp.target.AcpTarget`."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from conformance.core.options import Option
 from conformance.targets.acp.machine import replay_steps
@@ -30,6 +30,49 @@ class Acp:
     status_method = AcpTarget.status_method
     status_need = AcpTarget.status_need
     driver = AcpTarget
+
+    needs = frozenset(
+        {
+            "status",
+            "no-status",
+            "close",
+            "list",
+            "persist",
+            "delete",
+            "load",
+            "resume-or-load",
+            "v1",
+            "v2",
+            "frames",
+        }
+    )
+    spec_sources: ClassVar[dict[str, str]] = {
+        "acp-rfd-session-status@2026-10-26": "ACP RFD 'Session status', revision of 2026-10-26",
+        "acp-sdk-2.4.0/v1/schema.unstable.json": "official ACP schema shipped in @agentclientprotocol/sdk 2.4.0",
+        "acp-sdk-2.4.0/v2/schema.unstable.json": "official ACP v2 schema shipped in @agentclientprotocol/sdk 2.4.0",
+        "acp-transports": "ACP specification: transports",
+        "jsonrpc-2.0": "JSON-RPC 2.0 specification",
+    }
+
+    @staticmethod
+    def not_applicable(missing: list[str], config: AgentConfig) -> str | None:
+        if "no-status" in missing:
+            return "the agent advertises session/status; this case checks agents that do not"
+        if "frames" in missing:
+            return (
+                "over Streamable HTTP each POST carries one JSON message, so malformed frames cannot be "
+                "sent; they are checked over stdio and WebSocket"
+            )
+        versions = [n for n in missing if n in ("v1", "v2")]
+        if versions:
+            return f"an ACP {versions[0]} case; this run speaks ACP v{config.protocol} (--protocol)"
+        return None
+
+    @staticmethod
+    def agent_name(init: dict[str, Any]) -> str:
+        info = init.get("agentInfo")
+        return str(info.get("name") or "") if isinstance(info, dict) else ""
+
     option_group = "ACP agents (session/status; the default target)"
     options = (
         Option(

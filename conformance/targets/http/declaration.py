@@ -6,7 +6,7 @@ Its per-run driver, which the cases speak to, is
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
 from conformance.core.config import AgentConfig, UsageError
 from conformance.core.options import Option
@@ -26,6 +26,22 @@ class Http:
     status_method = HttpStatusTarget.status_method
     status_need = HttpStatusTarget.status_need
     driver = HttpStatusTarget
+
+    needs = frozenset({"http-status"})
+    spec_sources: ClassVar[dict[str, str]] = {
+        "agentscope-2.0.4-session-status": "AgentScope 2.0.4 API: GET /sessions/{session_id}/status",
+        "rfc9110": "RFC 9110, HTTP Semantics",
+    }
+
+    @staticmethod
+    def not_applicable(missing: list[str], config: AgentConfig) -> str | None:
+        return None
+
+    @staticmethod
+    def agent_name(init: dict[str, Any]) -> str:
+        info = init.get("agentInfo") or init.get("serverInfo")
+        return str(info.get("name") or "") if isinstance(info, dict) else ""
+
     option_group = "HTTP session-status services (GET /sessions/{id}/status, e.g. AgentScope)"
     options = (
         Option(

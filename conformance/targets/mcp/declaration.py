@@ -5,7 +5,7 @@ which the cases speak to, is :class:`conformance.targets.mcp.target.McpTarget`."
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
 from conformance.core.config import AgentConfig, UsageError
 from conformance.core.options import Option
@@ -28,6 +28,24 @@ class Mcp:
     status_method = McpTarget.status_method
     status_need = McpTarget.status_need
     driver = McpTarget
+
+    needs = frozenset({"heartbeat"})
+    spec_sources: ClassVar[dict[str, str]] = {
+        "mcp-session-heartbeat@2025-06-18": "MCP tool 'session_heartbeat' (MCP 2025-06-18)",
+        "mcp-2025-06-18": "Model Context Protocol specification, revision 2025-06-18",
+        "mcp-2026-07-28": "Model Context Protocol specification, revision 2026-07-28 (schema)",
+        "jsonrpc-2.0": "JSON-RPC 2.0 specification",
+    }
+
+    @staticmethod
+    def not_applicable(missing: list[str], config: AgentConfig) -> str | None:
+        return None
+
+    @staticmethod
+    def agent_name(init: dict[str, Any]) -> str:
+        info = init.get("serverInfo")
+        return str(info.get("name") or "") if isinstance(info, dict) else ""
+
     option_group = "MCP servers (the session_heartbeat tool)"
     options = (
         Option(
