@@ -93,6 +93,7 @@ class Runtime:
         # What the agent's handshake said, kept when a later step of the handshake failed (an agent
         # that requires authentication still said, in initialize, what it advertises).
         self.handshake_said: dict[str, Any] = {}
+        self.agent_name = ""  # as its handshake gives it: part of the run's example-database keys
         self._restart_next = False
         self._running: concurrent.futures.Future[CaseRecord] | None = None
 
@@ -137,7 +138,7 @@ class Runtime:
         finally:
             self.handshake_entries = self.transcript.since(mark)
         self.handshake_said = dict(init) if isinstance(init, dict) else {}
-        examples_db.name_agent(self.declaration.agent_name(init) if isinstance(init, dict) else "")
+        self.agent_name = self.declaration.agent_name(init) if isinstance(init, dict) else ""
         return init
 
     async def stop_agent(self) -> None:
@@ -324,7 +325,13 @@ class Runtime:
             if revision.spec_for(case.id) is None:
                 why = revision.not_part.get(case.id, revision.title)
                 raise NotApplicable(f"not part of spec revision {revision.name}: {why}")
-            scope = examples_db.case_scope(case.target, revision.name, case.id)
+            scope = examples_db.case_scope(
+                case.target,
+                revision.name,
+                case.id,
+                database=self.config.example_database,
+                agent=self.agent_name,
+            )
             try:
                 with anyio.fail_after(max(CASE_BUDGET, 2 * self.config.turn_timeout)):
                     await case.func(self.target, details)

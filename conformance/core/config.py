@@ -189,6 +189,7 @@ class AgentConfig:
     seed: int | None = None
     report_dir: str | None = None
     example_db: str | None = None  # --db: a folder or redis:// URL the Hypothesis runs share
+    example_database: Any = None  # the database --db opened (an ExampleDatabase), for this run's cases
     # `replay FILE` of a fuzz finding: the recorded input, which the fuzz case checks alone
     # instead of drawing inputs.
     replay_input: dict[str, Any] | None = None

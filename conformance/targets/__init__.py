@@ -125,7 +125,7 @@ def configure(values: dict[str, Any], sandbox: Path, report_dir: Path | None = N
         local = Path(
             os.environ.get("CONFORMANCE_DB_LOCAL") or (report_dir or sandbox.parent) / "examples-local"
         )
-        examples_db.configure(examples_db.open_database(config.example_db, local=local))
+        config.example_database = examples_db.open_database(config.example_db, local=local)
     marked = [pair.partition("=")[2] for pair in values["agent_secret_env"]]
     config.secrets = secret_env_values(config.env, marked + target.secrets(config))
     given = values[target.command_option]
