@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
+import inspect
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,6 +37,7 @@ from conformance.core.outcomes import (
 )
 from conformance.core.prompts import PromptLedger
 from conformance.core.registry import Case, Level
+from conformance.core.traceability import Revision
 from conformance.core.transcript import NOTE, RECV, SEND, Entry, StderrTail, Transcript
 from conformance.targets import named
 from conformance.targets.base import Connection, Driver, Service
@@ -66,12 +68,16 @@ class CaseRecord:
     # second connection. Each starts with the handshake.
     reproduction: list[dict[str, Any]] = field(default_factory=list)
     details: dict[str, Any] = field(default_factory=dict)
+    revision: str = ""  # the spec revision the case was checked against ("": the default)
 
 
 class Runtime:
-    def __init__(self, config: AgentConfig, *, strict: bool = False) -> None:
+    def __init__(self, config: AgentConfig, *, strict: bool = False, revision: str | None = None) -> None:
         self.config = config
         self.strict = strict
+        # The spec revision this run checks: given, or resolved after the handshake (--spec, or
+        # what the agent answers); until then, the one its caller's context checks.
+        self.revision: Revision | None = revisions.get(revision) if revision else None
         self.transcript = Transcript()
         self.stderr = StderrTail()
         self.declaration = named(config.target)
@@ -201,8 +207,20 @@ class Runtime:
         return any(getattr(c, "sent", {}).get(method, 0) for c in connections)
 
     def call(self, func: Any, *args: Any) -> Any:
-        """Run an async function on the runtime's loop and wait for it (for tools and tests)."""
-        return self._portal.call(func, *args)
+        """Run a function on the runtime's loop, in the run's revision, and wait for it (for tools
+        and tests)."""
+        return self._portal.call(self._checked, self.checked_revision(), func, *args)
+
+    def checked_revision(self) -> Revision:
+        return self.revision or revisions.current()
+
+    async def _checked(self, revision: Revision, func: Any, *args: Any) -> Any:
+        token = revisions.checking(revision)
+        try:
+            result = func(*args)
+            return await result if inspect.isawaitable(result) else result
+        finally:
+            revisions.reset(token)
 
     def start(self) -> dict[str, Any]:
         """Start the agent and initialize it (blocking); raises on a launch or handshake failure."""
@@ -220,7 +238,7 @@ class Runtime:
                     f"--spec {spec} is a revision of the {revisions.get(spec).target} target; this run certifies "
                     f"{target}: use one of auto, {', '.join(revisions.available(target))}"
                 )
-            revisions.use(spec)
+            self.revision = revisions.get(spec)
             return spec, f"chosen with --spec {spec}"
         try:
             name, why = await self.target.detect_revision()
@@ -239,7 +257,7 @@ class Runtime:
             # requests); charged to whichever case came first, they would blame the wrong one.
             connection = self.connection
             connection.reported = len(connection.problems)
-        revisions.use(name)
+        self.revision = revisions.get(name)
         return name, why
 
     def close(self) -> None:
@@ -258,8 +276,11 @@ class Runtime:
     # -- running cases -------------------------------------------------------------------------
 
     def run_case(self, case: Case) -> CaseRecord:
-        self._running = self._portal.start_task_soon(self._run_case, case)
-        return self._running.result()
+        revision = self.checked_revision()
+        self._running = self._portal.start_task_soon(self._checked, revision, self._run_case, case)
+        record = self._running.result()
+        record.revision = record.revision or revision.name
+        return record
 
     def interrupt(self, wait: float = 3.0) -> None:
         """Ctrl-C reached the main thread while a case runs on the portal: stop the case's worker
@@ -400,6 +421,7 @@ class Runtime:
             stderr=self.stderr.since(err_mark)[-4000:],
             reproduction=reproduction(handshake, entries),
             details=details,
+            revision=revisions.current().name,
         )
         if isinstance(exc, AgentExited) or not self.agent_alive:
             record.details.setdefault("agent_exited", True)

@@ -17,7 +17,7 @@ from conformance.core.outcomes import Outcome
 from conformance.core.registry import CASES, Case
 from conformance.core.traceability import case_packages
 from conformance.core.transcript import reproduction_lines
-from conformance.pytest.keys import AGENT, REPORT_DIR, runtime_for
+from conformance.pytest.keys import AGENT, REPORT_DIR, REVISION, runtime_for
 from conformance.runtime import CaseRecord
 
 __all__ = ["CaseBroken", "CaseFailed", "CaseItem", "CaseModule", "import_case_module", "is_case_file"]
@@ -92,8 +92,9 @@ class CaseItem(pytest.Item):
         # Allure labels (read by allure-pytest from these marks when --alluredir is given).
         self.add_marker(pytest.mark.allure_label(SEVERITY[case.level.value], label_type="severity"))
         self.add_marker(pytest.mark.allure_label(case.area, label_type="epic"))
-        self.add_marker(pytest.mark.allure_label(revisions.current().name, label_type="tag"))
-        spec = revisions.spec_of(case)
+        revision = self.config.stash.get(REVISION, revisions.DEFAULT)
+        self.add_marker(pytest.mark.allure_label(revision, label_type="tag"))
+        spec = revisions.spec_of(case, revision=revision)
         self.add_marker(pytest.mark.allure_label(spec.section, label_type="feature"))
         if spec.url:
             name = f"{spec.source} · {spec.section}"
@@ -138,7 +139,7 @@ def render_failure(case: Case, record: CaseRecord, max_frames: int = 40, command
     from conformance.reports.report import clean
 
     r = record.result
-    spec = revisions.spec_of(case, r.rule, r.spec_key)
+    spec = revisions.spec_of(case, r.rule, r.spec_key, revision=record.revision or None)
     lines = [
         f"{case.id} [{case.level.value}] -> {r.outcome.value.upper()}",
         f"  {r.message}",

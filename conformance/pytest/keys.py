@@ -24,6 +24,7 @@ __all__ = [
     "REPORT",
     "REPORT_DIR",
     "REPORT_PATH",
+    "REVISION",
     "RUNTIME",
     "SIGNALS",
     "runtime_for",
@@ -34,6 +35,7 @@ ACTIVE = pytest.StashKey[bool]()  # the run certifies an agent (an agent option 
 AGENT = pytest.StashKey[AgentConfig]()  # the agent and the run's options
 REPORT_DIR = pytest.StashKey[Path]()
 REPORT_PATH = pytest.StashKey[Path]()  # report.json, once written
+REVISION = pytest.StashKey[str]()  # the spec revision the run checks, once resolved (workers: told)
 RUNTIME = pytest.StashKey[Runtime]()
 REPORT = pytest.StashKey[RunReport]()  # the controller's report (not on xdist workers)
 BASELINE = pytest.StashKey[Baseline | None]()
@@ -54,6 +56,8 @@ def runtime_for(config: pytest.Config) -> Runtime:
     with its first case)."""
     runtime = config.stash.get(RUNTIME, None)
     if runtime is None:
-        runtime = Runtime(config.stash[AGENT], strict=strict(config))
+        runtime = Runtime(
+            config.stash[AGENT], strict=strict(config), revision=config.stash.get(REVISION, None)
+        )
         config.stash[RUNTIME] = runtime
     return runtime

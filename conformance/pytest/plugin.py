@@ -47,6 +47,7 @@ from conformance.pytest.keys import (
     REPORT,
     REPORT_DIR,
     REPORT_PATH,
+    REVISION,
     RUNTIME,
     SIGNALS,
     strict,
@@ -121,7 +122,7 @@ def _configure(config: pytest.Config) -> None:
     config.stash[REPORT_DIR] = report_dir
     if worker is not None:
         config.option.conformance_seed = worker["conformance_seed"]
-        revisions.use(worker["conformance_revision"])
+        config.stash[REVISION] = worker["conformance_revision"]
     elif config.getoption("conformance_seed") is None:
         # One seed per run, shared by every worker and case, and printed in the summary.
         fixed = config.getoption("conformance_profile") == "ci"
@@ -280,7 +281,7 @@ def pytest_configure_node(node: Any) -> None:
     if report_dir is not None:
         node.workerinput["conformance_report_dir"] = str(report_dir)
         node.workerinput["conformance_seed"] = node.config.getoption("conformance_seed")
-        node.workerinput["conformance_revision"] = revisions.current().name
+        node.workerinput["conformance_revision"] = node.config.stash[REVISION]
         agent = node.config.stash.get(AGENT, None)
         if agent is not None and agent.prompt_ledger is not None:
             node.workerinput["conformance_prompt_ledger"] = agent.prompt_ledger
@@ -381,6 +382,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         runtime.close()
         raise
     config.stash[REPORT].revision, config.stash[REPORT].revision_why = name, why
+    config.stash[REVISION] = name
     if config.pluginmanager.has_plugin("dsession"):
         runtime.close()  # workers start their own agents
     else:
@@ -432,7 +434,12 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
     if record is None:  # the harness failed before the case produced a record
         exc = call.excinfo.value if call.excinfo else None
         report.conformance = case_record(
-            case, None, secrets, error=f"harness error: {exc!r}", duration=call.duration
+            case,
+            None,
+            secrets,
+            error=f"harness error: {exc!r}",
+            duration=call.duration,
+            revision=item.config.stash.get(REVISION, None),
         )  # type: ignore[attr-defined]
     else:
         report_dir = item.config.stash.get(REPORT_DIR, None)

@@ -44,18 +44,21 @@ def case_record(
     error: str = "",
     duration: float = 0.0,
     report_dir: str | Path | None = None,
+    revision: str | None = None,
 ) -> dict[str, Any]:
     """A case's entry in report.json, from the harness's record of it (redacted); ``record`` None:
     the harness failed before the case produced one (``error`` says how). A failure (fail, warn,
     error) carries the one command that reproduces it (``reproduce``), given the run's
-    ``report_dir``."""
-    spec = _spec_json(case)
+    ``report_dir``. The sentences quoted are those of the revision the record was checked against
+    (else ``revision``, the run's)."""
+    revision = (record.revision if record is not None else "") or revision
+    spec = _spec_json(case, revision=revision)
     if record is None:
         result: dict[str, Any] = {"outcome": Outcome.ERROR.value, "message": error}
         body: dict[str, Any] = {"duration": duration, "transcript": [], "stderr": "", "reproduction": []}
     else:
         r = record.result
-        spec = _spec_json(case, r.rule, r.spec_key)
+        spec = _spec_json(case, r.rule, r.spec_key, revision)
         result = {
             "outcome": r.outcome.value,
             "message": r.message,
@@ -112,8 +115,10 @@ def reproduce_command(case_id: str, details: dict[str, Any], report_dir: str | P
     return f"{COMMAND} reproduce {shlex.quote(shown_path(Path(report_dir) / 'report.json'))} {case_id}"
 
 
-def _spec_json(case: Any, rule: str | None = None, key: str | None = None) -> dict[str, str]:
-    spec = revisions.spec_of(case, rule, key)
+def _spec_json(
+    case: Any, rule: str | None = None, key: str | None = None, revision: str | None = None
+) -> dict[str, str]:
+    spec = revisions.spec_of(case, rule, key, revision=revision)
     return {"source": spec.source, "section": spec.section, "sentence": spec.sentence, "url": spec.url}
 
 
