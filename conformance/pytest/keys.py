@@ -18,6 +18,7 @@ __all__ = [
     "AGENT",
     "BASELINE",
     "COLLECTED",
+    "COMMAND_LINE",
     "CREATED",
     "INTERRUPTED",
     "NOTHING_SELECTED",
@@ -39,6 +40,7 @@ REVISION = pytest.StashKey[str]()  # the spec revision the run checks, once reso
 RUNTIME = pytest.StashKey[Runtime]()
 REPORT = pytest.StashKey[RunReport]()  # the controller's report (not on xdist workers)
 BASELINE = pytest.StashKey[Baseline | None]()
+COMMAND_LINE = pytest.StashKey[Any]()  # the command line's CommandLineRun (conformance.pytest.control)
 COLLECTED = pytest.StashKey[set[str]]()  # every case id collected, before -k / -m deselect any
 CREATED = pytest.StashKey[bool]()  # this run made its report folder
 NOTHING_SELECTED = pytest.StashKey[bool]()

@@ -30,6 +30,7 @@ from conformance.core.prompts import new_ledger
 from conformance.core.redact import redact
 from conformance.core.registry import CASES, Level
 from conformance.core.traceability import case_packages
+from conformance.pytest.control import command_line_of
 from conformance.pytest.items import (
     CaseItem,
     CaseModule,
@@ -67,16 +68,7 @@ from conformance.runtime import HANDSHAKES, Runtime
 from conformance.targets import DEFAULT, TARGETS, chosen, configure, named
 from conformance.transport.stdio import LaunchError
 
-_SESSION: list[pytest.Session | None] = [None]
-ONE_LINE_ENDINGS = [False]  # set by the command line, which prints the ending itself
-# Set by the command line for people who are not pytest users: one line per case, its id and its
-# outcome (pytest runs quietly: no header, no file paths, no short summary).
-LINE_PER_CASE = [False]
 SPEC_CHOICES = ("auto", *revisions.available())
-# What the last run decided, for the command line (conformance/cli.py runs pytest in-process).
-LAST_RUN: dict[str, Any] = {}
-# pytest_runtest_logreport gets no config; the controller's report of the current run lives here.
-_CONTROLLER_REPORT: list[RunReport | None] = [None]
 # A CI job's timeout sends SIGTERM, a closed terminal SIGHUP: each stops a run as Ctrl-C does (the
 # partial report, marked incomplete, its path printed, the agent's process group ended).
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
@@ -88,9 +80,9 @@ def _configure(config: pytest.Config) -> None:
         config.addinivalue_line("markers", f"{level.value}: conformance case at level {level.value}")
     config.addinivalue_line("markers", "conformance: a session/status conformance case")
     config.stash[ACTIVE] = _is_conformance_run(config)
-    _CONTROLLER_REPORT[0] = None
+    config.pluginmanager.register(RunListener(config), f"session-status-conformance-run-{id(config)}")
     if not hasattr(config, "workerinput"):
-        LAST_RUN.clear()
+        command_line_of(config).last.clear()
     if not config.stash[ACTIVE]:
         return
     worker = getattr(config, "workerinput", None)
@@ -149,7 +141,6 @@ def _configure(config: pytest.Config) -> None:
         report = RunReport.for_run(agent_config, strict=strict(config), noun=noun)
         report.target, report.subject = agent_config.target, named(agent_config.target).subject
         config.stash[REPORT] = report
-        _CONTROLLER_REPORT[0] = config.stash[REPORT]
         _stop_on_signals(config)
 
 
@@ -170,7 +161,7 @@ def pytest_configure(config: pytest.Config) -> None:
     try:
         _configure(config)
     except pytest.UsageError as exc:  # the command line's last line says it, not "usage error"
-        LAST_RUN["message"] = str(exc)
+        command_line_of(config).last["message"] = str(exc)
         raise
 
 
@@ -306,8 +297,9 @@ def _check_baseline_ids(config: pytest.Config) -> None:
     unknown = sorted(set(baseline.entries) - collected)
     if unknown:
         named = "; ".join(f"{u}{did_you_mean(u, collected)}" for u in unknown)
-        LAST_RUN["message"] = f"{baseline.path} lists case ids this suite does not have: {named}"
-        pytest.exit(LAST_RUN["message"], returncode=2)
+        last = command_line_of(config).last
+        last["message"] = f"{baseline.path} lists case ids this suite does not have: {named}"
+        pytest.exit(last["message"], returncode=2)
 
 
 @pytest.hookimpl(trylast=True)
@@ -316,12 +308,13 @@ def pytest_collection_modifyitems(
 ) -> None:
     _check_baseline_ids(config)
     if config.stash.get(ACTIVE, False) and not any(isinstance(i, CaseItem) for i in items):
-        LAST_RUN["message"] = (
+        last = command_line_of(config).last
+        last["message"] = (
             "no conformance case selected: check the -k / -m expression (ids look like "
             "status.error.unknown-session-code; levels: must, should, may, robustness)"
         )
         config.stash[NOTHING_SELECTED] = True
-        pytest.exit(LAST_RUN["message"], returncode=2)
+        pytest.exit(last["message"], returncode=2)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -336,8 +329,8 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 @pytest.hookimpl(tryfirst=True)  # before xdist starts workers: they need the revision
 def pytest_sessionstart(session: pytest.Session) -> None:
-    _SESSION[0] = session
     config = session.config
+    last = command_line_of(config).last
     if not config.stash.get(ACTIVE, False) or hasattr(config, "workerinput") or config.option.collectonly:
         return
     runtime = Runtime(config.stash[AGENT], strict=strict(config))
@@ -356,9 +349,9 @@ def pytest_sessionstart(session: pytest.Session) -> None:
             write_fatal_junit(Path(config.option.xmlpath), fatal)
         decided = report.verdict()
         if decided is Verdict.UNIMPLEMENTED:  # initialize said enough: the agent has no status method
-            LAST_RUN.update(verdict=decided, exit_code=decided.exit_code, line=report.headline(), report=path)
+            last.update(verdict=decided, exit_code=decided.exit_code, line=report.headline(), report=path)
             pytest.exit(report.headline(), returncode=decided.exit_code)
-        LAST_RUN.update(message=fatal, report=path)
+        last.update(message=fatal, report=path)
         pytest.exit(fatal, returncode=2)
     except BaseException:  # Ctrl-C while it starts: stop what started (a server outlives its pipes)
         runtime.close()
@@ -369,14 +362,14 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         report.process_groups = list(runtime.pgids)
         with contextlib.suppress(OSError):
             path = report.write(config.stash[REPORT_DIR])
-            LAST_RUN["message"] = f"interrupted: partial report (marked incomplete) in {path}"
+            last["message"] = f"interrupted: partial report (marked incomplete) in {path}"
         raise
     report.describe_target(runtime.declaration, runtime.target, init)
     try:
         name, why = runtime.resolve_revision(config.getoption("conformance_spec"))
     except CaseSignal as exc:
         runtime.close()
-        LAST_RUN["message"] = exc.message
+        last["message"] = exc.message
         pytest.exit(exc.message, returncode=2)
     except BaseException:
         runtime.close()
@@ -475,38 +468,45 @@ def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -
         status = "stale", "S", "STALE BASELINE ENTRY"
     else:
         status = TERMINAL[Outcome(data["outcome"])]
-    if LINE_PER_CASE[0]:
+    if command_line_of(config).line_per_case:
         return status[0], "", status[2]  # the line is the plugin's own (pytest_runtest_logreport)
     return status
 
 
-def pytest_runtest_logreport(report: pytest.TestReport) -> None:
-    data = getattr(report, "conformance", None)
-    if data is not None and report.when == "call" and _CONTROLLER_REPORT[0] is not None:
-        _CONTROLLER_REPORT[0].add(data)
-        if LINE_PER_CASE[0] and _SESSION[0] is not None:
-            terminal = _SESSION[0].config.pluginmanager.get_plugin("terminalreporter")
-            if terminal is not None:
-                _, _, word = pytest_report_teststatus(report, _SESSION[0].config) or ("", "", "")
-                terminal.write_line(f"{data['id']} {word}")
+class RunListener:
+    """The hooks pytest calls without the run's config, for one run (registered with its config)."""
 
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
 
-@pytest.hookimpl(wrapper=True)  # around the terminal, which formats the interrupt's traceback
-def pytest_keyboard_interrupt(excinfo: pytest.ExceptionInfo[BaseException]) -> Any:
-    config = _SESSION[0].config if _SESSION[0] is not None else None
-    if config is not None and not isinstance(excinfo.value, pytest.exit.Exception):
-        config.stash[INTERRUPTED] = True  # pytest's exit status is lost if formatting then fails
-        runtime = config.stash.get(RUNTIME, None)
-        if runtime is not None:
-            runtime.interrupt()
-    result = yield
-    if config is not None and config.stash.get(ACTIVE, False) and ONE_LINE_ENDINGS[0]:
-        # The command line says what happened in one line (our own exits, and Ctrl-C: "interrupted:
-        # partial report …"); the terminal's "! _pytest.outcomes.Exit" and traceback would repeat it.
-        terminal = config.pluginmanager.get_plugin("terminalreporter")
-        if terminal is not None and hasattr(terminal, "_report_keyboardinterrupt"):
-            terminal._report_keyboardinterrupt = lambda: None
-    return result
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        config = self.config
+        data = getattr(report, "conformance", None)
+        run_report = config.stash.get(REPORT, None) if config.stash.get(ACTIVE, False) else None
+        if data is not None and report.when == "call" and run_report is not None:
+            run_report.add(data)
+            if command_line_of(config).line_per_case:
+                terminal = config.pluginmanager.get_plugin("terminalreporter")
+                if terminal is not None:
+                    _, _, word = pytest_report_teststatus(report, config) or ("", "", "")
+                    terminal.write_line(f"{data['id']} {word}")
+
+    @pytest.hookimpl(wrapper=True)  # around the terminal, which formats the interrupt's traceback
+    def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:
+        config = self.config
+        if not isinstance(excinfo.value, pytest.exit.Exception):
+            config.stash[INTERRUPTED] = True  # pytest's exit status is lost if formatting then fails
+            runtime = config.stash.get(RUNTIME, None)
+            if runtime is not None:
+                runtime.interrupt()
+        result = yield
+        if config.stash.get(ACTIVE, False) and command_line_of(config).one_line_endings:
+            # The command line says what happened in one line (our own exits, and Ctrl-C: "interrupted:
+            # partial report …"); the terminal's "! _pytest.outcomes.Exit" and traceback would repeat it.
+            terminal = config.pluginmanager.get_plugin("terminalreporter")
+            if terminal is not None and hasattr(terminal, "_report_keyboardinterrupt"):
+                terminal._report_keyboardinterrupt = lambda: None
+        return result
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
@@ -535,8 +535,9 @@ def pytest_sessionfinish_writes_the_report(session: pytest.Session, exitstatus: 
     report = config.stash.get(REPORT, None)
     if report is None or hasattr(config, "workerinput"):
         return
+    last = command_line_of(config).last
     interrupted = exitstatus == pytest.ExitCode.INTERRUPTED or config.stash.get(INTERRUPTED, False)
-    if interrupted and "message" not in LAST_RUN:  # not our own exit
+    if interrupted and "message" not in last:  # not our own exit
         report.incomplete = True
     elif not report.cases:
         return
@@ -548,11 +549,11 @@ def pytest_sessionfinish_writes_the_report(session: pytest.Session, exitstatus: 
     if config.option.xmlpath and report.written is not None:
         enrich_junit(Path(config.option.xmlpath), report.written)
     if report.incomplete:
-        LAST_RUN["message"] = f"interrupted: partial report (marked incomplete) in {path}"
+        last["message"] = f"interrupted: partial report (marked incomplete) in {path}"
     elif exitstatus in (0, 1):  # keep pytest's own codes for usage errors
         gated, explanation = report.gate()
         session.exitstatus = gated.exit_code
-        LAST_RUN.update(
+        last.update(
             verdict=report.verdict(),
             exit_code=gated.exit_code,
             line=explanation,
@@ -644,6 +645,6 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         terminalreporter.write_line(
             f"report: {Path(path).with_name('report.html')} (report.json, summary.md and junit.xml beside it)"
         )
-    if report.next_step and not ONE_LINE_ENDINGS[0]:  # the command line says it last
+    if report.next_step and not command_line_of(config).one_line_endings:  # the command line says it last
         terminalreporter.write_line(report.next_step)
     sys.stdout.flush()
