@@ -10,7 +10,6 @@ with pytest's reports, so ``-n auto`` gives one report.
 from __future__ import annotations
 
 import contextlib
-import random
 import re
 import shutil
 import signal
@@ -64,6 +63,7 @@ from conformance.reports.baseline import (
 )
 from conformance.reports.junit import enrich_junit, write_fatal_junit
 from conformance.reports.report import RunReport, case_record, clean, default_report_dir
+from conformance.run import Run, choose_seed, selection_record
 from conformance.runtime import HANDSHAKES, Runtime
 from conformance.targets import DEFAULT, TARGETS, chosen, configure, named
 from conformance.transport.stdio import LaunchError
@@ -115,10 +115,10 @@ def _configure(config: pytest.Config) -> None:
     if worker is not None:
         config.option.conformance_seed = worker["conformance_seed"]
         config.stash[REVISION] = worker["conformance_revision"]
-    elif config.getoption("conformance_seed") is None:
-        # One seed per run, shared by every worker and case, and printed in the summary.
-        fixed = config.getoption("conformance_profile") == "ci"
-        config.option.conformance_seed = 0 if fixed else random.SystemRandom().randrange(2**32)
+    else:
+        config.option.conformance_seed = choose_seed(
+            config.getoption("conformance_profile"), config.getoption("conformance_seed")
+        )
     if config.getoption("conformance_spec") not in SPEC_CHOICES:
         raise pytest.UsageError(
             f"--spec {config.getoption('conformance_spec')!r} is not a known revision: use one of {', '.join(SPEC_CHOICES)}"
@@ -137,10 +137,7 @@ def _configure(config: pytest.Config) -> None:
     config.stash[AGENT] = agent_config
     config.stash[BASELINE] = _baseline(config)
     if worker is None:
-        noun = named(agent_config.target).noun
-        report = RunReport.for_run(agent_config, strict=strict(config), noun=noun)
-        report.target, report.subject = agent_config.target, named(agent_config.target).subject
-        config.stash[REPORT] = report
+        config.stash[REPORT] = Run.begin(agent_config, strict=strict(config)).report
         _stop_on_signals(config)
 
 
@@ -575,19 +572,14 @@ def _selection(config: pytest.Config, report: RunReport, stopped: str | None) ->
             if is_case_file(path):
                 module = import_case_module(path)
                 every |= {c.id for c in CASES.values() if c.module == module and c.target == report.target}
-    ran = {c["id"] for c in report.cases}
-    if not every or every <= ran:
-        return None
-    narrowed = [str(a) for a in config.args if "::" in str(a) or str(a).endswith(".py")]
-    return {
-        "keyword": config.option.keyword or None,
-        "markers": config.option.markexpr or None,
-        "args": narrowed,
-        "selected": len(ran & every),
-        "total": len(every),
-        "deselected": len(every - ran),
-        "stopped": str(stopped) if stopped else None,
-    }
+    return selection_record(
+        every,
+        {c["id"] for c in report.cases},
+        keyword=config.option.keyword,
+        markers=config.option.markexpr,
+        args=[str(a) for a in config.args if "::" in str(a) or str(a).endswith(".py")],
+        stopped=stopped,
+    )
 
 
 def _arg_path(arg: str) -> Path | None:
