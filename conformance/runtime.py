@@ -52,11 +52,10 @@ STATUS_SILENT_LIMIT = 2  # cases in a row whose status request went unanswered: 
 # first prompt (not testable). A slow turn never skips a case that does not prompt.
 TURN_SILENT_LIMIT = 2
 MAX_CASE_FRAMES = 2000
+
+
 # The requests that open a connection: a reproduction's segment starts at one (MCP's stateless era
 # opens with server/discover).
-HANDSHAKES = ("initialize", "server/discover")
-
-
 @dataclass
 class CaseRecord:
     result: CaseResult
@@ -419,7 +418,9 @@ class Runtime:
             duration=time.perf_counter() - started,
             transcript=[e.to_json() for e in entries],
             stderr=self.stderr.since(err_mark)[-4000:],
-            reproduction=reproduction(handshake, entries),
+            reproduction=reproduction(
+                handshake, entries, self.declaration.handshake_methods, self.declaration.session_method
+            ),
             details=details,
             revision=revisions.current().name,
         )
@@ -506,10 +507,16 @@ class Runtime:
         )
 
 
-def reproduction(handshake: list[Entry], entries: list[Entry]) -> list[dict[str, Any]]:
+def reproduction(
+    handshake: list[Entry],
+    entries: list[Entry],
+    handshakes: tuple[str, ...] = ("initialize", "server/discover"),
+    opens: str | None = "session/new",
+) -> list[dict[str, Any]]:
     """The case's requests as segments to pipe into the agent: one per agent process (the case's
     restarts start new ones, in the same working directory) and one per extra connection, each
-    beginning with its handshake. ``sessionIds``: the ids the agent gave each session/new of the
+    beginning with its handshake (``handshakes``: the target's requests that open one).
+    ``sessionIds``: the ids the agent gave each session-opening request (``opens``) of the
     segment, in order, so a tool can map them to the ids a fresh agent gives. ``waits``: the lines
     whose answer arrived before the next line went out (the others overlapped what followed, as a
     prompt does while status is asked during its turn)."""
@@ -529,7 +536,7 @@ def reproduction(handshake: list[Entry], entries: list[Entry]) -> list[dict[str,
         for key in [k for k in open_requests if k[0] == conn]:
             del open_requests[key]
 
-    if handshake and not any(_method(e) in HANDSHAKES for e in entries[:1]):
+    if handshake and not any(_method(e) in handshakes for e in entries[:1]):
         first = open_segment("", "fresh")
         for e in handshake:
             if e.direction == SEND and not e.conn:
@@ -539,7 +546,7 @@ def reproduction(handshake: list[Entry], entries: list[Entry]) -> list[dict[str,
         if entry.direction == SEND:
             method = _method(entry)
             segment = current.get(entry.conn)
-            if method in HANDSHAKES or segment is None:
+            if method in handshakes or segment is None:
                 restart = segment is not None or (entry.conn == "" and bool(segments))
                 segment = open_segment(entry.conn, "restart" if restart and not entry.conn else "fresh")
             settle(entry.conn)
@@ -553,7 +560,7 @@ def reproduction(handshake: list[Entry], entries: list[Entry]) -> list[dict[str,
             waited = open_requests.pop((entry.conn, frame_id), None)
             if waited is not None:
                 waited[0]["waits"].append(waited[1])
-            if methods.get((entry.conn, frame_id)) == "session/new":
+            if opens is not None and methods.get((entry.conn, frame_id)) == opens:
                 sid = _session_id(entry)
                 if sid is not None:
                     current[entry.conn]["sessionIds"].append(sid)

@@ -64,7 +64,7 @@ from conformance.reports.baseline import (
 from conformance.reports.junit import enrich_junit, write_fatal_junit
 from conformance.reports.report import RunReport, case_record, clean, default_report_dir
 from conformance.run import Run, choose_seed, selection_record
-from conformance.runtime import HANDSHAKES, Runtime
+from conformance.runtime import Runtime
 from conformance.targets import DEFAULT, TARGETS, chosen, configure, named
 from conformance.transport.stdio import LaunchError
 
@@ -399,7 +399,7 @@ def _preflight_message(exc: BaseException, config: AgentConfig) -> str:
         lines = [ln for ln in exc.stderr_tail.strip().splitlines() if ln.strip()]
         tail = f"; its last stderr line: {lines[-1][:200]}" if lines else ""
         return f"the agent exited with code {exc.code} before answering {exc.method or 'initialize'}{tail}"
-    if isinstance(exc, Unanswered) and exc.method not in HANDSHAKES:
+    if isinstance(exc, Unanswered) and exc.method not in named(config.target).handshake_methods:
         return (
             f"the agent answered the handshake, but {exc.method} (id {exc.request_id}) got no answer: {exc.why}; a "
             f"slower agent needs a larger {exc.option}"

@@ -154,6 +154,10 @@ class Target(Protocol):
     fixed_transport: ClassVar[str | None]  # a transport it always uses (HTTP: "http"), else None
 
     needs: ClassVar[frozenset[str]]  # what its cases may need (a case needing anything else is refused)
+    # The requests that open a connection (a case's reproduction starts a segment at each), and
+    # the one whose answer's sessionId names a new session (reproductions list them), if any.
+    handshake_methods: ClassVar[tuple[str, ...]]
+    session_method: ClassVar[str | None]
     spec_sources: ClassVar[dict[str, str]]  # the spec sources its revision files cite, by name: titles
 
     driver: ClassVar[Callable[[Harness], Driver]]  # the per-run driver, made with the run's harness

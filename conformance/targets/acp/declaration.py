@@ -31,6 +31,8 @@ class Acp:
     status_need = AcpTarget.status_need
     driver = AcpTarget
 
+    handshake_methods: ClassVar[tuple[str, ...]] = ("initialize",)
+    session_method: ClassVar[str | None] = "session/new"
     needs = frozenset(
         {
             "status",

@@ -27,6 +27,8 @@ class Http:
     status_need = HttpStatusTarget.status_need
     driver = HttpStatusTarget
 
+    handshake_methods: ClassVar[tuple[str, ...]] = ()
+    session_method: ClassVar[str | None] = None
     needs = frozenset({"http-status"})
     spec_sources: ClassVar[dict[str, str]] = {
         "agentscope-2.0.4-session-status": "AgentScope 2.0.4 API: GET /sessions/{session_id}/status",

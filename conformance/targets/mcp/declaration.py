@@ -29,6 +29,8 @@ class Mcp:
     status_need = McpTarget.status_need
     driver = McpTarget
 
+    handshake_methods: ClassVar[tuple[str, ...]] = ("initialize", "server/discover")
+    session_method: ClassVar[str | None] = None
     needs = frozenset({"heartbeat"})
     spec_sources: ClassVar[dict[str, str]] = {
         "mcp-session-heartbeat@2025-06-18": "MCP tool 'session_heartbeat' (MCP 2025-06-18)",

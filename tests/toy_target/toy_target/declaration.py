@@ -21,6 +21,8 @@ class Toy:
     status_need = ToyTarget.status_need
     driver = ToyTarget
     needs = frozenset({"status"})
+    handshake_methods: ClassVar[tuple[str, ...]] = ("toy/hello",)
+    session_method: ClassVar[str | None] = None
     spec_sources: ClassVar[dict[str, str]] = {"toy-status@2026": "The toy protocol's status method (2026)"}
     option_group = "Toy servers (toy/status)"
     options = (
