@@ -7,10 +7,15 @@ collects them as items whose names are the case ids.
 
 
 def load_all() -> None:
-    """Import every case module, so the registry holds all cases (for tools and tests)."""
+    """Import every case module (this suite's and other targets'), so the registry holds all cases
+    (for tools and tests)."""
     import importlib
     import pkgutil
 
-    for module in pkgutil.walk_packages(__path__, prefix=f"{__name__}."):
-        if not module.name.rpartition(".")[2].startswith("_"):
-            importlib.import_module(module.name)
+    from conformance.core.traceability import case_packages
+
+    # This package, and the packages of cases other distributions' targets register.
+    for package, folder in case_packages().items():
+        for module in pkgutil.walk_packages([str(folder)], prefix=f"{package}."):
+            if not module.name.rpartition(".")[2].startswith("_"):
+                importlib.import_module(module.name)

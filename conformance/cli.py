@@ -203,8 +203,13 @@ def pytest_argv(args: argparse.Namespace) -> list[str]:
             "error: the 'conformance.cases' package is not installed; run pip install -e . in the suite's folder"
         )
     cases_dir = Path(spec.origin).parent
+    from conformance.core.traceability import case_packages
+
+    # Other distributions' targets bring their own packages of cases.
+    others = [str(folder) for name, folder in case_packages().items() if name != "conformance.cases"]
     argv = [
         str(cases_dir),
+        *others,
         f"--rootdir={cases_dir.parent}",
         "-p",
         "no:cacheprovider",
@@ -262,12 +267,25 @@ def main(argv: list[str] | None = None) -> int:
             return reproduce_main(argv[1:], OneLineParser)
         except SystemExit as exc:
             return int(exc.code or 0)
+    from conformance.targets import TARGETS
+
     parser = build_parser()
     args = parser.parse_args(argv)
     problem = (
-        check_agent_command(args.agent, cwd=args.agent_cwd)
-        or check_agent_command(args.mcp_cmd, "--mcp-cmd", args.agent_cwd)
-        or check_agent_command(args.http_cmd, "--http-cmd", args.agent_cwd)
+        next(
+            (
+                problem
+                for target in TARGETS
+                if (
+                    problem := check_agent_command(
+                        getattr(args, target.command_option),
+                        "--" + target.command_option.replace("_", "-"),
+                        args.agent_cwd,
+                    )
+                )
+            ),
+            None,
+        )
         or check_report_dir(args.report_dir)
         or check_cwd(args.agent_cwd)
         or check_env(args.agent_env + args.agent_secret_env)
@@ -283,23 +301,26 @@ def main(argv: list[str] | None = None) -> int:
     return certify(args)
 
 
+# The run this process's command line started last, for the one-line ending of an interrupt
+# (written here only: the run itself writes into it what it decided).
+_STARTED: list[Any] = []
+
+
 def certify(args: argparse.Namespace) -> int:
     """One run of the suite (pytest in-process), its verdict line printed last; its exit code."""
     import pytest
 
-    from conformance.pytest import plugin
+    from conformance.pytest.control import CommandLineRun
 
-    plugin.ONE_LINE_ENDINGS[0] = True
-    plugin.LINE_PER_CASE[0] = not (args.quiet or args.verbose)
+    run = CommandLineRun(one_line_endings=True, line_per_case=not (args.quiet or args.verbose))
+    _STARTED[:] = [run]
     stderr = sys.stderr
-    sys.stderr = _WithoutPytestExitLine(stderr, plugin.LAST_RUN)  # type: ignore[assignment]
+    sys.stderr = _WithoutPytestExitLine(stderr, run.last)  # type: ignore[assignment]
     try:
-        code = pytest.main(pytest_argv(args))
+        code = pytest.main(pytest_argv(args), plugins=[run])
     finally:
         sys.stderr = stderr
-        plugin.ONE_LINE_ENDINGS[0] = False
-        plugin.LINE_PER_CASE[0] = False
-    last = plugin.LAST_RUN
+    last = run.last
     if last.get("verdict") is not None:
         # The page a person opens; report.json and the others are beside it.
         page = Path(last["report"]).with_name("report.html")
@@ -332,7 +353,7 @@ def certify_each_era(args: argparse.Namespace) -> int:
     matrix of the two beside them. Each run's verdict line is printed; the last line compares the
     eras (a case they answer differently is named: the tool's contract does not depend on the
     wire). The exit code is the one that tells most: non-conformant in either era is 1."""
-    from conformance.pytest.plugin import LAST_RUN, run_label
+    from conformance.pytest.plugin import run_label
     from conformance.reports.matrix import MatrixError, load_columns, matrix_html, matrix_markdown
     from conformance.reports.report import default_report_dir
     from conformance.targets.mcp.era import MODERN, SPEC_WIRE
@@ -356,7 +377,8 @@ def certify_each_era(args: argparse.Namespace) -> int:
         path = base / era / "report.json"
         if path.is_file():
             reports[era] = path
-        if LAST_RUN.get("verdict") is None and codes[era] == USAGE_ERROR and LAST_RUN.get("message") is None:
+        last = _STARTED[0].last if _STARTED else {}
+        if last.get("verdict") is None and codes[era] == USAGE_ERROR and last.get("message") is None:
             break  # a usage error (printed): the other era would say the same
     code = next(c for c in SEVERITY if c in codes.values())
     matrix = ""
@@ -413,15 +435,11 @@ def run() -> None:
     try:
         sys.exit(main())
     except KeyboardInterrupt:
-        said = ""
-        if "conformance.pytest.plugin" in sys.modules:  # a run: its partial report, if one was written
-            said = str(sys.modules["conformance.pytest.plugin"].LAST_RUN.get("message", ""))
+        said = str(_STARTED[0].last.get("message", "")) if _STARTED else ""  # a run's partial report
         print(f"error: {said if said.startswith('interrupted') else 'interrupted'}", file=sys.stderr)
         sys.exit(USAGE_ERROR)
     except Exception as exc:
-        from conformance.pytest import plugin
-
-        interrupted = str(plugin.LAST_RUN.get("message", ""))
+        interrupted = str(_STARTED[0].last.get("message", "")) if _STARTED else ""
         if interrupted.startswith("interrupted") and "--debug" not in sys.argv:
             # Ctrl-C, then pytest failed formatting it: the partial report is written all the same.
             print(f"error: {interrupted}", file=sys.stderr)

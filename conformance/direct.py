@@ -8,7 +8,6 @@ so that a test of one broken agent costs an agent start and its cases, not a pyt
 from __future__ import annotations
 
 import argparse
-import random
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -17,8 +16,8 @@ from conformance import cases
 from conformance.core.options import add_arguments
 from conformance.core.registry import CASES, Case
 from conformance.reports.report import RunReport, case_record
-from conformance.runtime import Runtime
-from conformance.targets import TARGETS, configure, named
+from conformance.run import Run, selection_record
+from conformance.targets import TARGETS, configure
 
 __all__ = ["certify", "option_values"]
 
@@ -40,27 +39,17 @@ def certify(args: list[str], case_ids: list[str] | None = None, report_dir: Path
         with tempfile.TemporaryDirectory(prefix="conformance-") as folder:
             return certify(args, case_ids, Path(folder))
     folder = Path(report_dir)
-    config = configure(values, folder / "sandbox", folder)
-    if config.seed is None:  # as the plugin does: fixed in the ci profile, one per run otherwise
-        config.seed = 0 if config.profile == "ci" else random.SystemRandom().randrange(2**32)
-    runtime = Runtime(config, strict=values["conformance_strict"])
-    report = RunReport.for_run(config, strict=values["conformance_strict"])
-    report.target, report.subject = config.target, named(config.target).subject
+    run = Run.begin(configure(values, folder / "sandbox", folder), strict=values["conformance_strict"])
+    config, report = run.config, run.report
+    runtime = run.runtime()
     try:
-        report.describe_target(runtime.target, runtime.start())
-        report.revision, report.revision_why = runtime.resolve_revision(values["conformance_spec"])
+        run.started(runtime, runtime.start(), values["conformance_spec"])
         chosen = selected(config.target, case_ids)
         every = selected(config.target, None)
-        if len(chosen) < len(every):  # a partial run, as the plugin records it: no certificate
-            report.selection = {
-                "keyword": None,
-                "markers": None,
-                "args": [c.id for c in chosen],
-                "selected": len(chosen),
-                "total": len(every),
-                "deselected": len(every) - len(chosen),
-                "stopped": None,
-            }
+        # A partial run, as the plugin records it: no certificate.
+        report.selection = selection_record(
+            [c.id for c in every], [c.id for c in chosen], args=[c.id for c in chosen]
+        )
         for case in chosen:
             report.add(case_record(case, runtime.run_case(case), config.secrets, report_dir=folder))
     finally:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
+import inspect
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,9 +37,10 @@ from conformance.core.outcomes import (
 )
 from conformance.core.prompts import PromptLedger
 from conformance.core.registry import Case, Level
+from conformance.core.traceability import Revision
 from conformance.core.transcript import NOTE, RECV, SEND, Entry, StderrTail, Transcript
 from conformance.targets import named
-from conformance.targets.base import Connection, Service, Target
+from conformance.targets.base import Connection, Driver, Service
 from conformance.transport.peer import JsonRpcPeer
 
 __all__ = ["CaseRecord", "Runtime"]
@@ -50,11 +52,10 @@ STATUS_SILENT_LIMIT = 2  # cases in a row whose status request went unanswered: 
 # first prompt (not testable). A slow turn never skips a case that does not prompt.
 TURN_SILENT_LIMIT = 2
 MAX_CASE_FRAMES = 2000
+
+
 # The requests that open a connection: a reproduction's segment starts at one (MCP's stateless era
 # opens with server/discover).
-HANDSHAKES = ("initialize", "server/discover")
-
-
 @dataclass
 class CaseRecord:
     result: CaseResult
@@ -66,16 +67,20 @@ class CaseRecord:
     # second connection. Each starts with the handshake.
     reproduction: list[dict[str, Any]] = field(default_factory=list)
     details: dict[str, Any] = field(default_factory=dict)
+    revision: str = ""  # the spec revision the case was checked against ("": the default)
 
 
 class Runtime:
-    def __init__(self, config: AgentConfig, *, strict: bool = False) -> None:
+    def __init__(self, config: AgentConfig, *, strict: bool = False, revision: str | None = None) -> None:
         self.config = config
         self.strict = strict
+        # The spec revision this run checks: given, or resolved after the handshake (--spec, or
+        # what the agent answers); until then, the one its caller's context checks.
+        self.revision: Revision | None = revisions.get(revision) if revision else None
         self.transcript = Transcript()
         self.stderr = StderrTail()
-        self.target_class = named(config.target)
-        self.target: Target = self.target_class(self)
+        self.declaration = named(config.target)
+        self.target: Driver = self.declaration.driver(self)
         self._agent: Service | None = None
         self._portal_cm = start_blocking_portal()
         self._portal = self._portal_cm.__enter__()
@@ -93,6 +98,7 @@ class Runtime:
         # What the agent's handshake said, kept when a later step of the handshake failed (an agent
         # that requires authentication still said, in initialize, what it advertises).
         self.handshake_said: dict[str, Any] = {}
+        self.agent_name = ""  # as its handshake gives it: part of the run's example-database keys
         self._restart_next = False
         self._running: concurrent.futures.Future[CaseRecord] | None = None
 
@@ -124,7 +130,7 @@ class Runtime:
     async def start_agent(self) -> dict[str, Any]:
         assert self._tg is not None
         mark = self.transcript.mark()
-        self._agent = service = self.target_class.service(self.config, self.transcript, self.stderr)
+        self._agent = service = self.declaration.service(self.config, self.transcript, self.stderr)
         await self._tg.start(service.run)
         if self._agent.process is not None and self._agent.process.pgid is not None:
             self.pgids.append(self._agent.process.pgid)
@@ -137,8 +143,7 @@ class Runtime:
         finally:
             self.handshake_entries = self.transcript.since(mark)
         self.handshake_said = dict(init) if isinstance(init, dict) else {}
-        info = init.get("agentInfo") or init.get("serverInfo") if isinstance(init, dict) else None
-        examples_db.name_agent(str(info.get("name") or "") if isinstance(info, dict) else "")
+        self.agent_name = self.declaration.agent_name(init) if isinstance(init, dict) else ""
         return init
 
     async def stop_agent(self) -> None:
@@ -201,8 +206,20 @@ class Runtime:
         return any(getattr(c, "sent", {}).get(method, 0) for c in connections)
 
     def call(self, func: Any, *args: Any) -> Any:
-        """Run an async function on the runtime's loop and wait for it (for tools and tests)."""
-        return self._portal.call(func, *args)
+        """Run a function on the runtime's loop, in the run's revision, and wait for it (for tools
+        and tests)."""
+        return self._portal.call(self._checked, self.checked_revision(), func, *args)
+
+    def checked_revision(self) -> Revision:
+        return self.revision or revisions.current()
+
+    async def _checked(self, revision: Revision, func: Any, *args: Any) -> Any:
+        token = revisions.checking(revision)
+        try:
+            result = func(*args)
+            return await result if inspect.isawaitable(result) else result
+        finally:
+            revisions.reset(token)
 
     def start(self) -> dict[str, Any]:
         """Start the agent and initialize it (blocking); raises on a launch or handshake failure."""
@@ -220,7 +237,7 @@ class Runtime:
                     f"--spec {spec} is a revision of the {revisions.get(spec).target} target; this run certifies "
                     f"{target}: use one of auto, {', '.join(revisions.available(target))}"
                 )
-            revisions.use(spec)
+            self.revision = revisions.get(spec)
             return spec, f"chosen with --spec {spec}"
         try:
             name, why = await self.target.detect_revision()
@@ -239,7 +256,7 @@ class Runtime:
             # requests); charged to whichever case came first, they would blame the wrong one.
             connection = self.connection
             connection.reported = len(connection.problems)
-        revisions.use(name)
+        self.revision = revisions.get(name)
         return name, why
 
     def close(self) -> None:
@@ -258,8 +275,11 @@ class Runtime:
     # -- running cases -------------------------------------------------------------------------
 
     def run_case(self, case: Case) -> CaseRecord:
-        self._running = self._portal.start_task_soon(self._run_case, case)
-        return self._running.result()
+        revision = self.checked_revision()
+        self._running = self._portal.start_task_soon(self._checked, revision, self._run_case, case)
+        record = self._running.result()
+        record.revision = record.revision or revision.name
+        return record
 
     def interrupt(self, wait: float = 3.0) -> None:
         """Ctrl-C reached the main thread while a case runs on the portal: stop the case's worker
@@ -310,20 +330,14 @@ class Runtime:
         exc: BaseException | None = None
         try:
             missing = [n for n in case.needs if not self.target.advertises(n)]
-            if "no-status" in missing:
-                raise NotApplicable(
-                    "the agent advertises session/status; this case checks agents that do not"
+            undeclared = sorted(set(case.needs) - self.declaration.needs)
+            if undeclared:
+                raise HarnessError(
+                    f"the case needs {undeclared}, which the {case.target} target does not declare"
                 )
-            if "frames" in missing:
-                raise NotApplicable(
-                    "over Streamable HTTP each POST carries one JSON message, so malformed frames cannot be "
-                    "sent; they are checked over stdio and WebSocket"
-                )
-            versions = [n for n in missing if n in ("v1", "v2")]
-            if versions:
-                raise NotApplicable(
-                    f"an ACP {versions[0]} case; this run speaks ACP v{self.config.protocol} (--protocol)"
-                )
+            why = self.declaration.not_applicable(missing, self.config) if missing else None
+            if why is not None:
+                raise NotApplicable(why)
             if missing:
                 names = ", ".join(self.target.capability_name(m) for m in missing)
                 raise Unimplemented(f"the agent does not advertise {names}")
@@ -331,7 +345,13 @@ class Runtime:
             if revision.spec_for(case.id) is None:
                 why = revision.not_part.get(case.id, revision.title)
                 raise NotApplicable(f"not part of spec revision {revision.name}: {why}")
-            scope = examples_db.case_scope(case.target, revision.name, case.id)
+            scope = examples_db.case_scope(
+                case.target,
+                revision.name,
+                case.id,
+                database=self.config.example_database,
+                agent=self.agent_name,
+            )
             try:
                 with anyio.fail_after(max(CASE_BUDGET, 2 * self.config.turn_timeout)):
                     await case.func(self.target, details)
@@ -398,8 +418,11 @@ class Runtime:
             duration=time.perf_counter() - started,
             transcript=[e.to_json() for e in entries],
             stderr=self.stderr.since(err_mark)[-4000:],
-            reproduction=reproduction(handshake, entries),
+            reproduction=reproduction(
+                handshake, entries, self.declaration.handshake_methods, self.declaration.session_method
+            ),
             details=details,
+            revision=revisions.current().name,
         )
         if isinstance(exc, AgentExited) or not self.agent_alive:
             record.details.setdefault("agent_exited", True)
@@ -484,10 +507,16 @@ class Runtime:
         )
 
 
-def reproduction(handshake: list[Entry], entries: list[Entry]) -> list[dict[str, Any]]:
+def reproduction(
+    handshake: list[Entry],
+    entries: list[Entry],
+    handshakes: tuple[str, ...] = ("initialize", "server/discover"),
+    opens: str | None = "session/new",
+) -> list[dict[str, Any]]:
     """The case's requests as segments to pipe into the agent: one per agent process (the case's
     restarts start new ones, in the same working directory) and one per extra connection, each
-    beginning with its handshake. ``sessionIds``: the ids the agent gave each session/new of the
+    beginning with its handshake (``handshakes``: the target's requests that open one).
+    ``sessionIds``: the ids the agent gave each session-opening request (``opens``) of the
     segment, in order, so a tool can map them to the ids a fresh agent gives. ``waits``: the lines
     whose answer arrived before the next line went out (the others overlapped what followed, as a
     prompt does while status is asked during its turn)."""
@@ -507,7 +536,7 @@ def reproduction(handshake: list[Entry], entries: list[Entry]) -> list[dict[str,
         for key in [k for k in open_requests if k[0] == conn]:
             del open_requests[key]
 
-    if handshake and not any(_method(e) in HANDSHAKES for e in entries[:1]):
+    if handshake and not any(_method(e) in handshakes for e in entries[:1]):
         first = open_segment("", "fresh")
         for e in handshake:
             if e.direction == SEND and not e.conn:
@@ -517,7 +546,7 @@ def reproduction(handshake: list[Entry], entries: list[Entry]) -> list[dict[str,
         if entry.direction == SEND:
             method = _method(entry)
             segment = current.get(entry.conn)
-            if method in HANDSHAKES or segment is None:
+            if method in handshakes or segment is None:
                 restart = segment is not None or (entry.conn == "" and bool(segments))
                 segment = open_segment(entry.conn, "restart" if restart and not entry.conn else "fresh")
             settle(entry.conn)
@@ -531,7 +560,7 @@ def reproduction(handshake: list[Entry], entries: list[Entry]) -> list[dict[str,
             waited = open_requests.pop((entry.conn, frame_id), None)
             if waited is not None:
                 waited[0]["waits"].append(waited[1])
-            if methods.get((entry.conn, frame_id)) == "session/new":
+            if opens is not None and methods.get((entry.conn, frame_id)) == opens:
                 sid = _session_id(entry)
                 if sid is not None:
                     current[entry.conn]["sessionIds"].append(sid)

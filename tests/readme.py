@@ -100,6 +100,20 @@ CLAIMS: dict[str, str] = {
         "tests/e2e/test_install.py"
     ),
     'cat conformance-report/summary.md >> "$GITHUB_STEP_SUMMARY"': "tests/e2e/test_install.py",
+    # A fourth target, installed beside the suite and certified every way (README, "Adding a target").
+    **dict.fromkeys(
+        [
+            "pip install ./session-status-conformance ./toy-status-target",
+            "session-status-conformance --target toy --report-dir reference",
+            'session-status-conformance --toy-cmd "python -m toy_target.reference --forgetful" --report-dir bad',
+            'python -m pytest --pyargs toy_target.cases --toy-cmd "python -m toy_target.reference --forgetful"',
+            "session-status-conformance matrix reference bad",
+            "session-status-conformance replay bad/replays/toy.status.unknown-is-error.replay.json",
+            "session-status-conformance replay bad/replays/toy.status.unknown-is-error.replay.json "
+            '--toy-cmd "python -m toy_target.reference"',
+        ],
+        "tests/e2e/test_toy_target.py",
+    ),
     # MCP's protocol eras: both eras and a matrix, modern-only and stateless servers.
     "session-status-conformance --target mcp --mcp-protocol both": "tests/targets/mcp/test_eras.py",
     'session-status-conformance --mcp-cmd "node dist/server.js --modern-only" --instruct-cmd '

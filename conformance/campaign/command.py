@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import os
 import random
 import re
@@ -29,13 +28,13 @@ import subprocess
 import sys
 import threading
 import time
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from conformance import COMMAND
 from conformance.campaign.findings import Findings
+from conformance.campaign.rounds import Round, Worker, read_json
 from conformance.core import progress
 
 __all__ = ["campaign_cases", "main", "parse_duration", "read_json"]
@@ -99,46 +98,6 @@ def round_slice(duration: float, workers: int, cases: int, round_seconds: float)
     """Seconds of generating a round gives its case: the budget shared among the cases, so that
     every case gets a round within the campaign's duration, and never more than --round."""
     return max(MIN_SLICE, min(round_seconds, duration * workers / max(1, cases)))
-
-
-@dataclass
-class Round:
-    worker: int
-    number: int
-    seed: int
-    folder: Path
-    started: float
-    case: str = ""
-    ended: float | None = None
-    code: int | None = None
-    examples: int = 0
-    findings: int = 0
-
-
-@dataclass
-class Worker:
-    index: int
-    rounds: list[Round] = field(default_factory=list)
-    done_examples: int = 0  # examples of its finished rounds
-    timeline: list[tuple[float, int]] = field(default_factory=list)
-
-    def live(self) -> tuple[int, dict[str, Any]]:
-        """Examples so far (finished rounds and the running one) and the running round's progress."""
-        data = read_json(self.rounds[-1].folder / "progress.json") if self.rounds else None
-        running = (
-            sum((data or {}).get("examples", {}).values())
-            if self.rounds and self.rounds[-1].ended is None
-            else 0
-        )
-        return self.done_examples + running, data or {}
-
-
-def read_json(path: Path) -> dict[str, Any] | None:
-    try:
-        data = json.loads(path.read_text())
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None
 
 
 class Campaign:

@@ -6,18 +6,44 @@ from __future__ import annotations
 import html
 import io
 import json
+from collections.abc import Sequence
+from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from conformance import COMMAND
+from conformance.campaign.findings import Findings
+from conformance.campaign.rounds import Worker
 from conformance.core import progress
-
-if TYPE_CHECKING:
-    from conformance.campaign.command import Campaign
 
 __all__ = ["campaign_data", "render_html", "write_reports"]
 
 FORMAT = "session-status-conformance/campaign/1"
+
+
+class Campaign(Protocol):
+    """What the report reads of a campaign (conformance.campaign.command.Campaign runs one)."""
+
+    target: str
+    target_args: list[str]
+    order: list[str]
+    slice: float
+    case_examples: dict[str, int]
+    started_at: datetime
+    duration: float
+    duration_run: float | None
+    stopped_by: str
+    db_given: str
+    db_lost: str | None
+    local_db: Path
+    workers: Sequence[Worker]
+    findings: Findings
+    findings_timeline: list[tuple[float, int]]
+    transitions: dict[str, int]
+    problems: list[str]
+    folder: Path
+
+    def elapsed(self) -> float: ...
 
 
 def campaign_data(c: Campaign) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from conformance.core.errors import UsageError
 from conformance.core.profiles import PROFILES
 
 __all__ = [
@@ -22,10 +23,6 @@ __all__ = [
     "parse_headers",
     "url_transport",
 ]
-
-
-class UsageError(Exception):
-    """A bad option value: reported as one line, exit code 2."""
 
 
 def url_transport(url: str, option: str = "--agent-url") -> str:
@@ -192,6 +189,7 @@ class AgentConfig:
     seed: int | None = None
     report_dir: str | None = None
     example_db: str | None = None  # --db: a folder or redis:// URL the Hypothesis runs share
+    example_database: Any = None  # the database --db opened (an ExampleDatabase), for this run's cases
     # `replay FILE` of a fuzz finding: the recorded input, which the fuzz case checks alone
     # instead of drawing inputs.
     replay_input: dict[str, Any] | None = None

@@ -14,32 +14,48 @@ import contextvars
 import sys
 import threading
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
 
+from conformance.core.errors import UsageError
+
 __all__ = [
+    "CaseScope",
     "FallbackDatabase",
     "NamespacedDatabase",
     "case_scope",
-    "configure",
     "database_for_case",
-    "name_agent",
     "open_database",
     "scope_reset",
 ]
 
-# The case whose Hypothesis run asks for a database: (target, spec revision, case id). Set by the
-# runtime around each case; copied into the worker threads the runs use.
-_SCOPE: contextvars.ContextVar[tuple[str, str, str] | None] = contextvars.ContextVar(
-    "case_scope", default=None
-)
-_SHARED: dict[str, Any] = {"database": None, "namespace": "", "agent": ""}
+
+@dataclass(frozen=True)
+class CaseScope:
+    """The case whose Hypothesis run asks for a database, and the run's database: set by the
+    runtime around each case (the run's own, never the process's), copied into the worker threads
+    its Hypothesis runs use."""
+
+    target: str
+    revision: str
+    case_id: str
+    database: ExampleDatabase | None = None  # the run's --db; None: each profile's own
+    agent: str = ""  # the agent's own name (from its handshake), made safe for a key
 
 
-def case_scope(target: str, revision: str, case_id: str) -> contextvars.Token:
-    return _SCOPE.set((target, revision, case_id))
+_SCOPE: contextvars.ContextVar[CaseScope | None] = contextvars.ContextVar("case_scope", default=None)
+
+
+def case_scope(
+    target: str, revision: str, case_id: str, *, database: ExampleDatabase | None = None, agent: str = ""
+) -> contextvars.Token:
+    """Run a case in this scope. ``agent``: the agent's own name, part of every key, so campaigns
+    against different agents never replay each other's examples."""
+    safe = "".join(c if c.isalnum() or c in "-_.@" else "_" for c in agent)[:80]
+    return _SCOPE.set(CaseScope(target, revision, case_id, database, safe))
 
 
 def scope_reset(token: contextvars.Token) -> None:
@@ -49,33 +65,17 @@ def scope_reset(token: contextvars.Token) -> None:
 def running_case() -> str:
     """The id of the case running in this context ("" outside a case)."""
     scope = _SCOPE.get()
-    return scope[2] if scope else ""
-
-
-def configure(database: ExampleDatabase | None, namespace: str = "") -> None:
-    """The database of this process's runs (None: each profile's own), and an extra namespace
-    (a campaign's agent name, for instance)."""
-    _SHARED["database"] = database
-    _SHARED["namespace"] = namespace
-
-
-def name_agent(name: str) -> None:
-    """The agent's own name (from its handshake): part of every key, so campaigns against
-    different agents never replay each other's examples."""
-    _SHARED["agent"] = "".join(c if c.isalnum() or c in "-_.@" else "_" for c in name)[:80]
+    return scope.case_id if scope else ""
 
 
 def database_for_case(generation: str = "") -> ExampleDatabase | None:
-    """The shared database seen through the running case's namespace (and the profile's way of
-    drawing, ``generation``); None when no --db is given."""
-    shared = _SHARED["database"]
+    """The run's database seen through the running case's namespace (and the profile's way of
+    drawing, ``generation``); None outside a case or when no --db is given."""
     scope = _SCOPE.get()
-    if shared is None or scope is None:
+    if scope is None or scope.database is None:
         return None
-    extra = "/".join(p for p in (_SHARED["namespace"], _SHARED["agent"]) if p)
-    return NamespacedDatabase(
-        shared, namespace_of(*scope, extra=extra) + (f"{generation}/".encode() if generation else b"")
-    )
+    namespace = namespace_of(scope.target, scope.revision, scope.case_id, extra=scope.agent)
+    return NamespacedDatabase(scope.database, namespace + (f"{generation}/".encode() if generation else b""))
 
 
 def namespace_of(target: str, revision: str, case_id: str, *, extra: str = "") -> bytes:
@@ -86,8 +86,6 @@ def namespace_of(target: str, revision: str, case_id: str, *, extra: str = "") -
 def open_database(spec: str, *, local: Path) -> ExampleDatabase:
     """``redis://host:port/N`` (checked now: an unreachable server is a usage error) or a folder.
     ``local``: where a Redis database keeps its own copy, and goes on alone once Redis is lost."""
-    from conformance.core.config import UsageError  # config imports the profiles, which import this
-
     if spec.startswith(("redis://", "rediss://", "unix://")):
         try:
             import redis

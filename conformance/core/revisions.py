@@ -12,17 +12,19 @@ One runtime per process checks one revision, so the checked revision is process 
 
 from __future__ import annotations
 
+import contextvars
 import functools
 from dataclasses import replace
 from typing import Any
 
 from conformance.core.registry import SpecRef
-from conformance.core.traceability import Revision, load_revision, revisions_dir
+from conformance.core.traceability import Revision, load_revision, revision_files
 
 __all__ = [
     "DEFAULT",
     "available",
     "canonical",
+    "checking",
     "current",
     "default",
     "detect",
@@ -30,18 +32,21 @@ __all__ = [
     "get",
     "known_words",
     "requirement",
+    "reset",
     "spec_of",
     "use",
     "word",
 ]
 
 DEFAULT = "rfd-2026-10-26"
-_current: list[Revision] = []
+# The revision the running case checks: set by the runtime around each case (its run's own, never
+# the process's), copied into the worker threads the case uses.
+_CHECKED: contextvars.ContextVar[Revision | None] = contextvars.ContextVar("checked_revision", default=None)
 
 
 def available(target: str | None = None) -> list[str]:
     """Revision names, optionally only those of one target (acp, mcp, http)."""
-    names = sorted(p.stem for p in revisions_dir().glob("*.toml"))
+    names = sorted(revision_files())
     return names if target is None else [n for n in names if get(n).target == target]
 
 
@@ -61,22 +66,37 @@ def requirement(revision: str, key: str) -> SpecRef:
     return SpecRef(found.source, found.section, found.sentence)
 
 
+def checking(revision: Revision) -> contextvars.Token:
+    """Check ``revision`` in this context (the runtime, around a case); undone by :func:`reset`."""
+    return _CHECKED.set(revision)
+
+
+def reset(token: contextvars.Token) -> None:
+    _CHECKED.reset(token)
+
+
 def use(name: str) -> Revision:
+    """Check revision ``name`` in the caller's context from now on (a tool or a test that drives
+    cases itself; a run's runtime sets its own around each case)."""
     revision = get(name)
-    _current[:] = [revision]
+    _CHECKED.set(revision)
     return revision
 
 
 def current() -> Revision:
-    return _current[0] if _current else get(DEFAULT)
+    """The revision checked in this context: the running case's run's, else the default."""
+    return _CHECKED.get() or get(DEFAULT)
 
 
-def spec_of(case: Any, rule: str | None = None, key: str | None = None) -> SpecRef:
-    """The sentence the checked revision has this case check (the case's own quote by default),
-    with the link the revision file gives its source. With ``rule``, the sentence of that rule of
-    the case; with ``key``, the sentence the revision names for a finding of the harness's own
-    (an unanswered request, a broken envelope) whichever case it arrived in."""
-    revision = current()
+def spec_of(
+    case: Any, rule: str | None = None, key: str | None = None, *, revision: str | None = None
+) -> SpecRef:
+    """The sentence the checked revision (``revision``, else this context's) has this case check
+    (the case's own quote by default), with the link the revision file gives its source. With
+    ``rule``, the sentence of that rule of the case; with ``key``, the sentence the revision names
+    for a finding of the harness's own (an unanswered request, a broken envelope) whichever case
+    it arrived in."""
+    revision = get(revision) if revision else current()
     if key is not None and (found := revision.by_key(key)) is not None:
         return SpecRef(found.source, found.section, found.sentence, revision.url_for(found))
     req = revision.spec_for(case.id, rule)

@@ -8,6 +8,7 @@ and computes a run's coverage for the report: sentences tested, excluded, not ru
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import re
 import tomllib
@@ -16,12 +17,16 @@ from pathlib import Path
 from typing import Any
 
 __all__ = [
+    "CASES_GROUP",
     "Requirement",
     "Revision",
+    "case_packages",
     "coverage",
     "keyword_level",
     "load_revision",
     "normalize",
+    "revision_files",
+    "revisions_dir",
     "schema_sentences",
     "spec_sentences",
 ]
@@ -151,16 +156,50 @@ class Revision:
         return (self.folder / file).read_text(encoding="utf-8") if file else None
 
 
-def revisions_dir() -> Path:
-    # Found, not imported: pytest must import the cases package itself (assertion rewriting).
-    spec = importlib.util.find_spec("conformance.cases")
-    if spec is None or spec.origin is None:
+CASES_GROUP = "session_status_conformance.cases"
+
+
+@functools.cache
+def case_packages() -> dict[str, Path]:
+    """Every installed package of cases, by module name, and its folder: this suite's own
+    (conformance.cases) and those other distributions register in the entry-point group
+    ``session_status_conformance.cases`` (name = "their_package.cases"). Found, not imported:
+    pytest must import the case modules itself (assertion rewriting)."""
+    from importlib.metadata import distributions
+
+    names = ["conformance.cases"]
+    for dist in distributions():
+        names += [ep.value for ep in dist.entry_points if ep.group == CASES_GROUP and ep.value not in names]
+    found: dict[str, Path] = {}
+    for name in names:
+        try:
+            spec = importlib.util.find_spec(name)
+        except ModuleNotFoundError:
+            spec = None
+        if spec is not None and spec.origin is not None:
+            found[name] = Path(spec.origin).parent
+    if "conformance.cases" not in found:
         raise FileNotFoundError("the 'conformance.cases' package is not installed")
-    return Path(spec.origin).parent / "revisions"
+    return found
+
+
+def revisions_dir() -> Path:
+    """The suite's own revision files."""
+    return case_packages()["conformance.cases"] / "revisions"
+
+
+@functools.cache
+def revision_files() -> dict[str, Path]:
+    """Every revision file, by name: the ``revisions/`` folder of each package of cases."""
+    files: dict[str, Path] = {}
+    for folder in case_packages().values():
+        for path in sorted((folder / "revisions").glob("*.toml")):
+            files.setdefault(path.stem, path)
+    return files
 
 
 def load_revision(name: str, folder: Path | None = None) -> Revision:
-    folder = folder or revisions_dir()
+    folder = folder or (revision_files()[name].parent if name in revision_files() else revisions_dir())
     data = tomllib.loads((folder / f"{name}.toml").read_text(encoding="utf-8"))
     meta = data["revision"]
     return Revision(

@@ -15,7 +15,9 @@ import pytest
 from conformance.core import revisions
 from conformance.core.outcomes import Outcome
 from conformance.core.registry import CASES, Case
+from conformance.core.traceability import case_packages
 from conformance.core.transcript import reproduction_lines
+from conformance.pytest.keys import AGENT, REPORT_DIR, REVISION, runtime_for
 from conformance.runtime import CaseRecord
 
 __all__ = ["CaseBroken", "CaseFailed", "CaseItem", "CaseModule", "import_case_module", "is_case_file"]
@@ -37,12 +39,12 @@ def is_case_file(path: Path) -> bool:
 def import_case_module(path: Path) -> str:
     """Import a case module once, under the package name it has when installed."""
     package_dir = path.parent
-    installed = installed_cases_dir()
-    if installed is not None and path.resolve().is_relative_to(installed.resolve()):
-        parts = path.resolve().relative_to(installed.resolve()).with_suffix("").parts
-        name = ".".join(("conformance.cases", *parts))
-        importlib.import_module(name)
-        return name
+    for package, folder in case_packages().items():  # the suite's own cases, and other targets'
+        if path.resolve().is_relative_to(folder.resolve()):
+            parts = path.resolve().relative_to(folder.resolve()).with_suffix("").parts
+            name = ".".join((package, *parts))
+            importlib.import_module(name)
+            return name
     # A case folder of the user's own: its folder name is the case's package (acp, mcp, http).
     name = f"conformance_cases_{zlib.crc32(str(package_dir).encode()):08x}.{package_dir.name}.{path.stem}"
     if name not in sys.modules:
@@ -54,16 +56,10 @@ def import_case_module(path: Path) -> str:
     return name
 
 
-def installed_cases_dir() -> Path | None:
-    """Where conformance.cases is (found, not imported: pytest imports the case modules itself)."""
-    spec = importlib.util.find_spec("conformance.cases")
-    return Path(spec.origin).parent if spec is not None and spec.origin is not None else None
-
-
 class CaseModule(pytest.File):
     def collect(self):
         module = import_case_module(self.path)
-        agent = getattr(self.config, "_conformance_agent", None)
+        agent = self.config.stash.get(AGENT, None)
         target = agent.target if agent is not None else None  # a run certifies one system
         for case in [c for c in CASES.values() if c.module == module and target in (None, c.target)]:
             yield CaseItem.from_parent(self, name=case.id, case=case)
@@ -96,8 +92,9 @@ class CaseItem(pytest.Item):
         # Allure labels (read by allure-pytest from these marks when --alluredir is given).
         self.add_marker(pytest.mark.allure_label(SEVERITY[case.level.value], label_type="severity"))
         self.add_marker(pytest.mark.allure_label(case.area, label_type="epic"))
-        self.add_marker(pytest.mark.allure_label(revisions.current().name, label_type="tag"))
-        spec = revisions.spec_of(case)
+        revision = self.config.stash.get(REVISION, revisions.DEFAULT)
+        self.add_marker(pytest.mark.allure_label(revision, label_type="tag"))
+        spec = revisions.spec_of(case, revision=revision)
         self.add_marker(pytest.mark.allure_label(spec.section, label_type="feature"))
         if spec.url:
             name = f"{spec.source} · {spec.section}"
@@ -107,8 +104,6 @@ class CaseItem(pytest.Item):
         )
 
     def runtest(self) -> None:
-        from conformance.pytest.plugin import runtime_for
-
         self.record = runtime_for(self.config).run_case(self.case)
         _attach_to_allure(self.record)
         outcome = self.record.result.outcome
@@ -132,7 +127,7 @@ class CaseItem(pytest.Item):
             from conformance.reports.report import reproduce_command
 
             record = excinfo.value.record
-            report_dir = getattr(self.config, "_conformance_report_dir", None)
+            report_dir = self.config.stash.get(REPORT_DIR, None)
             command = reproduce_command(self.case.id, record.details, report_dir)
             return render_failure(self.case, record, command=command)
         return super().repr_failure(excinfo)
@@ -144,7 +139,7 @@ def render_failure(case: Case, record: CaseRecord, max_frames: int = 40, command
     from conformance.reports.report import clean
 
     r = record.result
-    spec = revisions.spec_of(case, r.rule, r.spec_key)
+    spec = revisions.spec_of(case, r.rule, r.spec_key, revision=record.revision or None)
     lines = [
         f"{case.id} [{case.level.value}] -> {r.outcome.value.upper()}",
         f"  {r.message}",

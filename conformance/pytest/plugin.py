@@ -10,7 +10,6 @@ with pytest's reports, so ``-n auto`` gives one report.
 from __future__ import annotations
 
 import contextlib
-import random
 import re
 import shutil
 import signal
@@ -29,12 +28,29 @@ from conformance.core.outcomes import TERMINAL, AgentExited, CaseSignal, Outcome
 from conformance.core.prompts import new_ledger
 from conformance.core.redact import redact
 from conformance.core.registry import CASES, Level
+from conformance.core.traceability import case_packages
+from conformance.pytest.control import command_line_of
 from conformance.pytest.items import (
     CaseItem,
     CaseModule,
     import_case_module,
-    installed_cases_dir,
     is_case_file,
+)
+from conformance.pytest.keys import (
+    ACTIVE,
+    AGENT,
+    BASELINE,
+    COLLECTED,
+    CREATED,
+    INTERRUPTED,
+    NOTHING_SELECTED,
+    REPORT,
+    REPORT_DIR,
+    REPORT_PATH,
+    REVISION,
+    RUNTIME,
+    SIGNALS,
+    strict,
 )
 from conformance.pytest.options import pytest_addoption  # noqa: F401 - the hook, registered with this plugin
 from conformance.reports.baseline import (
@@ -47,29 +63,12 @@ from conformance.reports.baseline import (
 )
 from conformance.reports.junit import enrich_junit, write_fatal_junit
 from conformance.reports.report import RunReport, case_record, clean, default_report_dir
-from conformance.runtime import HANDSHAKES, Runtime
+from conformance.run import Run, choose_seed, selection_record
+from conformance.runtime import Runtime
 from conformance.targets import DEFAULT, TARGETS, chosen, configure, named
 from conformance.transport.stdio import LaunchError
 
-RUNTIME = pytest.StashKey[Runtime]()
-INTERRUPTED = pytest.StashKey[bool]()
-_SESSION: list[pytest.Session | None] = [None]
-ONE_LINE_ENDINGS = [False]  # set by the command line, which prints the ending itself
-# Set by the command line for people who are not pytest users: one line per case, its id and its
-# outcome (pytest runs quietly: no header, no file paths, no short summary).
-LINE_PER_CASE = [False]
 SPEC_CHOICES = ("auto", *revisions.available())
-# What the last run decided, for the command line (conformance/cli.py runs pytest in-process).
-LAST_RUN: dict[str, Any] = {}
-# pytest_runtest_logreport gets no config; the controller's report of the current run lives here.
-_CONTROLLER_REPORT: list[RunReport | None] = [None]
-REPORT = pytest.StashKey[RunReport]()
-BASELINE = pytest.StashKey[Baseline | None]()
-COLLECTED = pytest.StashKey[set[str]]()
-ACTIVE = pytest.StashKey[bool]()
-CREATED = pytest.StashKey[bool]()  # this run made its report folder
-NOTHING_SELECTED = pytest.StashKey[bool]()
-SIGNALS = pytest.StashKey[dict[int, Any]]()  # the handlers this run replaced, to restore
 # A CI job's timeout sends SIGTERM, a closed terminal SIGHUP: each stops a run as Ctrl-C does (the
 # partial report, marked incomplete, its path printed, the agent's process group ended).
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
@@ -81,9 +80,9 @@ def _configure(config: pytest.Config) -> None:
         config.addinivalue_line("markers", f"{level.value}: conformance case at level {level.value}")
     config.addinivalue_line("markers", "conformance: a session/status conformance case")
     config.stash[ACTIVE] = _is_conformance_run(config)
-    _CONTROLLER_REPORT[0] = None
+    config.pluginmanager.register(RunListener(config), f"session-status-conformance-run-{id(config)}")
     if not hasattr(config, "workerinput"):
-        LAST_RUN.clear()
+        command_line_of(config).last.clear()
     if not config.stash[ACTIVE]:
         return
     worker = getattr(config, "workerinput", None)
@@ -112,14 +111,14 @@ def _configure(config: pytest.Config) -> None:
             ) from None
         if config.option.xmlpath is None:
             config.option.xmlpath = str(report_dir / "junit.xml")
-    config._conformance_report_dir = report_dir  # type: ignore[attr-defined]
+    config.stash[REPORT_DIR] = report_dir
     if worker is not None:
         config.option.conformance_seed = worker["conformance_seed"]
-        revisions.use(worker["conformance_revision"])
-    elif config.getoption("conformance_seed") is None:
-        # One seed per run, shared by every worker and case, and printed in the summary.
-        fixed = config.getoption("conformance_profile") == "ci"
-        config.option.conformance_seed = 0 if fixed else random.SystemRandom().randrange(2**32)
+        config.stash[REVISION] = worker["conformance_revision"]
+    else:
+        config.option.conformance_seed = choose_seed(
+            config.getoption("conformance_profile"), config.getoption("conformance_seed")
+        )
     if config.getoption("conformance_spec") not in SPEC_CHOICES:
         raise pytest.UsageError(
             f"--spec {config.getoption('conformance_spec')!r} is not a known revision: use one of {', '.join(SPEC_CHOICES)}"
@@ -135,14 +134,10 @@ def _configure(config: pytest.Config) -> None:
             if worker is not None
             else new_ledger(report_dir / "sandbox" / "prompts.ledger")
         )
-    config._conformance_agent = agent_config  # type: ignore[attr-defined]
+    config.stash[AGENT] = agent_config
     config.stash[BASELINE] = _baseline(config)
     if worker is None:
-        noun = named(agent_config.target).noun
-        report = RunReport.for_run(agent_config, strict=_strict(config), noun=noun)
-        report.target, report.subject = agent_config.target, named(agent_config.target).subject
-        config.stash[REPORT] = report
-        _CONTROLLER_REPORT[0] = config.stash[REPORT]
+        config.stash[REPORT] = Run.begin(agent_config, strict=strict(config)).report
         _stop_on_signals(config)
 
 
@@ -163,7 +158,7 @@ def pytest_configure(config: pytest.Config) -> None:
     try:
         _configure(config)
     except pytest.UsageError as exc:  # the command line's last line says it, not "usage error"
-        LAST_RUN["message"] = str(exc)
+        command_line_of(config).last["message"] = str(exc)
         raise
 
 
@@ -187,10 +182,6 @@ def _baseline(config: pytest.Config) -> Baseline | None:
         return load_baseline(path)
     except UsageError as exc:
         raise pytest.UsageError(str(exc)) from None
-
-
-def _strict(config: pytest.Config) -> bool:
-    return bool(config.getoption("conformance_strict") or getattr(config.option, "strict", False))
 
 
 def _values(config: pytest.Config) -> dict[str, Any]:
@@ -274,12 +265,12 @@ def _agent_config(config: pytest.Config, report_dir: Path) -> AgentConfig:
 @pytest.hookimpl(optionalhook=True)
 def pytest_configure_node(node: Any) -> None:
     """xdist: every worker writes into the controller's report dir."""
-    report_dir = getattr(node.config, "_conformance_report_dir", None)
+    report_dir = node.config.stash.get(REPORT_DIR, None)
     if report_dir is not None:
         node.workerinput["conformance_report_dir"] = str(report_dir)
         node.workerinput["conformance_seed"] = node.config.getoption("conformance_seed")
-        node.workerinput["conformance_revision"] = revisions.current().name
-        agent = getattr(node.config, "_conformance_agent", None)
+        node.workerinput["conformance_revision"] = node.config.stash[REVISION]
+        agent = node.config.stash.get(AGENT, None)
         if agent is not None and agent.prompt_ledger is not None:
             node.workerinput["conformance_prompt_ledger"] = agent.prompt_ledger
 
@@ -303,8 +294,9 @@ def _check_baseline_ids(config: pytest.Config) -> None:
     unknown = sorted(set(baseline.entries) - collected)
     if unknown:
         named = "; ".join(f"{u}{did_you_mean(u, collected)}" for u in unknown)
-        LAST_RUN["message"] = f"{baseline.path} lists case ids this suite does not have: {named}"
-        pytest.exit(LAST_RUN["message"], returncode=2)
+        last = command_line_of(config).last
+        last["message"] = f"{baseline.path} lists case ids this suite does not have: {named}"
+        pytest.exit(last["message"], returncode=2)
 
 
 @pytest.hookimpl(trylast=True)
@@ -313,12 +305,13 @@ def pytest_collection_modifyitems(
 ) -> None:
     _check_baseline_ids(config)
     if config.stash.get(ACTIVE, False) and not any(isinstance(i, CaseItem) for i in items):
-        LAST_RUN["message"] = (
+        last = command_line_of(config).last
+        last["message"] = (
             "no conformance case selected: check the -k / -m expression (ids look like "
             "status.error.unknown-session-code; levels: must, should, may, robustness)"
         )
         config.stash[NOTHING_SELECTED] = True
-        pytest.exit(LAST_RUN["message"], returncode=2)
+        pytest.exit(last["message"], returncode=2)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -326,36 +319,36 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     for sig, handler in config.stash.get(SIGNALS, {}).items():
         with contextlib.suppress(ValueError, OSError, TypeError):
             signal.signal(sig, handler)
-    report_dir = getattr(config, "_conformance_report_dir", None)
+    report_dir = config.stash.get(REPORT_DIR, None)
     if config.stash.get(NOTHING_SELECTED, False) and config.stash.get(CREATED, False) and report_dir:
         shutil.rmtree(report_dir, ignore_errors=True)
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist starts workers: they need the revision
 def pytest_sessionstart(session: pytest.Session) -> None:
-    _SESSION[0] = session
     config = session.config
+    last = command_line_of(config).last
     if not config.stash.get(ACTIVE, False) or hasattr(config, "workerinput") or config.option.collectonly:
         return
-    runtime = Runtime(config._conformance_agent, strict=_strict(config))  # type: ignore[attr-defined]
+    runtime = Runtime(config.stash[AGENT], strict=strict(config))
     report = config.stash[REPORT]
     try:
         init = runtime.start()
     except (LaunchError, CaseSignal, AgentExited, TimeoutError, Unanswered) as exc:
         runtime.close()
-        message = _preflight_message(exc, config._conformance_agent)  # type: ignore[attr-defined]
+        message = _preflight_message(exc, config.stash[AGENT])
         fatal = clean(f"cannot certify: {message}")
         _describe_partial_handshake(report, runtime, "no case could run")
         report.fatal = fatal
         report.process_groups = list(runtime.pgids)
-        path = str(report.write(config._conformance_report_dir))  # type: ignore[attr-defined]
+        path = str(report.write(config.stash[REPORT_DIR]))
         if config.option.xmlpath:  # CI test views still get a file, with the reason as one error
             write_fatal_junit(Path(config.option.xmlpath), fatal)
         decided = report.verdict()
         if decided is Verdict.UNIMPLEMENTED:  # initialize said enough: the agent has no status method
-            LAST_RUN.update(verdict=decided, exit_code=decided.exit_code, line=report.headline(), report=path)
+            last.update(verdict=decided, exit_code=decided.exit_code, line=report.headline(), report=path)
             pytest.exit(report.headline(), returncode=decided.exit_code)
-        LAST_RUN.update(message=fatal, report=path)
+        last.update(message=fatal, report=path)
         pytest.exit(fatal, returncode=2)
     except BaseException:  # Ctrl-C while it starts: stop what started (a server outlives its pipes)
         runtime.close()
@@ -365,20 +358,21 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         report.incomplete = True
         report.process_groups = list(runtime.pgids)
         with contextlib.suppress(OSError):
-            path = report.write(config._conformance_report_dir)  # type: ignore[attr-defined]
-            LAST_RUN["message"] = f"interrupted: partial report (marked incomplete) in {path}"
+            path = report.write(config.stash[REPORT_DIR])
+            last["message"] = f"interrupted: partial report (marked incomplete) in {path}"
         raise
-    report.describe_target(runtime.target, init)
+    report.describe_target(runtime.declaration, runtime.target, init)
     try:
         name, why = runtime.resolve_revision(config.getoption("conformance_spec"))
     except CaseSignal as exc:
         runtime.close()
-        LAST_RUN["message"] = exc.message
+        last["message"] = exc.message
         pytest.exit(exc.message, returncode=2)
     except BaseException:
         runtime.close()
         raise
     config.stash[REPORT].revision, config.stash[REPORT].revision_why = name, why
+    config.stash[REVISION] = name
     if config.pluginmanager.has_plugin("dsession"):
         runtime.close()  # workers start their own agents
     else:
@@ -392,7 +386,7 @@ def _describe_partial_handshake(report: RunReport, runtime: Runtime, why: str) -
     said = runtime.handshake_said
     known = bool(said) and bool(getattr(runtime.target, "advertisement_known", False))
     if said:
-        report.describe_target(runtime.target, said, advertisement_known=known)
+        report.describe_target(runtime.declaration, runtime.target, said, advertisement_known=known)
         report.revision_why = f"not determined: {why}"
     elif why == "no case could run":
         report.revision_why = "not determined: the agent could not be started and initialized"
@@ -405,7 +399,7 @@ def _preflight_message(exc: BaseException, config: AgentConfig) -> str:
         lines = [ln for ln in exc.stderr_tail.strip().splitlines() if ln.strip()]
         tail = f"; its last stderr line: {lines[-1][:200]}" if lines else ""
         return f"the agent exited with code {exc.code} before answering {exc.method or 'initialize'}{tail}"
-    if isinstance(exc, Unanswered) and exc.method not in HANDSHAKES:
+    if isinstance(exc, Unanswered) and exc.method not in named(config.target).handshake_methods:
         return (
             f"the agent answered the handshake, but {exc.method} (id {exc.request_id}) got no answer: {exc.why}; a "
             f"slower agent needs a larger {exc.option}"
@@ -418,14 +412,6 @@ def _preflight_message(exc: BaseException, config: AgentConfig) -> str:
     return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
 
 
-def runtime_for(config: pytest.Config) -> Runtime:
-    runtime = config.stash.get(RUNTIME, None)
-    if runtime is None:
-        runtime = Runtime(config._conformance_agent, strict=_strict(config))  # type: ignore[attr-defined]
-        config.stash[RUNTIME] = runtime
-    return runtime
-
-
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
     outcome = yield
@@ -434,14 +420,19 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
         return
     record = item.record
     case = item.case
-    secrets = item.config._conformance_agent.secrets  # type: ignore[attr-defined]
+    secrets = item.config.stash[AGENT].secrets
     if record is None:  # the harness failed before the case produced a record
         exc = call.excinfo.value if call.excinfo else None
         report.conformance = case_record(
-            case, None, secrets, error=f"harness error: {exc!r}", duration=call.duration
+            case,
+            None,
+            secrets,
+            error=f"harness error: {exc!r}",
+            duration=call.duration,
+            revision=item.config.stash.get(REVISION, None),
         )  # type: ignore[attr-defined]
     else:
-        report_dir = getattr(item.config, "_conformance_report_dir", None)
+        report_dir = item.config.stash.get(REPORT_DIR, None)
         report.conformance = case_record(case, record, secrets, report_dir=report_dir)  # type: ignore[attr-defined]
     report.conformance["nodeid"] = item.nodeid  # type: ignore[attr-defined]
     result = report.conformance  # type: ignore[attr-defined]
@@ -449,7 +440,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
     if isinstance(report.longrepr, str):
         report.longrepr = redact(report.longrepr, secrets)
     baseline = item.config.stash.get(BASELINE, None)
-    mark = baseline.classify(case.id, result["outcome"], _strict(item.config)) if baseline else None
+    mark = baseline.classify(case.id, result["outcome"], strict(item.config)) if baseline else None
     if mark is not None:
         report.conformance["baseline"] = mark  # type: ignore[attr-defined]
     if mark == "known":  # shown and counted by pytest (terminal, junit, allure) as xfailed
@@ -474,38 +465,45 @@ def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -
         status = "stale", "S", "STALE BASELINE ENTRY"
     else:
         status = TERMINAL[Outcome(data["outcome"])]
-    if LINE_PER_CASE[0]:
+    if command_line_of(config).line_per_case:
         return status[0], "", status[2]  # the line is the plugin's own (pytest_runtest_logreport)
     return status
 
 
-def pytest_runtest_logreport(report: pytest.TestReport) -> None:
-    data = getattr(report, "conformance", None)
-    if data is not None and report.when == "call" and _CONTROLLER_REPORT[0] is not None:
-        _CONTROLLER_REPORT[0].add(data)
-        if LINE_PER_CASE[0] and _SESSION[0] is not None:
-            terminal = _SESSION[0].config.pluginmanager.get_plugin("terminalreporter")
-            if terminal is not None:
-                _, _, word = pytest_report_teststatus(report, _SESSION[0].config) or ("", "", "")
-                terminal.write_line(f"{data['id']} {word}")
+class RunListener:
+    """The hooks pytest calls without the run's config, for one run (registered with its config)."""
 
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
 
-@pytest.hookimpl(wrapper=True)  # around the terminal, which formats the interrupt's traceback
-def pytest_keyboard_interrupt(excinfo: pytest.ExceptionInfo[BaseException]) -> Any:
-    config = _SESSION[0].config if _SESSION[0] is not None else None
-    if config is not None and not isinstance(excinfo.value, pytest.exit.Exception):
-        config.stash[INTERRUPTED] = True  # pytest's exit status is lost if formatting then fails
-        runtime = config.stash.get(RUNTIME, None)
-        if runtime is not None:
-            runtime.interrupt()
-    result = yield
-    if config is not None and config.stash.get(ACTIVE, False) and ONE_LINE_ENDINGS[0]:
-        # The command line says what happened in one line (our own exits, and Ctrl-C: "interrupted:
-        # partial report …"); the terminal's "! _pytest.outcomes.Exit" and traceback would repeat it.
-        terminal = config.pluginmanager.get_plugin("terminalreporter")
-        if terminal is not None and hasattr(terminal, "_report_keyboardinterrupt"):
-            terminal._report_keyboardinterrupt = lambda: None
-    return result
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        config = self.config
+        data = getattr(report, "conformance", None)
+        run_report = config.stash.get(REPORT, None) if config.stash.get(ACTIVE, False) else None
+        if data is not None and report.when == "call" and run_report is not None:
+            run_report.add(data)
+            if command_line_of(config).line_per_case:
+                terminal = config.pluginmanager.get_plugin("terminalreporter")
+                if terminal is not None:
+                    _, _, word = pytest_report_teststatus(report, config) or ("", "", "")
+                    terminal.write_line(f"{data['id']} {word}")
+
+    @pytest.hookimpl(wrapper=True)  # around the terminal, which formats the interrupt's traceback
+    def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:
+        config = self.config
+        if not isinstance(excinfo.value, pytest.exit.Exception):
+            config.stash[INTERRUPTED] = True  # pytest's exit status is lost if formatting then fails
+            runtime = config.stash.get(RUNTIME, None)
+            if runtime is not None:
+                runtime.interrupt()
+        result = yield
+        if config.stash.get(ACTIVE, False) and command_line_of(config).one_line_endings:
+            # The command line says what happened in one line (our own exits, and Ctrl-C: "interrupted:
+            # partial report …"); the terminal's "! _pytest.outcomes.Exit" and traceback would repeat it.
+            terminal = config.pluginmanager.get_plugin("terminalreporter")
+            if terminal is not None and hasattr(terminal, "_report_keyboardinterrupt"):
+                terminal._report_keyboardinterrupt = lambda: None
+        return result
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
@@ -534,24 +532,25 @@ def pytest_sessionfinish_writes_the_report(session: pytest.Session, exitstatus: 
     report = config.stash.get(REPORT, None)
     if report is None or hasattr(config, "workerinput"):
         return
+    last = command_line_of(config).last
     interrupted = exitstatus == pytest.ExitCode.INTERRUPTED or config.stash.get(INTERRUPTED, False)
-    if interrupted and "message" not in LAST_RUN:  # not our own exit
+    if interrupted and "message" not in last:  # not our own exit
         report.incomplete = True
     elif not report.cases:
         return
     if not report.incomplete:
         report.selection = _selection(config, report, session.shouldfail or session.shouldstop or None)
     _apply_baseline(config, report)
-    path = report.write(config._conformance_report_dir)  # type: ignore[attr-defined]
-    config._conformance_report_path = path  # type: ignore[attr-defined]
+    path = report.write(config.stash[REPORT_DIR])
+    config.stash[REPORT_PATH] = path
     if config.option.xmlpath and report.written is not None:
         enrich_junit(Path(config.option.xmlpath), report.written)
     if report.incomplete:
-        LAST_RUN["message"] = f"interrupted: partial report (marked incomplete) in {path}"
+        last["message"] = f"interrupted: partial report (marked incomplete) in {path}"
     elif exitstatus in (0, 1):  # keep pytest's own codes for usage errors
         gated, explanation = report.gate()
         session.exitstatus = gated.exit_code
-        LAST_RUN.update(
+        last.update(
             verdict=report.verdict(),
             exit_code=gated.exit_code,
             line=explanation,
@@ -573,29 +572,24 @@ def _selection(config: pytest.Config, report: RunReport, stopped: str | None) ->
             if is_case_file(path):
                 module = import_case_module(path)
                 every |= {c.id for c in CASES.values() if c.module == module and c.target == report.target}
-    ran = {c["id"] for c in report.cases}
-    if not every or every <= ran:
-        return None
-    narrowed = [str(a) for a in config.args if "::" in str(a) or str(a).endswith(".py")]
-    return {
-        "keyword": config.option.keyword or None,
-        "markers": config.option.markexpr or None,
-        "args": narrowed,
-        "selected": len(ran & every),
-        "total": len(every),
-        "deselected": len(every - ran),
-        "stopped": str(stopped) if stopped else None,
-    }
+    return selection_record(
+        every,
+        {c["id"] for c in report.cases},
+        keyword=config.option.keyword,
+        markers=config.option.markexpr,
+        args=[str(a) for a in config.args if "::" in str(a) or str(a).endswith(".py")],
+        stopped=stopped,
+    )
 
 
 def _arg_path(arg: str) -> Path | None:
     """Where a command-line argument points: a path, or (pytest --pyargs) a module of the cases."""
     if Path(arg).exists():
         return Path(arg).resolve()
-    installed = installed_cases_dir()
-    if installed is not None and (arg == "conformance.cases" or arg.startswith("conformance.cases.")):
-        inner = installed.joinpath(*arg.split(".")[2:])
-        return inner if inner.is_dir() else inner.with_suffix(".py")
+    for package, folder in case_packages().items():
+        if arg == package or arg.startswith(package + "."):
+            inner = folder.joinpath(*arg[len(package) :].split(".")[1:])
+            return inner if inner.is_dir() else inner.with_suffix(".py")
     return None
 
 
@@ -603,9 +597,9 @@ def _apply_baseline(config: pytest.Config, report: RunReport) -> None:
     baseline = config.stash.get(BASELINE, None)
     if baseline is None or report.incomplete:
         return
-    strict = _strict(config)
+    is_strict = strict(config)
     if config.getoption("update_expected_failures"):
-        added, removed = write_baseline(baseline.path, report.cases, strict, baseline)
+        added, removed = write_baseline(baseline.path, report.cases, is_strict, baseline)
         report.notes.append(
             f"wrote baseline {baseline.path}: {added} entr(ies) added, {removed} removed; this run's failures "
             "are its known failures now (give each entry a real reason)"
@@ -613,7 +607,7 @@ def _apply_baseline(config: pytest.Config, report: RunReport) -> None:
         baseline = load_baseline(baseline.path)
         for c in report.cases:
             c.pop("baseline", None)
-            mark = baseline.classify(c["id"], c["outcome"], strict)
+            mark = baseline.classify(c["id"], c["outcome"], is_strict)
             if mark is not None:
                 c["baseline"] = mark
     marks: dict[str, list[str]] = {"known": [], "new": [], "stale": []}
@@ -622,7 +616,12 @@ def _apply_baseline(config: pytest.Config, report: RunReport) -> None:
             marks[c["baseline"]].append(c["id"])
     todo = sorted(c for c, reason in baseline.entries.items() if is_todo(reason))
     report.baseline = BaselineResult(
-        str(baseline.path), sorted(marks["known"]), sorted(marks["new"]), sorted(marks["stale"]), todo, strict
+        str(baseline.path),
+        sorted(marks["known"]),
+        sorted(marks["new"]),
+        sorted(marks["stale"]),
+        todo,
+        is_strict,
     )
 
 
@@ -633,11 +632,11 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     terminalreporter.section(f"{report.subject} conformance")
     for line in report.summary_lines():
         terminalreporter.write_line(line)
-    path = getattr(config, "_conformance_report_path", None)
+    path = config.stash.get(REPORT_PATH, None)
     if path is not None:
         terminalreporter.write_line(
             f"report: {Path(path).with_name('report.html')} (report.json, summary.md and junit.xml beside it)"
         )
-    if report.next_step and not ONE_LINE_ENDINGS[0]:  # the command line says it last
+    if report.next_step and not command_line_of(config).one_line_endings:  # the command line says it last
         terminalreporter.write_line(report.next_step)
     sys.stdout.flush()

@@ -36,10 +36,10 @@ from conformance.replay.options import add_overrides
 from conformance.replay.run import (
     ERROR,
     describe_agent,
+    recorded_revision,
     replay_file,
     run_alone,
     started_config,
-    use_recorded_revision,
 )
 from conformance.reports.report import clean
 from conformance.targets import DEFAULT
@@ -256,12 +256,18 @@ def _run_again(report: dict[str, Any], entry: dict[str, Any], config: AgentConfi
     if case is None:
         print(f"error: {entry.get('id')!r} is not a case of this suite's version", file=sys.stderr)
         return ERROR
-    use_recorded_revision(report)
 
     def headline(record: Any) -> str:
         return f"reproducing {case.id} against {describe_agent(config)}"
 
-    return run_alone(case, config, headline, str(entry.get("message") or ""), what="the case")
+    return run_alone(
+        case,
+        config,
+        headline,
+        str(entry.get("message") or ""),
+        what="the case",
+        revision=recorded_revision(report),
+    )
 
 
 def _pipe_recorded(entry: dict[str, Any], config: AgentConfig) -> int:

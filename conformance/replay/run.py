@@ -115,8 +115,7 @@ def _replay_steps(path: Path, data: dict[str, Any], config: AgentConfig) -> int:
     def replay() -> Any:
         return steps(runtime.target)
 
-    use_recorded_revision(data)
-    runtime = Runtime(config)
+    runtime = Runtime(config, revision=recorded_revision(data))
     try:
         runtime.start()
         failure, ran = runtime.call(lambda: anyio.to_thread.run_sync(replay))
@@ -149,7 +148,6 @@ def _replay_input(data: dict[str, Any], config: AgentConfig) -> int:
         return ERROR
     config.target = case.target
     config.replay_input = data["input"]
-    use_recorded_revision(data)
 
     def headline(record: CaseRecord) -> str:
         return (
@@ -157,15 +155,23 @@ def _replay_input(data: dict[str, Any], config: AgentConfig) -> int:
             + clean(f"input: {record.details.get('input', '?')}")
         )
 
-    return run_alone(case, config, headline, str(data["failure"]), what="the input")
+    return run_alone(
+        case, config, headline, str(data["failure"]), what="the input", revision=recorded_revision(data)
+    )
 
 
 def run_alone(
-    case: Case, config: AgentConfig, headline: Callable[[CaseRecord], str], failed_with: str, *, what: str
+    case: Case,
+    config: AgentConfig,
+    headline: Callable[[CaseRecord], str],
+    failed_with: str,
+    *,
+    what: str,
+    revision: str | None = None,
 ) -> int:
     """Run one case on a freshly started agent, print its exchange, and say FIXED (it passes now),
     STILL FAILING (it fails or warns again) or why it cannot tell."""
-    runtime = Runtime(config, strict=bool(config.options.get("conformance_strict")))
+    runtime = Runtime(config, strict=bool(config.options.get("conformance_strict")), revision=revision)
     try:
         runtime.start()
         record = runtime.run_case(case)
@@ -188,8 +194,7 @@ def run_alone(
     return ERROR
 
 
-def use_recorded_revision(data: dict[str, Any]) -> None:
-    """Judge the replay by the spec revision the run that wrote it checked."""
+def recorded_revision(data: dict[str, Any]) -> str | None:
+    """The spec revision the run that wrote the file checked: the replay is judged by it."""
     revision = (data.get("spec") or {}).get("revision")
-    if revision in revisions.available():
-        revisions.use(revision)
+    return revision if revision in revisions.available() else None

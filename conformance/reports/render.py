@@ -13,6 +13,7 @@ import re
 from typing import Any
 
 from conformance.core.transcript import reproduction_lines
+from conformance.reports.text import describe_selection, shorten
 
 __all__ = ["badge_svg", "claimed_revision", "html_report", "markdown_summary", "subject_of", "wire_text"]
 
@@ -40,8 +41,6 @@ def html_text(value: Any) -> str:
 def md_text(value: Any, limit: int = 1000) -> str:
     """Markdown-safe text on one line, bounded near ``limit`` characters between words (a path or
     an id in it is never cut)."""
-    from conformance.reports.report import shorten
-
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
     text = shorten(_visible(text).replace("\n", " "), limit)
     return _MD_SPECIAL.sub(r"\\\1", html.escape(text, quote=False))
@@ -223,8 +222,6 @@ def _traceability_html(trace: dict[str, Any]) -> str:
 
 
 def _selection_text(report: dict[str, Any]) -> str:
-    from conformance.reports.report import describe_selection
-
     sel = report["selection"]
     return (
         f"PARTIAL: {sel['selected']} of {sel['total']} cases {'ran' if sel.get('stopped') else 'selected'} "

@@ -21,7 +21,8 @@ from conformance.core.redact import redact, redacted_options
 from conformance.core.registry import Level
 from conformance.core.traceability import coverage
 from conformance.reports.baseline import BaselineResult
-from conformance.reports.render import wire_text
+from conformance.reports.render import badge_svg, html_report, markdown_summary, wire_text
+from conformance.reports.text import clean, describe_selection, shorten
 
 __all__ = [
     "RunReport",
@@ -32,18 +33,7 @@ __all__ = [
     "shown_path",
 ]
 
-SPEC_SOURCES = {
-    "acp-rfd-session-status@2026-10-26": "ACP RFD 'Session status', revision of 2026-10-26",
-    "acp-sdk-2.4.0/v1/schema.unstable.json": "official ACP schema shipped in @agentclientprotocol/sdk 2.4.0",
-    "jsonrpc-2.0": "JSON-RPC 2.0 specification",
-    "mcp-session-heartbeat@2025-06-18": "MCP tool 'session_heartbeat' (MCP 2025-06-18)",
-    "mcp-2025-06-18": "Model Context Protocol specification, revision 2025-06-18",
-    "mcp-2026-07-28": "Model Context Protocol specification, revision 2026-07-28 (schema)",
-    "agentscope-2.0.4-session-status": "AgentScope 2.0.4 API: GET /sessions/{session_id}/status",
-}
-# What each target certifies, as titles say it.
 OUTCOME_ORDER = [o.value for o in Outcome]
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\x9b]|\x1b\[[0-?]*[ -/]*[@-~]?|\x1b.?")
 
 
 def case_record(
@@ -54,18 +44,21 @@ def case_record(
     error: str = "",
     duration: float = 0.0,
     report_dir: str | Path | None = None,
+    revision: str | None = None,
 ) -> dict[str, Any]:
     """A case's entry in report.json, from the harness's record of it (redacted); ``record`` None:
     the harness failed before the case produced one (``error`` says how). A failure (fail, warn,
     error) carries the one command that reproduces it (``reproduce``), given the run's
-    ``report_dir``."""
-    spec = _spec_json(case)
+    ``report_dir``. The sentences quoted are those of the revision the record was checked against
+    (else ``revision``, the run's)."""
+    revision = (record.revision if record is not None else "") or revision
+    spec = _spec_json(case, revision=revision)
     if record is None:
         result: dict[str, Any] = {"outcome": Outcome.ERROR.value, "message": error}
         body: dict[str, Any] = {"duration": duration, "transcript": [], "stderr": "", "reproduction": []}
     else:
         r = record.result
-        spec = _spec_json(case, r.rule, r.spec_key)
+        spec = _spec_json(case, r.rule, r.spec_key, revision)
         result = {
             "outcome": r.outcome.value,
             "message": r.message,
@@ -122,43 +115,11 @@ def reproduce_command(case_id: str, details: dict[str, Any], report_dir: str | P
     return f"{COMMAND} reproduce {shlex.quote(shown_path(Path(report_dir) / 'report.json'))} {case_id}"
 
 
-def _spec_json(case: Any, rule: str | None = None, key: str | None = None) -> dict[str, str]:
-    spec = revisions.spec_of(case, rule, key)
+def _spec_json(
+    case: Any, rule: str | None = None, key: str | None = None, revision: str | None = None
+) -> dict[str, str]:
+    spec = revisions.spec_of(case, rule, key, revision=revision)
     return {"source": spec.source, "section": spec.section, "sentence": spec.sentence, "url": spec.url}
-
-
-def clean(text: str) -> str:
-    """Strip terminal control sequences from agent-supplied text before it reaches a console."""
-    return _CONTROL.sub("", text)
-
-
-def shorten(text: str, limit: int) -> str:
-    """``text`` bounded near ``limit`` characters, cut only between words: a path, a command or an
-    id in it is never cut in the middle (a word longer than the rest of the budget is kept whole,
-    up to four times the limit)."""
-    if len(text) <= limit:
-        return text
-    cut = text.rfind(" ", 0, limit + 1)
-    if cut <= 0 or cut < limit // 2:
-        end = text.find(" ", limit)
-        cut = end if 0 < end <= 4 * limit else min(len(text), 4 * limit)
-    rest = len(text) - cut
-    return text if rest <= 0 else f"{text[:cut]} …[{rest} more chars]"
-
-
-def describe_selection(selection: dict[str, Any]) -> str:
-    parts = []
-    if selection.get("keyword"):
-        parts.append(f"-k {selection['keyword']!r}")
-    if selection.get("markers"):
-        parts.append(f"-m {selection['markers']!r}")
-    if selection.get("args"):
-        parts.append("only " + ", ".join(selection["args"]))
-    if selection.get("stopped"):  # pytest stopped the run (-x, --maxfail): the rest did not run
-        parts.append(f"{selection['stopped']}: {selection['deselected']} not run")
-    else:
-        parts.append(f"{selection['deselected']} deselected")
-    return "; ".join(parts)
 
 
 def default_report_dir(agent_label: str, base: Path = Path("reports")) -> Path:
@@ -189,12 +150,13 @@ class RunReport:
     baseline: BaselineResult | None = None
     revision: str = revisions.DEFAULT  # the spec revision checked
     revision_why: str = "the default revision"
-    target: str = "acp"  # a name in conformance.targets.TARGETS
+    target: str = "acp"  # a registered target's name
     subject: str = "session/status"  # what is certified, as the target names it
     # Whether the target advertises its status method, and where (as its protocol spells it);
     # set by the plugin from the target. Without it, an ACP agent's initialize result decides.
     advertised: bool | None = None
     capability: str = ""
+    spec_sources: dict[str, str] = field(default_factory=dict)  # the target's titles of its spec sources
     # The protocol revision spoken on the wire, where the target's protocol has several (MCP's
     # handshake and stateless eras), apart from the spec revision the cases check; None: not told.
     wire: dict[str, Any] | None = None
@@ -232,11 +194,14 @@ class RunReport:
             given=redacted_options(config.options, config.secrets) if config.options else {},
         )
 
-    def describe_target(self, target: Any, init: dict[str, Any], *, advertisement_known: bool = True) -> None:
-        """What the started target said of itself (a targets.base.Target and its handshake);
-        ``advertisement_known`` False: the handshake stopped before it told whether the status
-        method is advertised."""
+    def describe_target(
+        self, target: Any, driver: Any, init: dict[str, Any], *, advertisement_known: bool = True
+    ) -> None:
+        """What the started target said of itself (a targets.base.Target, its run's Driver and its
+        handshake); ``advertisement_known`` False: the handshake stopped before it told whether the
+        status method is advertised."""
         self.agent, self.target, self.subject = dict(init), target.name, target.subject
+        self.spec_sources = dict(getattr(target, "spec_sources", {}))
         self.noun = getattr(target, "noun", self.noun)
         if self.embedded:
             command, url = ("--" + o.replace("_", "-") for o in (target.command_option, target.url_option))
@@ -246,8 +211,14 @@ class RunReport:
             )
         wire = init.get("wire")
         self.wire = dict(wire) if isinstance(wire, dict) else None
-        self.advertised = target.advertises(target.status_need) if advertisement_known else None
-        self.capability = target.capability_name(target.status_need)
+        self.advertised = driver.advertises(target.status_need) if advertisement_known else None
+        self.capability = driver.capability_name(target.status_need)
+
+    def _sources(self) -> dict[str, str]:
+        """The spec sources the revision cites, by name: the target's title for each (its URL where
+        the target gives none)."""
+        cited = revisions.get(self.revision).sources
+        return {name: self.spec_sources.get(name) or meta.get("url") or name for name, meta in cited.items()}
 
     def add(self, record: dict[str, Any]) -> None:
         self.cases.append(record)
@@ -438,7 +409,7 @@ class RunReport:
                 "revision": self.revision,
                 "title": revisions.get(self.revision).title,
                 "why": self.revision_why,
-                "sources": SPEC_SOURCES,
+                "sources": self._sources(),
                 **self._wire_revisions(),
             },
             "wire": self.wire,
@@ -514,8 +485,6 @@ class RunReport:
         self.written = body
         tmp.write_text(json.dumps(body, indent=2, ensure_ascii=False), encoding="utf-8")
         os.replace(tmp, path)
-        from conformance.reports.render import badge_svg, html_report, markdown_summary
-
         (directory / "report.html").write_text(html_report(body), encoding="utf-8")
         (directory / "summary.md").write_text(markdown_summary(body), encoding="utf-8")
         (directory / "badge.svg").write_text(badge_svg(body), encoding="utf-8")

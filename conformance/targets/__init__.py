@@ -1,25 +1,61 @@
-"""The systems the suite certifies. This list is the only place that names them all: adding a
-target is a package here (its Target class, see base.py), one line below, and its cases
-(cases/<name>/), revision files, schemas, reference implementation and tests."""
+"""The systems the suite certifies, found through the entry-point group
+``session_status_conformance.targets`` (name = "package.module:Declaration"). The three built-in
+targets register there as a third party's would; adding a target is a distribution of its own:
+its declaration and driver (see base.py), its cases (conformance.cases.<name>, or its own
+package), revision files and reference implementation (README, "Adding a target")."""
 
 from __future__ import annotations
 
 import os
 import shlex
+from importlib.metadata import EntryPoint, distributions
 from pathlib import Path
 from typing import Any
 
 from conformance.core.config import AgentConfig, UsageError
 from conformance.core.redact import secret_env_values
-from conformance.targets.acp.target import AcpTarget
 from conformance.targets.base import Target
-from conformance.targets.http.target import HttpStatusTarget
-from conformance.targets.mcp.target import McpTarget
 
-__all__ = ["DEFAULT", "TARGETS", "Target", "chosen", "configure", "named"]
+__all__ = ["DEFAULT", "GROUP", "TARGETS", "Target", "chosen", "configure", "discover", "named", "registered"]
 
-TARGETS: tuple[type[Target], ...] = (AcpTarget, McpTarget, HttpStatusTarget)
+GROUP = "session_status_conformance.targets"
 DEFAULT = "acp"
+
+
+def registered() -> list[EntryPoint]:
+    """The group's entry points in every installed distribution. importlib.metadata.entry_points()
+    keeps one distribution per name, the first on sys.path: from a checkout's root that can be a
+    build's leftover *.egg-info older than the installed metadata."""
+    found: dict[tuple[str, str], EntryPoint] = {}
+    for dist in distributions():
+        for ep in dist.entry_points:
+            if ep.group == GROUP:
+                found.setdefault((ep.name, ep.value), ep)
+    return list(found.values())
+
+
+def discover() -> tuple[type[Target], ...]:
+    """Every registered target: ACP (the default) first, then the others by name. A registered
+    name that differs from its declaration's, or two targets of one name, is a packaging error."""
+    targets: list[type[Target]] = []
+    for ep in sorted(registered(), key=lambda ep: (ep.name != DEFAULT, ep.name)):
+        declared = ep.load()
+        if declared.name != ep.name:
+            raise RuntimeError(
+                f"entry point {ep.name} = {ep.value} ({GROUP}) declares the target {declared.name!r}"
+            )
+        if any(t.name == declared.name for t in targets):
+            raise RuntimeError(f"two targets named {ep.name!r} in {GROUP}: uninstall one")
+        targets.append(declared)
+    if not any(t.name == DEFAULT for t in targets):
+        raise RuntimeError(
+            f"no {DEFAULT} target in the {GROUP} entry points: install the suite (pip install -e .) so its "
+            "metadata registers its targets"
+        )
+    return tuple(targets)
+
+
+TARGETS: tuple[type[Target], ...] = discover()
 
 
 def named(name: str) -> type[Target]:
@@ -89,7 +125,7 @@ def configure(values: dict[str, Any], sandbox: Path, report_dir: Path | None = N
         local = Path(
             os.environ.get("CONFORMANCE_DB_LOCAL") or (report_dir or sandbox.parent) / "examples-local"
         )
-        examples_db.configure(examples_db.open_database(config.example_db, local=local))
+        config.example_database = examples_db.open_database(config.example_db, local=local)
     marked = [pair.partition("=")[2] for pair in values["agent_secret_env"]]
     config.secrets = secret_env_values(config.env, marked + target.secrets(config))
     given = values[target.command_option]

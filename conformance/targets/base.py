@@ -1,10 +1,12 @@
-"""What a target is, and what it may ask of the harness: the two interfaces between them.
+"""What a target is, and what it may ask of the harness: the interfaces between them.
 
 A *target* is one kind of system the suite certifies (ACP `session/status`, the MCP
-`session_heartbeat` tool, an HTTP status route). The harness (`conformance.runtime`) knows a
-target only through :class:`Target`; a target knows the harness only through :class:`Harness`.
-The list of targets is `conformance.targets.TARGETS`; a target's cases are the package
-`conformance.cases.<name>` and its spec revisions name it in their `target` field.
+`session_heartbeat` tool, an HTTP status route). It comes in two parts: its declaration
+(:class:`Target`: names, options, how its system is started, its replay files), which the
+command line, the plugin and the reports read, and its per-run :class:`Driver`, which the harness
+(`conformance.runtime`) makes for a run and the cases speak to. A target knows the harness only
+through :class:`Harness`. The list of targets is `conformance.targets.TARGETS`; a target's cases
+are the package `conformance.cases.<name>` and its spec revisions name it in their `target` field.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ if TYPE_CHECKING:
     from conformance.transport.peer import EnvelopeProblem, JsonRpcPeer
     from conformance.transport.stdio import StdioProcess
 
-__all__ = ["Connection", "Harness", "Service", "Target"]
+__all__ = ["Connection", "Driver", "Harness", "Service", "Target"]
 
 
 class Connection(Protocol):
@@ -102,9 +104,46 @@ class Harness(Protocol):
         ...
 
 
+class Driver(Protocol):
+    """A target's driver for one run: it connects to the system under test and is what the
+    target's cases are handed."""
+
+    name: ClassVar[str]  # its target's name
+    status_method: ClassVar[str]
+    status_need: ClassVar[str]
+
+    @staticmethod
+    def replay_record(config: AgentConfig) -> dict[str, Any]:
+        """What a replay file records of this run's config besides the command and working
+        directory (a transport, a URL, its own options), for its target's ``replay_options``."""
+        ...
+
+    async def handshake(self) -> dict[str, Any]:
+        """Connect and learn what it offers; what the report shows as the agent's identity."""
+        ...
+
+    def advertises(self, need: str, /) -> bool:
+        """Whether it advertises what a case needs (a capability, a tool, a route)."""
+        ...
+
+    def capability_name(self, need: str, /) -> str:
+        """Where ``need`` is advertised, as the protocol spells it (for "unimplemented")."""
+        ...
+
+    def is_status_call(self, method: str) -> bool: ...
+
+    async def new_session(self) -> Any:
+        """A fresh session (or principal) for a case: the target's own handle for it."""
+        ...
+
+    async def detect_revision(self) -> tuple[str, str]:
+        """The spec revision this system speaks and why (--spec auto)."""
+        ...
+
+
 class Target(Protocol):
-    """One kind of system the suite certifies. The class is the target's declaration (names,
-    options, how it is started and configured); an instance drives one run's system for the cases."""
+    """One kind of system the suite certifies, as declared: its names, options, how its system is
+    started and configured, and its replay files. ``driver`` drives one run's system."""
 
     name: ClassVar[str]  # "acp", "mcp", "http": --target's value and the package of its cases
     subject: ClassVar[str]  # what is certified, for people: "ACP session/status"
@@ -117,7 +156,25 @@ class Target(Protocol):
     url_option: ClassVar[str]  # the dest of the option that gives its URL (e.g. "mcp_url")
     fixed_transport: ClassVar[str | None]  # a transport it always uses (HTTP: "http"), else None
 
-    def __init__(self, harness: Harness) -> None: ...
+    needs: ClassVar[frozenset[str]]  # what its cases may need (a case needing anything else is refused)
+    # The requests that open a connection (a case's reproduction starts a segment at each), and
+    # the one whose answer's sessionId names a new session (reproductions list them), if any.
+    handshake_methods: ClassVar[tuple[str, ...]]
+    session_method: ClassVar[str | None]
+    spec_sources: ClassVar[dict[str, str]]  # the spec sources its revision files cite, by name: titles
+
+    driver: ClassVar[Callable[[Harness], Driver]]  # the per-run driver, made with the run's harness
+
+    @staticmethod
+    def not_applicable(missing: list[str], config: AgentConfig) -> str | None:
+        """Why a case does not apply to this system, given the needs it lacks (e.g. ACP: a v2 case
+        in a v1 run), or None: then a lacking need is a capability not implemented."""
+        ...
+
+    @staticmethod
+    def agent_name(init: dict[str, Any]) -> str:
+        """The system's name as its handshake gives it ("" when it gives none)."""
+        ...
 
     @staticmethod
     def reference_command(transport: str, protocol: int) -> list[str]:
@@ -141,14 +198,8 @@ class Target(Protocol):
         ...
 
     @staticmethod
-    def replay_record(config: AgentConfig) -> dict[str, Any]:
-        """What a replay file records of this run's config besides the command and working
-        directory (a transport, a URL, its own options), for :meth:`replay_options`."""
-        ...
-
-    @staticmethod
     def replay_options(data: dict[str, Any], config: AgentConfig) -> None:
-        """Adjust ``config`` from what a replay file recorded (:meth:`replay_record`)."""
+        """Adjust ``config`` from what a replay file recorded (its driver's ``replay_record``)."""
         ...
 
     @staticmethod
@@ -156,26 +207,4 @@ class Target(Protocol):
         """For one of its replay files: adjust ``config`` from what the file recorded, and return
         what replays its steps on a started target (in a worker thread): (failure or None, the
         steps as run). UsageError when it has no replay files."""
-        ...
-
-    async def handshake(self) -> dict[str, Any]:
-        """Connect and learn what it offers; what the report shows as the agent's identity."""
-        ...
-
-    def advertises(self, need: str, /) -> bool:
-        """Whether it advertises what a case needs (a capability, a tool, a route)."""
-        ...
-
-    def capability_name(self, need: str, /) -> str:
-        """Where ``need`` is advertised, as the protocol spells it (for "unimplemented")."""
-        ...
-
-    def is_status_call(self, method: str) -> bool: ...
-
-    async def new_session(self) -> Any:
-        """A fresh session (or principal) for a case: the target's own handle for it."""
-        ...
-
-    async def detect_revision(self) -> tuple[str, str]:
-        """The spec revision this system speaks and why (--spec auto)."""
         ...

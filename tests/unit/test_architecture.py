@@ -29,8 +29,9 @@ CASES_MAY_IMPORT = (
 
 
 def test_import_contracts_hold() -> None:
-    """pyproject.toml's [tool.importlinter] contracts (layers, reference independence, targets
-    independent of each other); import-linter's layers contract also rules out cycles between them."""
+    """pyproject.toml's [tool.importlinter] contracts: layers, reference independence, targets
+    independent of each other, and no import cycles between the files of a package (acyclic
+    siblings; imports inside functions count)."""
     importlinter = pytest.importorskip("importlinter.cli", reason="import-linter comes with the [test] extra")
     assert importlinter.lint_imports(config_filename=str(ROOT / "pyproject.toml")) == 0
 
@@ -68,6 +69,18 @@ def test_each_target_has_its_cases_package_and_revisions() -> None:
         flags = [o.flag for o in target.options]
         assert len(set(flags)) == len(flags)
     assert {c.target for c in CASES.values()} <= set(names)
+
+
+def test_every_case_needs_only_what_its_target_declares() -> None:
+    """A need is its target's to declare (ACP's capabilities and protocol versions, MCP's tool, the
+    HTTP route): a misspelt one would leave its case unimplemented on every agent."""
+    declared = {t.name: t.needs for t in TARGETS}
+    unknown = {
+        c.id: sorted(set(c.needs) - declared[c.target])
+        for c in CASES.values()
+        if set(c.needs) - declared[c.target]
+    }
+    assert unknown == {}
 
 
 def test_every_package_folder_is_installed() -> None:

@@ -84,12 +84,10 @@ def test_an_interrupted_case_is_no_finding() -> None:
     assert Findings().add_report({"cases": [cut]}, at=1.0, worker=0, path="r") == []
 
 
-def test_keys_are_namespaced_by_agent_target_revision_and_case(monkeypatch) -> None:
+def test_keys_are_namespaced_by_agent_target_revision_and_case() -> None:
     shared = InMemoryExampleDatabase()
-    monkeypatch.setattr(examples_db, "_SHARED", {"database": shared, "namespace": "", "agent": ""})
     assert examples_db.database_for_case() is None  # outside a case
-    examples_db.name_agent("my agent/1")
-    token = examples_db.case_scope("acp", "rfd-2025", SEQ)
+    token = examples_db.case_scope("acp", "rfd-2025", SEQ, database=shared, agent="my agent/1")
     try:
         db = examples_db.database_for_case()
         db.save(b"k", b"v")

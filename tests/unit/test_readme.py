@@ -158,6 +158,9 @@ def test_the_badge_example_counts_the_references_cases() -> None:
 # repository's tools (tools/mutation, bench/).
 OTHER_PROGRAMS = {
     "--pyargs",  # pytest
+    "--toy-cmd",  # the toy target's (tests/toy_target/), installed only where its test installs it
+    "--toy-url",
+    "--forgetful",  # its reference's broken variant
     "--listen",  # the reference agent and the README's stand-in my-agent
     "--listen-http",
     "--acp",

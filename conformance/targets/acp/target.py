@@ -15,16 +15,13 @@ import anyio
 
 from conformance.core import revisions
 from conformance.core.config import UsageError
-from conformance.core.options import Option
 from conformance.core.outcomes import HarnessError, MissingInput, NotTestable, Unanswered, Unprepared, shorten
 from conformance.targets.acp.options import AcpOptions
 from conformance.transport.peer import JsonRpcPeer, Reply
-from conformance.transport.process import AgentProcess
 
 if TYPE_CHECKING:
     from conformance.core.config import AgentConfig
-    from conformance.core.transcript import StderrTail, Transcript
-    from conformance.targets.base import Harness, Target
+    from conformance.targets.base import Harness
 
 __all__ = ["MISSING", "AcpTarget", "state_update"]
 
@@ -73,100 +70,13 @@ def reference_command(transport: str = "stdio", protocol: int = 1) -> list[str]:
 class AcpTarget:
     """One agent under test, spoken to as an ACP client (v1, or v2 with --protocol 2)."""
 
-    name: ClassVar[str] = "acp"
-    subject: ClassVar[str] = "ACP session/status"
-    noun: ClassVar[str] = "agent"
-    status_method: ClassVar[str] = "session/status"
-    status_need: ClassVar[str] = "status"
-    option_group: ClassVar[str] = "ACP agents (session/status; the default target)"
-    options: ClassVar[tuple[Option, ...]] = (
-        Option(
-            "--agent",
-            "agent",
-            "command that starts the agent on stdio (split like a shell, never run by one); default: the "
-            "embedded reference agent",
-            metavar="CMD",
-        ),
-        Option(
-            "--agent-url",
-            "agent_url",
-            "an agent already listening: ws://… (WebSocket) or http://… (Streamable HTTP); cases that "
-            "restart it are not testable",
-            metavar="URL",
-        ),
-        Option(
-            "--protocol",
-            "agent_protocol",
-            "ACP protocol version to initialize with: 1 (default) or 2 (adds the foreground-state cases)",
-            default=1,
-            type=int,
-            choices=(1, 2),
-        ),
-        Option(
-            "--auth-method",
-            "auth_method",
-            "call authenticate with this method id after initialize",
-            metavar="ID",
-        ),
-        Option(
-            "--memory-cap",
-            "memory_cap",
-            "the agent keeps at most N sessions in memory: the pressure cases create more and compare a "
-            "session status was asked about with its twin (without it they are not testable)",
-            type=int,
-            metavar="N",
-        ),
-        Option(
-            "--idle-evict-after",
-            "idle_evict_after",
-            "the agent evicts a session nobody used for S seconds: the idle cases wait past it (without it "
-            "they are not testable)",
-            type=float,
-            metavar="S",
-        ),
-    )
-    command_option: ClassVar[str] = "agent"
-    url_option: ClassVar[str] = "agent_url"
-    fixed_transport: ClassVar[str | None] = None
-    reference_command = staticmethod(reference_command)
-
-    @staticmethod
-    def configure(values: dict[str, Any], config: AgentConfig) -> AcpOptions:
-        # --protocol and --auth-method are read into the run's config; these are the ACP target's own.
-        return AcpOptions.from_values(values)
-
-    @staticmethod
-    def secrets(config: AgentConfig) -> list[str]:
-        return []
-
-    @staticmethod
-    def service(config: AgentConfig, transcript: Transcript, stderr: StderrTail) -> AgentProcess:
-        def channel(url: str) -> Any:
-            from conformance.targets.acp.streamable_http import (
-                AcpHttpChannel,  # the SDK's client, when needed
-            )
-
-            return AcpHttpChannel(url, stderr)
-
-        return AgentProcess(
-            config, transcript, stderr, channel=channel if config.transport == "http" else None
-        )
+    name = "acp"
+    status_method = "session/status"
+    status_need = "status"
 
     @staticmethod
     def replay_record(config: AgentConfig) -> dict[str, Any]:
         return {}  # the command and its working directory say it all
-
-    @staticmethod
-    def replay_options(data: dict[str, Any], config: AgentConfig) -> None:
-        return None
-
-    @staticmethod
-    def replay_setup(data: dict[str, Any], config: AgentConfig) -> Callable[[Any], tuple[Any, list[Any]]]:
-        from conformance.targets.acp.machine import replay_steps
-        from conformance.targets.acp.sequences import Step
-
-        steps = [Step.from_json(s) for s in data["steps"]]
-        return lambda target: replay_steps(target, steps)
 
     def is_status_call(self, method: str) -> bool:
         return method == self.status_method

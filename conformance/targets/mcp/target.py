@@ -1,42 +1,50 @@
-"""The MCP target: an MCP server's `session_heartbeat` tool, spoken to as an MCP client.
+"""The MCP target's driver: an MCP server's `session_heartbeat` tool, spoken to as an MCP client.
 
 Frames go through the suite's own JSON-RPC peer (stdio) or the official SDK's Streamable HTTP
 client (:mod:`conformance.targets.mcp.http_channel`), so every frame is in the transcript and its envelope is
-checked, as for ACP. Cases see heartbeat results as :class:`ToolReply` and reach the operator's
-side (enqueueing human instructions) and a second caller through this adapter; an input the user
-did not give is :class:`MissingInput` (not testable, never passed).
+checked, as for ACP. Cases see heartbeat results as :class:`ToolReply` (read by
+:mod:`conformance.targets.mcp.reading`), reach the operator's side (enqueueing human instructions,
+:mod:`conformance.targets.mcp.operator`) and a second caller through this adapter; an input the
+user did not give is :class:`MissingInput` (not testable, never passed). The target's declaration
+(options, how the server starts) is :mod:`conformance.targets.mcp.declaration`.
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
-import json
-import re
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import anyio
-import httpx
 
 from conformance.core import revisions
-from conformance.core.config import UsageError
-from conformance.core.options import Option
 from conformance.core.outcomes import HarnessError, MissingInput, NotApplicable, NotTestable, Unanswered
 from conformance.core.transcript import NOTE
 from conformance.targets.mcp import era as eras
-from conformance.targets.mcp.options import McpOptions, reference_command
-from conformance.transport.http_clients import tls_context
+from conformance.targets.mcp.operator import OperatorHook
+from conformance.targets.mcp.options import McpOptions
+from conformance.targets.mcp.reading import (
+    MAX_PAGES,
+    Instruction,
+    NoInstructionList,
+    ResultReader,
+    ToolReply,
+    carries,
+    has,
+    ids_for,
+    pointer_get,
+    raise_if_elsewhere,
+    unfollowed_message,
+)
 from conformance.transport.peer import JsonRpcPeer, Reply
-from conformance.transport.process import AgentProcess
 from conformance.transport.stdio import StdioProcess
 
 if TYPE_CHECKING:
     from conformance.core.config import AgentConfig
-    from conformance.core.transcript import StderrTail, Transcript
     from conformance.targets.base import Harness
 
 __all__ = [
@@ -56,107 +64,6 @@ __all__ = [
 ]
 
 TOOL = "session_heartbeat"
-# The spec names neither the result's fields nor an instruction's: the names servers commonly use.
-INSTRUCTION_LISTS = ("/instructions", "/pendingInstructions", "/pending_instructions", "/pending")
-PAGE_ITEMS = ("items", "instructions", "data", "results", "entries")  # a page object's list
-CURSOR_NAMES = (
-    "nextCursor",
-    "instructionCursor",
-    "nextInstructionCursor",
-    "next_cursor",
-    "instruction_cursor",
-    "next_instruction_cursor",
-    "cursor",
-    "nextPageToken",
-    "next_page_token",
-    "continuationToken",
-    "continuation_token",
-)
-CURSOR_HOMES = ("", "/pagination", "/page", "/paging")  # and the page object that holds the list
-ID_NAMES = ("id", "instructionId", "instruction_id", "instructionID", "ID", "Id", "uuid")
-# A string field named like this, that the suite does not follow, may be a cursor under a name it
-# does not know: missing instructions are then not testable, not lost.
-CURSOR_LIKE = re.compile(r"cursor|token|continu|next|page|after|marker|offset", re.IGNORECASE)
-MAX_PAGES = 50
-_NOTHING: Any = object()
-
-
-def pointer_get(document: Any, pointer: str) -> Any:
-    """RFC 6901: the value at ``pointer``, or a sentinel when there is none."""
-    if pointer == "":
-        return document
-    node = document
-    for token in pointer[1:].split("/"):
-        token = token.replace("~1", "/").replace("~0", "~")
-        if isinstance(node, dict) and token in node:
-            node = node[token]
-        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
-            node = node[int(token)]
-        else:
-            return _NOTHING
-    return node
-
-
-@dataclass
-class ToolReply:
-    """A tools/call answer: a JSON-RPC error, a tool error (isError), or a result."""
-
-    reply: Reply
-
-    @property
-    def rpc_error(self) -> bool:
-        return not self.reply.ok
-
-    @property
-    def result(self) -> dict[str, Any]:
-        return self.reply.result if self.reply.ok and isinstance(self.reply.result, dict) else {}
-
-    @property
-    def tool_error(self) -> bool:
-        return self.reply.ok and self.result.get("isError") is True
-
-    @property
-    def rejected(self) -> bool:
-        return self.rpc_error or self.tool_error
-
-    @property
-    def succeeded(self) -> bool:
-        return self.reply.ok and isinstance(self.reply.result, dict) and not self.tool_error
-
-    @property
-    def text(self) -> str:
-        content = self.result.get("content")
-        parts = (
-            [c.get("text", "") for c in content if isinstance(c, dict)] if isinstance(content, list) else []
-        )
-        return "\n".join(p for p in parts if isinstance(p, str))
-
-    @property
-    def data(self) -> Any:
-        """structuredContent, else the JSON of the text content, else None."""
-        structured = self.result.get("structuredContent")
-        if structured is not None:
-            return structured
-        try:
-            return json.loads(self.text)
-        except ValueError:
-            return None
-
-    def describe(self) -> str:
-        if self.rpc_error:
-            return self.reply.describe()
-        if self.tool_error:
-            return f"a tool error (isError: true): {self.text[:200]!r}"
-        return f"a result: {json.dumps(self.data, ensure_ascii=True)[:300]}"
-
-
-class Instruction(dict):  # type: ignore[type-arg]
-    """An instruction item as the server sent it (a dict, as JSON), and the id found in it."""
-
-    def __init__(self, item: dict[str, Any], iid: str, id_path: str) -> None:
-        super().__init__(item)
-        self.id = iid
-        self.id_path = id_path
 
 
 @dataclass
@@ -194,186 +101,18 @@ class McpTarget:
     """One MCP server under test, spoken to as an MCP client (one caller per connection)."""
 
     name = "mcp"
-    subject = "MCP session_heartbeat tool"
-    noun = "server"
     status_method = "tools/call"  # the heartbeat is the only tool the suite calls
     status_need = "heartbeat"
-    option_group = "MCP servers (the session_heartbeat tool)"
-    options = (
-        Option(
-            "--mcp-cmd",
-            "mcp_cmd",
-            "command that starts your MCP server on stdio (with --transport http: a server that prints its URL)",
-            metavar="CMD",
-        ),
-        Option("--mcp-url", "mcp_url", "an MCP server already listening (Streamable HTTP)", metavar="URL"),
-        Option(
-            "--header",
-            "mcp_headers",
-            "HTTP header of caller A, e.g. 'Authorization=Bearer …' (repeatable; redacted from reports)",
-            default=[],
-            action="append",
-            metavar="K=V",
-        ),
-        Option(
-            "--other-header",
-            "mcp_other_headers",
-            "HTTP header of caller B (another principal), for the access cases (repeatable; redacted)",
-            default=[],
-            action="append",
-            metavar="K=V",
-        ),
-        Option(
-            "--instruct-cmd",
-            "instruct_cmd",
-            "operator command that enqueues a human instruction: words with {sessionId} and {text}, e.g. "
-            "'myctl instruct {sessionId} {text}' (no shell)",
-            metavar="CMD",
-        ),
-        Option(
-            "--instruct-url",
-            "instruct_url",
-            'operator endpoint that enqueues an instruction: POSTed {"sessionId", "text"}; {sessionId} and '
-            "{baseUrl} (the MCP URL's origin) are replaced",
-            metavar="URL",
-        ),
-        Option(
-            "--instructions-path",
-            "instructions_path",
-            "JSON Pointer to the instruction list in a heartbeat result (default: /instructions, "
-            "/pendingInstructions, … or a page object there with its items)",
-            metavar="POINTER",
-        ),
-        Option(
-            "--cursor-path",
-            "cursor_path",
-            "JSON Pointer to the next-page cursor (default: nextCursor, instructionCursor, next_cursor, … "
-            "at the top or beside the list)",
-            metavar="POINTER",
-        ),
-        Option(
-            "--instruction-id-path",
-            "instruction_id_path",
-            "JSON Pointer to an instruction's id inside each item (default: /id, /instructionId, "
-            "/instruction_id, …)",
-            metavar="POINTER",
-        ),
-        Option(
-            "--mcp-protocol",
-            "mcp_protocol",
-            "the MCP wire revision: auto (default: server/discover first, initialize as the fallback, as the "
-            "official SDK's client does), 2025-06-18 (the initialize handshake), 2026-07-28 (stateless: "
-            "server/discover and the per-request _meta envelope), or both (the command line certifies each "
-            "era and writes a matrix)",
-            default=eras.AUTO,
-            choices=eras.CHOICES,
-        ),
-        Option(
-            "--delivery-wait",
-            "delivery_wait",
-            "seconds an enqueued instruction may take to show in heartbeat results (default: --timeout)",
-            type=float,
-            metavar="SECONDS",
-        ),
-        Option(
-            "--mcp-session-ttl",
-            "mcp_session_ttl",
-            "the server forgets a session no heartbeat used for this long: the idle-expiry twins run "
-            "(the thorough profile looks for one)",
-            type=float,
-            metavar="SECONDS",
-        ),
-        Option(
-            "--mcp-session-cap",
-            "mcp_session_cap",
-            "the server keeps N sessions and evicts the least recently used: the memory twins run "
-            "(the thorough profile looks for one)",
-            type=int,
-            metavar="N",
-        ),
-        Option(
-            "--mcp-request-limit",
-            "mcp_request_limit",
-            "the server refuses a session's heartbeats past N (in a window longer than a case): the "
-            "allowance twins run (the thorough profile looks for one)",
-            type=int,
-            metavar="N",
-        ),
-    )
-    command_option = "mcp_cmd"
-    url_option = "mcp_url"
-    fixed_transport = None
-    reference_command = staticmethod(reference_command)
-
-    @staticmethod
-    def configure(values: dict[str, Any], config: AgentConfig) -> McpOptions:
-        if values.get("mcp_protocol") == eras.BOTH:
-            raise UsageError(
-                "--mcp-protocol both certifies each era in a run of its own: pass it to the command line "
-                "(session-status-conformance), which runs them and writes a matrix; a single run takes auto, "
-                f"{eras.SPEC_WIRE} or {eras.MODERN}"
-            )
-        return McpOptions.from_options(
-            headers=values["mcp_headers"],
-            other_headers=values["mcp_other_headers"],
-            instruct_cmd=values["instruct_cmd"],
-            instruct_url=values["instruct_url"],
-            instructions_path=values["instructions_path"],
-            cursor_path=values["cursor_path"],
-            instruction_id_path=values["instruction_id_path"],
-            delivery_wait=values["delivery_wait"],
-            session_ttl=values.get("mcp_session_ttl"),
-            session_cap=values.get("mcp_session_cap"),
-            request_limit=values.get("mcp_request_limit"),
-            embedded=config.embedded,
-            transport=config.transport,
-            protocol=values.get("mcp_protocol") or eras.AUTO,
-        )
-
-    @staticmethod
-    def secrets(config: AgentConfig) -> list[str]:
-        options = config.target_options
-        if not isinstance(options, McpOptions):
-            return []
-        return [v for headers in (options.headers, options.other_headers or {}) for v in headers.values()]
-
-    @staticmethod
-    def service(config: AgentConfig, transcript: Transcript, stderr: StderrTail) -> AgentProcess:
-        def channel(url: str) -> Any:
-            from conformance.targets.mcp.http_channel import McpHttpChannel  # the SDK's client, when needed
-
-            return McpHttpChannel(url, _options(config).headers, stderr)
-
-        return AgentProcess(config, transcript, stderr, channel=channel)
 
     @staticmethod
     def replay_record(config: AgentConfig) -> dict[str, Any]:
-        options = _options(config)
+        options = options_of(config)
         return {
             "transport": config.transport,
             "instructCmd": options.instruct_cmd,
             "instructUrl": options.instruct_url,
             "mcpProtocol": options.protocol,
         }
-
-    @staticmethod
-    def replay_options(data: dict[str, Any], config: AgentConfig) -> None:
-        """The server's transport and operator hook as recorded."""
-        agent_data = data["agent"]
-        config.transport = agent_data.get("transport", "stdio")
-        config.target_options = McpOptions(
-            instruct_cmd=agent_data.get("instructCmd"),
-            instruct_url=agent_data.get("instructUrl"),
-            protocol=agent_data.get("mcpProtocol") or eras.AUTO,
-        )
-
-    @staticmethod
-    def replay_setup(data: dict[str, Any], config: AgentConfig) -> Callable[[Any], tuple[Any, list[Any]]]:
-        """An instruction-queue sequence, on the server as recorded (replay_options: its config)."""
-        from conformance.targets.mcp.queue import QueueStep, replay_queue
-
-        steps = [QueueStep.from_json(s) for s in data["steps"]]
-        return lambda target: replay_queue(target, steps)
 
     def is_status_call(self, method: str) -> bool:
         return method == self.status_method
@@ -386,7 +125,7 @@ class McpTarget:
 
     def __init__(self, harness: Harness, peer: JsonRpcPeer | None = None) -> None:
         self.harness = harness
-        self.options = _options(harness.config)
+        self.options = options_of(harness.config)
         self.init_result: dict[str, Any] = {}
         self.tools: list[dict[str, Any]] = []
         self._peer = peer
@@ -397,8 +136,8 @@ class McpTarget:
         self.accepted: set[str] = set()  # session ids that took a heartbeat
         self._made_up: bool | None = None  # whether sessions the suite makes up are taken
         self._made_up_refusal = ""
-        self._list_seen: str | None = None  # where an instruction list was found
-        self._id_path: str | None = None  # where an item's id was found
+        self.reader = ResultReader(lambda: self.options)
+        self.operator = OperatorHook(harness, lambda: self.options)
         self._lag: tuple[float, Delivery] | None = None
         self.discovered: dict[str, Any] = {}  # the server's policies, as the thorough profile found them
 
@@ -523,89 +262,13 @@ class McpTarget:
     # -- reading results -----------------------------------------------------------------------
 
     def instructions(self, reply: ToolReply) -> list[Instruction]:
-        """The instructions of a result (items with a string id), by --instructions-path or by name;
-        a list found inside a page object too. Where a list was seen before in this run (or where
-        --instructions-path points), none there means none pending: servers omit empty fields."""
-        data = reply.data
-        explicit = self.options.instructions_path
-        paths = (explicit,) if explicit is not None else INSTRUCTION_LISTS
-        for path in paths:
-            where, found = _list_at(data, path)
-            if found is _NOTHING or found is None:
-                continue
-            if not isinstance(found, list):
-                raise MissingInput(
-                    f"the result's {where} is not a list of instructions: {json.dumps(found)[:200]}; pass "
-                    "--instructions-path POINTER to the list in your results"
-                )
-            items = self._identified(found, where)
-            if explicit is None:
-                self._list_seen = where
-            return items
-        if explicit is not None or self._list_seen is not None:
-            return []
-        raise NoInstructionList(
-            f"the heartbeat result has no instruction list at {' or '.join(paths)} (its keys: "
-            f"{_keys(data)}); pass --instructions-path POINTER to the list in your results"
-        )
-
-    def _identified(self, found: list[Any], where: str) -> list[Instruction]:
-        if not found:
-            return []
-        if not all(isinstance(i, dict) for i in found):
-            raise MissingInput(
-                f"the result's {where} is not a list of instruction objects: {json.dumps(found)[:200]}"
-            )
-        explicit = self.options.instruction_id_path
-        if explicit is not None:
-            paths: tuple[str, ...] = (explicit,)
-        else:
-            paths = tuple(
-                dict.fromkeys(([self._id_path] if self._id_path else []) + [f"/{n}" for n in ID_NAMES])
-            )
-        for path in paths:
-            ids = [pointer_get(item, path) for item in found]
-            if all(isinstance(i, str) and i for i in ids):
-                self._id_path = path
-                return [Instruction(item, iid, path) for item, iid in zip(found, ids, strict=True)]
-        raise MissingInput(
-            f"the instructions at {where} do not all carry a string id at {', '.join(paths)} (an item: "
-            f"{json.dumps(found[0])[:200]}); pass --instruction-id-path POINTER to the id inside an item"
-        )
+        return self.reader.instructions(reply)
 
     def cursor(self, reply: ToolReply) -> str | None:
-        data = reply.data
-        for path in self._cursor_paths(data):
-            found = pointer_get(data, path)
-            if isinstance(found, str) and found:
-                return found
-        return None
-
-    def _cursor_paths(self, data: Any) -> tuple[str, ...]:
-        if self.options.cursor_path is not None:
-            return (self.options.cursor_path,)
-        homes = list(CURSOR_HOMES)
-        lists = (self.options.instructions_path,) if self.options.instructions_path else INSTRUCTION_LISTS
-        for path in lists:
-            home = path if isinstance(pointer_get(data, path), dict) else path.rpartition("/")[0]
-            if home and home not in homes:
-                homes.append(home)
-        return tuple(f"{home}/{name}" for home in homes for name in CURSOR_NAMES)
+        return self.reader.cursor(reply)
 
     def unfollowed_cursor(self, reply: ToolReply) -> str | None:
-        """A non-empty string field, outside the instruction items, named like a cursor and not one
-        the suite follows: a cursor under a name it does not know, perhaps."""
-        if self.options.cursor_path is not None:
-            return None
-        data = reply.data
-        followed = set(self._cursor_paths(data))
-        for path, value in _strings(data):
-            tokens = path.split("/")[1:]
-            if path in followed or not value or len(tokens) > 3 or any(t.isdigit() for t in tokens):
-                continue
-            if CURSOR_LIKE.search(tokens[-1]):
-                return path
-        return None
+        return self.reader.unfollowed_cursor(reply)
 
     async def cursor_hiding(self, session_id: str, replies: list[ToolReply], texts: list[str]) -> str | None:
         """The unfollowed cursor-like field of these replies that is a cursor after all: sent back as
@@ -699,7 +362,7 @@ class McpTarget:
             await anyio.sleep(max(0.0, min(pause, deadline - time.monotonic())))
             pause = min(pause * 2, 0.5)
         missing = [t for t in texts if t not in arrived]
-        if missing and unread is not None and self._list_seen is None:
+        if missing and unread is not None and self.reader.list_seen is None:
             raise unread
         unfollowed = next((u for r in replies if (u := self.unfollowed_cursor(r)) is not None), None)
         return Delivery(
@@ -725,40 +388,14 @@ class McpTarget:
 
     @property
     def can_instruct(self) -> bool:
-        return bool(self.options.instruct_cmd or self.options.instruct_url)
+        return self.operator.can_instruct
 
     async def instruct(self, session_id: str, text: str, *, refusable: bool = False) -> str | None:
-        """Enqueue a human instruction for a session through the operator hook the user gave. A hook
-        that refuses (exits non-zero, answers 4xx) is a harness error, unless ``refusable`` (a value
-        at a storage limit may be refused): then what it said, None when it took the instruction."""
-        timeout = self.harness.config.timeout
-        if self.options.instruct_cmd:
-            words = [
-                w.replace("{sessionId}", session_id).replace("{text}", text)
-                for w in self.options.instruct_cmd
-            ]
-            with anyio.fail_after(timeout):
-                done = await anyio.run_process(words, cwd=self.harness.config.cwd, check=False)
-            if done.returncode != 0:
-                said = f"--instruct-cmd exited with code {done.returncode}: {done.stderr.decode(errors='replace')[-300:]}"
-                if refusable:
-                    return said
-                raise HarnessError(said)
-            return None
-        if self.options.instruct_url:
-            url = self.options.instruct_url.replace("{sessionId}", session_id).replace(
-                "{baseUrl}", self._base_url()
-            )
-            async with httpx.AsyncClient(timeout=timeout, verify=tls_context()) as client:
-                response = await client.post(url, json={"sessionId": session_id, "text": text})
-            if response.status_code >= 300:
-                said = f"--instruct-url answered HTTP {response.status_code}: {response.text[:300]}"
-                if refusable and 400 <= response.status_code < 500:
-                    return said
-                raise HarnessError(said)
-            return None
-        self.require_instruct()
-        return None
+        """Enqueue a human instruction through the operator hook (see OperatorHook.instruct)."""
+        return await self.operator.instruct(session_id, text, refusable=refusable)
+
+    def require_instruct(self) -> None:
+        self.operator.require_instruct()
 
     def require_other_caller(self) -> None:
         if self.harness.config.transport != "http" or self.options.other_headers is None:
@@ -766,17 +403,6 @@ class McpTarget:
                 "needs a second caller: serve the MCP server over Streamable HTTP (--mcp-url, or --mcp-cmd with "
                 "--transport http) and pass caller B's credentials with --other-header K=V"
             )
-
-    def require_instruct(self) -> None:
-        if not self.can_instruct:
-            raise MissingInput(
-                "needs a way to enqueue human instructions from the operator's side: pass --instruct-cmd "
-                "'CMD {sessionId} {text}' or --instruct-url URL"
-            )
-
-    def _base_url(self) -> str:
-        url = httpx.URL(self.harness.current_url() or "http://127.0.0.1")
-        return f"{url.scheme}://{url.netloc.decode()}"
 
     @contextlib.asynccontextmanager
     async def other_caller(self) -> AsyncIterator[McpTarget]:
@@ -848,46 +474,9 @@ class McpTarget:
             self.harness.note_problems(peer)
 
 
-def _options(config: AgentConfig) -> McpOptions:
+def options_of(config: AgentConfig) -> McpOptions:
     options = config.target_options
     return options if isinstance(options, McpOptions) else McpOptions()
-
-
-class NoInstructionList(MissingInput):
-    """No instruction list anywhere the suite looks, and none seen before in this run."""
-
-
-def raise_if_elsewhere(missing: NoInstructionList, replies: list[ToolReply], texts: list[str]) -> None:
-    """Where no list is where the suite looks but an awaited text is in the result: say where."""
-    for reply in replies:
-        for path, value in _strings(reply.data):
-            if any(t in value for t in texts):
-                tokens = path.split("/")
-                numeric = [n for n, t in enumerate(tokens) if t.isdigit()]
-                where = "/".join(tokens[: numeric[-1]]) if numeric else path
-                raise MissingInput(
-                    f"{missing.message}; an instruction the suite enqueued is at {path}: try --instructions-path "
-                    f"{where}"
-                )
-
-
-def _list_at(data: Any, path: str) -> tuple[str, Any]:
-    """The list at ``path``, or inside the page object there; where it is."""
-    found = pointer_get(data, path)
-    if isinstance(found, dict):
-        for name in PAGE_ITEMS:
-            if name in found:
-                return f"{path}/{name}", found[name]
-        return path, None  # a page object without its list: nothing pending
-    return path, found
-
-
-def unfollowed_message(pointer: str, missing: int) -> str:
-    return (
-        f"{missing} instruction(s) did not come while the results carry {pointer}, a next-page cursor under a "
-        f"name the suite does not know (sent back as instructionCursor, it brought them); pass --cursor-path "
-        f"{pointer}"
-    )
 
 
 def _refuses_made_up(session_id: str, reply: ToolReply) -> str:
@@ -899,42 +488,9 @@ def _refuses_made_up(session_id: str, reply: ToolReply) -> str:
     )
 
 
-def carries(item: dict[str, Any], text: str) -> bool:
-    """Whether an instruction item carries this text, in whatever field the server puts it
-    (``text``, ``message``, ``content`` …; the spec does not name it), verbatim or within a longer
-    string (a server may render it for the agent: the suite's texts are unique tokens)."""
-    skip = item.id_path if isinstance(item, Instruction) else "/id"
-    return any(text in v for p, v in _strings(item) if p != skip)
-
-
-def has(items: list[Instruction], text: str) -> bool:
-    return any(carries(i, text) for i in items)
-
-
-def ids_for(items: list[Instruction], texts: list[str]) -> list[str]:
-    """The ids of the items that carry any of these texts, in delivery order."""
-    return [i.id for i in items if any(carries(i, t) for t in texts)]
-
-
-def _strings(node: Any, path: str = "") -> list[tuple[str, str]]:
-    if isinstance(node, str):
-        return [(path, node)]
-    if isinstance(node, dict):
-        return [s for k, v in node.items() for s in _strings(v, f"{path}/{k}")]
-    if isinstance(node, list):
-        return [s for i, v in enumerate(node) for s in _strings(v, f"{path}/{i}")]
-    return []
-
-
 def new_key() -> str:
     return f"idem-{uuid.uuid4().hex}"
 
 
 def new_session_id() -> str:
     return f"conformance-{uuid.uuid4().hex[:16]}"
-
-
-def _keys(data: Any) -> str:
-    if isinstance(data, dict):
-        return ", ".join(sorted(str(k) for k in data)[:20]) or "none"
-    return f"none: the result carries {type(data).__name__ if data is not None else 'no JSON'}"

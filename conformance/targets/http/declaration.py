@@ -1,0 +1,155 @@
+"""The HTTP target's declaration: what the suite certifies (``GET /sessions/{id}/status``, as
+AgentScope serves it), its options, how its service is started, and what its replay files record.
+Its per-run driver, which the cases speak to, is
+:class:`conformance.targets.http.target.HttpStatusTarget`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+from conformance.core.config import AgentConfig, UsageError
+from conformance.core.options import Option
+from conformance.core.transcript import StderrTail, Transcript
+from conformance.targets.http.options import HttpOptions, reference_command
+from conformance.targets.http.target import HttpService, HttpStatusTarget
+
+__all__ = ["Http"]
+
+
+class Http:
+    """HTTP session-status services."""
+
+    name = HttpStatusTarget.name
+    subject = "HTTP GET /sessions/{id}/status"
+    noun = "service"
+    status_method = HttpStatusTarget.status_method
+    status_need = HttpStatusTarget.status_need
+    driver = HttpStatusTarget
+
+    handshake_methods: ClassVar[tuple[str, ...]] = ()
+    session_method: ClassVar[str | None] = None
+    needs = frozenset({"http-status"})
+    spec_sources: ClassVar[dict[str, str]] = {
+        "agentscope-2.0.4-session-status": "AgentScope 2.0.4 API: GET /sessions/{session_id}/status",
+        "rfc9110": "RFC 9110, HTTP Semantics",
+    }
+
+    @staticmethod
+    def not_applicable(missing: list[str], config: AgentConfig) -> str | None:
+        return None
+
+    @staticmethod
+    def agent_name(init: dict[str, Any]) -> str:
+        info = init.get("agentInfo") or init.get("serverInfo")
+        return str(info.get("name") or "") if isinstance(info, dict) else ""
+
+    option_group = "HTTP session-status services (GET /sessions/{id}/status, e.g. AgentScope)"
+    options = (
+        Option(
+            "--http-cmd",
+            "http_cmd",
+            "command that starts an HTTP status service and prints its http:// URL",
+            metavar="CMD",
+        ),
+        Option(
+            "--http-url",
+            "http_url",
+            "base URL of a service with GET /sessions/{id}/status (e.g. AgentScope)",
+            metavar="URL",
+        ),
+        Option(
+            "--user-id",
+            "http_user_id",
+            "x-user-id of the caller (default: a fresh id; the header is trusted)",
+            metavar="ID",
+        ),
+        Option(
+            "--other-user-id",
+            "http_other_user_id",
+            "x-user-id of another owner, for the ownership cases (default: a fresh id)",
+            metavar="ID",
+        ),
+        Option(
+            "--agent-id",
+            "http_agent_id",
+            "agent of an existing session to probe, for services the suite cannot drive",
+            metavar="ID",
+        ),
+        Option(
+            "--session-id",
+            "http_session_id",
+            "an existing session of --user-id, for services the suite cannot drive",
+            metavar="ID",
+        ),
+        Option(
+            "--http-long-run",
+            "http_long_run",
+            "seconds of a run longer than the service's run-lease time to live, for the case that such a"
+            " run still reads running (default: that case is not testable)",
+            metavar="SECONDS",
+        ),
+        Option(
+            "--http-idle-evict-after",
+            "http_idle_evict_after",
+            "seconds after which the service evicts a session nothing uses (its memory or the session): the"
+            " twins are held past it (default: only the thorough profile looks for such a policy)",
+            metavar="SECONDS",
+        ),
+        Option(
+            "--http-memory-cap",
+            "http_memory_cap",
+            "sessions the service keeps in memory at most, evicting the least recently used: the twins are"
+            " pushed out by that many more (default: only the thorough profile looks for such a cap)",
+            metavar="N",
+        ),
+        Option(
+            "--http-request-limit",
+            "http_request_limit",
+            "requests the service allows per session (status must spend none): the probed twin is probed"
+            " more often than that before both twins chat (default: 24 probes)",
+            metavar="N",
+        ),
+    )
+    command_option = "http_cmd"
+    url_option = "http_url"
+    fixed_transport = "http"
+    reference_command = staticmethod(reference_command)
+
+    @staticmethod
+    def configure(values: dict[str, Any], config: AgentConfig) -> HttpOptions:
+        return HttpOptions.from_options(
+            user_id=values["http_user_id"],
+            other_user_id=values["http_other_user_id"],
+            agent_id=values["http_agent_id"],
+            session_id=values["http_session_id"],
+            long_run=values["http_long_run"],
+            idle_evict_after=values["http_idle_evict_after"],
+            memory_cap=values["http_memory_cap"],
+            request_limit=values["http_request_limit"],
+        )
+
+    @staticmethod
+    def secrets(config: AgentConfig) -> list[str]:
+        return []
+
+    @staticmethod
+    def service(config: AgentConfig, transcript: Transcript, stderr: StderrTail) -> HttpService:
+        return HttpService(config, transcript, stderr)
+
+    @staticmethod
+    def replay_options(data: dict[str, Any], config: AgentConfig) -> None:
+        """The service as recorded: its URL (when no command starts it) and the callers."""
+        agent_data = data["agent"]
+        config.transport = "http"
+        config.url = config.url or agent_data.get("url")
+        config.target_options = HttpOptions.from_options(
+            user_id=agent_data.get("userId"),
+            other_user_id=agent_data.get("otherUserId"),
+            agent_id=agent_data.get("agentId"),
+            session_id=agent_data.get("sessionId"),
+        )
+
+    @staticmethod
+    def replay_setup(data: dict[str, Any], config: AgentConfig) -> Callable[[Any], tuple[Any, list[Any]]]:
+        raise UsageError("the HTTP target has no sequence cases: its replay files hold a fuzz case's input")
