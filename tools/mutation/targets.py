@@ -50,15 +50,19 @@ HTTP_LONG_RUN = ("--http-long-run", "12")
 # eviction, idle eviction, request allowances, serialised or overlapping requests, length limits, a
 # store), each part switched on by its flag, with the suite told the policy where it has an
 # option for it, so the twin, eviction, allowance, boundary and overlap cases are judged.
-ACP_POLICY = ("--memory-cap", "4", "--idle-evict-after", "1")  # the agent's flags and the suite's
-# v1: requests overlap while one waits on storage; v2: one request at a time, each slow. Both with
-# an allowance of 2 prompts a session (twins-use meets it: both twins are refused alike) and a
-# storage layer that refuses what it cannot hold.
-ACP_V1_MACHINERY = ("--session-request-limit", "2", "--storage-delay", "0.005", "--max-length", "4096")
-ACP_V2_MACHINERY = (
+# ACP: the memory cap on v1, idle eviction on v2 (the policies apart: under a cap of 4, the sessions
+# the idle cases create would leave memory by the cap, which the cases would take for idle
+# eviction), each told to the suite. v1 also handles one request at a time, each slow (its front
+# handler lets a prompt's turn run beside later requests); v2's requests overlap while one waits on
+# storage. Both with an allowance of 2 prompts a session (twins-use meets it: both twins are refused
+# alike) and a storage layer that refuses what it cannot hold.
+ACP_V1_POLICY = ("--memory-cap", "4")
+ACP_V1_MACHINERY = (
     *("--session-request-limit", "2", "--serialise", "--request-delay", "0.005"),
-    *("--storage-delay", "0.005", "--max-length", "1024"),
+    *("--storage-delay", "0.005", "--max-length", "4096"),
 )
+ACP_V2_POLICY = ("--idle-evict-after", "1")
+ACP_V2_MACHINERY = ("--session-request-limit", "2", "--storage-delay", "0.005", "--max-length", "1024")
 MCP_MACHINERY = (
     *("--session-cap", "24", "--session-ttl", "2", "--request-limit", "60"),
     *("--io-delay", "0.005", "--max-length", "1024"),
@@ -93,13 +97,13 @@ CAMPAIGNS = {
         "acp-features",
         "acp",
         (
-            ("--agent", " ".join((ACP, *ACP_POLICY, *ACP_V1_MACHINERY)), *ACP_POLICY, *FIXED),
+            ("--agent", " ".join((ACP, *ACP_V1_POLICY, *ACP_V1_MACHINERY)), *ACP_V1_POLICY, *FIXED),
             (
                 "--protocol",
                 "2",
                 "--agent",
-                " ".join((ACP, "--protocol", "2", *ACP_POLICY, *ACP_V2_MACHINERY)),
-                *ACP_POLICY,
+                " ".join((ACP, "--protocol", "2", *ACP_V2_POLICY, *ACP_V2_MACHINERY)),
+                *ACP_V2_POLICY,
                 *FIXED,
             ),
         ),
