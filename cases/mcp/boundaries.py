@@ -47,6 +47,13 @@ def merged_with(now: Any, written: dict[int, Any], own: int) -> list[int]:
     return [n for n, value in written.items() if n != own and same(now, value)]
 
 
+def delivered_as(text: str, items: list[Any]) -> list[str]:
+    """The delivered strings that carry ``text``'s unique token (its second word): what became of
+    a text that did not come back as given."""
+    head = text.split(" ", 2)[1]
+    return [v for item in items for _, v in leaves(item).items() if isinstance(v, str) and head in v]
+
+
 @case("heartbeat.boundary.session-id-lengths", level=Level.MUST, spec=SESSION_ID, needs=("heartbeat",))
 async def long_session_ids_stay_apart(mcp: McpTarget, details: dict) -> None:
     """Session ids of 64, 255, 256, 1024, 4096 and 4097 characters, each the start of the next, are
@@ -152,10 +159,7 @@ async def long_instructions_come_whole(mcp: McpTarget, details: dict) -> None:
     await delivery.explain_missing(mcp)
     problems = []
     for text in delivery.missing:
-        head = text.split(" ", 2)[1]  # the unique token near its start
-        shown = [
-            v for item in delivery.items for _, v in leaves(item).items() if isinstance(v, str) and head in v
-        ]
+        shown = delivered_as(text, delivery.items)
         problems.append(
             f"the {len(text)}-character instruction came back as {len(shown[0])} characters"
             if shown
@@ -220,10 +224,7 @@ async def instruction_texts_come_unchanged(mcp: McpTarget, details: dict) -> Non
     for name, text in texts.items():
         if text not in delivery.missing:
             continue
-        head = text.split(" ", 2)[1]
-        shown = [
-            v for item in delivery.items for _, v in leaves(item).items() if isinstance(v, str) and head in v
-        ]
+        shown = delivered_as(text, delivery.items)
         problems.append(
             f"the {name} text {text!a} came back as {shown[0]!a}"
             if shown

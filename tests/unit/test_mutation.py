@@ -142,17 +142,17 @@ def definitions(module: Path) -> set[str]:
     return {node.name for node in ast.walk(ast.parse(module.read_text())) if hasattr(node, "name")}
 
 
-@pytest.mark.parametrize("target", sorted(CAMPAIGNS))
-def test_each_campaign_config_names_real_code_and_says_why_it_leaves_code_out(target: str) -> None:
-    campaign = CAMPAIGNS[target]
+@pytest.mark.parametrize("name", sorted(CAMPAIGNS))
+def test_each_campaign_config_names_real_code_and_says_why_it_leaves_code_out(name: str) -> None:
+    campaign = CAMPAIGNS[name]
     text = campaign.config.read_text()
     config = tomllib.loads(text)["cosmic-ray"]
-    assert config["test-command"] == f"python -m tools.mutation.kill {target}"
+    assert config["test-command"] == f"python -m tools.mutation.kill {name}"
     modules = [ROOT / path for path in config["module-path"]]
     assert modules and all(m.is_file() for m in modules)
-    for entry in config["filters"]["definitions-filter"]["exclude"]:
-        name, definition = entry.split(":")
-        (module,) = [m for m in modules if m.name == name]
+    for entry in config.get("filters", {}).get("definitions-filter", {}).get("exclude", []):
+        module_name, definition = entry.split(":")
+        (module,) = [m for m in modules if m.name == module_name]
         assert definition in definitions(module), f"{entry}: no such definition (renamed?)"
         # The reason is written above each group of exclusions.
         lines = text.splitlines()
@@ -160,6 +160,105 @@ def test_each_campaign_config_names_real_code_and_says_why_it_leaves_code_out(ta
         above = next(line.strip() for line in reversed(lines[:index]) if not line.strip().startswith('"'))
         assert above.startswith("#"), f"{entry}: no reason written above it"
     load_triage(campaign.triage, set(CASES))  # the committed triage is valid
+
+
+def machinery_of(name: str) -> dict:
+    return (
+        tomllib.loads(CAMPAIGNS[name].config.read_text())["cosmic-ray"]
+        .get("filters", {})
+        .get("machinery-filter", {})
+    )
+
+
+@pytest.mark.parametrize("name", sorted(n for n in CAMPAIGNS if "definitions" in machinery_of(n)))
+def test_a_features_campaign_names_machinery_the_reference_has(name: str) -> None:
+    """Each definition exists and each line pattern finds a line, in a module the campaign mutates
+    (a rename or a rewrite would silently leave the machinery unmutated)."""
+    from tools.mutation.machinery import Machinery
+
+    modules = {
+        Path(p).name: ROOT / p
+        for p in tomllib.loads(CAMPAIGNS[name].config.read_text())["cosmic-ray"]["module-path"]
+    }
+    machinery = Machinery.from_config(machinery_of(name))
+    assert machinery.modules() <= set(modules)
+    for entry in machinery.definitions:
+        module, _, definition = entry.partition(":")
+        assert definition in definitions(modules[module]), f"{entry}: no such definition"
+    for module, pattern in machinery.lines:
+        assert any(pattern.search(line) for line in modules[module].read_text().splitlines()), (
+            f"{module}:{pattern.pattern} finds no line"
+        )
+
+
+@pytest.mark.parametrize("name", sorted(n for n in CAMPAIGNS if "owned-by" in machinery_of(n)))
+def test_the_two_campaigns_of_a_target_split_its_mutants(name: str) -> None:
+    """The machinery-off campaign skips what the features-on one of the same target judges, and
+    the features-on one mutates no module of the other's that it does not split with it."""
+    owner = machinery_of(name)["owned-by"]
+    (features,) = [n for n in CAMPAIGNS if CAMPAIGNS[n].config.name == owner]
+    assert CAMPAIGNS[features].target == CAMPAIGNS[name].target and features != name
+    from tools.mutation.machinery import Machinery
+
+    machinery = Machinery.from_config(machinery_of(features))
+    paths = {
+        n: set(tomllib.loads(CAMPAIGNS[n].config.read_text())["cosmic-ray"]["module-path"])
+        for n in (name, features)
+    }
+    shared = {Path(p).name for p in paths[name] & paths[features]}
+    assert shared <= machinery.modules(), "a module both campaigns mutate whole"
+
+
+def test_the_machinery_is_a_features_campaigns_and_nobody_elses() -> None:
+    from tools.mutation.machinery import Machinery, SelectionError, skipped
+
+    machinery = Machinery.from_config(
+        {"definitions": ["agent.py:fits"], "lines": ["agent.py:self\\.memory\\b"]}
+    )
+    assert machinery.owns("x/agent.py", "fits", "return True") is True
+    assert machinery.owns("x/agent.py", "prompt", "        self.memory.use(sid)") is True
+    assert machinery.owns("x/agent.py", "prompt", "        self.memorable = 1") is False
+    assert machinery.owns("x/memory.py", "use", "anything") is None  # a module no entry names
+    # The features-on campaign keeps the machinery and whole modules; the other skips exactly it.
+    assert not skipped(machinery, False, "x/agent.py", "fits", "")
+    assert skipped(machinery, False, "x/agent.py", "prompt", "x = 1")
+    assert not skipped(machinery, False, "x/memory.py", "use", "")
+    assert skipped(machinery, True, "x/agent.py", "fits", "")
+    assert not skipped(machinery, True, "x/agent.py", "prompt", "x = 1")
+    assert not skipped(machinery, True, "x/common.py", "f", "")
+    for section in ({"definitions": ["fits"]}, {"lines": ["agent.py:("]}, {"lines": ["agent.py"]}):
+        with pytest.raises(SelectionError):
+            Machinery.from_config(section)
+
+
+def test_a_triaged_mutant_is_found_where_its_line_moved() -> None:
+    pytest.importorskip("cosmic_ray", reason="Cosmic Ray comes with the [mutation] extra")
+    from tools.mutation.rekey import GONE, Moved, rekey, rewrite
+
+    old = "def f(a, b):\n    return a < b + 1\n"
+    # A function above adds a line and an occurrence of each operator; the line itself moves.
+    new = "def g(x):\n    return x < 1 + 2\n\n\ndef f(a, b):\n    return a < b + 1\n"
+    assert rekey("m.py:2:13:ReplaceComparisonOperator_Lt_LtE:0", old, new, "c0") == Moved(
+        "m.py:2:13:ReplaceComparisonOperator_Lt_LtE:0", "m.py:6:13:ReplaceComparisonOperator_Lt_LtE:1"
+    )
+    # NumberReplacer makes two mutants of one number: each keeps its own (+1, -1).
+    assert rekey("m.py:2:19:NumberReplacer:1", old, new, "c0").new == "m.py:6:19:NumberReplacer:5"
+    # Indented deeper, and on a line that changed elsewhere (the edit at its place is the same).
+    wrapped = "class C:\n    def f(a, b):\n        return a < b + 1 or a\n"
+    assert rekey("m.py:2:13:ReplaceComparisonOperator_Lt_LtE:0", old, wrapped, "c0").new == (
+        "m.py:3:17:ReplaceComparisonOperator_Lt_LtE:0"
+    )
+    gone = rekey("m.py:2:13:ReplaceComparisonOperator_Lt_LtE:0", old, "def f(a, b):\n    pass\n", "c0")
+    assert gone.new is None and "no longer in the reference" in gone.why
+    rewritten = rekey(
+        "m.py:2:13:ReplaceComparisonOperator_Lt_LtE:0", old, "def f(a, b):\n    return b\n", "c0"
+    )
+    assert rewritten.new is None and "changed at the mutated text" in rewritten.why
+    text = '[[survivor]]\nid = "m.py:2:11:X:0"\nkind = "equivalent"\n'
+    renamed = rewrite(text, [Moved("m.py:2:11:X:0", None, "its line is gone", "c0")])
+    assert renamed.startswith("# Gone from the reference since c0: its line is gone.\n[[survivor]]\n")
+    assert f'id = "{GONE}c0:m.py:2:11:X:0"' in renamed
+    assert rewrite(text, [Moved("m.py:2:11:X:0", "m.py:6:11:X:1")]) == text.replace("2:11:X:0", "6:11:X:1")
 
 
 def test_annotations_are_found_only_where_they_are_never_evaluated() -> None:
@@ -227,9 +326,10 @@ def test_the_ci_sample_names_mutants_of_the_campaigns() -> None:
         module, _, _, operator, _ = sampled.campaign_id.split(":")
         assert (module, "core/" + operator) == (sampled.module, sampled.operator), sampled.id
         if sampled.expected == "caught":
-            verdict = load_triage(campaign.triage, set(CASES)).get(sampled.campaign_id)
+            # The triage files are re-keyed to the references as they are (tools.mutation.rekey).
+            verdict = load_triage(campaign.triage, set(CASES)).get(sampled.id)
             assert verdict is not None and verdict.kind == "caught", (
-                f"{sampled.campaign_id} (now {sampled.id}) is not triaged as caught"
+                f"{sampled.id} (measured as {sampled.campaign_id}) is not triaged as caught"
             )
 
 

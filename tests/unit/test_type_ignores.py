@@ -1,5 +1,5 @@
 """Every type-checker suppression in conformance/ and cases/ names the error it silences and says
-why, on its own line: `# type: ignore[code]  # why` (pyright runs in CI: python -m tools.typecheck)."""
+why, on its own line: `# type: ignore[code]  # why` (pyright: python -m tools.typecheck)."""
 
 from __future__ import annotations
 

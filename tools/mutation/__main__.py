@@ -1,8 +1,9 @@
-"""`python -m tools.mutation acp|mcp|http [--workers N] [--sample N]`: one target's campaign.
+"""`python -m tools.mutation CAMPAIGN [--workers N] [--sample N]`: one campaign (acp, mcp, http, and
+acp-features, mcp-features, http-features: the references' machinery mutated and switched on).
 
 Cosmic Ray does the mutating and the bookkeeping (a session database); this runs its commands in
 order, shows progress, then scores the session against the triage file and writes the report
-(reports/mutation/TARGET.md). Exit 0 when every survivor is triaged and no mutant triaged as
+(reports/mutation/CAMPAIGN.md). Exit 0 when every survivor is triaged and no mutant triaged as
 caught survived, 1 otherwise, 2 for a usage or triage-file error.
 
 The campaign runs on Cosmic Ray's HTTP distributor: --workers N (default 1) `cosmic-ray
@@ -179,7 +180,7 @@ def start_workers(count: int, target: str, stack: ExitStack) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tools.mutation", description=__doc__.split("\n")[0])
-    parser.add_argument("target", choices=sorted(CAMPAIGNS))
+    parser.add_argument("target", metavar="campaign", choices=sorted(CAMPAIGNS))
     parser.add_argument(
         "--workers",
         type=int,
@@ -189,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--worker-url", action="append", default=[], help="a running worker elsewhere")
     parser.add_argument("--sample", type=int, help="run only this many mutants, a fixed spread of them")
     parser.add_argument(
-        "--session", type=Path, help="the Cosmic Ray session (default reports/mutation/TARGET.sqlite)"
+        "--session", type=Path, help="the Cosmic Ray session (default reports/mutation/CAMPAIGN.sqlite)"
     )
     parser.add_argument(
         "--rescore",
@@ -253,6 +254,8 @@ def main(argv: list[str] | None = None) -> int:
         run_filter("tools.mutation.annotations_filter", str(session))
         if "definitions-filter" in filters:
             run_filter("tools.mutation.definitions_filter", str(session), str(config_path))
+        if "machinery-filter" in filters:
+            run_filter("tools.mutation.machinery_filter", str(session), str(config_path))
         with use_db(str(session)) as db:
             total = len(db.pending_work_items)
         if args.sample:
@@ -285,7 +288,7 @@ def measured_path(target: str) -> Path:
 
 
 def report(target: str, session: Path, triage: dict, measured: dict[str, Any], recheck: bool = False) -> int:
-    """Score the session against the triage, write reports/mutation/TARGET.md, say the score.
+    """Score the session against the triage, write reports/mutation/CAMPAIGN.md, say the score.
     With ``recheck``, each survivor triaged as caught is judged again on a mutated copy (the
     CI sample's way): the case added since the campaign must kill it."""
     mutants = [m for m in mutants_of(session) if m.fate != "skipped"]

@@ -1,5 +1,5 @@
-"""Cosmic Ray's test command: `python -m tools.mutation.kill TARGET`, run in the checkout that holds
-the mutant. Exit 0 when every suite run certifies the mutated reference (the mutant survived),
+"""Cosmic Ray's test command: `python -m tools.mutation.kill CAMPAIGN`, run in the checkout that
+holds the mutant. Exit 0 when every suite run certifies the mutated reference (the mutant survived),
 1 when one does not (non-conformant, an error, or not implemented: the suite noticed). Each run
 gets a fresh temporary directory; the seed and the ci profile are fixed, so a mutant's fate does
 not depend on chance.
@@ -79,12 +79,12 @@ def suite(python: str, args: list[str], *pytest_args: str) -> tuple[subprocess.C
         return run, read(report / "report.json")
 
 
-def judge(target: str, root: Path, say=print, record: Path | None = None) -> int:
-    """Run the suite against the reference in checkout ``root``: 1 when a run notices (killed),
-    0 when every run certifies it (survived). ``say`` gets the verdict lines. ``record`` (for
-    the unmutated reference) is where each run's outcomes are written, for the mutants' runs to
-    be compared with (MUTATION_BASELINE)."""
-    campaign = CAMPAIGNS[target]
+def judge(name: str, root: Path, say=print, record: Path | None = None) -> int:
+    """Run campaign ``name``'s suite runs against the reference in checkout ``root``: 1 when a run
+    notices (killed), 0 when every run certifies it (survived). ``say`` gets the verdict lines.
+    ``record`` (for the unmutated reference) is where each run's outcomes are written, for the
+    mutants' runs to be compared with (MUTATION_BASELINE)."""
+    campaign = CAMPAIGNS[name]
     python = sys.executable
     parts = ["not (" + DRAWN + ")", DRAWN] if drawn_cases(campaign.target) else [None]
     reference = json.loads(Path(os.environ[BASELINE]).read_text()) if os.environ.get(BASELINE) else None

@@ -4,7 +4,8 @@ mutation/ci-sample.toml names a fixed handful of mutants a full campaign measure
 the suite must keep doing to it: `killed` (a case noticed it) or `caught` (it survived once, and
 the case its triage entry names now kills it). A mutant is named where it is in the references as
 they are (`id`), and, where an edit since moved it, where the campaign measured it (`campaign`: the
-id its report and triage entry use). Each is applied with Cosmic Ray's own mutator to a
+id its report uses; the triage files are re-keyed to the references as they are, by
+tools.mutation.rekey, so a triage entry names the mutant by `id`). Each is applied with Cosmic Ray's own mutator to a
 copy of the references, never to the checkout, and judged by the campaign's test command
 (tools.mutation.kill). A sampled mutant that survives is a loss of the suite's sensitivity.
 """
@@ -39,7 +40,7 @@ class Sampled:
 
     @property
     def campaign_id(self) -> str:
-        """The id the campaign's report and triage file name this mutant by."""
+        """The id the campaign's report names this mutant by."""
         return self.campaign or self.id
 
     @property
