@@ -315,7 +315,7 @@ def certify(args: argparse.Namespace) -> int:
     run = CommandLineRun(one_line_endings=True, line_per_case=not (args.quiet or args.verbose))
     _STARTED[:] = [run]
     stderr = sys.stderr
-    sys.stderr = _WithoutPytestExitLine(stderr, run.last)  # type: ignore[assignment]
+    sys.stderr = _WithoutPytestExitLine(stderr, run.last)
     try:
         code = pytest.main(pytest_argv(args), plugins=[run])
     finally:

@@ -12,7 +12,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from conformance import cases
+import conformance.cases as cases
 from conformance.core.options import add_arguments
 from conformance.core.registry import CASES, Case
 from conformance.reports.report import RunReport, case_record

@@ -34,10 +34,10 @@ def selection_record(
     keyword: str | None = None,
     markers: str | None = None,
     args: list[str] | None = None,
-    stopped: str | None = None,
+    stopped: str | bool | None = None,
 ) -> dict[str, Any] | None:
     """What the run selected, when it is not every case of its target (a partial run gets no
-    certificate), else None. ``stopped``: why the run ended early (-x, --maxfail)."""
+    certificate), else None. ``stopped``: why the run ended early (-x, --maxfail: pytest's message, or True)."""
     every, ran = set(every), set(ran)
     if not every or every <= ran:
         return None

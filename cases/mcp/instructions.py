@@ -455,7 +455,7 @@ async def queue_model_sequences(mcp: McpTarget, details: dict) -> None:
         )
     steps = [s.to_json() for s in run.steps]
     details["steps"] = steps
-    details["sequence"] = numbered_steps(run.steps)  # type: ignore[arg-type]
+    details["sequence"] = numbered_steps(run.steps)
     if config.report_dir:
         path = write_replay(
             Path(config.report_dir) / "replays",
@@ -478,6 +478,6 @@ async def queue_model_sequences(mcp: McpTarget, details: dict) -> None:
         expected="every heartbeat result allowed by the queue model; the rule broken: "
         + RULES.get(run.rule or "", "none named"),
         # the steps and answers; their frames are the case's transcript, not repeated here
-        observed="\n".join(numbered_steps(run.steps, frames=False)),  # type: ignore[arg-type]
+        observed="\n".join(numbered_steps(run.steps, frames=False)),
         rule=run.rule if run.rule in RULES else None,
     )

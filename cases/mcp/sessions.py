@@ -12,7 +12,7 @@ from conformance.core.outcomes import MissingInput, NotTestable, Violation
 from conformance.core.registry import Level, case
 from conformance.core.revisions import requirement
 from conformance.targets.mcp.probe import calibrated, same
-from conformance.targets.mcp.target import McpTarget, ToolReply, has, new_key, new_session_id
+from conformance.targets.mcp.target import Instruction, McpTarget, ToolReply, has, new_key, new_session_id
 
 # "Session ID"
 SESSION_ID = requirement("mcp-session-heartbeat-2025-06-18", "session-id")
@@ -90,7 +90,7 @@ async def session_id_in_another_form_is_another_session(mcp: McpTarget, details:
             )
 
 
-def _instructions_or_none(mcp: McpTarget, reply: ToolReply) -> list[dict[str, Any]]:
+def _instructions_or_none(mcp: McpTarget, reply: ToolReply) -> list[Instruction]:
     try:
         return mcp.instructions(reply)
     except (MissingInput, NotTestable):

@@ -6,7 +6,6 @@ from __future__ import annotations
 import html
 import io
 import json
-from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol
@@ -36,7 +35,7 @@ class Campaign(Protocol):
     db_given: str
     db_lost: str | None
     local_db: Path
-    workers: Sequence[Worker]
+    workers: list[Worker]
     findings: Findings
     findings_timeline: list[tuple[float, int]]
     transitions: dict[str, int]

@@ -89,6 +89,7 @@ def open_database(spec: str, *, local: Path) -> ExampleDatabase:
     if spec.startswith(("redis://", "rediss://", "unix://")):
         try:
             import redis
+            import redis.exceptions
             from hypothesis.extra.redis import RedisExampleDatabase
         except ImportError:
             raise UsageError(

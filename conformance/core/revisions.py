@@ -96,15 +96,15 @@ def spec_of(
     ``rule``, the sentence of that rule of the case; with ``key``, the sentence the revision names
     for a finding of the harness's own (an unanswered request, a broken envelope) whichever case
     it arrived in."""
-    revision = get(revision) if revision else current()
-    if key is not None and (found := revision.by_key(key)) is not None:
-        return SpecRef(found.source, found.section, found.sentence, revision.url_for(found))
-    req = revision.spec_for(case.id, rule)
+    checked = get(revision) if revision else current()
+    if key is not None and (found := checked.by_key(key)) is not None:
+        return SpecRef(found.source, found.section, found.sentence, checked.url_for(found))
+    req = checked.spec_for(case.id, rule)
     if req is None or (req.source, req.sentence) == (case.spec.source, case.spec.sentence):
-        home = revision if req is not None else get(DEFAULT)
+        home = checked if req is not None else get(DEFAULT)
         own = home.quoting(case.spec.source, case.spec.sentence)
         return replace(case.spec, url=home.url_for(own) if own else "")
-    return SpecRef(req.source, req.section, req.sentence, revision.url_for(req))
+    return SpecRef(req.source, req.section, req.sentence, checked.url_for(req))
 
 
 def word(name: str) -> str:

@@ -8,7 +8,7 @@ import json
 import sys
 import zlib
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -19,6 +19,9 @@ from conformance.core.traceability import case_packages
 from conformance.core.transcript import reproduction_lines
 from conformance.pytest.keys import AGENT, REPORT_DIR, REVISION, runtime_for
 from conformance.runtime import CaseRecord
+
+if TYPE_CHECKING:
+    from _pytest._code.code import TerminalRepr
 
 __all__ = ["CaseBroken", "CaseFailed", "CaseItem", "CaseModule", "import_case_module", "is_case_file"]
 
@@ -122,7 +125,9 @@ class CaseItem(pytest.Item):
     def reportinfo(self) -> tuple[Path, int | None, str]:
         return self.path, None, f"{self.case.id} [{self.case.level.value}]"
 
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
+    def repr_failure(
+        self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None
+    ) -> str | TerminalRepr:
         if isinstance(excinfo.value, CaseFailed | CaseBroken):
             from conformance.reports.report import reproduce_command
 

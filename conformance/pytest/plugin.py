@@ -17,7 +17,7 @@ import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -117,7 +117,8 @@ def _configure(config: pytest.Config) -> None:
         config.stash[REVISION] = worker["conformance_revision"]
     else:
         config.option.conformance_seed = choose_seed(
-            config.getoption("conformance_profile"), config.getoption("conformance_seed")
+            cast(str, config.getoption("conformance_profile")),  # declared with a default ("ci")
+            config.getoption("conformance_seed"),
         )
     if config.getoption("conformance_spec") not in SPEC_CHOICES:
         raise pytest.UsageError(
@@ -363,7 +364,8 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         raise
     report.describe_target(runtime.declaration, runtime.target, init)
     try:
-        name, why = runtime.resolve_revision(config.getoption("conformance_spec"))
+        spec = cast(str, config.getoption("conformance_spec"))  # declared with a default ("auto")
+        name, why = runtime.resolve_revision(spec)
     except CaseSignal as exc:
         runtime.close()
         last["message"] = exc.message
@@ -430,26 +432,28 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
             error=f"harness error: {exc!r}",
             duration=call.duration,
             revision=item.config.stash.get(REVISION, None),
-        )  # type: ignore[attr-defined]
+        )
     else:
         report_dir = item.config.stash.get(REPORT_DIR, None)
-        report.conformance = case_record(case, record, secrets, report_dir=report_dir)  # type: ignore[attr-defined]
-    report.conformance["nodeid"] = item.nodeid  # type: ignore[attr-defined]
-    result = report.conformance  # type: ignore[attr-defined]
+        report.conformance = case_record(case, record, secrets, report_dir=report_dir)
+    report.conformance["nodeid"] = item.nodeid
+    result = report.conformance
     report.user_properties.append(("outcome", result["outcome"]))
     if isinstance(report.longrepr, str):
         report.longrepr = redact(report.longrepr, secrets)
     baseline = item.config.stash.get(BASELINE, None)
-    mark = baseline.classify(case.id, result["outcome"], strict(item.config)) if baseline else None
+    if not baseline:
+        return
+    mark = baseline.classify(case.id, result["outcome"], strict(item.config))
     if mark is not None:
-        report.conformance["baseline"] = mark  # type: ignore[attr-defined]
+        report.conformance["baseline"] = mark
     if mark == "known":  # shown and counted by pytest (terminal, junit, allure) as xfailed
         report.outcome = "skipped"
-        report.wasxfail = f"known failure in {baseline.path}: {baseline.entries[case.id]}"  # type: ignore[union-attr]
+        report.wasxfail = f"known failure in {baseline.path}: {baseline.entries[case.id]}"
     elif mark == "stale":
         report.outcome = "failed"
         report.longrepr = (
-            f"{case.id}: stale entry in {baseline.path}: the case no longer fails ({result['outcome']}), so the "  # type: ignore[union-attr]
+            f"{case.id}: stale entry in {baseline.path}: the case no longer fails ({result['outcome']}), so the "
             "baseline no longer describes this agent; remove the entry (or rerun with --update-expected-failures)"
         )
 
@@ -559,7 +563,7 @@ def pytest_sessionfinish_writes_the_report(session: pytest.Session, exitstatus: 
         )
 
 
-def _selection(config: pytest.Config, report: RunReport, stopped: str | None) -> dict[str, Any] | None:
+def _selection(config: pytest.Config, report: RunReport, stopped: str | bool | None) -> dict[str, Any] | None:
     """What the run selected, when it is not every case of its target: a partial run gets no
     certificate. Every case file beside the ones collected counts, so `pytest cases/x.py` and
     `pytest cases -k …` are partial alike. A run pytest stopped early (-x, --maxfail: ``stopped``

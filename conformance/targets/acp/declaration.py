@@ -17,6 +17,7 @@ from conformance.transport.process import AgentProcess
 if TYPE_CHECKING:
     from conformance.core.config import AgentConfig
     from conformance.core.transcript import StderrTail, Transcript
+    from conformance.targets.base import Driver, Harness, Target
 
 __all__ = ["Acp"]
 
@@ -24,16 +25,16 @@ __all__ = ["Acp"]
 class Acp:
     """ACP agents, spoken to as a client (v1, or v2 with --protocol 2)."""
 
-    name = AcpTarget.name
-    subject = "ACP session/status"
-    noun = "agent"
-    status_method = AcpTarget.status_method
-    status_need = AcpTarget.status_need
-    driver = AcpTarget
+    name: ClassVar[str] = AcpTarget.name
+    subject: ClassVar[str] = "ACP session/status"
+    noun: ClassVar[str] = "agent"
+    status_method: ClassVar[str] = AcpTarget.status_method
+    status_need: ClassVar[str] = AcpTarget.status_need
+    driver: ClassVar[Callable[[Harness], Driver]] = AcpTarget
 
     handshake_methods: ClassVar[tuple[str, ...]] = ("initialize",)
     session_method: ClassVar[str | None] = "session/new"
-    needs = frozenset(
+    needs: ClassVar[frozenset[str]] = frozenset(
         {
             "status",
             "no-status",
@@ -75,8 +76,8 @@ class Acp:
         info = init.get("agentInfo")
         return str(info.get("name") or "") if isinstance(info, dict) else ""
 
-    option_group = "ACP agents (session/status; the default target)"
-    options = (
+    option_group: ClassVar[str] = "ACP agents (session/status; the default target)"
+    options: ClassVar[tuple[Option, ...]] = (
         Option(
             "--agent",
             "agent",
@@ -122,9 +123,9 @@ class Acp:
             metavar="S",
         ),
     )
-    command_option = "agent"
-    url_option = "agent_url"
-    fixed_transport = None
+    command_option: ClassVar[str] = "agent"
+    url_option: ClassVar[str] = "agent_url"
+    fixed_transport: ClassVar[str | None] = None
     reference_command = staticmethod(reference_command)
 
     @staticmethod
@@ -157,3 +158,8 @@ class Acp:
     def replay_setup(data: dict[str, Any], config: AgentConfig) -> Callable[[Any], tuple[Any, list[Any]]]:
         steps = [Step.from_json(s) for s in data["steps"]]
         return lambda target: replay_steps(target, steps)
+
+
+# pyright checks the declaration against the Protocol the shared layers know targets by: a target
+# that drifts from it fails the type check (python -m tools.typecheck).
+_DECLARED: type[Target] = Acp

@@ -21,7 +21,7 @@ from conformance.transport.peer import JsonRpcPeer, Reply
 
 if TYPE_CHECKING:
     from conformance.core.config import AgentConfig
-    from conformance.targets.base import Harness
+    from conformance.targets.base import Driver, Harness
 
 __all__ = ["MISSING", "AcpTarget", "state_update"]
 
@@ -70,9 +70,9 @@ def reference_command(transport: str = "stdio", protocol: int = 1) -> list[str]:
 class AcpTarget:
     """One agent under test, spoken to as an ACP client (v1, or v2 with --protocol 2)."""
 
-    name = "acp"
-    status_method = "session/status"
-    status_need = "status"
+    name: ClassVar[str] = "acp"
+    status_method: ClassVar[str] = "session/status"
+    status_need: ClassVar[str] = "status"
 
     @staticmethod
     def replay_record(config: AgentConfig) -> dict[str, Any]:
@@ -490,6 +490,6 @@ class AcpTarget:
         return f"sess_never_created_{uuid.uuid4().hex}"
 
 
-# pyright checks the class against the Protocol the harness knows targets by: a target that drifts
+# pyright checks the class against the Protocol the harness drives targets by: a driver that drifts
 # from it fails the type check (python -m tools.typecheck).
-_DECLARED: type[Target] = AcpTarget
+_DRIVES: type[Driver] = AcpTarget

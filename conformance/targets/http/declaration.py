@@ -6,7 +6,7 @@ Its per-run driver, which the cases speak to, is
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from conformance.core.config import AgentConfig, UsageError
 from conformance.core.options import Option
@@ -14,22 +14,25 @@ from conformance.core.transcript import StderrTail, Transcript
 from conformance.targets.http.options import HttpOptions, reference_command
 from conformance.targets.http.target import HttpService, HttpStatusTarget
 
+if TYPE_CHECKING:
+    from conformance.targets.base import Driver, Harness, Target
+
 __all__ = ["Http"]
 
 
 class Http:
     """HTTP session-status services."""
 
-    name = HttpStatusTarget.name
-    subject = "HTTP GET /sessions/{id}/status"
-    noun = "service"
-    status_method = HttpStatusTarget.status_method
-    status_need = HttpStatusTarget.status_need
-    driver = HttpStatusTarget
+    name: ClassVar[str] = HttpStatusTarget.name
+    subject: ClassVar[str] = "HTTP GET /sessions/{id}/status"
+    noun: ClassVar[str] = "service"
+    status_method: ClassVar[str] = HttpStatusTarget.status_method
+    status_need: ClassVar[str] = HttpStatusTarget.status_need
+    driver: ClassVar[Callable[[Harness], Driver]] = HttpStatusTarget
 
     handshake_methods: ClassVar[tuple[str, ...]] = ()
     session_method: ClassVar[str | None] = None
-    needs = frozenset({"http-status"})
+    needs: ClassVar[frozenset[str]] = frozenset({"http-status"})
     spec_sources: ClassVar[dict[str, str]] = {
         "agentscope-2.0.4-session-status": "AgentScope 2.0.4 API: GET /sessions/{session_id}/status",
         "rfc9110": "RFC 9110, HTTP Semantics",
@@ -44,8 +47,8 @@ class Http:
         info = init.get("agentInfo") or init.get("serverInfo")
         return str(info.get("name") or "") if isinstance(info, dict) else ""
 
-    option_group = "HTTP session-status services (GET /sessions/{id}/status, e.g. AgentScope)"
-    options = (
+    option_group: ClassVar[str] = "HTTP session-status services (GET /sessions/{id}/status, e.g. AgentScope)"
+    options: ClassVar[tuple[Option, ...]] = (
         Option(
             "--http-cmd",
             "http_cmd",
@@ -111,9 +114,9 @@ class Http:
             metavar="N",
         ),
     )
-    command_option = "http_cmd"
-    url_option = "http_url"
-    fixed_transport = "http"
+    command_option: ClassVar[str] = "http_cmd"
+    url_option: ClassVar[str] = "http_url"
+    fixed_transport: ClassVar[str | None] = "http"
     reference_command = staticmethod(reference_command)
 
     @staticmethod
@@ -153,3 +156,8 @@ class Http:
     @staticmethod
     def replay_setup(data: dict[str, Any], config: AgentConfig) -> Callable[[Any], tuple[Any, list[Any]]]:
         raise UsageError("the HTTP target has no sequence cases: its replay files hold a fuzz case's input")
+
+
+# pyright checks the declaration against the Protocol the shared layers know targets by: a target
+# that drifts from it fails the type check (python -m tools.typecheck).
+_DECLARED: type[Target] = Http

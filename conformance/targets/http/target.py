@@ -20,7 +20,7 @@ import json
 import shlex
 import time
 import uuid
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import anyio
 import anyio.abc
@@ -37,7 +37,7 @@ from conformance.transport.process import _drain, read_url
 from conformance.transport.stdio import StdioProcess
 
 if TYPE_CHECKING:
-    from conformance.targets.base import Harness, Target
+    from conformance.targets.base import Driver, Harness
 
 __all__ = ["HttpService", "HttpStatusTarget", "StatusProbe"]
 
@@ -152,9 +152,9 @@ class HttpStatusTarget:
     """A session-status service under test (AgentScope's GET /sessions/{id}/status), spoken to
     with plain HTTP requests; driven through AgentScope's API where it has one."""
 
-    name = "http"
-    status_method = "GET " + STATUS_PATH
-    status_need = "http-status"
+    name: ClassVar[str] = "http"
+    status_method: ClassVar[str] = "GET " + STATUS_PATH
+    status_need: ClassVar[str] = "http-status"
 
     @staticmethod
     def replay_record(config: AgentConfig) -> dict[str, Any]:
@@ -568,6 +568,6 @@ def find_entry(body: Any, session_id: str, depth: int = 0) -> dict[str, Any] | N
     return None
 
 
-# pyright checks the class against the Protocol the harness knows targets by: a target that drifts
+# pyright checks the class against the Protocol the harness drives targets by: a driver that drifts
 # from it fails the type check (python -m tools.typecheck).
-_DECLARED: type[Target] = HttpStatusTarget
+_DRIVES: type[Driver] = HttpStatusTarget

@@ -5,7 +5,7 @@ which the cases speak to, is :class:`conformance.targets.mcp.target.McpTarget`."
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from conformance.core.config import AgentConfig, UsageError
 from conformance.core.options import Option
@@ -16,22 +16,25 @@ from conformance.targets.mcp.queue import QueueStep, replay_queue
 from conformance.targets.mcp.target import McpTarget, options_of
 from conformance.transport.process import AgentProcess
 
+if TYPE_CHECKING:
+    from conformance.targets.base import Driver, Harness, Target
+
 __all__ = ["Mcp"]
 
 
 class Mcp:
     """MCP servers that offer the session_heartbeat tool."""
 
-    name = McpTarget.name
-    subject = "MCP session_heartbeat tool"
-    noun = "server"
-    status_method = McpTarget.status_method
-    status_need = McpTarget.status_need
-    driver = McpTarget
+    name: ClassVar[str] = McpTarget.name
+    subject: ClassVar[str] = "MCP session_heartbeat tool"
+    noun: ClassVar[str] = "server"
+    status_method: ClassVar[str] = McpTarget.status_method
+    status_need: ClassVar[str] = McpTarget.status_need
+    driver: ClassVar[Callable[[Harness], Driver]] = McpTarget
 
     handshake_methods: ClassVar[tuple[str, ...]] = ("initialize", "server/discover")
     session_method: ClassVar[str | None] = None
-    needs = frozenset({"heartbeat"})
+    needs: ClassVar[frozenset[str]] = frozenset({"heartbeat"})
     spec_sources: ClassVar[dict[str, str]] = {
         "mcp-session-heartbeat@2025-06-18": "MCP tool 'session_heartbeat' (MCP 2025-06-18)",
         "mcp-2025-06-18": "Model Context Protocol specification, revision 2025-06-18",
@@ -48,8 +51,8 @@ class Mcp:
         info = init.get("serverInfo")
         return str(info.get("name") or "") if isinstance(info, dict) else ""
 
-    option_group = "MCP servers (the session_heartbeat tool)"
-    options = (
+    option_group: ClassVar[str] = "MCP servers (the session_heartbeat tool)"
+    options: ClassVar[tuple[Option, ...]] = (
         Option(
             "--mcp-cmd",
             "mcp_cmd",
@@ -150,9 +153,9 @@ class Mcp:
             metavar="N",
         ),
     )
-    command_option = "mcp_cmd"
-    url_option = "mcp_url"
-    fixed_transport = None
+    command_option: ClassVar[str] = "mcp_cmd"
+    url_option: ClassVar[str] = "mcp_url"
+    fixed_transport: ClassVar[str | None] = None
     reference_command = staticmethod(reference_command)
 
     @staticmethod
@@ -212,3 +215,8 @@ class Mcp:
         """An instruction-queue sequence, on the server as recorded (replay_options: its config)."""
         steps = [QueueStep.from_json(s) for s in data["steps"]]
         return lambda target: replay_queue(target, steps)
+
+
+# pyright checks the declaration against the Protocol the shared layers know targets by: a target
+# that drifts from it fails the type check (python -m tools.typecheck).
+_DECLARED: type[Target] = Mcp

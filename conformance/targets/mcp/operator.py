@@ -36,10 +36,10 @@ class OperatorHook:
         that refuses (exits non-zero, answers 4xx) is a harness error, unless ``refusable`` (a value
         at a storage limit may be refused): then what it said, None when it took the instruction."""
         timeout = self.harness.config.timeout
-        if self._options().instruct_cmd:
+        options = self._options()
+        if options.instruct_cmd:
             words = [
-                w.replace("{sessionId}", session_id).replace("{text}", text)
-                for w in self._options().instruct_cmd
+                w.replace("{sessionId}", session_id).replace("{text}", text) for w in options.instruct_cmd
             ]
             with anyio.fail_after(timeout):
                 done = await anyio.run_process(words, cwd=self.harness.config.cwd, check=False)
@@ -49,12 +49,9 @@ class OperatorHook:
                     return said
                 raise HarnessError(said)
             return None
-        if self._options().instruct_url:
-            url = (
-                self._options()
-                .instruct_url.replace("{sessionId}", session_id)
-                .replace("{baseUrl}", self._base_url())
-            )
+        if options.instruct_url:
+            url = options.instruct_url.replace("{sessionId}", session_id)
+            url = url.replace("{baseUrl}", self._base_url())
             async with httpx.AsyncClient(timeout=timeout, verify=tls_context()) as client:
                 response = await client.post(url, json={"sessionId": session_id, "text": text})
             if response.status_code >= 300:

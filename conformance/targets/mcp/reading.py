@@ -122,7 +122,7 @@ class ToolReply:
         return f"a result: {json.dumps(self.data, ensure_ascii=True)[:300]}"
 
 
-class Instruction(dict):  # type: ignore[type-arg]
+class Instruction(dict[str, Any]):
     """An instruction item as the server sent it (a dict, as JSON), and the id found in it."""
 
     def __init__(self, item: dict[str, Any], iid: str, id_path: str) -> None:
@@ -270,12 +270,11 @@ class ResultReader:
         return None
 
     def _cursor_paths(self, data: Any) -> tuple[str, ...]:
-        if self._options().cursor_path is not None:
-            return (self._options().cursor_path,)
-        homes = list(CURSOR_HOMES)
-        lists = (
-            (self._options().instructions_path,) if self._options().instructions_path else INSTRUCTION_LISTS
-        )
+        options = self._options()
+        if options.cursor_path is not None:
+            return (options.cursor_path,)
+        homes: list[str] = list(CURSOR_HOMES)
+        lists = (options.instructions_path,) if options.instructions_path else INSTRUCTION_LISTS
         for path in lists:
             home = path if isinstance(pointer_get(data, path), dict) else path.rpartition("/")[0]
             if home and home not in homes:

@@ -17,7 +17,7 @@ import time
 import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import anyio
 
@@ -45,7 +45,7 @@ from conformance.transport.stdio import StdioProcess
 
 if TYPE_CHECKING:
     from conformance.core.config import AgentConfig
-    from conformance.targets.base import Harness
+    from conformance.targets.base import Driver, Harness
 
 __all__ = [
     "TOOL",
@@ -100,9 +100,9 @@ class Delivery:
 class McpTarget:
     """One MCP server under test, spoken to as an MCP client (one caller per connection)."""
 
-    name = "mcp"
-    status_method = "tools/call"  # the heartbeat is the only tool the suite calls
-    status_need = "heartbeat"
+    name: ClassVar[str] = "mcp"
+    status_method: ClassVar[str] = "tools/call"  # the heartbeat is the only tool the suite calls
+    status_need: ClassVar[str] = "heartbeat"
 
     @staticmethod
     def replay_record(config: AgentConfig) -> dict[str, Any]:
@@ -412,10 +412,16 @@ class McpTarget:
 
         url = self.harness.current_url()
         assert url is not None
-        channel = McpHttpChannel(url, self.options.other_headers, self.harness.stderr)
+        headers = self.options.other_headers
+        assert headers is not None  # require_other_caller raised MissingInput otherwise
+        channel = McpHttpChannel(url, headers, self.harness.stderr)
         await channel.open(self.harness.config.timeout)
         transcript = self.harness.transcript.for_connection("B")
-        peer = JsonRpcPeer(channel, transcript, timeout=self.harness.config.timeout)  # type: ignore[arg-type]
+        peer = JsonRpcPeer(
+            channel,  # type: ignore[arg-type]  # an HTTP channel, with the lines, send_line, wait, stderr of a process
+            transcript,
+            timeout=self.harness.config.timeout,
+        )
         try:
             async with anyio.create_task_group() as tg:
                 tg.start_soon(peer.read_loop)
@@ -494,3 +500,8 @@ def new_key() -> str:
 
 def new_session_id() -> str:
     return f"conformance-{uuid.uuid4().hex[:16]}"
+
+
+# pyright checks the class against the Protocol the harness drives targets by: a driver that drifts
+# from it fails the type check (python -m tools.typecheck).
+_DRIVES: type[Driver] = McpTarget
