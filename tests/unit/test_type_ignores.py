@@ -1,5 +1,5 @@
 """Every type-checker suppression in conformance/ and cases/ names the error it silences and says
-why, on its own line: `# type: ignore[code]  # why` (pyright: python -m tools.typecheck)."""
+why, on its own line: `# type: ignore[code]  # why` (pyright, a step of .ci/run: python -m tools.typecheck)."""
 
 from __future__ import annotations
 
@@ -13,16 +13,6 @@ from tests.conftest import ROOT
 CHECKED = ("conformance", "cases")
 SUPPRESSION = re.compile(r"#\s*(?:type|pyright):\s*ignore\b(?P<rest>.*)")
 EXPLAINED = re.compile(r"\[[^\]\s]+\]\s+#\s*\S")  # [code], then a comment of its own: the reason
-
-# Files another branch of this round rewrites, whose suppressions go with that work (the platform
-# work's private config attributes, the MCP target's options) or are explained there. An entry is
-# removed once its file has no bare suppression left; the last test fails on an entry kept too long.
-PENDING = {
-    "conformance/cli.py",
-    "conformance/pytest/plugin.py",
-    "conformance/targets/mcp/target.py",
-    "cases/mcp/instructions.py",
-}
 
 
 def suppressions(path: Path) -> list[tuple[int, str]]:
@@ -60,10 +50,4 @@ def test_the_pattern_reads_a_suppression_as_meant() -> None:
 
 
 def test_every_suppression_names_its_error_and_why() -> None:
-    bare = {path: lines for path, lines in unexplained().items() if path not in PENDING}
-    assert bare == {}, "write `# type: ignore[code]  # why` (or remove the suppression)"
-
-
-def test_pending_files_still_have_a_bare_suppression() -> None:
-    stale = sorted(PENDING - set(unexplained()))
-    assert stale == [], "these files are done: remove them from PENDING"
+    assert unexplained() == {}, "write `# type: ignore[code]  # why` (or remove the suppression)"
