@@ -37,10 +37,25 @@ REFERENCE_AGENT = [sys.executable, "-m", REFERENCE_MODULE]
 pytest_plugins = ["pytester"]
 
 
+def longest_tests() -> dict[str, int]:
+    """tests/longest.txt: node id -> its rank, longest first."""
+    lines = (ROOT / "tests" / "longest.txt").read_text().splitlines()
+    named = [line.split(None, 1)[1] for line in lines if line.strip() and not line.startswith("#")]
+    return {node: rank for rank, node in enumerate(named)}
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """The long tests first (end to end, and those marked slow): started last, one of them would
-    keep a worker busy after the others have finished."""
-    items.sort(key=lambda item: 0 if "e2e" in item.path.parts or item.get_closest_marker("slow") else 1)
+    """The long tests first, longest first (tests/longest.txt), then the rest of end to end and
+    those marked slow: started last, one of them would keep a worker busy after the others have
+    finished (xdist's worksteal hands out queued tests, never a running one)."""
+    ranks = longest_tests()
+
+    def order(item: pytest.Item) -> tuple[int, int]:
+        if item.nodeid in ranks:
+            return 0, ranks[item.nodeid]
+        return (1 if "e2e" in item.path.parts or item.get_closest_marker("slow") else 2), 0
+
+    items.sort(key=order)
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
