@@ -102,7 +102,9 @@ async def idle_after_turn(acp: AcpTarget, details: dict) -> None:
     """After the turn's `idle` state_update, the snapshot is `idle` too."""
     sid = await acp.new_session()
     mark = len(acp.peer.notifications)
-    await acp.prompt(sid, "hello", wait=False)
+    ack = await acp.prompt(sid, "hello", wait=False)
+    if not ack.ok:
+        raise MissingInput(f"session/prompt failed: {ack.describe()}")
     if await acp.wait_state(sid, "idle", since=mark) is None:
         raise MissingInput("the turn never reported `idle` in a state_update (within --turn-timeout)")
     await _expect_snapshot(acp, sid, "idle", "the turn reported idle", details)
@@ -206,8 +208,9 @@ async def requires_action_while_asking(acp: AcpTarget, details: dict) -> None:
     sid = await acp.new_session()
     peer = acp.peer
     mark = len(peer.notifications)
+    held_before = await _ask_permission(acp, sid)
     try:
-        asked = await _hold_permission(acp, sid, mark)
+        asked = await _permission_held(acp, sid, mark, held_before)
         state, reply = await _state_or_skip(acp, sid, "status while the turn waits on the user's permission")
         details["snapshot"] = reply.result
         if state == "requires_action":
@@ -237,15 +240,23 @@ async def requires_action_while_asking(acp: AcpTarget, details: dict) -> None:
 WORK_WATCH = 1.0
 
 
-async def _hold_permission(acp: AcpTarget, sid: str, mark: int) -> int:
-    """Prompt a turn that asks the user's permission and hold the request: the notification count
-    when it arrived. n/a when the agent asks none within the turn clock."""
+async def _ask_permission(acp: AcpTarget, sid: str) -> int:
+    """Prompt a turn that asks the user's permission, holding the request when it comes: the
+    requests held before it. Not testable when the prompt is refused: no turn runs, so none is
+    waited for (at a model's speed, a whole --turn-timeout)."""
     peer = acp.peer
     peer.hold_methods = {"session/request_permission"}
     held_before = len(peer.held)
     ack = await acp.prompt(sid, PERMISSION, wait=False)
     if not ack.ok:
         raise MissingInput(f"session/prompt failed: {ack.describe()}")
+    return held_before
+
+
+async def _permission_held(acp: AcpTarget, sid: str, mark: int, held_before: int) -> int:
+    """The notification count when the turn's permission request arrived (held). n/a when the
+    agent asks none within the turn clock."""
+    peer = acp.peer
     with anyio.move_on_after(acp.harness.config.turn_timeout):
         while len(peer.held) == held_before and not _ended(acp, sid, mark) and peer.exited is None:
             await anyio.sleep(0.01)
@@ -278,13 +289,14 @@ async def snapshot_is_the_sessions_own(acp: AcpTarget, details: dict) -> None:
     and `idle` for a sibling whose turn ended. Never another session's, nor the last one the
     connection carried."""
     mark = len(acp.peer.notifications)
-    (idle,) = await acp.prompted_sessions(1)
+    (idle,) = await _turned_sessions(acp, 1)
     if await acp.wait_turn_end(idle, since=mark) is None:
         raise MissingInput("the turn's idle state_update did not arrive (see status.state.idle-after-turn)")
     waiting = await acp.new_session()
     mark = len(acp.peer.notifications)
+    held_before = await _ask_permission(acp, waiting)
     try:
-        await _hold_permission(acp, waiting, mark)
+        await _permission_held(acp, waiting, mark, held_before)
         sent = len(acp.peer.notifications)
         replies = await acp.statuses([waiting, idle])
         await acp.quiet({waiting})  # an update of a change the snapshot already saw may come just after it
@@ -332,7 +344,7 @@ async def snapshot_sends_nothing(acp: AcpTarget, details: dict) -> None:
     """Status of an idle session (after a turn) sends no state_update: a snapshot is not a completion.
     What the agent sends on its own after a turn reaches a control session treated alike too."""
     turn = len(acp.peer.notifications)
-    sid, control = await acp.prompted_sessions(2)
+    sid, control = await _turned_sessions(acp, 2)
     # v2 answers the prompt at once; the turn's updates, its idle state last, stream after it.
     for each in (sid, control):
         if await acp.wait_turn_end(each, since=turn) is None:
@@ -351,6 +363,17 @@ async def snapshot_sends_nothing(acp: AcpTarget, details: dict) -> None:
             expected="no notification",
             observed=show(sent[0].params),
         )
+
+
+async def _turned_sessions(acp: AcpTarget, count: int) -> list[str]:
+    """``count`` new sessions, each given one turn. Not testable when a prompt is refused: no
+    turn runs, so no turn's end is waited for."""
+    sids = [await acp.new_session() for _ in range(count)]
+    for sid in sids:
+        reply = await acp.prompt(sid, "hello")
+        if not reply.ok:
+            raise MissingInput(f"session/prompt failed: {reply.describe()}")
+    return sids
 
 
 def _ended(acp: AcpTarget, sid: str, since: int) -> bool:

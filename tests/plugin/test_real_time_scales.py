@@ -141,6 +141,31 @@ def test_an_unreachable_model_is_not_testable_where_it_prompts_never_an_error(di
     assert elapsed < 120, f"took {elapsed:.0f} s"  # two turn timeouts, not one per case
 
 
+def test_a_v2_prompt_refused_at_once_is_not_waited_for(direct) -> None:
+    """v2, no model configured: every session/prompt is answered with an error at once, so no
+    turn runs. The cases that need a turn are not testable, each saying why, and none waits out
+    --turn-timeout for a turn's end that cannot come (at the default 300 s, twenty minutes)."""
+    turn_timeout = 60
+    flags = ("--protocol", "2", "--model", "refuse")
+    run = direct(
+        "--protocol", "2", "--agent", agent(*flags), "--turn-timeout", str(turn_timeout), "--profile", "smoke"
+    )
+    refused = [c for c in run.report["cases"] if "session/prompt failed" in c["message"]]
+    states = (
+        "idle-after-turn",
+        "requires-action",
+        "own-last-update",
+        "no-state-update",
+        "running-during-turn",
+    )
+    assert {f"status.state.{s}" for s in states} <= {c["id"] for c in refused}, run.diff(V2_BASELINE)
+    assert all(c["outcome"] == "not-testable" for c in refused), [(c["id"], c["outcome"]) for c in refused]
+    assert "error" not in run.outcomes.values() and "fail" not in run.outcomes.values(), run.diff(V2_BASELINE)
+    assert run.code == 0, run.stderr
+    waited = [c["id"] for c in run.report["cases"] if c["duration"] >= turn_timeout]
+    assert not waited, f"waited out --turn-timeout for a refused prompt's turn: {waited}"
+
+
 def test_a_slow_session_new_does_not_hide_an_unimplemented_status(suite) -> None:
     """session/new takes three times --timeout, and the agent does not advertise status (as
     claude-agent-acp offline): exit 3 whether or not it offers authentication (the pre-flight

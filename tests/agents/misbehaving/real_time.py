@@ -6,6 +6,8 @@ agents are not installed here: no API keys, slow; these reproduce what they do).
   --title-after S     S seconds after each turn, a title made by another model call
                       (session_info_update; the session/list entry changes too)
   --model hang|fail   the model is unreachable: every turn hangs, or fails with an internal error
+  --model refuse      no model is configured: session/prompt is answered with an error at once
+                      (v2 too, where an accepted prompt is answered before its turn)
   --new-delay S       session/new takes S seconds (claude-agent-acp: about 19 s offline)
   --no-status         does not advertise session/status, and answers it -32601
   --auth offer        offers an auth method (with a long description) it does not require
@@ -27,13 +29,14 @@ from conformance.reference.acp.agent_v2 import ReferenceAgentV2, main_v2
 parser = argparse.ArgumentParser()
 parser.add_argument("--turn-delay", type=float, default=0.0)
 parser.add_argument("--title-after", type=float, default=0.0)
-parser.add_argument("--model", choices=("hang", "fail"), default=None)
+parser.add_argument("--model", choices=("hang", "fail", "refuse"), default=None)
 parser.add_argument("--new-delay", type=float, default=0.0)
 parser.add_argument("--no-status", action="store_true")
 parser.add_argument("--auth", choices=("offer", "require"), default=None)
 parser.add_argument("--protocol", type=int, default=1)
 args, rest = parser.parse_known_args()
 
+NO_MODEL = "no model configured: set GEMINI_API_KEY"
 AUTH_DESCRIPTION = (
     "Requires an API key in the environment. " + "Set it in your shell profile, then restart the agent. " * 8
 )
@@ -96,6 +99,8 @@ class Agent(ReferenceAgent):
         return await super().work(session_id, text, cancelled)
 
     async def prompt(self, session_id, prompt, **kwargs):
+        if args.model == "refuse":
+            raise RequestError.internal_error({"reason": NO_MODEL})
         answer = await super().prompt(session_id, prompt, **kwargs)
         if args.title_after:
             turns = len(self.loaded.get(session_id, {}).get("history", []))
@@ -122,6 +127,11 @@ class Agent(ReferenceAgent):
 
 
 class AgentV2(ReferenceAgentV2):
+    async def prompt(self, params):
+        if args.model == "refuse":
+            raise RequestError.internal_error({"reason": NO_MODEL})
+        return await super().prompt(params)
+
     async def turn(self, session, text):
         await self.update(session["sessionId"], {"sessionUpdate": "state_update", "state": "running"})
         try:
