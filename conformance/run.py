@@ -69,8 +69,10 @@ class Run:
         report.target, report.subject = config.target, declaration.subject
         return cls(config, strict, report)
 
-    def runtime(self) -> Runtime:
-        return Runtime(self.config, strict=self.strict)
+    def runtime(self, revision: str | None = None) -> Runtime:
+        """A runtime for the run's cases (an xdist worker, a replay: ``revision``, the one the run
+        checks, as told)."""
+        return Runtime(self.config, strict=self.strict, revision=revision)
 
     def started(self, runtime: Runtime, init: dict[str, Any], spec: str) -> None:
         """What the started target said of itself, and the revision the run checks (--spec, or

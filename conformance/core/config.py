@@ -171,7 +171,6 @@ class AgentConfig:
     command: list[str]
     cwd: str
     env: dict[str, str] = field(default_factory=dict)
-    auth_method: str | None = None
     timeout: float = 10.0  # the request clock: how long a request other than a prompt may take
     # The turn clock: how long a turn (a prompt and the model's work it sets off) may take. Real
     # agents answer a request in milliseconds and a turn in seconds to minutes.
@@ -197,7 +196,6 @@ class AgentConfig:
     # its URL on stdout, or, with no command, an agent already listening at ``url``.
     transport: str = "stdio"
     url: str | None = None
-    protocol: int = 1  # the ACP protocol version the suite initializes with
     # What is certified: a name in conformance.targets.TARGETS ("acp", "mcp", "http").
     target: str = "acp"
     # The target's own options, parsed by the target (its configure()): McpOptions, HttpOptions…
@@ -225,7 +223,6 @@ class AgentConfig:
         *,
         cwd: str | None,
         env: list[str],
-        auth_method: str | None,
         timeout: float,
         settle: float,
         sandbox: Path,
@@ -234,17 +231,14 @@ class AgentConfig:
         report_dir: Path | None = None,
         transport: str = "stdio",
         url: str | None = None,
-        protocol: int = 1,
         target: str = "acp",
-        reference: Callable[[str, int], list[str]] | None = None,
+        reference: Callable[[str], list[str]] | None = None,
         fixed_transport: str | None = None,
         agent_option: str = "--agent",
         url_option: str = "--agent-url",
     ) -> AgentConfig:
-        """``reference(transport, protocol)``: the target's embedded reference command, used when
-        neither a command nor a URL is given (it raises UsageError for what it cannot serve)."""
-        if protocol not in (1, 2):
-            raise UsageError(f"--protocol {protocol} is not 1 or 2")
+        """``reference(transport)``: the target's embedded reference command, used when neither a
+        command nor a URL is given (it raises UsageError for what it cannot serve)."""
         if transport not in TRANSPORTS:
             raise UsageError(f"--transport {transport!r} is not one of {', '.join(TRANSPORTS)}")
         if url is not None:
@@ -258,7 +252,7 @@ class AgentConfig:
         elif agent is None:
             if reference is None:
                 raise UsageError(f"pass {agent_option} CMD: this target has no embedded reference")
-            command, embedded = reference(transport, protocol), True
+            command, embedded = reference(transport), True
         else:
             try:
                 command = shlex.split(agent)
@@ -288,7 +282,6 @@ class AgentConfig:
             command=command,
             cwd=str(workdir.resolve()),
             env=parse_env(env),
-            auth_method=auth_method,
             timeout=timeout,
             settle=settle,
             embedded=embedded,
@@ -297,7 +290,6 @@ class AgentConfig:
             report_dir=str(report_dir) if report_dir is not None else None,
             transport=transport,
             url=url,
-            protocol=protocol,
             target=target,
         )
 

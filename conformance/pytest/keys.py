@@ -11,6 +11,7 @@ import pytest
 from conformance.core.config import AgentConfig
 from conformance.reports.baseline import Baseline
 from conformance.reports.report import RunReport
+from conformance.run import Run
 from conformance.runtime import Runtime
 
 __all__ = [
@@ -26,6 +27,7 @@ __all__ = [
     "REPORT_DIR",
     "REPORT_PATH",
     "REVISION",
+    "RUN",
     "RUNTIME",
     "SIGNALS",
     "runtime_for",
@@ -37,8 +39,9 @@ AGENT = pytest.StashKey[AgentConfig]()  # the agent and the run's options
 REPORT_DIR = pytest.StashKey[Path]()
 REPORT_PATH = pytest.StashKey[Path]()  # report.json, once written
 REVISION = pytest.StashKey[str]()  # the spec revision the run checks, once resolved (workers: told)
+RUN = pytest.StashKey[Run]()  # the run: its config, seed, report, runtimes (conformance.run)
 RUNTIME = pytest.StashKey[Runtime]()
-REPORT = pytest.StashKey[RunReport]()  # the controller's report (not on xdist workers)
+REPORT = pytest.StashKey[RunReport]()  # the controller's report, the run's (not on xdist workers)
 BASELINE = pytest.StashKey[Baseline | None]()
 COMMAND_LINE = pytest.StashKey[Any]()  # the command line's CommandLineRun (conformance.pytest.control)
 COLLECTED = pytest.StashKey[set[str]]()  # every case id collected, before -k / -m deselect any
@@ -58,8 +61,6 @@ def runtime_for(config: pytest.Config) -> Runtime:
     with its first case)."""
     runtime = config.stash.get(RUNTIME, None)
     if runtime is None:
-        runtime = Runtime(
-            config.stash[AGENT], strict=strict(config), revision=config.stash.get(REVISION, None)
-        )
+        runtime = config.stash[RUN].runtime(revision=config.stash.get(REVISION, None))
         config.stash[RUNTIME] = runtime
     return runtime

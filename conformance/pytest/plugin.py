@@ -48,6 +48,7 @@ from conformance.pytest.keys import (
     REPORT_DIR,
     REPORT_PATH,
     REVISION,
+    RUN,
     RUNTIME,
     SIGNALS,
     strict,
@@ -137,8 +138,9 @@ def _configure(config: pytest.Config) -> None:
         )
     config.stash[AGENT] = agent_config
     config.stash[BASELINE] = _baseline(config)
+    config.stash[RUN] = run = Run.begin(agent_config, strict=strict(config))
     if worker is None:
-        config.stash[REPORT] = Run.begin(agent_config, strict=strict(config)).report
+        config.stash[REPORT] = run.report
         _stop_on_signals(config)
 
 
@@ -331,8 +333,9 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     last = command_line_of(config).last
     if not config.stash.get(ACTIVE, False) or hasattr(config, "workerinput") or config.option.collectonly:
         return
-    runtime = Runtime(config.stash[AGENT], strict=strict(config))
-    report = config.stash[REPORT]
+    run = config.stash[RUN]
+    runtime = run.runtime()
+    report = run.report
     try:
         init = runtime.start()
     except (LaunchError, CaseSignal, AgentExited, TimeoutError, Unanswered) as exc:
@@ -362,10 +365,9 @@ def pytest_sessionstart(session: pytest.Session) -> None:
             path = report.write(config.stash[REPORT_DIR])
             last["message"] = f"interrupted: partial report (marked incomplete) in {path}"
         raise
-    report.describe_target(runtime.declaration, runtime.target, init)
     try:
         spec = cast(str, config.getoption("conformance_spec"))  # declared with a default ("auto")
-        name, why = runtime.resolve_revision(spec)
+        run.started(runtime, init, spec)
     except CaseSignal as exc:
         runtime.close()
         last["message"] = exc.message
@@ -373,8 +375,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     except BaseException:
         runtime.close()
         raise
-    config.stash[REPORT].revision, config.stash[REPORT].revision_why = name, why
-    config.stash[REVISION] = name
+    config.stash[REVISION] = report.revision
     if config.pluginmanager.has_plugin("dsession"):
         runtime.close()  # workers start their own agents
     else:

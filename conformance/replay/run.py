@@ -27,7 +27,8 @@ from conformance.core.registry import CASES, Case
 from conformance.replay.files import frame_line, load_replay, numbered_steps
 from conformance.replay.options import add_overrides, fill_redacted, merged_values, recorded_values
 from conformance.reports.report import clean
-from conformance.runtime import CaseRecord, Runtime
+from conformance.run import Run
+from conformance.runtime import CaseRecord
 from conformance.targets import DEFAULT, configure, named
 from conformance.transport.stdio import LaunchError
 
@@ -115,7 +116,7 @@ def _replay_steps(path: Path, data: dict[str, Any], config: AgentConfig) -> int:
     def replay() -> Any:
         return steps(runtime.target)
 
-    runtime = Runtime(config, revision=recorded_revision(data))
+    runtime = Run.begin(config, strict=False).runtime(revision=recorded_revision(data))
     try:
         runtime.start()
         failure, ran = runtime.call(lambda: anyio.to_thread.run_sync(replay))
@@ -171,7 +172,8 @@ def run_alone(
 ) -> int:
     """Run one case on a freshly started agent, print its exchange, and say FIXED (it passes now),
     STILL FAILING (it fails or warns again) or why it cannot tell."""
-    runtime = Runtime(config, strict=bool(config.options.get("conformance_strict")), revision=revision)
+    run = Run.begin(config, strict=bool(config.options.get("conformance_strict")))
+    runtime = run.runtime(revision=revision)
     try:
         runtime.start()
         record = runtime.run_case(case)

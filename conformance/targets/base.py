@@ -177,8 +177,9 @@ class Target(Protocol):
         ...
 
     @staticmethod
-    def reference_command(transport: str, protocol: int) -> list[str]:
-        """The embedded reference implementation's command (raises UsageError for what it cannot serve)."""
+    def reference_command(transport: str, values: dict[str, Any]) -> list[str]:
+        """The embedded reference implementation's command for this transport and the run's option
+        values (dest -> value, the target's own among them); raises UsageError for what it cannot serve."""
         ...
 
     @staticmethod

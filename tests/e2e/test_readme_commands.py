@@ -289,8 +289,8 @@ def start_references_forked(monkeypatch: pytest.MonkeyPatch) -> None:
     for target in TARGETS:
         plain = target.reference_command
 
-        def forked(transport: str = "stdio", protocol: int = 1, plain=plain) -> list[str]:
-            command = plain(transport, protocol)
+        def forked(transport: str, values: dict, plain=plain) -> list[str]:
+            command = plain(transport, values)
             assert command[:2] == [sys.executable, "-m"], command
             return shlex.split(python_command(*command[1:]))
 

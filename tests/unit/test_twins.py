@@ -140,8 +140,14 @@ def test_a_fate_speaks_the_checked_revisions_words() -> None:
 
 def test_the_policy_options_are_checked_once() -> None:
 
-    assert AcpOptions.from_values({"memory_cap": 8, "idle_evict_after": 2.5}) == AcpOptions(8, 2.5)
+    assert AcpOptions.from_values({"memory_cap": 8, "idle_evict_after": 2.5}) == AcpOptions(
+        memory_cap=8, idle_evict_after=2.5
+    )
     assert AcpOptions.from_values({}) == AcpOptions()
+    given = AcpOptions.from_values({"agent_protocol": 2, "auth_method": "api-key"})
+    assert (given.protocol, given.auth_method) == (2, "api-key")
+    with pytest.raises(UsageError, match="--protocol 3 is not 1 or 2"):
+        AcpOptions.from_values({"agent_protocol": 3})
     with pytest.raises(UsageError, match="--memory-cap 0 is not a number of sessions"):
         AcpOptions.from_values({"memory_cap": 0})
     with pytest.raises(UsageError, match="--idle-evict-after 0 must be a positive number"):

@@ -68,7 +68,8 @@ class Acp:
             )
         versions = [n for n in missing if n in ("v1", "v2")]
         if versions:
-            return f"an ACP {versions[0]} case; this run speaks ACP v{config.protocol} (--protocol)"
+            speaks = config.target_options.protocol if isinstance(config.target_options, AcpOptions) else 1
+            return f"an ACP {versions[0]} case; this run speaks ACP v{speaks} (--protocol)"
         return None
 
     @staticmethod
@@ -130,7 +131,6 @@ class Acp:
 
     @staticmethod
     def configure(values: dict[str, Any], config: AgentConfig) -> AcpOptions:
-        # --protocol and --auth-method are read into the run's config; these are the ACP target's own.
         return AcpOptions.from_values(values)
 
     @staticmethod

@@ -1,5 +1,7 @@
-"""The ACP target's own options about the agent's session policy: how many sessions it keeps in
-memory (--memory-cap N) and after how long an unused session leaves memory (--idle-evict-after S).
+"""The ACP target's own options: the protocol version the suite initializes with (--protocol 1|2),
+the authentication method it calls after initialize (--auth-method ID), and the agent's session
+policy: how many sessions it keeps in memory (--memory-cap N) and after how long an unused session
+leaves memory (--idle-evict-after S).
 
 With them the suite can put an agent under the pressure its own policy reacts to (more sessions
 than it holds, a wait past its idle delay) and compare what happens to a session status was asked
@@ -24,6 +26,8 @@ MAX_MEMORY_CAP = 2000
 
 @dataclass
 class AcpOptions:
+    protocol: int = 1  # --protocol: the ACP version the suite initializes with
+    auth_method: str | None = None  # --auth-method: called with authenticate after initialize
     memory_cap: int | None = None  # --memory-cap: sessions the agent holds in memory at most
     idle_evict_after: float | None = None  # --idle-evict-after: seconds until an unused session leaves memory
     # What the thorough profile's discovery found (and how), when the options were not given:
@@ -38,6 +42,9 @@ class AcpOptions:
     @classmethod
     def from_values(cls, values: dict[str, Any]) -> AcpOptions:
         cap, idle = values.get("memory_cap"), values.get("idle_evict_after")
+        protocol = values.get("agent_protocol") or 1
+        if protocol not in (1, 2):
+            raise UsageError(f"--protocol {protocol} is not 1 or 2")
         if cap is not None and not 1 <= cap <= MAX_MEMORY_CAP:
             raise UsageError(
                 f"--memory-cap {cap} is not a number of sessions from 1 to {MAX_MEMORY_CAP} (the sessions your "
@@ -45,4 +52,6 @@ class AcpOptions:
             )
         if idle is not None and not idle > 0:
             raise UsageError(f"--idle-evict-after {idle:g} must be a positive number of seconds")
-        return cls(memory_cap=cap, idle_evict_after=idle)
+        return cls(
+            protocol=protocol, auth_method=values.get("auth_method"), memory_cap=cap, idle_evict_after=idle
+        )

@@ -50,11 +50,11 @@ def state_update(params: Any) -> dict[str, Any] | None:
     return None
 
 
-def reference_command(transport: str = "stdio", protocol: int = 1) -> list[str]:
-    """The embedded reference agent (official ACP Python SDK): v1 or v2, on stdio, WebSocket or
-    Streamable HTTP."""
+def reference_command(transport: str = "stdio", values: dict[str, Any] | None = None) -> list[str]:
+    """The embedded reference agent (official ACP Python SDK): v1 or v2 (--protocol), on stdio,
+    WebSocket or Streamable HTTP."""
     command = [sys.executable, "-m", "conformance.reference.acp.agent"]
-    if protocol == 2:
+    if AcpOptions.from_values(values or {}).protocol == 2:
         if transport != "stdio":
             raise UsageError(
                 "the embedded reference agent serves ACP v2 over stdio only: drop --transport, or pass --agent"
@@ -120,7 +120,9 @@ class AcpTarget:
 
     @property
     def policy(self) -> AcpOptions:
-        """The agent's session policy as this run knows it (--memory-cap, --idle-evict-after, what discovery found)."""
+        """The ACP target's options for this run: the protocol version and authentication method,
+        and the agent's session policy as the run knows it (--memory-cap, --idle-evict-after,
+        what discovery found)."""
         found = self.harness.config.target_options
         if not isinstance(found, AcpOptions):  # a config built without configure(), as in replays
             found = self.harness.config.target_options = AcpOptions()
@@ -156,7 +158,8 @@ class AcpTarget:
 
     @property
     def protocol(self) -> int:
-        return self.harness.config.protocol
+        """The ACP version the run speaks (--protocol)."""
+        return self.policy.protocol
 
     async def handshake(self) -> dict[str, Any]:
         if self.protocol == 2:  # v2 renamed the fields: info and capabilities
@@ -182,7 +185,7 @@ class AcpTarget:
                 f"v{self.protocol} (protocolVersion {self.protocol}; --protocol chooses 1 or 2)"
             )
         self.init_result = reply.result
-        method = self.harness.config.auth_method
+        method = self.policy.auth_method
         if method:
             auth = await self.peer.request("authenticate", {"methodId": method})
             if not auth.ok:
@@ -304,7 +307,7 @@ class AcpTarget:
         offered = (self.init_result or {}).get("authMethods")
         ids = [m.get("id") for m in offered if isinstance(m, dict)] if isinstance(offered, list) else []
         choices = f" (it offers: {shorten(', '.join(str(i) for i in ids[:10]), 120)})" if ids else ""
-        given = self.harness.config.auth_method
+        given = self.policy.auth_method
         hint = f"--auth-method {given!r} did not satisfy it" if given else f"pass --auth-method ID{choices}"
         return f"the agent requires authentication; {hint}; session/new answered {reply.describe(120)}"
 

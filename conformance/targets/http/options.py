@@ -5,13 +5,14 @@ from __future__ import annotations
 import sys
 import uuid
 from dataclasses import dataclass, field
+from typing import Any
 
 from conformance.core.config import UsageError
 
 __all__ = ["HttpOptions", "reference_command"]
 
 
-def reference_command(transport: str = "http", protocol: int = 1) -> list[str]:
+def reference_command(transport: str = "http", values: dict[str, Any] | None = None) -> list[str]:
     """The embedded reference service (FastAPI), listening on a free local port."""
     return [sys.executable, "-m", "conformance.reference.http.service", "--listen", "127.0.0.1:0"]
 

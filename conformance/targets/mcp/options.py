@@ -6,6 +6,7 @@ import re
 import shlex
 import sys
 from dataclasses import dataclass, field
+from typing import Any
 
 from conformance.core.config import UsageError, absolutize_paths, parse_headers
 
@@ -28,7 +29,7 @@ MAX_CAP = 5000
 MAX_REQUESTS = 2000
 
 
-def reference_command(transport: str = "stdio", protocol: int = 1) -> list[str]:
+def reference_command(transport: str = "stdio", values: dict[str, Any] | None = None) -> list[str]:
     """The embedded reference server (official MCP Python SDK), on stdio or Streamable HTTP."""
     if transport == "websocket":
         raise UsageError("MCP servers are reached over stdio or Streamable HTTP: --transport stdio or http")

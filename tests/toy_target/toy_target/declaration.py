@@ -34,7 +34,7 @@ class Toy:
     fixed_transport = None
 
     @staticmethod
-    def reference_command(transport: str, protocol: int) -> list[str]:
+    def reference_command(transport: str, values: dict[str, Any]) -> list[str]:
         if transport != "stdio":
             raise UsageError("the toy reference server speaks stdio only: pass --toy-cmd")
         return [sys.executable, "-m", "toy_target.reference"]
