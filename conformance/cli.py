@@ -248,7 +248,20 @@ def replay_main(argv: list[str]) -> int:
         return int(exc.code or 0)
 
 
-def main(argv: list[str] | None = None) -> int:
+class Started:
+    """The runs one command line started, newest last (each a conformance.pytest.control
+    CommandLineRun): what an interrupt's one-line ending says comes from the last of them."""
+
+    def __init__(self) -> None:
+        self.runs: list[Any] = []
+
+    @property
+    def said(self) -> str:
+        """What the last run wrote of how it ended (its partial report's path after an interrupt)."""
+        return str(self.runs[-1].last.get("message", "")) if self.runs else ""
+
+
+def main(argv: list[str] | None = None, started: Started | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["replay"]:
         return replay_main(argv[1:])
@@ -297,23 +310,18 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {problem}", file=sys.stderr)
         return USAGE_ERROR
     if args.mcp_protocol == "both":
-        return certify_each_era(args)
-    return certify(args)
+        return certify_each_era(args, started or Started())
+    return certify(args, started or Started())
 
 
-# The run this process's command line started last, for the one-line ending of an interrupt
-# (written here only: the run itself writes into it what it decided).
-_STARTED: list[Any] = []
-
-
-def certify(args: argparse.Namespace) -> int:
+def certify(args: argparse.Namespace, started: Started) -> int:
     """One run of the suite (pytest in-process), its verdict line printed last; its exit code."""
     import pytest
 
     from conformance.pytest.control import CommandLineRun
 
     run = CommandLineRun(one_line_endings=True, line_per_case=not (args.quiet or args.verbose))
-    _STARTED[:] = [run]
+    started.runs.append(run)
     stderr = sys.stderr
     sys.stderr = _WithoutPytestExitLine(stderr, run.last)
     try:
@@ -347,7 +355,7 @@ def certify(args: argparse.Namespace) -> int:
 SEVERITY = (1, 2, 3, 0)
 
 
-def certify_each_era(args: argparse.Namespace) -> int:
+def certify_each_era(args: argparse.Namespace, started: Started) -> int:
     """--mcp-protocol both: the suite once per MCP era (2025-06-18 through initialize, 2026-07-28
     through server/discover), each run into a folder of its own under the report folder, then a
     matrix of the two beside them. Each run's verdict line is printed; the last line compares the
@@ -373,11 +381,11 @@ def certify_each_era(args: argparse.Namespace) -> int:
         one = argparse.Namespace(**vars(args))
         one.mcp_protocol, one.report_dir, one.conformance_target = era, str(base / era), target
         print(f"== MCP {era} ==", file=sys.stderr)
-        codes[era] = certify(one)
+        codes[era] = certify(one, started)
         path = base / era / "report.json"
         if path.is_file():
             reports[era] = path
-        last = _STARTED[0].last if _STARTED else {}
+        last = started.runs[-1].last if started.runs else {}
         if last.get("verdict") is None and codes[era] == USAGE_ERROR and last.get("message") is None:
             break  # a usage error (printed): the other era would say the same
     code = next(c for c in SEVERITY if c in codes.values())
@@ -432,14 +440,15 @@ def run() -> None:
         # where the campaign itself runs with SIGINT ignored (a background CI step).
         signal.signal(signal.SIGINT, signal.default_int_handler)
     stop_on_signals()
+    started = Started()
     try:
-        sys.exit(main())
+        sys.exit(main(started=started))
     except KeyboardInterrupt:
-        said = str(_STARTED[0].last.get("message", "")) if _STARTED else ""  # a run's partial report
+        said = started.said  # a run's partial report
         print(f"error: {said if said.startswith('interrupted') else 'interrupted'}", file=sys.stderr)
         sys.exit(USAGE_ERROR)
     except Exception as exc:
-        interrupted = str(_STARTED[0].last.get("message", "")) if _STARTED else ""
+        interrupted = started.said
         if interrupted.startswith("interrupted") and "--debug" not in sys.argv:
             # Ctrl-C, then pytest failed formatting it: the partial report is written all the same.
             print(f"error: {interrupted}", file=sys.stderr)

@@ -10,8 +10,10 @@ import shlex
 import shutil
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import time
+import venv
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -37,33 +39,48 @@ REFERENCE_AGENT = [sys.executable, "-m", REFERENCE_MODULE]
 pytest_plugins = ["pytester"]
 
 
-def longest_tests() -> dict[str, int]:
-    """tests/longest.txt: node id -> its rank, longest first."""
+def longest_tests() -> dict[str, float]:
+    """tests/longest.txt: node id -> the seconds it took, longest first."""
     lines = (ROOT / "tests" / "longest.txt").read_text().splitlines()
-    named = [line.split(None, 1)[1] for line in lines if line.strip() and not line.startswith("#")]
-    return {node: rank for rank, node in enumerate(named)}
+    rows = [line.split(None, 1) for line in lines if line.strip() and not line.startswith("#")]
+    return {node: float(seconds) for seconds, node in rows}
+
+
+def venv_with_these_dependencies(env_dir: Path, *, with_pip: bool) -> Path:
+    """A new virtual environment that imports its dependencies from this one (a .pth line), so
+    that installing the suite into it needs no network; its python."""
+    venv.create(env_dir, with_pip=with_pip)
+    python = env_dir / "bin" / "python"
+    purelib = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    (Path(purelib) / "dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    return python
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """The long tests first, longest first (tests/longest.txt), then the rest of end to end and
     those marked slow: started last, one of them would keep a worker busy after the others have
     finished (xdist's worksteal hands out queued tests, never a running one)."""
-    ranks = longest_tests()
+    seconds = longest_tests()
 
-    def order(item: pytest.Item) -> tuple[int, int]:
-        if item.nodeid in ranks:
-            return 0, ranks[item.nodeid]
+    def order(item: pytest.Item) -> tuple[int, float]:
+        if item.nodeid in seconds:
+            return 0, -seconds[item.nodeid]
         return (1 if "e2e" in item.path.parts or item.get_closest_marker("slow") else 2), 0
 
     items.sort(key=order)
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
-    """`-n auto` for the project's tests: five workers per two cores. Most of a test's time is
-    spent waiting on the agents it starts (their replies, quiet windows, timeouts, restarts), not
-    computing: a whole run with three workers on two cores used 11.4 CPU-minutes in 12.4 minutes
-    (both cores 46 % busy), so two workers more still leave the cores time to spare."""
-    return max(2, (os.cpu_count() or 1) * 5 // 2)
+    """`-n auto` for the project's tests: three workers per core. Most of a test's time is spent
+    waiting on the agents it starts (their replies, quiet windows, timeouts, restarts), not
+    computing: on two cores a whole run with five workers kept them 65 % busy (486 s), with six
+    75 % (446 s)."""
+    return max(2, (os.cpu_count() or 1) * 3)
 
 
 @dataclass

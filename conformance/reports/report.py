@@ -153,7 +153,7 @@ class RunReport:
     target: str = "acp"  # a registered target's name
     subject: str = "session/status"  # what is certified, as the target names it
     # Whether the target advertises its status method, and where (as its protocol spells it);
-    # set by the plugin from the target. Without it, an ACP agent's initialize result decides.
+    # set from the target's driver once it has said (describe_target), None until then.
     advertised: bool | None = None
     capability: str = ""
     spec_sources: dict[str, str] = field(default_factory=dict)  # the target's titles of its spec sources
@@ -225,12 +225,9 @@ class RunReport:
 
     @property
     def status_advertised(self) -> bool:
-        if self.advertised is not None:
-            return self.advertised
-        v2 = self.agent.get("protocolVersion") == 2
-        caps = self.agent.get("capabilities" if v2 else "agentCapabilities") or {}
-        session = caps.get("session" if v2 else "sessionCapabilities") if isinstance(caps, dict) else None
-        return isinstance(session, dict) and session.get("status") is not None
+        """Whether the target advertises its status method, as its driver told (describe_target):
+        a run whose target never told is not taken to have one."""
+        return bool(self.advertised)
 
     def verdict(self) -> Verdict:
         """The verdict of the cases that ran (a partial run's exit code follows it too)."""

@@ -13,8 +13,6 @@ import re
 import shutil
 import subprocess
 import sys
-import sysconfig
-import venv
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,7 +20,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.conftest import ROOT, agent_command
+from tests.conftest import ROOT, agent_command, venv_with_these_dependencies
 
 ACTION = yaml.safe_load((ROOT / "action.yml").read_text())
 TOP_LEVEL_SKIP = {".git", ".venv", "reports", "build", "dist", ".pytest_cache"}
@@ -104,21 +102,7 @@ def runner_temp(tmp_path_factory: pytest.TempPathFactory) -> Path:
     network: its dependencies come from this environment (a .pth line, as tests/e2e/test_install.py
     does), so the install step builds and installs only the suite itself, from the action's folder."""
     temp = tmp_path_factory.mktemp("runner-temp")
-    env_dir = temp / "session-status-conformance"
-    venv.create(env_dir, with_pip=False)
-    purelib = Path(
-        subprocess.run(
-            [
-                str(env_dir / "bin" / "python"),
-                "-c",
-                "import sysconfig; print(sysconfig.get_paths()['purelib'])",
-            ],
-            check=True,
-            capture_output=True,
-            text=True,
-        ).stdout.strip()
-    )
-    (purelib / "dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    venv_with_these_dependencies(temp / "session-status-conformance", with_pip=False)
     return temp
 
 

@@ -9,13 +9,12 @@ import os
 import shutil
 import subprocess
 import sysconfig
-import venv
 from pathlib import Path
 
 import pytest
 
 from tests import readme
-from tests.conftest import ROOT
+from tests.conftest import ROOT, venv_with_these_dependencies
 
 TOP_LEVEL_SKIP = {".git", ".venv", "reports", "build", "dist", "tests"}
 
@@ -38,17 +37,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
     shutil.copytree(ROOT, source, ignore=skipped)
     env_dir = base / "venv"
-    venv.create(env_dir, with_pip=True)
-    python = env_dir / "bin" / "python"
-    purelib = Path(
-        subprocess.run(
-            [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-            check=True,
-            capture_output=True,
-            text=True,
-        ).stdout.strip()
-    )
-    (purelib / "dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    venv_with_these_dependencies(env_dir, with_pip=True)
     env = {
         **os.environ,
         "PATH": os.pathsep.join([str(env_dir / "bin"), os.environ["PATH"]]),  # the venv's pip

@@ -11,14 +11,13 @@ import os
 import shutil
 import subprocess
 import sysconfig
-import venv
 from pathlib import Path
 
 import jsonschema
 import pytest
 
 from tests import readme
-from tests.conftest import ROOT
+from tests.conftest import ROOT, venv_with_these_dependencies
 
 SKIP = {".git", ".venv", "reports", "build", "dist", "tests"}
 # The README's commands, as written ("Adding a target").
@@ -52,20 +51,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str,
     shutil.copytree(ROOT, base / "session-status-conformance", ignore=skipped)
     shutil.copytree(ROOT / "tests" / "toy_target", base / "toy-status-target", ignore=skipped)
     env_dir = base / "venv"
-    venv.create(env_dir, with_pip=True)
-    purelib = Path(
-        subprocess.run(
-            [
-                str(env_dir / "bin" / "python"),
-                "-c",
-                "import sysconfig; print(sysconfig.get_paths()['purelib'])",
-            ],
-            check=True,
-            capture_output=True,
-            text=True,
-        ).stdout.strip()
-    )
-    (purelib / "dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    venv_with_these_dependencies(env_dir, with_pip=True)
     env = {
         **os.environ,
         "PATH": os.pathsep.join([str(env_dir / "bin"), os.environ["PATH"]]),
