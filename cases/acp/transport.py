@@ -25,7 +25,12 @@ async def stdout_carries_only_messages(acp: AcpTarget, details: dict) -> None:
         raise NotApplicable("a stdio transport rule; this run reaches the agent over a network transport")
     peer = acp.peer  # it has read the agent's stdout since this process started: its banner too
     sid = await acp.new_session()
-    await acp.prompt(sid, "hello")  # status is the other cases' to ask: an agent may hang on it
+    if acp.advertises("status"):
+        await acp.prompt(sid, "hello")  # status is the other cases' to ask: an agent may hang on it
+    else:
+        # The run is unimplemented whatever this case finds: a turn (a paid model call, up to
+        # --turn-timeout) would not change that.
+        details["turn"] = "not sent: the agent does not advertise the status method"
     if acp.advertises("list"):
         await acp.list_sessions()
     if acp.advertises("close"):

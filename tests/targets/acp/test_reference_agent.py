@@ -52,6 +52,8 @@ def test_agent_without_status_is_unimplemented(direct) -> None:
     outcomes = run.outcomes
     assert outcomes.pop("capability.status.unadvertised-method-not-found") == "pass"
     assert outcomes.pop("transport.stdout.messages-only") == "pass"  # needs no session/status
+    # Nothing can change an unimplemented verdict: no model call is spent on it.
+    assert run.report["prompts"]["sent"] == 0, run.report["prompts"]
     v2_cases = {k for k in outcomes if k.startswith("status.state.")}
     assert {outcomes.pop(k) for k in v2_cases} == {"n/a"}  # ACP v2 cases in a v1 run
     assert set(outcomes.values()) == {"unimplemented"}
