@@ -30,7 +30,7 @@ import threading
 import time
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from conformance import COMMAND
 from conformance.campaign.findings import Findings
@@ -449,6 +449,21 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+class _CallInKeyword(Exception):
+    """-k 'name(k=v)': pytest's -k refuses call parameters, and so does a campaign's."""
+
+
+def _words_of(case_id: str) -> ExpressionMatcher:
+    """A -k matcher for one case id: a word matches when it is part of the id, in any case."""
+
+    def matches(word: str, /, **parameters: object) -> bool:
+        if parameters:
+            raise _CallInKeyword
+        return word.lower() in case_id.lower()
+
+    return matches
+
+
 def main(argv: list[str]) -> int:
     from conformance.core.config import UsageError
     from conformance.core.options import add_arguments
@@ -502,13 +517,14 @@ def main(argv: list[str]) -> int:
         except SyntaxError as exc:
             print(f"error: -k {args.keyword!r}: {exc}", file=sys.stderr)
             return USAGE
-        # A cast: the lambda matches words; pytest's matcher type also takes a call's parameters
-        # (-k 'name(k=v)'), which pytest's own -k refuses.
-        cases = [
-            c
-            for c in cases
-            if expression.evaluate(cast("ExpressionMatcher", lambda word, c=c: word.lower() in c.lower()))
-        ]
+        try:
+            cases = [c for c in cases if expression.evaluate(_words_of(c))]
+        except _CallInKeyword:
+            print(
+                f"error: -k {args.keyword!r}: keyword expressions take no call parameters, as in pytest",
+                file=sys.stderr,
+            )
+            return USAGE
         if not cases:
             print(
                 f"error: -k {args.keyword!r} selects none of {', '.join(campaign_cases(target))}",

@@ -234,6 +234,25 @@ def test_unreachable_redis_is_a_one_line_usage_error(tmp_path: Path) -> None:
     assert "cannot reach Redis" in run.stderr
 
 
+@pytest.mark.parametrize(
+    ("keyword", "says"),
+    [
+        ("sequence(x=1)", "keyword expressions take no call parameters"),
+        ("nomatchword", "selects none of fuzz.status.params"),
+        ("sequence and (", "-k 'sequence and ('"),
+    ],
+)
+def test_a_keyword_a_campaign_cannot_use_is_a_one_line_usage_error(
+    tmp_path: Path, keyword: str, says: str
+) -> None:
+    """-k as pytest takes it: a call's parameters, a word no case has and a broken expression are
+    each one line and exit 2, before any agent starts."""
+    run = conformance(tmp_path, "campaign", "--duration", "10s", "-k", keyword, "--agent", rare())
+    assert run.returncode == 2, run.stderr
+    last = run.stderr.strip().splitlines()
+    assert len(last) == 1 and last[0].startswith("error: ") and says in last[0], run.stderr
+
+
 def test_an_http_campaign_finds_and_replays_a_fuzz_finding(tmp_path: Path) -> None:
     """`campaign --http-cmd`: the generated session-id forms find a status route that folds ids
     to NFKC; the finding's replay file (its shrunk form) confirms it. The campaign is stopped
