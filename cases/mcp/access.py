@@ -23,6 +23,18 @@ from conformance.targets.mcp.target import McpTarget, ToolReply, has, new_key, n
 ACCESS = requirement("mcp-session-heartbeat-2025-06-18", "access")
 
 
+async def _session_with_secrets(mcp: McpTarget) -> tuple[str, str, str | None]:
+    """A session of caller A's with a step and, where the operator hook can, an instruction that
+    only A may learn: its id, the step, the instruction (None without the hook)."""
+    sid = new_session_id()
+    step = marker("secret-step")
+    await mcp.ok_heartbeat(sid, status="waiting", currentStep=step)
+    secret = marker("secret-instruction") if mcp.can_instruct else None
+    if secret is not None:
+        await enqueue(mcp, sid, secret)
+    return sid, step, secret
+
+
 @case("heartbeat.access.other-caller-rejected", level=Level.MUST, spec=ACCESS, needs=("heartbeat",))
 async def other_caller_learns_nothing(mcp: McpTarget, details: dict) -> None:
     """Caller B's heartbeat for the id of caller A's session reveals nothing of it: refused with an
@@ -31,12 +43,7 @@ async def other_caller_learns_nothing(mcp: McpTarget, details: dict) -> None:
     way only, say one that compares identities by order, fails the second). An answer is judged
     only where the owner's own answer shows what it looks for: else it could not show a leak."""
     mcp.require_other_caller()
-    sid = new_session_id()
-    step = marker("secret-step")
-    await mcp.ok_heartbeat(sid, status="waiting", currentStep=step)
-    secret = marker("secret-instruction") if mcp.can_instruct else None
-    if secret is not None:
-        await enqueue(mcp, sid, secret)
+    sid, step, secret = await _session_with_secrets(mcp)
     async with mcp.other_caller() as other:
         reply = await other.heartbeat(sid)
         theirs, their_step = new_session_id(), marker("secret-step")
@@ -128,12 +135,7 @@ async def other_caller_replay_is_rejected(mcp: McpTarget, details: dict) -> None
     """Caller B sending caller A's exact call (same session id, key and arguments) is not answered
     with A's result: refused, or executed as a call of B's own session (ids scoped per caller)."""
     mcp.require_other_caller()
-    sid = new_session_id()
-    step = marker("secret-step")
-    await mcp.ok_heartbeat(sid, status="waiting", currentStep=step)
-    secret = marker("secret-instruction") if mcp.can_instruct else None
-    if secret is not None:
-        await enqueue(mcp, sid, secret)
+    sid, step, secret = await _session_with_secrets(mcp)
     call = {"idempotencyKey": new_key(), "progressPercent": 20}
     own = await mcp.ok_heartbeat(sid, **call)  # its result may show A's step and instruction: B sends neither
     async with mcp.other_caller() as other:
