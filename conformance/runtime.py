@@ -292,27 +292,9 @@ class Runtime:
 
     async def _run_case(self, case: Case) -> CaseRecord:
         started = time.perf_counter()
-        spent = time.monotonic() - self.started_at
-        if spent > self.config.run_budget:
-            message = (
-                f"not run: the run budget of {self.config.run_budget:g} s was spent (the agent's turns included); "
-                "a larger --run-budget runs it"
-            )
-            return CaseRecord(CaseResult(Outcome.NOT_TESTABLE, message), 0.0)
-        if self.silent_cases >= SILENT_CASES_LIMIT:
-            message = (
-                f"not run: the agent left a request unanswered in {self.silent_cases} cases in a row "
-                "(it hangs, or sends frames the suite cannot read)"
-            )
-            return CaseRecord(CaseResult(Outcome.NOT_TESTABLE, message), 0.0)
-        status_need = self.target.status_need
-        if len(self.status_silent) >= STATUS_SILENT_LIMIT and status_need in case.needs:
-            message = (
-                f"not run: {self.target.status_method} went unanswered in {len(self.status_silent)} cases in a "
-                f"row ({', '.join(self.status_silent)}), so every case that asks it would only wait out "
-                f"--timeout again; see those cases' transcripts"
-            )
-            return CaseRecord(CaseResult(Outcome.NOT_TESTABLE, message), 0.0)
+        held_back = self._not_run(case)
+        if held_back is not None:
+            return CaseRecord(CaseResult(Outcome.NOT_TESTABLE, held_back), 0.0)
         if not self.agent_alive or self._restart_next:
             self._restart_next = False
             try:
@@ -327,7 +309,68 @@ class Runtime:
         self.connection.new_case()
         self.case_prompts = 0
         details: dict[str, Any] = {}
-        exc: BaseException | None = None
+        exc = await self._call_case(case, details)
+        if self._agent is not None:
+            with anyio.CancelScope(shield=True):
+                await self._agent.close_extra()
+        if self.case_prompts:
+            details["prompts"] = self.case_prompts
+        result = self._judge(case, exc, err_mark)
+        result, offending, noise = self._apply_envelope_problems(case, result, mark)
+        if result.unprepared:
+            details["unprepared"] = True
+        if offending:
+            details["offending_frames"] = offending
+        if noise:
+            details["stdout_noise"] = noise
+        self._count_silence(case, exc)
+        entries = self._case_entries(case, mark, handshake, details)
+        record = CaseRecord(
+            result=result,
+            duration=time.perf_counter() - started,
+            transcript=[e.to_json() for e in entries],
+            stderr=self.stderr.since(err_mark)[-4000:],
+            reproduction=reproduction(
+                handshake, entries, self.declaration.handshake_methods, self.declaration.session_method
+            ),
+            details=details,
+            revision=revisions.current().name,
+        )
+        if isinstance(exc, AgentExited) or not self.agent_alive:
+            record.details.setdefault("agent_exited", True)
+        if (
+            self._agent is not None
+            and self._agent.process is not None
+            and self._agent.process.pgid is not None
+        ):
+            record.details["agent_pgid"] = self._agent.process.pgid
+        return record
+
+    def _not_run(self, case: Case) -> str | None:
+        """Why the case is not run at all (not testable), or None: the run's budget is spent, or
+        the agent left requests unanswered case after case."""
+        spent = time.monotonic() - self.started_at
+        if spent > self.config.run_budget:
+            return (
+                f"not run: the run budget of {self.config.run_budget:g} s was spent (the agent's turns included); "
+                "a larger --run-budget runs it"
+            )
+        if self.silent_cases >= SILENT_CASES_LIMIT:
+            return (
+                f"not run: the agent left a request unanswered in {self.silent_cases} cases in a row "
+                "(it hangs, or sends frames the suite cannot read)"
+            )
+        if len(self.status_silent) >= STATUS_SILENT_LIMIT and self.target.status_need in case.needs:
+            return (
+                f"not run: {self.target.status_method} went unanswered in {len(self.status_silent)} cases in a "
+                f"row ({', '.join(self.status_silent)}), so every case that asks it would only wait out "
+                f"--timeout again; see those cases' transcripts"
+            )
+        return None
+
+    async def _call_case(self, case: Case, details: dict[str, Any]) -> BaseException | None:
+        """The case run on the driver, if what it needs is advertised and its revision has it:
+        what it raised (every exception is an outcome), or None."""
         try:
             missing = [n for n in case.needs if not self.target.advertises(n)]
             undeclared = sorted(set(case.needs) - self.declaration.needs)
@@ -358,22 +401,22 @@ class Runtime:
             finally:
                 examples_db.scope_reset(scope)
         except TimeoutError as e:
-            exc = e
+            return e
         except RunInterrupted:
-            exc = HarnessError("not finished: the run was interrupted")
+            return HarnessError("not finished: the run was interrupted")
         except (Unanswered, NoTurn) as e:
-            exc = e
+            return e
         except BaseExceptionGroup as group:  # a case's own task group: its most telling member
             exc = _telling(group)
             if isinstance(exc, RunInterrupted):
-                exc = HarnessError("not finished: the run was interrupted")
+                return HarnessError("not finished: the run was interrupted")
+            return exc
         except Exception as e:  # every exception is an outcome
-            exc = e
-        if self._agent is not None:
-            with anyio.CancelScope(shield=True):
-                await self._agent.close_extra()
-        if self.case_prompts:
-            details["prompts"] = self.case_prompts
+            return e
+        return None
+
+    def _judge(self, case: Case, exc: BaseException | None, err_mark: int) -> CaseResult:
+        """The case's outcome from what it raised."""
         if isinstance(exc, Unanswered):
             result = unanswered(
                 exc,
@@ -393,14 +436,13 @@ class Runtime:
                 Outcome.ERROR,
                 f"agent exited with code {exited.code} (the case was at: {result.message[:200]})",
             )
-        result, offending, noise = self._apply_envelope_problems(case, result, mark)
-        if result.unprepared:
-            details["unprepared"] = True
-        if offending:
-            details["offending_frames"] = offending
-        if noise:
-            details["stdout_noise"] = noise
-        self._count_silence(case, exc)
+        return result
+
+    def _case_entries(
+        self, case: Case, mark: int, handshake: list[Any], details: dict[str, Any]
+    ) -> list[Any]:
+        """The transcript entries the case's record shows: a sequence's minimal run, the last
+        MAX_CASE_FRAMES, and the handshake before them where the case shows it."""
         entries = self.transcript.since(mark)
         steps = details.get("steps")
         if steps is not None:  # a sequence case: its transcript is the minimal sequence's frames
@@ -413,26 +455,7 @@ class Runtime:
             entries = entries[-MAX_CASE_FRAMES:]
         if case.shows_handshake:
             entries = [e for e in handshake if e.index < mark] + entries
-        record = CaseRecord(
-            result=result,
-            duration=time.perf_counter() - started,
-            transcript=[e.to_json() for e in entries],
-            stderr=self.stderr.since(err_mark)[-4000:],
-            reproduction=reproduction(
-                handshake, entries, self.declaration.handshake_methods, self.declaration.session_method
-            ),
-            details=details,
-            revision=revisions.current().name,
-        )
-        if isinstance(exc, AgentExited) or not self.agent_alive:
-            record.details.setdefault("agent_exited", True)
-        if (
-            self._agent is not None
-            and self._agent.process is not None
-            and self._agent.process.pgid is not None
-        ):
-            record.details["agent_pgid"] = self._agent.process.pgid
-        return record
+        return entries
 
     def _died_answering(self, case: Case, exc: AgentExited, stderr: str) -> CaseResult:
         """The agent died on a status request the case sent: the request is never answered, as
