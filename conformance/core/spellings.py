@@ -1,5 +1,5 @@
 """Other spellings of a session id: the forms a loosened lookup (case folding, trimming, Unicode
-normalisation, prefix matching) would take for the same session, and the forms a store that cuts
+normalisation, prefix matching, dropping what is not ASCII) would take for the same session, and the forms a store that cuts
 ids at a length limit, or a layer that decodes them as URLs, would take for it.
 
 Used by the identity cases (each spelling is another id, so not the session) and by
@@ -28,6 +28,10 @@ SPELLINGS: dict[str, Callable[[str], str]] = {
     "full-width (NFKC folds it back)": _fullwidth,
     "NFD form": lambda s: unicodedata.normalize("NFD", s),
     "a relative path to it": lambda s: f"./{s}",  # a lookup that builds a file path from the id
+    # A key that keeps only the ASCII characters (a file-name-safe form, an ASCII-only column)
+    # makes these the session.
+    "a non-ASCII letter in the middle": lambda s: s[: len(s) // 2] + "é" + s[len(s) // 2 :],
+    "a non-ASCII letter appended": lambda s: s + "é",
 }
 
 
