@@ -1,11 +1,13 @@
-"""MCP `session_heartbeat`: heartbeats for one session in flight together.
+"""MCP `session_heartbeat`: heartbeats in flight together, for one session and for two.
 
 An agent's heartbeat loop, a retry, an acknowledgement sent as soon as an instruction is handled:
-calls for one session overlap. A server that reads a session, waits on its storage and writes the
-session back loses what a call in between wrote (a lost update). Each case sends its calls at once
-and then judges only what every order of them allows: the answers of calls racing each other may
-show either side of the race; what every call wrote must hold once all have been answered. A call
-the server refuses while another runs ("busy, retry") is not held to anything.
+calls for one session overlap, and two agents' loops overlap on one server. A server that reads a
+session, waits on its storage and writes the session back loses what a call in between wrote (a
+lost update); one that keeps the record a call works on outside the call writes it into another
+session's. Each case sends its calls at once and then judges only what every order of them
+allows: the answers of calls racing each other may show either side of the race; what every call
+wrote must hold once all have been answered. A call the server refuses while another runs ("busy,
+retry") is not held to anything.
 """
 
 from __future__ import annotations
@@ -105,7 +107,8 @@ async def acknowledgements_sent_together_all_hold(mcp: McpTarget, details: dict)
 @case("heartbeat.overlap.concurrent-writes", level=Level.MUST, spec=PURPOSE, needs=("heartbeat",))
 async def reports_sent_together_all_hold(mcp: McpTarget, details: dict) -> None:
     """Heartbeats in flight together, each reporting a different field: once all are answered, the
-    field only one of them reported reads back as it reported it (sent first, then sent last)."""
+    field only one of them reported reads back as it reported it (sent first, then sent last). And
+    two sessions' heartbeats in flight together: each session reads back what its own reported."""
     probe = await calibrate(mcp)
     details["probe"] = probe.describe()
     others = [
@@ -128,6 +131,17 @@ async def reports_sent_together_all_hold(mcp: McpTarget, details: dict) -> None:
                 f"sent {'first' if position == 0 else 'last'}: {probe.field} reads {now!r}, not {value!r}"
             )
     details["lost"] = lost
+    crossed = await _sessions_apart(mcp, probe)
+    details["crossed"] = crossed
+    if crossed:
+        raise Violation(
+            f"heartbeats for two sessions, in flight together and answered with success, each reporting its own "
+            f"{probe.field}: "
+            + "; ".join(crossed)
+            + " (state the server kept for one call went to the other's session)",
+            expected=f"each session's {probe.field} as its own heartbeat reported it",
+            observed=crossed,
+        )
     if lost:
         raise Violation(
             f"a heartbeat's {probe.field}, answered with success, was lost to heartbeats in flight beside it that did "
@@ -135,3 +149,40 @@ async def reports_sent_together_all_hold(mcp: McpTarget, details: dict) -> None:
             expected=f"{probe.field} as the only call that reported it wrote it",
             observed=lost,
         )
+
+
+async def _sessions_apart(mcp: McpTarget, probe: Any) -> list[str]:
+    """Two new sessions, each sent a heartbeat reporting its own value of the probe's field, both
+    in flight at once (twice, each session first once): what each session reads back where it is
+    not the value its own heartbeat reported."""
+    crossed = []
+    for first in (0, 1):
+        sids = [new_session_id(), new_session_id()]
+        for sid in sids:
+            await mcp.ok_heartbeat(sid, status="active")
+        values = probe.values(2)
+        calls = [(sids[n], probe.write(values[n])) for n in (first, 1 - first)]
+        replies = dict(zip((first, 1 - first), await _each_in_flight(mcp, calls), strict=True))
+        for n, sid in enumerate(sids):
+            if not replies[n].succeeded:
+                continue  # refused while the other ran: it wrote nothing
+            now = await probe.read(mcp, sid)
+            if not same(now, values[n]):
+                crossed.append(
+                    f"session {sid} reads {probe.field} {now!r}, its own heartbeat reported {values[n]!r}"
+                )
+    return crossed
+
+
+async def _each_in_flight(mcp: McpTarget, calls: list[tuple[str, dict[str, Any]]]) -> list[ToolReply]:
+    """Heartbeats for (session, arguments), all in flight at once, sent in this order; their replies."""
+    replies: list[Any] = [None] * len(calls)
+
+    async def send(n: int) -> None:
+        sid, arguments = calls[n]
+        replies[n] = await mcp.heartbeat(sid, **arguments)
+
+    async with anyio.create_task_group() as tg:
+        for n in range(len(calls)):
+            tg.start_soon(send, n)
+    return replies

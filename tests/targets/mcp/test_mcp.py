@@ -241,6 +241,7 @@ BROKEN: dict[str, tuple[int, dict[str, str]]] = {
     "acks_lost_under_overlap": (1, {"heartbeat.overlap.concurrent-acks": "fail"}),
     "ack_lost_to_delivery": (1, {"heartbeat.overlap.concurrent-acks": "fail"}),
     "lost_update_under_overlap": (1, {"heartbeat.overlap.concurrent-writes": "fail"}),
+    "record_outside_the_call": (1, {"heartbeat.overlap.concurrent-writes": "fail"}),
     # -- boundaries ----------------------------------------------------------------------------------
     "session_ids_cut_at_64": (1, {"heartbeat.boundary.session-id-lengths": "fail"}),
     "session_ids_cut_at_255": (1, {"heartbeat.boundary.session-id-lengths": "fail"}),
@@ -434,6 +435,7 @@ SELECTION: dict[str, tuple[str, ...]] = {
     "acks_lost_under_overlap": ("heartbeat.overlap",),
     "ack_lost_to_delivery": ("heartbeat.overlap",),
     "lost_update_under_overlap": ("heartbeat.overlap",),
+    "record_outside_the_call": ("heartbeat.overlap",),
     # Every call 30 ms, one at a time: the cases that send calls together.
     "slow_serialised": ("heartbeat.overlap", "heartbeat.idempotency"),
 }
