@@ -269,8 +269,8 @@ async def neighbours_kept(acp: AcpTarget, first: Round, delay: float, details: d
 async def inactive_after_memory_eviction(acp: AcpTarget, details: dict) -> None:
     """More sessions than the agent holds: those it evicted read inactive, and stay inactive while
     status is asked about them (a burst, then again and again for --hold), and a moment later.
-    Rule lookups-evict-none, first: status calls about ids never created, sent together, leave the
-    sessions the agent holds in memory."""
+    Rule lookups-evict-none, first: status calls about ids never created, and about sessions it
+    evicted, sent together, leave the sessions the agent holds in memory."""
     cap, declared = await rounds.memory_cap(acp)
     await lookups_evict_none(acp, cap, details)
     sids = [await acp.new_session() for _ in range(cap + 2)]
@@ -293,29 +293,49 @@ async def inactive_after_memory_eviction(acp: AcpTarget, details: dict) -> None:
 
 
 async def lookups_evict_none(acp: AcpTarget, cap: int, details: dict) -> None:
-    """``cap`` new sessions, each read once, newest first and one at a time (a status call about a
-    session in memory is a plain lookup), then status calls about twice as many never-created ids
-    sent together, then the sessions that read active read again: nothing but those calls came
-    between the two reads, so a held session that left memory left it because of them (a lookup
-    cached in the same least-recently-used order as the sessions)."""
+    """Status calls about sessions not in memory leave the sessions the agent holds there: first
+    about twice ``cap`` never-created ids, then about sessions it evicted (status of a session on
+    disk may read its record; it must not make room for it). Each round reads the held sessions
+    newest first and one at a time (a status call about a session in memory is a plain lookup),
+    sends the calls together, then reads the held sessions again: nothing but those calls came
+    between the two reads, so a held session that left memory left it because of them."""
     sids = [await acp.new_session() for _ in range(cap)]
-    held = [sid for sid in reversed(sids) if rounds.answer(await acp.status(sid)) == "active"]
-    if not held:
-        return
-    lookups = [acp.unknown_id() for _ in range(2 * cap)]
+    held = await _held(acp, sids)
+    if held:
+        lookups = [acp.unknown_id() for _ in range(2 * cap)]
+        details["lookups"] = await _lookups_keep(acp, held, lookups, "never-created ids")
+    for _ in range(cap):  # newer sessions, which push the first ones out of memory
+        await acp.new_session()
+    evicted = [sid for sid in sids if rounds.answer(await acp.status(sid)) == "inactive"]
+    # Memory filled again after those reads (one that made room for an evicted session may have
+    # left a seat free): each held session in it, then the calls about the evicted ones.
+    fill = [await acp.new_session() for _ in range(cap)]
+    held = await _held(acp, fill)
+    if held and evicted:
+        details["evicted_lookups"] = await _lookups_keep(acp, held, evicted * 2, "sessions it had evicted")
+
+
+async def _held(acp: AcpTarget, sids: list[str]) -> list[str]:
+    """Those of ``sids`` that read active, each read once, newest first."""
+    return [sid for sid in reversed(sids) if rounds.answer(await acp.status(sid)) == "active"]
+
+
+async def _lookups_keep(acp: AcpTarget, held: list[str], lookups: list[str], about: str) -> dict[str, int]:
+    """Status calls about ``lookups``, sent together, then the ``held`` sessions read again: a
+    Violation (rule lookups-evict-none) where one of them left memory."""
     await rounds.statuses(acp, lookups)
     again = [rounds.answer(r) for r in await rounds.statuses(acp, held)]
     dropped = [f"{sid}: {got}" for sid, got in zip(held, again, strict=True) if got != "active"]
-    details["lookups"] = {"calls": len(lookups), "held": len(held), "left_memory": len(dropped)}
     if dropped:
         raise Violation(
             f"{len(dropped)} of the {len(held)} sessions the agent held in memory left it across {len(lookups)} "
-            "session/status calls about never-created ids, sent together, with nothing else between the two "
-            "reads: status changed sessions it was not asked about",
+            f"session/status calls about {about}, sent together, with nothing else between the two reads: status "
+            "changed sessions it was not asked about",
             expected=f"all {len(held)} still {revisions.word('active')!r}",
             observed=dropped[:8],
             rule="lookups-evict-none",
         )
+    return {"calls": len(lookups), "held": len(held), "left_memory": len(dropped)}
 
 
 async def watch(acp: AcpTarget, sid: str, twin: str, details: dict, why: str, *, twin_asked: bool) -> None:

@@ -84,6 +84,9 @@ BROKEN: dict[str, Variant] = {
     "status_lookups_evict": Variant(
         1, {MEMORY_EVICTION: "fail", "status.overlap.answers-by-id": "fail"}, policy=MEMORY
     ),
+    # Status of an evicted session peeks at it through the sessions' LRU cache: it makes room
+    # for it first, so each such call pushes a held session out of memory.
+    "status_peeks_evicted": Variant(1, {MEMORY_EVICTION: "fail"}, policy=MEMORY),
     # Status spends the session's prompt allowance: the polled twin's next prompts are refused.
     "status_spends_allowance": Variant(1, {TWINS_USE: "fail"}, agent_args=("--session-request-limit", "10")),
     # Status writes an unsaved session to disk: only the polled twin survives a restart.
