@@ -225,12 +225,20 @@ async def other_users_404_says_nothing_more(http: HttpStatusTarget, details: dic
 
 @case("http.ownership.wrong-agent-404", level=Level.MUST, spec=AGENT_PARAM, needs=HTTP_CAPABILITY)
 async def wrong_agent_is_404(http: HttpStatusTarget, details: dict) -> None:
-    """The caller's session asked with another agent_id is 404 (agent_id validates ownership)."""
+    """The caller's session asked with another agent_id is 404 (agent_id validates ownership): a
+    made-up one, and another real agent of the same caller's."""
     agent_id, sid = await http.new_session()
     await expect_404(
         await http.status(sid, http.other_agent_id(agent_id)),
         "the caller's session asked with an agent_id it does not belong to",
     )
+    sibling = http.sibling_agent_id(agent_id)
+    details["sibling_agent"] = sibling is not None
+    if sibling is not None:
+        await expect_404(
+            await http.status(sid, sibling),
+            "the caller's session asked with the agent_id of another of the caller's own agents",
+        )
 
 
 def _validation_case(slug: str, what: str, field: str, omit_user: bool) -> None:

@@ -336,6 +336,11 @@ class HttpStatusTarget:
         """An agent id the session does not belong to, in the shape of the real ones."""
         return self._invent([agent_id, *self._agent_ids], "conformance-agent")
 
+    def sibling_agent_id(self, agent_id: str) -> str | None:
+        """A real agent of the same caller that the session does not belong to (the suite made
+        several to learn the shape of ids), or None."""
+        return next((a for a in self._agent_ids if a != agent_id), None)
+
     def _invent(self, models: list[str], fallback_prefix: str) -> str:
         made = shaped_like(
             list(dict.fromkeys(models)),

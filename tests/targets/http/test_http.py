@@ -67,6 +67,8 @@ BROKEN: dict[str, tuple[int, dict[str, str]]] = {
         1,
         {"http.ownership.same-body": "fail", "http.isolation.after-owner-probe": "fail"} | HIDDEN_EVERYWHERE,
     ),
+    # Only a real agent of the caller's, other than the session's, shows it.
+    "agent_check_by_owner": (1, {"http.ownership.wrong-agent-404": "fail"}),
     "ignores_agent_id": (
         1,
         {
@@ -333,6 +335,7 @@ FOCUS: dict[str, str] = {
     "forbidden_other_user": OWNERSHIP,
     "telling_404_body": OWNERSHIP,
     "ignores_agent_id": OWNERSHIP,
+    "agent_check_by_owner": OWNERSHIP,
     "empty_200_unknown": f"unknown or side-effects or deleted or {OWNERSHIP}",
     "status_creates_session": f"unknown or side-effects or deleted or {OWNERSHIP}",
     "lease_never_released": "idle-after-run or awaiting-permission or awaiting-external or while-parked",
