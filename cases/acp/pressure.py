@@ -26,6 +26,7 @@ from conformance.core.registry import Level, case
 from conformance.targets.acp import rounds
 from conformance.targets.acp.target import AcpTarget
 from conformance.targets.acp.twins import (
+    Fate,
     Round,
     baseline_from_calibration,
     baseline_from_unasked,
@@ -130,8 +131,35 @@ async def twins_later(acp: AcpTarget, details: dict) -> None:
 @case("status.no-side-effects.twins-restart", level=Level.MUST, spec=spec.NO_SIDE_EFFECTS)
 async def twins_across_a_restart(acp: AcpTarget, details: dict) -> None:
     """Twins created alike, status asked about one, the agent restarted: both come back alike
-    (status, listing, resume, the history a load replays)."""
+    (status, listing, resume, the history a load replays). And two never-created ids, status asked
+    about one: after a restart both are still unknown alike (status, listing, resume)."""
     await pair_rounds(acp, details, rounds.restart_round, "across a restart of the agent")
+    await _unknown_twins_across_a_restart(acp, details)
+
+
+async def _unknown_twins_across_a_restart(acp: AcpTarget, details: dict) -> None:
+    """An agent that records what status was asked about (an index of lookups, a cache written to
+    disk) may bring it back as a session when it starts again: the asked id and its never-asked
+    twin must meet the same fate."""
+    asked, unasked = acp.unknown_id(), acp.unknown_id()
+    await rounds.ask(acp, [asked])
+    await acp.restart()
+    fates = await rounds.observe(acp, [asked, unasked])
+    if acp.advertises("persist"):
+        for sid in (asked, unasked):
+            fates[sid] = Fate(**{**fates[sid].aspects(), "reopen": rounds.outcome(await acp.reopen(sid))})
+    details["unknown_ids_after_restart"] = {
+        "asked": fates[asked].describe(),
+        "never asked": fates[unasked].describe(),
+    }
+    if fates[asked] != fates[unasked]:
+        raise Violation(
+            f"a never-created id status was asked about came back from a restart of the agent as "
+            f"{fates[asked].describe()}, and its twin, never asked about, as {fates[unasked].describe()}: "
+            "status recorded the id it was asked about",
+            expected=fates[unasked].describe(),
+            observed=fates[asked].describe(),
+        )
 
 
 def not_active_violation(what: str, rule: str | None = None) -> Violation:

@@ -87,6 +87,9 @@ BROKEN: dict[str, Variant] = {
     # Status of an evicted session peeks at it through the sessions' LRU cache: it makes room
     # for it first, so each such call pushes a held session out of memory.
     "status_peeks_evicted": Variant(1, {MEMORY_EVICTION: "fail"}, policy=MEMORY),
+    # Status writes each id it is asked about into an index the agent repairs into sessions when
+    # it starts: a never-created id asked about comes back from a restart as a session.
+    "status_indexes_unknown_ids": Variant(1, {TWINS_RESTART: "fail"}),
     # Status spends the session's prompt allowance: the polled twin's next prompts are refused.
     "status_spends_allowance": Variant(1, {TWINS_USE: "fail"}, agent_args=("--session-request-limit", "10")),
     # Status writes an unsaved session to disk: only the polled twin survives a restart.
