@@ -232,7 +232,7 @@ async def wrong_agent_is_404(http: HttpStatusTarget, details: dict) -> None:
         await http.status(sid, http.other_agent_id(agent_id)),
         "the caller's session asked with an agent_id it does not belong to",
     )
-    sibling = http.sibling_agent_id(agent_id)
+    sibling = await http.sibling_agent_id()
     details["sibling_agent"] = sibling is not None
     if sibling is not None:
         await expect_404(

@@ -336,10 +336,14 @@ class HttpStatusTarget:
         """An agent id the session does not belong to, in the shape of the real ones."""
         return self._invent([agent_id, *self._agent_ids], "conformance-agent")
 
-    def sibling_agent_id(self, agent_id: str) -> str | None:
-        """A real agent of the same caller that the session does not belong to (the suite made
-        several to learn the shape of ids), or None."""
-        return next((a for a in self._agent_ids if a != agent_id), None)
+    async def sibling_agent_id(self) -> str | None:
+        """A new real agent of the same caller (one the session does not belong to), made now so
+        that it exists whatever restarted before; None where the suite cannot make agents."""
+        if not self.drivable:
+            return None
+        made = await self.driver.create_agent(self.user_id, self._model.base_url)
+        self._agent_ids.append(made)
+        return made
 
     def _invent(self, models: list[str], fallback_prefix: str) -> str:
         made = shaped_like(
