@@ -38,10 +38,19 @@ async def together(
 ) -> list[ToolReply]:
     """These heartbeats for one session, all in flight at once (the first sent ``first_ahead``
     seconds before the others, so that it is under way when they land); their replies in order."""
+    return await in_flight(mcp, [(sid, call) for call in calls], first_ahead=first_ahead)
+
+
+async def in_flight(
+    mcp: McpTarget, calls: list[tuple[str, dict[str, Any]]], *, first_ahead: float = 0.0
+) -> list[ToolReply]:
+    """Heartbeats for (session, arguments), all in flight at once, sent in this order (the first
+    ``first_ahead`` seconds before the others); their replies in order."""
     replies: list[Any] = [None] * len(calls)
 
     async def send(n: int) -> None:
-        replies[n] = await mcp.heartbeat(sid, **calls[n])
+        sid, arguments = calls[n]
+        replies[n] = await mcp.heartbeat(sid, **arguments)
 
     async with anyio.create_task_group() as tg:
         for n in range(len(calls)):
@@ -162,7 +171,7 @@ async def _sessions_apart(mcp: McpTarget, probe: Any) -> list[str]:
             await mcp.ok_heartbeat(sid, status="active")
         values = probe.values(2)
         calls = [(sids[n], probe.write(values[n])) for n in (first, 1 - first)]
-        replies = dict(zip((first, 1 - first), await _each_in_flight(mcp, calls), strict=True))
+        replies = dict(zip((first, 1 - first), await in_flight(mcp, calls), strict=True))
         for n, sid in enumerate(sids):
             if not replies[n].succeeded:
                 continue  # refused while the other ran: it wrote nothing
@@ -172,17 +181,3 @@ async def _sessions_apart(mcp: McpTarget, probe: Any) -> list[str]:
                     f"session {sid} reads {probe.field} {now!r}, its own heartbeat reported {values[n]!r}"
                 )
     return crossed
-
-
-async def _each_in_flight(mcp: McpTarget, calls: list[tuple[str, dict[str, Any]]]) -> list[ToolReply]:
-    """Heartbeats for (session, arguments), all in flight at once, sent in this order; their replies."""
-    replies: list[Any] = [None] * len(calls)
-
-    async def send(n: int) -> None:
-        sid, arguments = calls[n]
-        replies[n] = await mcp.heartbeat(sid, **arguments)
-
-    async with anyio.create_task_group() as tg:
-        for n in range(len(calls)):
-            tg.start_soon(send, n)
-    return replies

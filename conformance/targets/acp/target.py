@@ -54,7 +54,7 @@ def reference_command(transport: str = "stdio", values: dict[str, Any] | None = 
     """The embedded reference agent (official ACP Python SDK): v1 or v2 (--protocol), on stdio,
     WebSocket or Streamable HTTP."""
     command = [sys.executable, "-m", "conformance.reference.acp.agent"]
-    if AcpOptions.from_values(values or {}).protocol == 2:
+    if (values or {}).get("agent_protocol") == 2:
         if transport != "stdio":
             raise UsageError(
                 "the embedded reference agent serves ACP v2 over stdio only: drop --transport, or pass --agent"

@@ -514,6 +514,8 @@ CONFORMING_VARIANTS: dict[str, tuple[int, dict[str, str]]] = {
     ),
     # Every method treats two spellings of an id as one session: consistent, so conforming.
     "ids_case_insensitive_everywhere": (0, {}),
+    # Status refuses an id that is not ASCII as invalid params: no session either.
+    "non_ascii_ids_refused": (0, {}),
     # Close frees the session entirely though resume is advertised: -32002 after close, as resume says.
     "close_forgets": (
         0,
