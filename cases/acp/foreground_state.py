@@ -245,10 +245,15 @@ async def _ask_permission(acp: AcpTarget, sid: str) -> int:
     requests held before it. Not testable when the prompt is refused: no turn runs, so none is
     waited for (at a model's speed, a whole --turn-timeout)."""
     peer = acp.peer
-    peer.hold_methods = {"session/request_permission"}
+    peer.hold_methods = {"session/request_permission"}  # before the prompt: the request may come first
     held_before = len(peer.held)
-    ack = await acp.prompt(sid, PERMISSION, wait=False)
+    try:
+        ack = await acp.prompt(sid, PERMISSION, wait=False)
+    except BaseException:
+        await peer.release()  # the caller's finally, which releases, is not entered yet
+        raise
     if not ack.ok:
+        await peer.release()
         raise MissingInput(f"session/prompt failed: {ack.describe()}")
     return held_before
 
