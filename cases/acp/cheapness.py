@@ -30,7 +30,7 @@ def ms(seconds: float) -> str:
     return f"{seconds * 1000:.2f} ms"
 
 
-@case("status.cheap.latency", level=Level.SHOULD, spec=spec.CHEAP)
+@case("status.cheap.latency", level=Level.SHOULD, spec=spec.CHEAP, slow=True)
 async def status_is_cheap(acp: AcpTarget, details: dict) -> None:
     """Status p99 over 200 calls is under 50 ms, and status is not 10x slower than session/list of
     an empty directory."""

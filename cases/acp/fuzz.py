@@ -80,7 +80,7 @@ async def _ask(acp: AcpTarget, inp: ParamsInput, params: object) -> Reply:
     return Reply(0, "session/status", frame.get("result"), error if isinstance(error, dict) else None)
 
 
-@case(PARAMS_CASE, level=Level.MUST, spec=spec.REQUEST_SCHEMA, rules=PARAMS_RULES)
+@case(PARAMS_CASE, level=Level.MUST, spec=spec.REQUEST_SCHEMA, rules=PARAMS_RULES, slow=True)
 async def fuzz_status_params(acp: AcpTarget, details: dict) -> None:
     """Generated requests (any id ACP allows; valid, invalid, huge, unicode params, deep _meta) get
     the right answer, by the request's id; the agent lives."""
@@ -191,7 +191,7 @@ async def _send_frame(acp: AcpTarget, live: LiveSession, inp: FrameInput):
     return (pending.frame if pending else None), peer.problems[problems_before:], alive
 
 
-@case(SURVIVES_CASE, level=Level.ROBUSTNESS, spec=spec.ONE_RESPONSE, needs=("status", "frames"))
+@case(SURVIVES_CASE, level=Level.ROBUSTNESS, spec=spec.ONE_RESPONSE, needs=("status", "frames"), slow=True)
 async def fuzz_frames_survive(acp: AcpTarget, details: dict) -> None:
     """After frames no ACP client sends (not JSON, not an object, batches, odd ids, 3 MB lines), the
     agent answers each request once, by its id, and keeps its sessions."""
@@ -217,7 +217,7 @@ async def fuzz_frames_survive(acp: AcpTarget, details: dict) -> None:
     await _fuzz(acp, details, SURVIVES_CASE, malformed_frames(), check, EXPLICIT_FRAMES, FrameInput.from_json)
 
 
-@case(ERROR_CODES_CASE, level=Level.ROBUSTNESS, spec=spec.ERROR_CODES, needs=("status", "frames"))
+@case(ERROR_CODES_CASE, level=Level.ROBUSTNESS, spec=spec.ERROR_CODES, needs=("status", "frames"), slow=True)
 async def fuzz_frames_error_codes(acp: AcpTarget, details: dict) -> None:
     """Malformed frames get -32700 (not JSON) or -32600 (not a valid request), with id null if unreadable."""
     live = LiveSession(acp)

@@ -34,7 +34,7 @@ async def inactive_after_close(acp: AcpTarget, details: dict) -> None:
     details["status_after_close"] = await _not_active(acp, sid, "status after session/close")
 
 
-@case("status.inactive.after-restart", level=Level.MUST, spec=spec.INACTIVE)
+@case("status.inactive.after-restart", level=Level.MUST, spec=spec.INACTIVE, slow=True)
 async def inactive_after_restart(acp: AcpTarget, details: dict) -> None:
     """After the agent restarts, a session it persisted is `inactive`; if not persisted, -32002."""
     sid = await acp.new_session()

@@ -110,7 +110,7 @@ def pairs_alike(rnd: Round) -> bool:
     return all(seats[i].fate == seats[i + 1].fate for i in range(0, len(seats) - 1, 2))
 
 
-@case("status.no-side-effects.twins-later", level=Level.MUST, spec=spec.NO_SIDE_EFFECTS)
+@case("status.no-side-effects.twins-later", level=Level.MUST, spec=spec.NO_SIDE_EFFECTS, slow=True)
 async def twins_later(acp: AcpTarget, details: dict) -> None:
     """Twins treated alike (an inactive pair and a live pair), status asked about one of each (one
     call at a time, then a burst), then all left alone for --hold seconds: their list entries,
@@ -128,7 +128,7 @@ async def twins_later(acp: AcpTarget, details: dict) -> None:
     blame(both, baseline_from_unasked(both), f"over the {hold:g} s after the status calls (--hold)", details)
 
 
-@case("status.no-side-effects.twins-restart", level=Level.MUST, spec=spec.NO_SIDE_EFFECTS)
+@case("status.no-side-effects.twins-restart", level=Level.MUST, spec=spec.NO_SIDE_EFFECTS, slow=True)
 async def twins_across_a_restart(acp: AcpTarget, details: dict) -> None:
     """Twins created alike, status asked about one, the agent restarted: both come back alike
     (status, listing, resume, the history a load replays). And two never-created ids, status asked

@@ -17,7 +17,7 @@ from conformance.targets.acp.target import AcpTarget
 CASE_ID = "sequence.status.model-based"
 
 
-@case(CASE_ID, level=Level.MUST, spec=spec.NO_SIDE_EFFECTS, rules=tuple(RULES))
+@case(CASE_ID, level=Level.MUST, spec=spec.NO_SIDE_EFFECTS, rules=tuple(RULES), slow=True)
 async def model_based_sequences(acp: AcpTarget, details: dict) -> None:
     """Random sequences of lifecycle and status calls never contradict the session model."""
     config = acp.harness.config

@@ -142,7 +142,7 @@ EXPLICIT_FORMS = (
 )
 
 
-@case(FORMS_CASE, level=Level.MUST, spec=NOT_FOUND, needs=HTTP_CAPABILITY)
+@case(FORMS_CASE, level=Level.MUST, spec=NOT_FOUND, needs=HTTP_CAPABILITY, slow=True)
 async def session_id_forms(http: HttpStatusTarget, details: dict) -> None:
     """Generated forms of the caller's session id (a span's letter case changed, characters
     inserted, deleted or made fullwidth, the id cut short or extended) are 404, unless the service

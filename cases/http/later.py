@@ -260,6 +260,7 @@ HOLD_STEP = 0.2  # seconds between the probes of a hold
     spec=AWAITING_PERMISSION,
     needs=HTTP_CAPABILITY,
     rules=("permission", "external", "idle"),
+    slow=True,
 )
 async def states_hold(http: HttpStatusTarget, details: dict) -> None:
     """A session parked on a permission request, one parked on an external executor and one whose

@@ -101,7 +101,7 @@ def unchanged(what: str) -> Callable[[dict[tuple[str, int], Fate]], str | None]:
     return why
 
 
-@case("http.twins.idle-eviction", level=Level.MUST, spec=SAFE, needs=HTTP_CAPABILITY, rules=RULES)
+@case("http.twins.idle-eviction", level=Level.MUST, spec=SAFE, needs=HTTP_CAPABILITY, rules=RULES, slow=True)
 async def twins_past_idle_eviction(http: HttpStatusTarget, details: dict) -> None:
     """Twins held past the service's idle eviction (--http-idle-evict-after), the probed ones
     probed all along: each ends as the unprobed twin in its place (a probe resets no idle timer
@@ -129,7 +129,7 @@ async def twins_past_idle_eviction(http: HttpStatusTarget, details: dict) -> Non
     )
 
 
-@case("http.twins.memory-cap", level=Level.MUST, spec=SAFE, needs=HTTP_CAPABILITY, rules=RULES)
+@case("http.twins.memory-cap", level=Level.MUST, spec=SAFE, needs=HTTP_CAPABILITY, rules=RULES, slow=True)
 async def twins_past_memory_cap(http: HttpStatusTarget, details: dict) -> None:
     """Twins pushed out of the service's memory (--http-memory-cap N: N + 2 newer sessions used
     after them, the probed twin probed after each): each ends as the unprobed twin in its place (a
@@ -166,7 +166,9 @@ async def twins_past_memory_cap(http: HttpStatusTarget, details: dict) -> None:
     )
 
 
-@case("http.twins.request-allowance", level=Level.MUST, spec=SAFE, needs=HTTP_CAPABILITY, rules=RULES)
+@case(
+    "http.twins.request-allowance", level=Level.MUST, spec=SAFE, needs=HTTP_CAPABILITY, rules=RULES, slow=True
+)
 async def twins_then_used(http: HttpStatusTarget, details: dict) -> None:
     """The probed twins probed more often than the service's per-session allowance
     (--http-request-limit N: N + 1 probes, else 24), then every twin used once (its permission
@@ -210,7 +212,7 @@ async def _use(http: HttpStatusTarget, run: TwinRun, twin: Twin) -> str:
     return "accepted" if response.status_code < 300 else f"HTTP {response.status_code}"
 
 
-@case("http.twins.restart", level=Level.MUST, spec=SAFE, needs=HTTP_CAPABILITY, rules=RULES)
+@case("http.twins.restart", level=Level.MUST, spec=SAFE, needs=HTTP_CAPABILITY, rules=RULES, slow=True)
 async def twins_across_a_restart(http: HttpStatusTarget, details: dict) -> None:
     """Twins across a restart of the service (its command, --http-cmd), the probed ones probed
     before and after it: each ends as the unprobed twin in its place (a probe leaves nothing a

@@ -76,7 +76,7 @@ async def hidden_right_after_the_owner(http: HttpStatusTarget, details: dict) ->
         )
 
 
-@case("http.safe.parked-stays-parked", level=Level.MUST, spec=SAFE, needs=HTTP_CAPABILITY)
+@case("http.safe.parked-stays-parked", level=Level.MUST, spec=SAFE, needs=HTTP_CAPABILITY, slow=True)
 async def probes_leave_a_parked_turn_alone(http: HttpStatusTarget, details: dict) -> None:
     """60 probes (the owner's, another user's, a wrong agent_id's) of a session waiting for
     permission leave it waiting: still awaiting_permission, its messages and listing entry as

@@ -67,7 +67,7 @@ async def fresh_session_is_idle(http: HttpStatusTarget, details: dict) -> None:
     expect(await http.status(sid, agent_id), "idle", "for a session that never ran")
 
 
-@case("http.state.running-during-run", level=Level.MUST, spec=PRECEDENCE, needs=HTTP_CAPABILITY)
+@case("http.state.running-during-run", level=Level.MUST, spec=PRECEDENCE, needs=HTTP_CAPABILITY, slow=True)
 async def running_while_the_lease_is_held(http: HttpStatusTarget, details: dict) -> None:
     """While a run holds the lease the session reads running (whatever its persisted tail says).
 
@@ -86,7 +86,7 @@ async def running_while_the_lease_is_held(http: HttpStatusTarget, details: dict)
     expect(probe, "running", when)
 
 
-@case("http.state.running-outlives-lease", level=Level.MUST, spec=RUNNING, needs=HTTP_CAPABILITY)
+@case("http.state.running-outlives-lease", level=Level.MUST, spec=RUNNING, needs=HTTP_CAPABILITY, slow=True)
 async def running_for_a_run_longer_than_the_lease(http: HttpStatusTarget, details: dict) -> None:
     """A run that works longer than the run lease's time to live (--http-long-run) reads running
     for as long as it works: the worker renews the lease it holds, so it does not expire mid-run.
@@ -182,7 +182,7 @@ LATE_FACTOR = 10  # a probe this many times slower than the session's quiet prob
 LATE_MIN = 0.5  # seconds: and at least this slow
 
 
-@case("http.state.idle-after-run", level=Level.MUST, spec=IDLE, needs=HTTP_CAPABILITY)
+@case("http.state.idle-after-run", level=Level.MUST, spec=IDLE, needs=HTTP_CAPABILITY, slow=True)
 async def idle_once_the_run_ends(http: HttpStatusTarget, details: dict) -> None:
     """Once the run has ended (and released its lease), the session is idle again.
 
@@ -380,7 +380,7 @@ async def expect_hidden(http: HttpStatusTarget, agent_id: str, sid: str, details
     return problems
 
 
-@case("http.ownership.while-running", level=Level.MUST, spec=NOT_FOUND, needs=HTTP_CAPABILITY)
+@case("http.ownership.while-running", level=Level.MUST, spec=NOT_FOUND, needs=HTTP_CAPABILITY, slow=True)
 async def ownership_holds_while_running(http: HttpStatusTarget, details: dict) -> None:
     """While the session runs, another user and a wrong agent_id still get the unknown-session 404."""
     agent_id, sid = await driven_session(http, "a running session")

@@ -427,7 +427,7 @@ async def acknowledging_heartbeat_reports_too(mcp: McpTarget, details: dict) -> 
 SEQUENCE_ID = "heartbeat.instructions.model-based"
 
 
-@case(SEQUENCE_ID, level=Level.MUST, spec=DELIVERY, needs=("heartbeat",), rules=tuple(RULES))
+@case(SEQUENCE_ID, level=Level.MUST, spec=DELIVERY, needs=("heartbeat",), rules=tuple(RULES), slow=True)
 async def queue_model_sequences(mcp: McpTarget, details: dict) -> None:
     """Random enqueues, heartbeats, acknowledgements and pages never contradict the queue model."""
     from pathlib import Path

@@ -41,7 +41,7 @@ async def held_for(mcp: McpTarget) -> tuple[float, str]:
     return hold, f"{hold:g} s (--hold)"
 
 
-@case("heartbeat.later.pending-held", level=Level.MUST, spec=DELIVERY, needs=("heartbeat",))
+@case("heartbeat.later.pending-held", level=Level.MUST, spec=DELIVERY, needs=("heartbeat",), slow=True)
 async def pending_instruction_is_held(mcp: McpTarget, details: dict) -> None:
     """An instruction enqueued and never delivered is still delivered after the session was left
     alone for the hold; one acknowledged before the hold still never comes."""

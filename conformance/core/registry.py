@@ -72,6 +72,9 @@ class Case:
     # Named checks inside one case (a sequence model's rules, a fuzzer's checks): a failure names
     # the rule it broke, and each revision maps "case#rule" to the sentence that rule checks.
     rules: tuple[str, ...] = ()
+    # The case takes seconds, not milliseconds: a Hypothesis sequence or fuzzer, a restart, a timed
+    # or model-driven turn, a watch of --hold seconds. A run that must be quick can leave it out.
+    slow: bool = False
     # The system the case certifies: the package its module is in (conformance.cases.mcp -> "mcp").
     target: str = "acp"
 
@@ -105,6 +108,7 @@ def case(
     needs: tuple[str, ...] = ("status",),
     shows_handshake: bool = False,
     rules: tuple[str, ...] = (),
+    slow: bool = False,
 ) -> Callable[[Callable[..., Awaitable[Any]]], Callable[..., Awaitable[Any]]]:
     """Register ``func`` as the conformance case ``id``."""
     if not SLUG.match(id):
@@ -136,6 +140,7 @@ def case(
             title=doc[0] if doc else id,
             shows_handshake=shows_handshake,
             rules=tuple(rules),
+            slow=slow,
             target=target_of_module(func.__module__),
         )
         return func
