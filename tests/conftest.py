@@ -174,52 +174,6 @@ def outcome_diff(expected: dict[str, str], got: dict[str, str]) -> str:
     return "outcomes differ:\n" + "\n".join(rows)
 
 
-def focused(
-    baseline: dict[str, str], delta: dict[str, str], sequence_case: str
-) -> tuple[tuple[str, ...], dict[str, str]]:
-    """Runner arguments and expected outcomes for a broken agent. A sequence case is most of a
-    broken agent's run (150 examples that find nothing in an agent built to break another rule):
-    it runs only where the delta names it; the reference runs it in full."""
-    if sequence_case in delta:
-        return (), baseline | delta
-    return ("-k", f"not {sequence_case}"), {k: v for k, v in (baseline | delta).items() if k != sequence_case}
-
-
-# Cases that take seconds each (Hypothesis sequences and fuzzers, restarts, timed or model-driven
-# turns). A variant runs them only where its delta names them; the reference runs them all.
-EXPENSIVE = {
-    "sequence.status.model-based",
-    "fuzz.frames.survives",
-    "fuzz.frames.error-codes",
-    "fuzz.status.params",
-    "status.inactive.after-restart",
-    "status.cheap.latency",
-    "status.no-side-effects.twins-restart",
-    "status.no-side-effects.twins-later",  # leaves its twins alone for --hold seconds
-    "heartbeat.instructions.model-based",
-    "heartbeat.later.pending-held",  # watches for --hold seconds
-    "http.state.running-during-run",
-    "http.ownership.while-running",
-    "http.safe.parked-stays-parked",
-    "http.state.idle-after-run",
-    "http.state.running-outlives-lease",
-    "http.fuzz.session-id-forms",
-    "http.later.states-hold",
-    "http.twins.idle-eviction",
-    "http.twins.memory-cap",
-    "http.twins.request-allowance",
-    "http.twins.restart",
-}
-
-
-def guarded(baseline: dict[str, str], delta: dict[str, str]) -> tuple[list[str], dict[str, str]]:
-    """The cases a variant runs and what each must give: the ones its difference touches (its
-    delta) and, as the guard that nothing else changes, every other case that is cheap to run."""
-    expected = baseline | delta
-    ids = [c for c in expected if c in delta or c not in EXPENSIVE]
-    return ids, {c: expected[c] for c in ids}
-
-
 @contextmanager
 def revision_kept() -> Iterator[None]:
     """A run in this process picks its own spec revision; the tests' process keeps its own."""

@@ -67,34 +67,6 @@ def test_the_audit_covers_every_axis(name: str) -> None:
     assert set(AXES) - seen == set(), f"{name}: no break along these axes"
 
 
-def expected_by_variant(
-    tables: dict[str, tuple[int, dict[str, str]]], prefix: str = ""
-) -> dict[str, dict[str, str]]:
-    """{variant path as the audit names it: its expected outcome delta}, for a target's tables."""
-    return {f"{prefix}{name}": delta for name, (_, delta) in tables.items()}
-
-
-def check_variants_catch(target: str, deltas: dict[str, dict[str, str]], prefix: str) -> list[str]:
-    """The audit's claims a target's broken-variant tables do not back: each variant the audit
-    names (under ``prefix``, its folder in tests/agents: "acp/", "mcp/", "http/") must be in the
-    tables and make its `by` case fail or warn there."""
-    wrong = []
-    for name in revisions.available(target):
-        for req in load_revision(name).requirements:
-            for b in req.breaks:
-                if not b.by:
-                    continue
-                ours = b.variant.startswith(prefix)
-                if ours and b.variant not in deltas:
-                    wrong.append(f"{name}: {b.variant} is named by the audit but not in the tests' tables")
-                if b.variant not in deltas:
-                    continue
-                case_id = b.by.partition("#")[0]
-                if deltas[b.variant].get(case_id) not in ("fail", "warn"):
-                    wrong.append(f"{name}: {b.variant} does not make {case_id} fail ({b.way})")
-    return wrong
-
-
 # The sentences whose breaks hide in conditions no quiet, one-at-a-time case creates: each must
 # have been tried under every condition (a break along each condition's axis, with its check).
 UNDER_EVERY_CONDITION = {
