@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
+from typing import ClassVar, cast
 
 import anyio.from_thread
 from hypothesis import seed
@@ -64,6 +64,113 @@ class SequenceRun:
         )
 
 
+class _Hooks:
+    """What a machine asks of the run that drives it: a fresh driver per example, whether the next
+    step or restart may run, and where a failure goes."""
+
+    def __init__(
+        self,
+        target: AcpTarget,
+        new_driver: Callable[[], Driver],
+        on_failure: Callable[[SequenceFailure], None],
+        may_restart: Callable[[], bool],
+        may_step: Callable[[], bool],
+    ) -> None:
+        self.target = target
+        self.new_driver = new_driver
+        self.on_failure = on_failure
+        self.may_restart = may_restart
+        self.may_step = may_step
+        self.can = target.advertises
+        self.reopen = target.advertises("resume") or target.advertises("load")
+
+
+class _SessionRules(RuleBasedStateMachine):
+    """The rules whose drawn values depend on nothing but the sessions; ``build_machine`` adds the
+    two that draw from the agent's methods and the profile's restart odds."""
+
+    # Never-created ids share the bundle: every rule probes them too (status, resume, close…).
+    sessions = Bundle("sessions")
+    hooks: ClassVar[_Hooks]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.driver = self.hooks.new_driver()
+        self.restarts = 0
+
+    def _do(self, step: Step) -> None:
+        if self.hooks.target.harness.closing:
+            raise RunInterrupted
+        if self.driver.dry:
+            return
+        if not self.hooks.may_step():  # a slow agent's turns: the budget ends the example mid-way
+            self.driver.dry = True
+            return
+        try:
+            anyio.from_thread.run(self.driver.run, step)
+        except SequenceFailure as failure:
+            self.hooks.on_failure(failure)
+            raise
+
+    # Few sessions per example, so steps pile up on each: the bugs worth finding need several
+    # lifecycle and status calls on the same session.
+    @precondition(lambda self: self.driver.count("s") < MAX_SESSIONS)
+    @rule(target=sessions)
+    def new(self) -> str:
+        ref = self.driver.next_ref("s")
+        self._do(Step("new", ref))
+        return ref
+
+    @precondition(lambda self: self.driver.count("u") < MAX_UNKNOWN)
+    @rule(target=sessions)
+    def unknown(self) -> str:
+        ref = self.driver.next_ref("u")
+        self._do(Step("unknown", ref))
+        return ref
+
+    @rule(ref=sessions, meta=st.booleans())
+    def status(self, ref: str, meta: bool) -> None:
+        self._do(Step("status", ref, meta=meta))
+
+    # Clients may call status often (a routing probe): a burst of calls on one session, each
+    # recorded as its own step, so shrinking finds the fewest calls that still fail.
+    @rule(ref=sessions, times=st.integers(2, 5))
+    def status_repeatedly(self, ref: str, times: int) -> None:
+        for _ in range(times):
+            self._do(Step("status", ref))
+
+    # Overlapping calls: status calls for one session in flight together (a routing layer
+    # polls in parallel), and status calls on both sides of a lifecycle call on the session.
+    @rule(ref=sessions, times=st.integers(2, 8))
+    def status_burst(self, ref: str, times: int) -> None:
+        self._do(Step("burst", ref, times=times))
+
+    @rule(ref=sessions)
+    def prompt(self, ref: str) -> None:
+        self._do(Step("prompt", ref))
+
+    @rule(ref=sessions)
+    def cancel(self, ref: str) -> None:
+        self._do(Step("cancel", ref))
+
+    @precondition(lambda self: self.hooks.can("close"))
+    @rule(ref=sessions)
+    def close(self, ref: str) -> None:
+        self._do(Step("close", ref))
+
+    @precondition(lambda self: self.hooks.reopen)
+    @rule(ref=sessions)
+    def reopen(self, ref: str) -> None:
+        self._do(Step("reopen", ref))
+
+    # list and restart take a session they ignore: with none yet, only new and unknown can run,
+    # so examples do not spend their steps listing nothing.
+    @precondition(lambda self: self.hooks.can("list"))
+    @rule(_=sessions)
+    def list_sessions(self, _: str) -> None:
+        self._do(Step("list"))
+
+
 def build_machine(
     target: AcpTarget,
     new_driver: Callable[[], Driver],
@@ -74,97 +181,20 @@ def build_machine(
     may_step: Callable[[], bool] = lambda: True,
 ) -> type[RuleBasedStateMachine]:
     """``may_step()``: whether the next step may run (False: the time budget is spent, and the rest
-    of the example runs dry); it may raise BudgetSpent or ShrinkBudgetSpent to end the run."""
-    can = target.advertises
-    reopen = can("resume") or can("load")
+    of the example runs dry); it may raise BudgetSpent or ShrinkBudgetSpent to end the run.
+    Hypothesis orders rules by name, so where a rule is declared does not change what a seed draws."""
+    hooks = _Hooks(target, new_driver, on_failure, may_restart, may_step)
     races = [
-        r for r in RACES if r == "prompt" or (r == "close" and can("close")) or (r == "reopen" and reopen)
+        r
+        for r in RACES
+        if r == "prompt" or (r == "close" and hooks.can("close")) or (r == "reopen" and hooks.reopen)
     ]
+    sessions = _SessionRules.sessions
 
-    class StatusMachine(RuleBasedStateMachine):
-        # Never-created ids share the bundle: every rule probes them too (status, resume, close…).
-        sessions = Bundle("sessions")
-
-        def __init__(self) -> None:
-            super().__init__()
-            self.driver = new_driver()
-            self.restarts = 0
-
-        def _do(self, step: Step) -> None:
-            if target.harness.closing:
-                raise RunInterrupted
-            if self.driver.dry:
-                return
-            if not may_step():  # a slow agent's turns: the budget ends the example mid-way
-                self.driver.dry = True
-                return
-            try:
-                anyio.from_thread.run(self.driver.run, step)
-            except SequenceFailure as failure:
-                on_failure(failure)
-                raise
-
-        # Few sessions per example, so steps pile up on each: the bugs worth finding need several
-        # lifecycle and status calls on the same session.
-        @precondition(lambda self: self.driver.count("s") < MAX_SESSIONS)
-        @rule(target=sessions)
-        def new(self) -> str:
-            ref = self.driver.next_ref("s")
-            self._do(Step("new", ref))
-            return ref
-
-        @precondition(lambda self: self.driver.count("u") < MAX_UNKNOWN)
-        @rule(target=sessions)
-        def unknown(self) -> str:
-            ref = self.driver.next_ref("u")
-            self._do(Step("unknown", ref))
-            return ref
-
-        @rule(ref=sessions, meta=st.booleans())
-        def status(self, ref: str, meta: bool) -> None:
-            self._do(Step("status", ref, meta=meta))
-
-        # Clients may call status often (a routing probe): a burst of calls on one session, each
-        # recorded as its own step, so shrinking finds the fewest calls that still fail.
-        @rule(ref=sessions, times=st.integers(2, 5))
-        def status_repeatedly(self, ref: str, times: int) -> None:
-            for _ in range(times):
-                self._do(Step("status", ref))
-
-        # Overlapping calls: status calls for one session in flight together (a routing layer
-        # polls in parallel), and status calls on both sides of a lifecycle call on the session.
-        @rule(ref=sessions, times=st.integers(2, 8))
-        def status_burst(self, ref: str, times: int) -> None:
-            self._do(Step("burst", ref, times=times))
-
+    class StatusMachine(_SessionRules):
         @rule(ref=sessions, during=st.sampled_from(races), times=st.integers(1, 3))
         def status_race(self, ref: str, during: str, times: int) -> None:
             self._do(Step("race", ref, times=times, during=during))
-
-        @rule(ref=sessions)
-        def prompt(self, ref: str) -> None:
-            self._do(Step("prompt", ref))
-
-        @rule(ref=sessions)
-        def cancel(self, ref: str) -> None:
-            self._do(Step("cancel", ref))
-
-        @precondition(lambda self: can("close"))
-        @rule(ref=sessions)
-        def close(self, ref: str) -> None:
-            self._do(Step("close", ref))
-
-        @precondition(lambda self: reopen)
-        @rule(ref=sessions)
-        def reopen(self, ref: str) -> None:
-            self._do(Step("reopen", ref))
-
-        # list and restart take a session they ignore: with none yet, only new and unknown can run,
-        # so examples do not spend their steps listing nothing.
-        @precondition(lambda self: can("list"))
-        @rule(_=sessions)
-        def list_sessions(self, _: str) -> None:
-            self._do(Step("list"))
 
         # A restart costs a process start (0.1-1.6 s), so most draws of this rule do nothing: only
         # one ticket in the middle of the range restarts (Hypothesis favours the ends of a range).
@@ -175,9 +205,10 @@ def build_machine(
         def restart(self, _: str, ticket: int) -> None:
             if ticket == restart_odds // 2 + 1:
                 self.restarts += 1  # drawn, whether or not it runs: the rules' data stays the same
-                if may_restart():
+                if self.hooks.may_restart():
                     self._do(Step("restart"))
 
+    StatusMachine.hooks = hooks
     return StatusMachine
 
 
@@ -248,109 +279,148 @@ def run_sequences(
     chosen = seed_value if seed_value is not None else profile.fixed_seed
     if chosen is None:
         chosen = random.SystemRandom().randrange(2**32)
-    last: dict[str, Any] = {}
-    examples = [0]
-    dry = [0]
-    steps_run = [0]
+    search = _Search(target, profile, chosen)
+    found = _run_scenarios(search)
+    if found is not None:
+        return found
+    return _run_machine(search, report_dir)
 
-    started = time.monotonic()
 
-    def over_budget() -> bool:
+class _Search:
+    """One run's counts, its time budgets and the shortest failure seen: what the scenarios and the
+    state machine's hooks share, and what the run reports."""
+
+    def __init__(self, target: AcpTarget, profile: Profile, chosen: int) -> None:
+        self.target = target
+        self.profile = profile
+        self.seed = chosen
+        self.examples = 0
+        self.dry = 0
+        self.steps_run = 0
+        self.restarted = 0
+        self.started = time.monotonic()
+        self.last_driver: Driver | None = None
+        # (when first seen, the steps, the failure) of the shortest failing example so far: what a
+        # run whose shrinking took its budget reports.
+        self.smallest: tuple[float, list[Step], SequenceFailure] | None = None
+
+    def over_budget(self) -> bool:
         # The budget is wall time, the agent's answers and turns included: a sequence of slow
         # turns stops at it (one step over at most) and says how many steps it ran.
-        return time.monotonic() - started > profile.budget
+        return time.monotonic() - self.started > self.profile.budget
 
-    def shrink_deadline() -> float | None:
+    def shrink_deadline(self) -> float | None:
         # The last pass replays the failure once per step it tries to remove: instant on a fast
         # agent, a turn each on a slow one. It gets the larger of the two budgets.
-        if profile.shrink_budget is None:
+        if self.profile.shrink_budget is None:
             return None
-        return time.monotonic() + max(profile.shrink_budget, profile.budget)
+        return time.monotonic() + max(self.profile.shrink_budget, self.profile.budget)
 
+    def _check_shrink_budget(self) -> None:
+        budget = self.profile.shrink_budget
+        if self.smallest and budget is not None and time.monotonic() - self.smallest[0] > budget:
+            raise ShrinkBudgetSpent
+
+    def new_driver(self) -> Driver:
+        self.examples += 1
+        progress.example()
+        # Past the budget, and with nothing found yet, examples run no steps: a very slow agent
+        # ends the case in bounded time (the report says how many examples ran).
+        if self.target.harness.closing:
+            raise RunInterrupted
+        over = self.over_budget() and not self.smallest
+        if over and self.profile.stop_at_budget:
+            raise BudgetSpent
+        self._check_shrink_budget()
+        self.dry += over
+        self.last_driver = Driver(self.target, dry=over)
+        return self.last_driver
+
+    def on_failure(self, failure: SequenceFailure) -> None:
+        assert self.last_driver is not None  # the machine made its driver before any step ran
+        steps = list(self.last_driver.steps)
+        if not self.smallest:
+            self.smallest = (time.monotonic(), steps, failure)
+        elif len(steps) < len(self.smallest[1]):
+            self.smallest = (self.smallest[0], steps, failure)
+
+    def may_step(self) -> bool:
+        self._check_shrink_budget()
+        if not self.smallest and self.over_budget():
+            if self.profile.stop_at_budget:
+                raise BudgetSpent
+            return False
+        self.steps_run += 1
+        return True
+
+    def may_restart(self) -> bool:
+        # Once a failure is seen, every replay restarts where its example did: shrinking needs
+        # the same steps to run.
+        limit = self.profile.max_restarts
+        if self.smallest or limit is None or self.restarted < limit:
+            self.restarted += 1
+            return True
+        return False
+
+    def failed(self, steps: list[Step], failure: SequenceFailure) -> SequenceRun:
+        """The run's result: the failure shrunk to the fewest steps that still show it."""
+        found = minimize(self.target, steps, failure, deadline=self.shrink_deadline())
+        return SequenceRun(
+            self.profile.name,
+            self.seed,
+            self.examples,
+            str(found),
+            found.steps,
+            rule=found.rule,
+            steps_run=self.steps_run,
+        )
+
+    def passed(self, *, budget_spent: bool) -> SequenceRun:
+        return SequenceRun(
+            self.profile.name,
+            self.seed,
+            self.examples,
+            None,
+            [],
+            dry_examples=self.dry,
+            steps_run=self.steps_run,
+            budget_spent=budget_spent,
+        )
+
+
+def _run_scenarios(search: _Search) -> SequenceRun | None:
+    """Replay each scenario as its own example: the run's result if one fails or the budget ends
+    the run, else None (the state machine runs next)."""
+    target, profile = search.target, search.profile
     restartable = target.harness.config.restartable
     for steps in scenarios(target.advertises, restartable and profile.restarts_per_example > 0):
         if target.harness.closing:
             raise RunInterrupted
-        if over_budget():
+        if search.over_budget():
             if profile.stop_at_budget:
                 break  # a campaign's round: its examples are the generated ones that follow
-            return SequenceRun(
-                profile.name, chosen, examples[0], None, [], steps_run=steps_run[0], budget_spent=True
-            )
-        examples[0] += 1
+            return search.passed(budget_spent=True)
+        search.examples += 1
         progress.example()
-        failure, ran = replay_steps(target, steps, stop=over_budget)
-        steps_run[0] += len(ran)
+        failure, ran = replay_steps(target, steps, stop=search.over_budget)
+        search.steps_run += len(ran)
         if failure is not None:
-            found = minimize(target, ran, failure, deadline=shrink_deadline())
-            return SequenceRun(
-                profile.name,
-                chosen,
-                examples[0],
-                str(found),
-                found.steps,
-                rule=found.rule,
-                steps_run=steps_run[0],
-            )
+            return search.failed(ran, failure)
+    return None
 
-    def new_driver() -> Driver:
-        examples[0] += 1
-        progress.example()
-        # Past the budget, and with nothing found yet, examples run no steps: a very slow agent
-        # ends the case in bounded time (the report says how many examples ran).
-        if target.harness.closing:
-            raise RunInterrupted
-        over = time.monotonic() - started > profile.budget and not smallest
-        if over and profile.stop_at_budget:
-            raise BudgetSpent
-        budget = profile.shrink_budget
-        if smallest and budget is not None and time.monotonic() - smallest[0][0] > budget:
-            raise ShrinkBudgetSpent
-        dry[0] += over
-        last["driver"] = Driver(target, dry=over)
-        return last["driver"]
 
-    # (when first seen, the steps, the failure) of the shortest failing example so far: what a
-    # run whose shrinking took its budget reports.
-    smallest: list[tuple[float, list[Step], SequenceFailure]] = []
-
-    def on_failure(failure: SequenceFailure) -> None:
-        steps = list(last["driver"].steps)
-        if not smallest:
-            smallest.append((time.monotonic(), steps, failure))
-        elif len(steps) < len(smallest[0][1]):
-            smallest[0] = (smallest[0][0], steps, failure)
-
-    def may_step() -> bool:
-        budget = profile.shrink_budget
-        if smallest and budget is not None and time.monotonic() - smallest[0][0] > budget:
-            raise ShrinkBudgetSpent
-        if not smallest and over_budget():
-            if profile.stop_at_budget:
-                raise BudgetSpent
-            return False
-        steps_run[0] += 1
-        return True
-
-    restarted = [0]
-
-    def may_restart() -> bool:
-        # Once a failure is seen, every replay restarts where its example did: shrinking needs
-        # the same steps to run.
-        if smallest or profile.max_restarts is None or restarted[0] < profile.max_restarts:
-            restarted[0] += 1
-            return True
-        return False
-
+def _run_machine(search: _Search, report_dir: Path | None) -> SequenceRun:
+    """Let Hypothesis generate and shrink sequences until one fails or the budget is spent."""
+    target, profile = search.target, search.profile
     machine = build_machine(
         target,
-        new_driver,
+        search.new_driver,
         # An agent the suite did not start (--agent-url) cannot be restarted: no restart steps.
         profile.restarts_per_example if target.harness.config.restartable else 0,
         profile.restart_odds,
-        on_failure,
-        may_restart,
-        may_step,
+        search.on_failure,
+        search.may_restart,
+        search.may_step,
     )
 
     def factory() -> RuleBasedStateMachine:
@@ -362,47 +432,22 @@ def run_sequences(
     )
     try:
         # Hypothesis calls the factory; its annotation names only a state machine class.
-        run_state_machine_as_test(cast("type[RuleBasedStateMachine]", seed(chosen)(factory)), settings=config)
+        run_state_machine_as_test(
+            cast("type[RuleBasedStateMachine]", seed(search.seed)(factory)), settings=config
+        )
     # Flaky: a failure Hypothesis saw did not fail again when it replayed it (a bug that depends on
     # timing or on what ran before); what was seen stands, and minimize() replays it once more.
     except (ShrinkBudgetSpent, Flaky):
-        if not smallest:
+        if not search.smallest:
             raise
-        _, steps, exc = smallest[0]
-        found = minimize(target, steps, exc, deadline=shrink_deadline())
-        return SequenceRun(
-            profile.name,
-            chosen,
-            examples[0],
-            str(found),
-            found.steps,
-            rule=found.rule,
-            steps_run=steps_run[0],
-        )
+        _, steps, exc = search.smallest
+        return search.failed(steps, exc)
     except BudgetSpent:
         pass
     except SequenceFailure as exc:
-        driver: Driver = last["driver"]
-        found = minimize(target, driver.steps, exc, deadline=shrink_deadline())
-        return SequenceRun(
-            profile.name,
-            chosen,
-            examples[0],
-            str(found),
-            found.steps,
-            rule=found.rule,
-            steps_run=steps_run[0],
-        )
-    return SequenceRun(
-        profile.name,
-        chosen,
-        examples[0],
-        None,
-        [],
-        dry_examples=dry[0],
-        steps_run=steps_run[0],
-        budget_spent=over_budget(),
-    )
+        assert search.last_driver is not None  # the failing example's driver
+        return search.failed(search.last_driver.steps, exc)
+    return search.passed(budget_spent=search.over_budget())
 
 
 @dataclass
