@@ -211,7 +211,8 @@ class Runtime:
         return self._portal.call(self._checked, self.checked_revision(), func, *args)
 
     def checked_revision(self) -> Revision:
-        return self.revision or revisions.current()
+        """The run's revision; before it is chosen, the one its caller checks, else the target's default."""
+        return self.revision or revisions.checked() or revisions.get(revisions.default(self.config.target))
 
     async def _checked(self, revision: Revision, func: Any, *args: Any) -> Any:
         token = revisions.checking(revision)

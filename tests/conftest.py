@@ -176,14 +176,14 @@ def outcome_diff(expected: dict[str, str], got: dict[str, str]) -> str:
 
 @contextmanager
 def revision_kept() -> Iterator[None]:
-    """A run in this process picks its own spec revision; the tests' process keeps its own."""
+    """A run in this process picks its own spec revision; the tests' process keeps its own (or none)."""
     from conformance.core import revisions
 
-    checked = revisions.current().name
+    token = revisions.checking(revisions.checked())
     try:
         yield
     finally:
-        revisions.use(checked)
+        revisions.reset(token)
 
 
 def direct_run(*args: str, cases: list[str] | None = None, report_dir: Path | None = None) -> Run:

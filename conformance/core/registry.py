@@ -87,10 +87,12 @@ class Case:
 
 
 def target_of_module(module: str) -> str:
-    """A case's target is the package it is declared in (conformance.cases.acp.identity -> "acp"); a
-    flat case folder of the user's own (cases/x.py) holds ACP cases."""
+    """A case's target is the package it is declared in: conformance.cases.acp.identity -> "acp",
+    a distribution's toy_target.cases.toy.status -> "toy"."""
     package = module.rpartition(".")[0].rpartition(".")[2]
-    return "acp" if package in ("", "cases") or package.startswith("conformance_cases_") else package
+    if package in ("", "cases"):
+        raise ValueError(f"case module {module!r} is in no target's folder: put it in cases/<target>/")
+    return package
 
 
 class DuplicateCaseError(Exception):

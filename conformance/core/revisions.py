@@ -21,9 +21,9 @@ from conformance.core.registry import SpecRef
 from conformance.core.traceability import Revision, load_revision, revision_files
 
 __all__ = [
-    "DEFAULT",
     "available",
     "canonical",
+    "checked",
     "checking",
     "current",
     "default",
@@ -38,7 +38,6 @@ __all__ = [
     "word",
 ]
 
-DEFAULT = "rfd-2026-10-26"
 # The revision the running case checks: set by the runtime around each case (its run's own, never
 # the process's), copied into the worker threads the case uses.
 _CHECKED: contextvars.ContextVar[Revision | None] = contextvars.ContextVar("checked_revision", default=None)
@@ -66,7 +65,7 @@ def requirement(revision: str, key: str) -> SpecRef:
     return SpecRef(found.source, found.section, found.sentence)
 
 
-def checking(revision: Revision) -> contextvars.Token:
+def checking(revision: Revision | None) -> contextvars.Token:
     """Check ``revision`` in this context (the runtime, around a case); undone by :func:`reset`."""
     return _CHECKED.set(revision)
 
@@ -83,9 +82,20 @@ def use(name: str) -> Revision:
     return revision
 
 
+def checked() -> Revision | None:
+    """The revision checked in this context, if any."""
+    return _CHECKED.get()
+
+
 def current() -> Revision:
-    """The revision checked in this context: the running case's run's, else the default."""
-    return _CHECKED.get() or get(DEFAULT)
+    """The revision checked in this context: the running case's run's (or the one a tool chose with
+    :func:`use`)."""
+    checked = _CHECKED.get()
+    if checked is None:
+        raise LookupError(
+            "no spec revision is checked here: a run sets its own, a tool calls revisions.use()"
+        )
+    return checked
 
 
 def spec_of(
@@ -96,12 +106,12 @@ def spec_of(
     ``rule``, the sentence of that rule of the case; with ``key``, the sentence the revision names
     for a finding of the harness's own (an unanswered request, a broken envelope) whichever case
     it arrived in."""
-    checked = get(revision) if revision else current()
+    checked = get(revision) if revision else _CHECKED.get() or get(default(case.target))
     if key is not None and (found := checked.by_key(key)) is not None:
         return SpecRef(found.source, found.section, found.sentence, checked.url_for(found))
     req = checked.spec_for(case.id, rule)
     if req is None or (req.source, req.sentence) == (case.spec.source, case.spec.sentence):
-        home = checked if req is not None else get(DEFAULT)
+        home = checked if req is not None else get(default(case.target))
         own = home.quoting(case.spec.source, case.spec.sentence)
         return replace(case.spec, url=home.url_for(own) if own else "")
     return SpecRef(req.source, req.section, req.sentence, checked.url_for(req))
@@ -135,8 +145,12 @@ def foreign(value: object) -> str | None:
 
 
 def default(target: str) -> str:
-    """The revision a target's run checks when none is chosen or detected."""
-    return DEFAULT if get(DEFAULT).target == target else available(target)[0]
+    """The revision a target's run checks when none is chosen or detected: the one its revision
+    files mark ``default = true``, else its only (or first) one."""
+    names = available(target)
+    if not names:
+        raise KeyError(f"no spec revision maps the cases of target {target!r}")
+    return next((n for n in names if get(n).default), names[0])
 
 
 def detect(value: object, target: str) -> tuple[str, str]:

@@ -123,7 +123,9 @@ class Revision:
     schema: str = ""
     schema_definitions: tuple[str, ...] = ()
     not_part: dict[str, str] = field(default_factory=dict)  # case id -> why it is not part of it
-    target: str = "acp"  # the system whose cases it maps: acp, mcp or http
+    target: str = ""  # the system whose cases it maps (acp, mcp, http, or another target's name)
+    # The revision its target's runs check when none is chosen or detected (one per target).
+    default: bool = False
     # The protocol's wire revisions its cases have been run over, where the protocol has several.
     wire_revisions: tuple[str, ...] = ()
 
@@ -227,7 +229,8 @@ def load_revision(name: str, folder: Path | None = None) -> Revision:
         schema=meta.get("schema", ""),
         schema_definitions=tuple(meta.get("schema_definitions", ())),
         not_part=dict(meta.get("not_part", {})),
-        target=meta.get("target", "acp"),
+        target=meta["target"],
+        default=bool(meta.get("default", False)),
         wire_revisions=tuple(meta.get("wire_revisions", ())),
     )
 

@@ -39,8 +39,10 @@ def is_case_file(path: Path) -> bool:
         return False
 
 
-def import_case_module(path: Path) -> str:
-    """Import a case module once, under the package name it has when installed."""
+def import_case_module(path: Path, target: str | None) -> str:
+    """Import a case module once, under the package name it has when installed. A case folder of
+    the user's own names its target (cases/mcp/x.py); a flat one (cases/x.py) holds cases of
+    ``target``, the one the run certifies."""
     package_dir = path.parent
     for package, folder in case_packages().items():  # the suite's own cases, and other targets'
         if path.resolve().is_relative_to(folder.resolve()):
@@ -48,8 +50,8 @@ def import_case_module(path: Path) -> str:
             name = ".".join((package, *parts))
             importlib.import_module(name)
             return name
-    # A case folder of the user's own: its folder name is the case's package (acp, mcp, http).
-    name = f"conformance_cases_{zlib.crc32(str(package_dir).encode()):08x}.{package_dir.name}.{path.stem}"
+    folder = target if package_dir.name == "cases" and target is not None else package_dir.name
+    name = f"conformance_cases_{zlib.crc32(str(package_dir).encode()):08x}.{folder}.{path.stem}"
     if name not in sys.modules:
         spec = importlib.util.spec_from_file_location(name, path)
         assert spec is not None and spec.loader is not None
@@ -61,9 +63,9 @@ def import_case_module(path: Path) -> str:
 
 class CaseModule(pytest.File):
     def collect(self):
-        module = import_case_module(self.path)
         agent = self.config.stash.get(AGENT, None)
         target = agent.target if agent is not None else None  # a run certifies one system
+        module = import_case_module(self.path, target)
         for case in [c for c in CASES.values() if c.module == module and target in (None, c.target)]:
             yield CaseItem.from_parent(self, name=case.id, case=case)
 
@@ -95,7 +97,7 @@ class CaseItem(pytest.Item):
         # Allure labels (read by allure-pytest from these marks when --alluredir is given).
         self.add_marker(pytest.mark.allure_label(SEVERITY[case.level.value], label_type="severity"))
         self.add_marker(pytest.mark.allure_label(case.area, label_type="epic"))
-        revision = self.config.stash.get(REVISION, revisions.DEFAULT)
+        revision = self.config.stash.get(REVISION, None) or revisions.default(case.target)
         self.add_marker(pytest.mark.allure_label(revision, label_type="tag"))
         spec = revisions.spec_of(case, revision=revision)
         self.add_marker(pytest.mark.allure_label(spec.section, label_type="feature"))

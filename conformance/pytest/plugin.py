@@ -575,7 +575,7 @@ def _selection(config: pytest.Config, report: RunReport, stopped: str | bool | N
     for folder in folders:
         for path in sorted(folder.rglob("*.py")):
             if is_case_file(path):
-                module = import_case_module(path)
+                module = import_case_module(path, report.target)
                 every |= {c.id for c in CASES.values() if c.module == module and c.target == report.target}
     return selection_record(
         every,

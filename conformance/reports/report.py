@@ -148,9 +148,9 @@ class RunReport:
     secrets: list[str] = field(default_factory=list)
     written: dict[str, Any] | None = None  # the body of the last report.json written
     baseline: BaselineResult | None = None
-    revision: str = revisions.DEFAULT  # the spec revision checked
+    revision: str = ""  # the spec revision checked
     revision_why: str = "the default revision"
-    target: str = "acp"  # a registered target's name
+    target: str = ""  # a registered target's name
     subject: str = "session/status"  # what is certified, as the target names it
     # Whether the target advertises its status method, and where (as its protocol spells it);
     # set from the target's driver once it has said (describe_target), None until then.

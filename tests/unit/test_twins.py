@@ -4,6 +4,8 @@ only when it comes again with the roles and the creation order swapped."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 
 from conformance.core.config import UsageError
@@ -21,6 +23,17 @@ from conformance.targets.acp.twins import (
 )
 
 IN, OUT = Fate("active"), Fate("inactive")
+
+
+@pytest.fixture(autouse=True)
+def rfd_words() -> Iterator[None]:
+    """Fates speak the checked revision's words: these judgements are the RFD's."""
+    from conformance.core import revisions
+    from tests.conftest import revision_kept
+
+    with revision_kept():
+        revisions.use("rfd-2026-10-26")
+        yield
 
 
 def round_of(layout: tuple[bool, ...], fates: list[Fate]) -> Round:
