@@ -88,3 +88,28 @@ def test_pyargs_without_an_agent_certifies_the_reference(pytester: pytest.Pytest
         )
     assert result.ret == 0, result.stdout.str()[-2000:]
     assert "PARTIAL: 1 of" in result.stdout.str()
+
+
+OWN_CASE = '''
+from conformance.core.registry import Level, SpecRef, case
+
+
+@case("own.flat.folder", level=Level.MAY, spec=SpecRef("own", "Own", "An own sentence."), needs=("heartbeat",))
+async def own_flat_folder(target, details) -> None:
+    """A case of the user's own, in a flat cases/ folder."""
+'''
+
+
+def test_a_flat_case_folder_of_ones_own_holds_cases_of_the_runs_target(pytester: pytest.Pytester) -> None:
+    """cases/x.py beside no target folder: its cases are the target's the run certifies (a folder
+    cases/<target>/ names its own), never a target chosen for it."""
+    from conformance.core.registry import CASES
+
+    own = pytester.mkdir("cases")
+    (own / "own_flat.py").write_text(OWN_CASE)
+    with revision_kept():
+        result = pytester.runpytest_inprocess(
+            str(own), "--target", "mcp", "--collect-only", "-q", "-p", "no:cacheprovider"
+        )
+    assert "own_flat.py::own.flat.folder" in result.stdout.str(), result.stdout.str()[-2000:]
+    assert CASES.pop("own.flat.folder").target == "mcp"
