@@ -344,10 +344,44 @@ class Driver:
         sid = self.sid(ref)
         params = {"sessionId": sid}
         side = max(step.times, 1)
+        mark = self.t.peer.transcript.mark()
+        reply, replies, arrived = await self._race_calls(step, params, side)
+        notes = self._charged(self.t.peer.notifications_since(mark), sid)
+        if step.during in ("reopen", "prompt"):
+            # A resume (load) replays the session's history and a prompt streams its turn: updates
+            # about the session in this window are theirs, not status's.
+            notes = []
+        answers = [self._status_answer(step, r) for r in replies if r is not None]
+        step.answer = f"{step.during}: {'ok' if reply.ok else f'error {reply.code}'}; status: " + ", ".join(
+            _short(a) for a in answers
+        )
+        if notes:
+            step.answer += await self._judge_notifications(step, params, notes)
+        await self._race_moves(step, ref, reply, was_held)
+        after = self.model.allowed(ref)
+        for answer in answers:
+            await self._judge_answer(step, ref, answer, before | after)
+        # Which side of the lifecycle call each answer saw is unknown: no claim is kept, and an
+        # eviction is judged by the steps after, not here. But a status call sent after the close,
+        # whose answer `inactive` came after the close's own, is a lone status call's after the
+        # close: nothing but status calls came since, so a session that reads active later was
+        # loaded by status (status-loads), not left in memory by the close.
+        later = arrived[arrived.index(None) + 1 :] if None in arrived else []
+        closed = step.during == "close" and reply.ok
+        seen_closed = any(i is not None and i >= side and answers[i] == INACTIVE for i in later)
+        session.claimed = INACTIVE if closed and seen_closed else None
+        self._statused_while_held.discard(ref)
+
+    async def _race_calls(
+        self, step: Step, params: dict[str, Any], side: int
+    ) -> tuple[Reply, list[Reply | None], list[int | None]]:
+        """``side`` status calls, the lifecycle call, ``side`` more, all in flight together: the
+        lifecycle call's reply, the status replies in the order sent, and the calls in the order
+        their answers came (None: the lifecycle call)."""
+        sid = params["sessionId"]
         lifecycle: dict[str, Reply] = {}
         replies: list[Reply | None] = [None] * (2 * side)
-        arrived: list[int | None] = []  # the calls in the order their answers came (None: the lifecycle call)
-        mark = self.t.peer.transcript.mark()
+        arrived: list[int | None] = []
 
         async def ask(i: int) -> None:
             replies[i] = await self.t.call("session/status", params)
@@ -368,19 +402,12 @@ class Driver:
             tg.start_soon(act)
             for i in range(side, 2 * side):
                 tg.start_soon(ask, i)
-        reply = lifecycle["reply"]
-        notes = self._charged(self.t.peer.notifications_since(mark), sid)
-        if step.during in ("reopen", "prompt"):
-            # A resume (load) replays the session's history and a prompt streams its turn: updates
-            # about the session in this window are theirs, not status's.
-            notes = []
-        answers = [self._status_answer(step, r) for r in replies if r is not None]
-        step.answer = f"{step.during}: {'ok' if reply.ok else f'error {reply.code}'}; status: " + ", ".join(
-            _short(a) for a in answers
-        )
-        if notes:
-            step.answer += await self._judge_notifications(step, params, notes)
-        # The lifecycle call's own answer moves the model, as the lone call's step would.
+        return lifecycle["reply"], replies, arrived
+
+    async def _race_moves(self, step: Step, ref: str, reply: Reply, was_held: bool) -> None:
+        """The race's lifecycle call moves the model by its own answer, as the lone call's step
+        would."""
+        session = self.model.sessions[ref]
         if step.during == "close":
             if was_held and not reply.ok and reply.code != NOT_FOUND:
                 self.cannot(step, f"session/close of a live session failed: {reply.describe()}")
@@ -410,19 +437,6 @@ class Driver:
             if reply.ok:
                 session.created = True
                 self.model.resumed(ref)
-        after = self.model.allowed(ref)
-        for answer in answers:
-            await self._judge_answer(step, ref, answer, before | after)
-        # Which side of the lifecycle call each answer saw is unknown: no claim is kept, and an
-        # eviction is judged by the steps after, not here. But a status call sent after the close,
-        # whose answer `inactive` came after the close's own, is a lone status call's after the
-        # close: nothing but status calls came since, so a session that reads active later was
-        # loaded by status (status-loads), not left in memory by the close.
-        later = arrived[arrived.index(None) + 1 :] if None in arrived else []
-        closed = step.during == "close" and reply.ok
-        seen_closed = any(i is not None and i >= side and answers[i] == INACTIVE for i in later)
-        session.claimed = INACTIVE if closed and seen_closed else None
-        self._statused_while_held.discard(ref)
 
     async def _loaded_by_status(self, ref: str, session: Any, called_inactive: bool = False) -> bool:
         """A released session status now calls active: did a status call load it? Yes if status
