@@ -67,6 +67,7 @@ class Run:
         declaration = named(config.target)
         report = RunReport.for_run(config, strict=strict, noun=declaration.noun)
         report.target, report.subject = config.target, declaration.subject
+        report.takes_prompts = bool(getattr(declaration, "takes_prompts", False))
         return cls(config, strict, report)
 
     def runtime(self, revision: str | None = None) -> Runtime:

@@ -534,8 +534,8 @@ class Runtime:
 def reproduction(
     handshake: list[Entry],
     entries: list[Entry],
-    handshakes: tuple[str, ...] = ("initialize", "server/discover"),
-    opens: str | None = "session/new",
+    handshakes: tuple[str, ...],
+    opens: str | None,
 ) -> list[dict[str, Any]]:
     """The case's requests as segments to pipe into the agent: one per agent process (the case's
     restarts start new ones, in the same working directory) and one per extra connection, each

@@ -46,6 +46,7 @@ async def model_based_sequences(acp: AcpTarget, details: dict) -> None:
             profile=run.profile,
             failure=run.failure,
             steps=steps,
+            target=acp.name,
             config=config,
         )
         details["replay_file"] = str(path)

@@ -45,7 +45,7 @@ def write_replay(
     profile: str,
     failure: str,
     steps: list[dict[str, Any]],
-    target: str = "acp",
+    target: str,
     extra_agent: dict[str, Any] | None = None,
     fuzz_input: dict[str, Any] | None = None,
     config: Any = None,

@@ -52,8 +52,8 @@ class MatrixError(Exception):
 
 
 def _label(report: dict[str, Any], path: Path) -> str:
-    """The agent's own name and version, then what was run: the target, its transport, and for
-    ACP the protocol version (so a v1 and a v2 run of one agent read apart)."""
+    """The agent's own name and version, then what was run: the target, its transport, and a
+    numbered protocol version (so ACP's v1 and v2 runs of one agent read apart)."""
     agent = report.get("agent", {})
     info = agent.get("agentInfo")
     if isinstance(info, dict) and isinstance(info.get("name"), str):
@@ -65,8 +65,8 @@ def _label(report: dict[str, Any], path: Path) -> str:
 
 def _how(report: dict[str, Any]) -> str:
     agent = report.get("agent", {})
-    parts = [str(report.get("target") or "acp"), str(agent.get("transport") or "stdio")]
-    if report.get("target", "acp") == "acp" and agent.get("protocolVersion") is not None:
+    parts = [str(report.get("target") or "?"), str(agent.get("transport") or "stdio")]
+    if isinstance(agent.get("protocolVersion"), int):  # a numbered protocol version (ACP's 1 or 2)
         parts.append(f"v{agent['protocolVersion']}")
     wire = report.get("wire")
     if isinstance(wire, dict) and wire.get("revision"):

@@ -152,6 +152,8 @@ class RunReport:
     revision_why: str = "the default revision"
     target: str = ""  # a registered target's name
     subject: str = "session/status"  # what is certified, as the target names it
+    # Its system takes turns that cost model calls (ACP's prompts): the run counts them.
+    takes_prompts: bool = False
     # Whether the target advertises its status method, and where (as its protocol spells it);
     # set from the target's driver once it has said (describe_target), None until then.
     advertised: bool | None = None
@@ -203,6 +205,7 @@ class RunReport:
         self.agent, self.target, self.subject = dict(init), target.name, target.subject
         self.spec_sources = dict(getattr(target, "spec_sources", {}))
         self.noun = getattr(target, "noun", self.noun)
+        self.takes_prompts = bool(getattr(target, "takes_prompts", False))
         if self.embedded:
             command, url = ("--" + o.replace("_", "-") for o in (target.command_option, target.url_option))
             self.next_step = (
@@ -490,7 +493,7 @@ class RunReport:
     def cost_line(self) -> str:
         """What the run cost: its prompts (model calls, for a real agent) and its wall time."""
         wall = f"wall time: {time.time() - self.started:.0f} s"
-        if self.target != "acp":  # no turns: the HTTP target's chats reach the suite's own fake model
+        if not self.takes_prompts:  # its system takes no turns that cost model calls
             return wall
         sent = self.prompts_sent()
         limit = f" of at most {self.max_prompts} (--max-prompts)" if self.max_prompts is not None else ""

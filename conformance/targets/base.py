@@ -148,6 +148,8 @@ class Target(Protocol):
     name: ClassVar[str]  # "acp", "mcp", "http": --target's value and the package of its cases
     subject: ClassVar[str]  # what is certified, for people: "ACP session/status"
     noun: ClassVar[str]  # what its verdicts call the system under test: "agent", "server", "service"
+    # A declaration may also say `takes_prompts: ClassVar[bool] = True`: its system takes turns that
+    # cost model calls (ACP's prompts), which a run counts and --max-prompts caps.
     status_method: ClassVar[str]  # how its status request shows in transcripts ("session/status")
     status_need: ClassVar[str]  # the capability that status cases need
     option_group: ClassVar[str]  # the heading of its options in --help

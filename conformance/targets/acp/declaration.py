@@ -28,6 +28,8 @@ class Acp:
     name: ClassVar[str] = AcpTarget.name
     subject: ClassVar[str] = "ACP session/status"
     noun: ClassVar[str] = "agent"
+    # A prompt is a turn, a model call for a real agent: a run counts them (--max-prompts).
+    takes_prompts: ClassVar[bool] = True
     status_method: ClassVar[str] = AcpTarget.status_method
     status_need: ClassVar[str] = AcpTarget.status_need
     driver: ClassVar[Callable[[Harness], Driver]] = AcpTarget
