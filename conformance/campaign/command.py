@@ -464,83 +464,27 @@ def _words_of(case_id: str) -> ExpressionMatcher:
     return matches
 
 
-def main(argv: list[str]) -> int:
-    from conformance.core.config import UsageError
-    from conformance.core.options import add_arguments
-    from conformance.targets import TARGETS, chosen
+class _Refused(Exception):
+    """A command line the campaign refuses: ``message`` follows "error: " (None: argparse has
+    already said why)."""
 
+    def __init__(self, message: str | None) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+def main(argv: list[str]) -> int:
     parser = build_parser()
     args, rest = parser.parse_known_args(argv)
     try:
-        import matplotlib  # noqa: F401
-        import rich  # noqa: F401
-    except ImportError as exc:
-        print(
-            f"error: campaigns need {exc.name}, in the suite's campaign extra: pip install -e '.[campaign]' in "
-            "the suite's checkout (or pip install './session-status-conformance[campaign]' beside a clone)",
-            file=sys.stderr,
-        )
-        return USAGE
-    try:
-        duration, round_seconds = parse_duration(args.duration), parse_duration(args.round)
-    except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return USAGE
-    if args.workers < 1:
-        print("error: --workers must be at least 1", file=sys.stderr)
-        return USAGE
-    for word in ("-m", "--profile", "--seed", "--report-dir", "-n"):
-        if word in rest:
-            print(
-                f"error: {word} is the campaign's to choose; it runs every sequence and fuzz case",
-                file=sys.stderr,
-            )
-            return USAGE
-    run_parser = argparse.ArgumentParser(prog=f"{COMMAND} campaign", add_help=False)
-    add_arguments(run_parser, TARGETS)
-    try:
-        values = vars(run_parser.parse_args(rest))
-    except SystemExit:
-        return USAGE
-    target = chosen(values).name
-    cases = campaign_cases(target)
-    if not cases:
-        print(
-            f"error: the {target} target has no sequence or fuzz cases to run a campaign on", file=sys.stderr
-        )
-        return USAGE
-    if args.keyword:
-        from _pytest.mark.expression import Expression
-
-        try:
-            expression = Expression.compile(args.keyword)
-        except SyntaxError as exc:
-            print(f"error: -k {args.keyword!r}: {exc}", file=sys.stderr)
-            return USAGE
-        try:
-            cases = [c for c in cases if expression.evaluate(_words_of(c))]
-        except _CallInKeyword:
-            print(
-                f"error: -k {args.keyword!r}: keyword expressions take no call parameters, as in pytest",
-                file=sys.stderr,
-            )
-            return USAGE
-        if not cases:
-            print(
-                f"error: -k {args.keyword!r} selects none of {', '.join(campaign_cases(target))}",
-                file=sys.stderr,
-            )
-            return USAGE
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
-    folder = Path(args.report_dir or Path("reports") / f"campaign-{target}-{stamp}").absolute()
-    folder.mkdir(parents=True, exist_ok=True)
-    db = args.db or str(folder / "examples")
-    from conformance.core.examples_db import open_database
-
-    try:
-        open_database(db, local=folder / "examples-local")  # an unreachable Redis ends it here
-    except UsageError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        _check_extras()
+        duration, round_seconds = _durations(args)
+        target = _target_of(rest)
+        cases = _selected_cases(target, args.keyword)
+        folder, db = _folder_and_database(args, target)
+    except _Refused as refused:
+        if refused.message is not None:
+            print(f"error: {refused.message}", file=sys.stderr)
         return USAGE
     campaign = Campaign(
         target=target,
@@ -558,3 +502,82 @@ def main(argv: list[str]) -> int:
         file=sys.stderr,
     )
     return campaign.run()
+
+
+def _check_extras() -> None:
+    try:
+        import matplotlib  # noqa: F401
+        import rich  # noqa: F401
+    except ImportError as exc:
+        raise _Refused(
+            f"campaigns need {exc.name}, in the suite's campaign extra: pip install -e '.[campaign]' in "
+            "the suite's checkout (or pip install './session-status-conformance[campaign]' beside a clone)"
+        ) from None
+
+
+def _durations(args: argparse.Namespace) -> tuple[float, float]:
+    """The campaign's duration and a round's longest slice, in seconds (and --workers checked)."""
+    try:
+        duration, round_seconds = parse_duration(args.duration), parse_duration(args.round)
+    except ValueError as exc:
+        raise _Refused(str(exc)) from None
+    if args.workers < 1:
+        raise _Refused("--workers must be at least 1")
+    return duration, round_seconds
+
+
+def _target_of(rest: list[str]) -> str:
+    """The target the run options choose (the words the campaign's own parser left); the options
+    that choose what a round runs are the campaign's."""
+    from conformance.core.options import add_arguments
+    from conformance.targets import TARGETS, chosen
+
+    for word in ("-m", "--profile", "--seed", "--report-dir", "-n"):
+        if word in rest:
+            raise _Refused(f"{word} is the campaign's to choose; it runs every sequence and fuzz case")
+    run_parser = argparse.ArgumentParser(prog=f"{COMMAND} campaign", add_help=False)
+    add_arguments(run_parser, TARGETS)
+    try:
+        values = vars(run_parser.parse_args(rest))
+    except SystemExit:
+        raise _Refused(None) from None
+    return chosen(values).name
+
+
+def _selected_cases(target: str, keyword: str | None) -> list[str]:
+    """The target's sequence and fuzz cases that -k selects (all without it)."""
+    cases = campaign_cases(target)
+    if not cases:
+        raise _Refused(f"the {target} target has no sequence or fuzz cases to run a campaign on")
+    if not keyword:
+        return cases
+    from _pytest.mark.expression import Expression
+
+    try:
+        expression = Expression.compile(keyword)
+    except SyntaxError as exc:
+        raise _Refused(f"-k {keyword!r}: {exc}") from None
+    try:
+        cases = [c for c in cases if expression.evaluate(_words_of(c))]
+    except _CallInKeyword:
+        raise _Refused(f"-k {keyword!r}: keyword expressions take no call parameters, as in pytest") from None
+    if not cases:
+        raise _Refused(f"-k {keyword!r} selects none of {', '.join(campaign_cases(target))}")
+    return cases
+
+
+def _folder_and_database(args: argparse.Namespace, target: str) -> tuple[Path, str]:
+    """The campaign's folder, made, and its example database, opened once: an unreachable Redis
+    ends the campaign before any round starts."""
+    from conformance.core.config import UsageError
+    from conformance.core.examples_db import open_database
+
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
+    folder = Path(args.report_dir or Path("reports") / f"campaign-{target}-{stamp}").absolute()
+    folder.mkdir(parents=True, exist_ok=True)
+    db = args.db or str(folder / "examples")
+    try:
+        open_database(db, local=folder / "examples-local")
+    except UsageError as exc:
+        raise _Refused(str(exc)) from None
+    return folder, db
