@@ -434,11 +434,17 @@ class RunReport:
                 "seed": self.seed,
                 **({"given": self.given} if self.given else {}),
             },
-            "prompts": {
-                "sent": self.prompts_sent(),
-                "limit": self.max_prompts,
-                "notSent": self.without_turn(),
-            },
+            **(
+                {
+                    "prompts": {
+                        "sent": self.prompts_sent(),
+                        "limit": self.max_prompts,
+                        "notSent": self.without_turn(),
+                    }
+                }
+                if self.takes_prompts
+                else {}
+            ),
             "verdict": {
                 "label": self.label(),
                 "exitCode": v.exit_code,
