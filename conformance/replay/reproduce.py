@@ -73,89 +73,115 @@ def pipe_segments(
 def _pipe(
     segment: dict[str, Any], command: list[str], cwd: str, timeout: float, renamed: dict[str, str]
 ) -> Exchange:
-    proc = subprocess.Popen(
-        command, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
-    )
-    assert proc.stdin is not None and proc.stdout is not None
-    exchange = Exchange()
-    answers: dict[str, dict[str, Any]] = {}
-    # The agent's own requests (permission, files), in the order it sent them. A fresh agent numbers
-    # them from its start, the recorded run from the shared agent's: each recorded answer goes to
-    # the oldest request not answered yet, under that request's id.
-    asked: list[Any] = []
-    replied = 0
-    arrived = threading.Condition()
+    agent = _PipedAgent(command, cwd, timeout)
+    recorded = list(segment.get("sessionIds") or [])
+    waits = set(segment.get("waits", range(len(segment["lines"]))))
+    requests: list[Any] = []
+    try:
+        for n, line in enumerate(segment["lines"]):
+            line = _respelled(line, renamed)
+            frame = _parsed(line)
+            if frame is not None and "id" in frame and "method" not in frame:  # an answer to the agent
+                line = agent.readdressed(frame, line)
+            agent.send(line)
+            if frame is None or "id" not in frame or "method" not in frame:
+                continue  # a notification, an answer to the agent, or a line malformed on purpose
+            requests.append(frame["id"])
+            if n not in waits:
+                continue  # it overlapped the lines after it when the case ran
+            answer = agent.answer_to(frame["id"])
+            if answer is not None and frame.get("method") == "session/new" and recorded:
+                _learn_session_id(answer, recorded, renamed)
+            if agent.proc.poll() is not None:
+                break
+        agent.exchange.unanswered = [i for i in requests if agent.answer_to(i) is None]
+    except (BrokenPipeError, OSError):
+        pass
+    finally:
+        agent.stop()
+    return agent.exchange
 
-    def read() -> None:
-        assert proc.stdout is not None
-        for raw in proc.stdout:
+
+def _learn_session_id(answer: dict[str, Any], recorded: list[str], renamed: dict[str, str]) -> None:
+    """A session/new's answer: the next recorded session id is the fresh agent's from now on."""
+    result = answer.get("result")
+    fresh = result.get("sessionId") if isinstance(result, dict) else None
+    if isinstance(fresh, str):
+        renamed[recorded.pop(0)] = fresh
+
+
+class _PipedAgent:
+    """A fresh agent process on stdio, and what it writes back, read on a thread of its own: its
+    answers by id, and its own requests (permission, files) in the order it sent them."""
+
+    def __init__(self, command: list[str], cwd: str, timeout: float) -> None:
+        self.proc = subprocess.Popen(
+            command, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+        )
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.timeout = timeout
+        self.exchange = Exchange()
+        self.answers: dict[str, dict[str, Any]] = {}
+        # A fresh agent numbers its requests from its start, the recorded run from the shared
+        # agent's: each recorded answer goes to the oldest request not answered yet, under that
+        # request's id.
+        self.asked: list[Any] = []
+        self.replied = 0
+        self.arrived = threading.Condition()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for raw in self.proc.stdout:
             line = raw.decode("utf-8", "replace").rstrip("\n")
-            with arrived:
-                exchange.received.append(line)
+            with self.arrived:
+                self.exchange.received.append(line)
                 try:
                     frame = json.loads(line)
                 except ValueError:
                     continue
                 if isinstance(frame, dict) and "id" in frame:
                     if "method" in frame:
-                        asked.append(frame["id"])
+                        self.asked.append(frame["id"])
                     else:
-                        answers[json.dumps(frame["id"])] = frame
-                arrived.notify_all()
+                        self.answers[json.dumps(frame["id"])] = frame
+                self.arrived.notify_all()
 
-    reader = threading.Thread(target=read, daemon=True)
-    reader.start()
-    recorded = list(segment.get("sessionIds") or [])
-    waits = set(segment.get("waits", range(len(segment["lines"]))))
-    requests: list[Any] = []
-
-    def answer_to(frame_id: Any) -> dict[str, Any] | None:
+    def answer_to(self, frame_id: Any) -> dict[str, Any] | None:
         key = json.dumps(frame_id)
-        with arrived:
-            arrived.wait_for(lambda: key in answers or proc.poll() is not None, timeout)
-        return answers.get(key)
+        with self.arrived:
+            self.arrived.wait_for(lambda: key in self.answers or self.proc.poll() is not None, self.timeout)
+        return self.answers.get(key)
 
-    try:
-        for n, line in enumerate(segment["lines"]):
-            line = _respelled(line, renamed)
-            frame = _parsed(line)
-            if frame is not None and "id" in frame and "method" not in frame:  # an answer to the agent:
-                with arrived:  # only once the agent has asked
-                    arrived.wait_for(lambda r=replied: len(asked) > r or proc.poll() is not None, timeout)
-                    if len(asked) > replied:
-                        line = json.dumps(
-                            {**frame, "id": asked[replied]}, ensure_ascii=False, separators=(",", ":")
-                        )
-                        replied += 1
-            exchange.sent.append(line)
-            proc.stdin.write(line.encode("utf-8", "surrogatepass") + b"\n")
-            proc.stdin.flush()
-            if frame is None or "id" not in frame or "method" not in frame:
-                continue  # a notification, an answer to the agent, or a line malformed on purpose
-            requests.append(frame["id"])
-            if n not in waits:
-                continue  # it overlapped the lines after it when the case ran
-            answer = answer_to(frame["id"])
-            if answer is not None and frame.get("method") == "session/new" and recorded:
-                result = answer.get("result")
-                fresh = result.get("sessionId") if isinstance(result, dict) else None
-                if isinstance(fresh, str):
-                    renamed[recorded.pop(0)] = fresh
-            if proc.poll() is not None:
-                break
-        exchange.unanswered = [i for i in requests if answer_to(i) is None]
-    except (BrokenPipeError, OSError):
-        pass
-    finally:
+    def readdressed(self, frame: dict[str, Any], line: str) -> str:
+        """A recorded answer to one of the agent's requests, sent only once the agent has asked,
+        under the id of its oldest request not answered yet (the line as it was if it never asks)."""
+        with self.arrived:
+            self.arrived.wait_for(
+                lambda: len(self.asked) > self.replied or self.proc.poll() is not None, self.timeout
+            )
+            if len(self.asked) > self.replied:
+                line = json.dumps(
+                    {**frame, "id": self.asked[self.replied]}, ensure_ascii=False, separators=(",", ":")
+                )
+                self.replied += 1
+        return line
+
+    def send(self, line: str) -> None:
+        assert self.proc.stdin is not None
+        self.exchange.sent.append(line)
+        self.proc.stdin.write(line.encode("utf-8", "surrogatepass") + b"\n")
+        self.proc.stdin.flush()
+
+    def stop(self) -> None:
         time.sleep(0.05)  # a last notification or answer still on its way
-        proc.terminate()
+        self.proc.terminate()
         try:
-            proc.wait(timeout=5)
+            self.proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        exchange.exit_code = proc.returncode
-    return exchange
+            self.proc.kill()
+            self.proc.wait()
+        self.exchange.exit_code = self.proc.returncode
 
 
 def _respelled(line: str, renamed: dict[str, str]) -> str:
