@@ -166,6 +166,54 @@ def _near(path: Path) -> str:
 TRANSPORTS = ("stdio", "websocket", "http")
 
 
+def _chosen_transport(
+    agent: str | None,
+    url: str | None,
+    transport: str,
+    fixed_transport: str | None,
+    agent_option: str,
+    url_option: str,
+) -> str:
+    """The transport the run speaks: a URL's scheme decides, and a target that has one transport
+    only (``fixed_transport``) decides above all."""
+    if transport not in TRANSPORTS:
+        raise UsageError(f"--transport {transport!r} is not one of {', '.join(TRANSPORTS)}")
+    if url is not None:
+        if agent is not None:
+            raise UsageError(f"pass {agent_option} CMD or {url_option} URL, not both")
+        transport = url_transport(url, url_option)
+    if fixed_transport is not None:
+        transport = fixed_transport  # e.g. plain HTTP requests; a command is a server that prints its URL
+    return transport
+
+
+def _agent_words(agent: str, agent_option: str, cwd: str | None) -> list[str]:
+    """The agent's command split into words, its relative paths made absolute."""
+    try:
+        command = shlex.split(agent)
+    except ValueError as exc:
+        raise UsageError(f"{agent_option} {agent!r} cannot be split into words: {exc}") from None
+    if not command or not command[0].strip():
+        raise UsageError(
+            f"{agent_option} is empty: pass the command that starts it, e.g. {agent_option} 'node agent.js'"
+        )
+    problem = agent_command_problem(agent, agent_option, cwd)
+    if problem:
+        raise UsageError(problem)
+    return absolutize_paths(command)
+
+
+def _workdir(cwd: str | None, sandbox: Path) -> Path:
+    """--cwd, which must exist, else the sandbox, made."""
+    if cwd is None:
+        sandbox.mkdir(parents=True, exist_ok=True)
+        return sandbox
+    workdir = Path(cwd)
+    if not workdir.is_dir():
+        raise UsageError(f"--cwd {cwd!r} is not a directory: create it or pass an existing one")
+    return workdir
+
+
 @dataclass
 class AgentConfig:
     command: list[str]
@@ -239,14 +287,7 @@ class AgentConfig:
     ) -> AgentConfig:
         """``reference(transport)``: the target's embedded reference command, used when neither a
         command nor a URL is given (it raises UsageError for what it cannot serve)."""
-        if transport not in TRANSPORTS:
-            raise UsageError(f"--transport {transport!r} is not one of {', '.join(TRANSPORTS)}")
-        if url is not None:
-            if agent is not None:
-                raise UsageError(f"pass {agent_option} CMD or {url_option} URL, not both")
-            transport = url_transport(url, url_option)
-        if fixed_transport is not None:
-            transport = fixed_transport  # e.g. plain HTTP requests; a command is a server that prints its URL
+        transport = _chosen_transport(agent, url, transport, fixed_transport, agent_option, url_option)
         if url is not None:
             command, embedded = [], False
         elif agent is None:
@@ -254,26 +295,8 @@ class AgentConfig:
                 raise UsageError(f"pass {agent_option} CMD: this target has no embedded reference")
             command, embedded = reference(transport), True
         else:
-            try:
-                command = shlex.split(agent)
-            except ValueError as exc:
-                raise UsageError(f"{agent_option} {agent!r} cannot be split into words: {exc}") from None
-            if not command or not command[0].strip():
-                raise UsageError(
-                    f"{agent_option} is empty: pass the command that starts it, e.g. {agent_option} 'node agent.js'"
-                )
-            problem = agent_command_problem(agent, agent_option, cwd)
-            if problem:
-                raise UsageError(problem)
-            embedded = False
-            command = absolutize_paths(command)
-        if cwd is None:
-            sandbox.mkdir(parents=True, exist_ok=True)
-            workdir = sandbox
-        else:
-            workdir = Path(cwd)
-            if not workdir.is_dir():
-                raise UsageError(f"--cwd {cwd!r} is not a directory: create it or pass an existing one")
+            command, embedded = _agent_words(agent, agent_option, cwd), False
+        workdir = _workdir(cwd, sandbox)
         if profile not in PROFILES:
             raise UsageError(f"--profile {profile!r} is not one of {', '.join(PROFILES)}")
         if timeout <= 0:
