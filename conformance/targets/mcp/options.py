@@ -74,36 +74,9 @@ class McpOptions:
         request_limit: int | None = None,
         protocol: str = "auto",
     ) -> McpOptions:
-        for name, pointer in (
-            ("--instructions-path", instructions_path),
-            ("--cursor-path", cursor_path),
-            ("--instruction-id-path", instruction_id_path),
-        ):
-            if pointer is not None and not (pointer == "" or pointer.startswith("/")):
-                raise UsageError(f"{name} {pointer!r} is not a JSON Pointer: write it like /instructions")
-        if delivery_wait is not None and not delivery_wait > 0:
-            raise UsageError(f"--delivery-wait {delivery_wait} must be a positive number of seconds")
-        if session_ttl is not None and not 0 < session_ttl <= MAX_TTL:
-            raise UsageError(
-                f"--mcp-session-ttl {session_ttl:g} must be a positive number of seconds, at most {MAX_TTL:g}"
-            )
-        for name, count, most in (
-            ("--mcp-session-cap", session_cap, MAX_CAP),
-            ("--mcp-request-limit", request_limit, MAX_REQUESTS),
-        ):
-            if count is not None and not 2 <= count <= most:
-                raise UsageError(
-                    f"{name} {count} must be a whole number from 2 to {most} (the suite makes that many calls)"
-                )
-        words = None
-        if instruct_cmd is not None:
-            try:
-                words = shlex.split(instruct_cmd)
-            except ValueError as exc:
-                raise UsageError(f"--instruct-cmd cannot be split into words: {exc}") from None
-            if not words or "{text}" not in instruct_cmd:
-                raise UsageError("--instruct-cmd needs a command with {text} (and usually {sessionId}) in it")
-            words = absolutize_paths(words)
+        _check_pointers(instructions_path, cursor_path, instruction_id_path)
+        _check_policies(delivery_wait, session_ttl, session_cap, request_limit)
+        words = _instruct_words(instruct_cmd)
         if instruct_url is not None and not re.match(r"^(https?://|\{baseUrl\})\S*$", instruct_url):
             raise UsageError(f"--instruct-url {instruct_url!r} is not an http:// URL (or {{baseUrl}}/…)")
         options = cls(
@@ -120,13 +93,65 @@ class McpOptions:
             request_limit=request_limit,
             protocol=protocol,
         )
-        if embedded and not (instruct_cmd or instruct_url):  # the reference server's own operator side
+        if embedded:
+            options._reach_reference(transport, bool(instruct_cmd or instruct_url), headers, other_headers)
+        return options
+
+    def _reach_reference(
+        self, transport: str, operator_given: bool, headers: list[str], other_headers: list[str]
+    ) -> None:
+        """The embedded reference server's operator side and callers, where the user named none."""
+        if not operator_given:
             if transport == "http":
-                options.instruct_url = REFERENCE_INSTRUCT_URL
+                self.instruct_url = REFERENCE_INSTRUCT_URL
             else:
-                options.instruct_cmd = shlex.split(
+                self.instruct_cmd = shlex.split(
                     REFERENCE_INSTRUCT_CMD.format(python=shlex.quote(sys.executable))
                 )
-        if embedded and transport == "http" and not headers and other_headers == []:
-            options.headers, options.other_headers = dict(REFERENCE_CALLERS[0]), dict(REFERENCE_CALLERS[1])
-        return options
+        if transport == "http" and not headers and other_headers == []:
+            self.headers, self.other_headers = dict(REFERENCE_CALLERS[0]), dict(REFERENCE_CALLERS[1])
+
+
+def _check_pointers(
+    instructions_path: str | None, cursor_path: str | None, instruction_id_path: str | None
+) -> None:
+    for name, pointer in (
+        ("--instructions-path", instructions_path),
+        ("--cursor-path", cursor_path),
+        ("--instruction-id-path", instruction_id_path),
+    ):
+        if pointer is not None and not (pointer == "" or pointer.startswith("/")):
+            raise UsageError(f"{name} {pointer!r} is not a JSON Pointer: write it like /instructions")
+
+
+def _check_policies(
+    delivery_wait: float | None, session_ttl: float | None, session_cap: int | None, request_limit: int | None
+) -> None:
+    """The waits and policies the user states, within what the cases can wait for and call."""
+    if delivery_wait is not None and not delivery_wait > 0:
+        raise UsageError(f"--delivery-wait {delivery_wait} must be a positive number of seconds")
+    if session_ttl is not None and not 0 < session_ttl <= MAX_TTL:
+        raise UsageError(
+            f"--mcp-session-ttl {session_ttl:g} must be a positive number of seconds, at most {MAX_TTL:g}"
+        )
+    for name, count, most in (
+        ("--mcp-session-cap", session_cap, MAX_CAP),
+        ("--mcp-request-limit", request_limit, MAX_REQUESTS),
+    ):
+        if count is not None and not 2 <= count <= most:
+            raise UsageError(
+                f"{name} {count} must be a whole number from 2 to {most} (the suite makes that many calls)"
+            )
+
+
+def _instruct_words(instruct_cmd: str | None) -> list[str] | None:
+    """--instruct-cmd split into words, its relative paths made absolute."""
+    if instruct_cmd is None:
+        return None
+    try:
+        words = shlex.split(instruct_cmd)
+    except ValueError as exc:
+        raise UsageError(f"--instruct-cmd cannot be split into words: {exc}") from None
+    if not words or "{text}" not in instruct_cmd:
+        raise UsageError("--instruct-cmd needs a command with {text} (and usually {sessionId}) in it")
+    return absolutize_paths(words)
