@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -200,85 +201,88 @@ def _request(frame_id: Any, **extra: Any) -> bytes:
     return json.dumps(body).encode()
 
 
+def _not_json(draw: st.DrawFn, kind: str) -> FrameInput:
+    one_line = st.text(st.characters(blacklist_characters="\n\r"), min_size=1, max_size=50)
+    text = draw(one_line.filter(lambda t: t.strip() and not _is_json(t)))
+    return FrameInput(kind, text.encode("utf-8", "surrogatepass"), None, "error", -32700)
+
+
+def _bad_utf8(draw: st.DrawFn, kind: str) -> FrameInput:
+    return FrameInput(
+        kind, b'{"jsonrpc":"2.0","id":1,"method":"\xff\xfe"}', None, "error", -32700, alt_ids=(1,)
+    )
+
+
+def _wrong_jsonrpc(draw: st.DrawFn, kind: str) -> FrameInput:
+    version = draw(st.sampled_from(["1.0", "2", 2.0, None]))
+    frame_id = draw(st.integers(10**6, 10**7))
+    return FrameInput(kind, _request(frame_id, jsonrpc=version), frame_id, "error", -32600, alt_ids=(None,))
+
+
+def _odd_id(draw: st.DrawFn, kind: str) -> FrameInput:
+    """Ids ACP clients do not send: null, fractions, beyond ±(2^53−1)."""
+    frame_id = draw(
+        st.one_of(
+            st.none(),
+            st.floats(0.5, 1e6).filter(lambda f: not f.is_integer()),
+            st.integers(2**53, 2**70),
+            st.integers(-(2**70), -(2**53)),
+        )
+    )
+    return FrameInput(kind, _request(frame_id), frame_id, "required")
+
+
+def _invalid_id(draw: st.DrawFn, kind: str) -> FrameInput:
+    frame_id = draw(
+        st.one_of(
+            st.booleans(),
+            st.lists(st.integers(), max_size=2),
+            st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
+        )
+    )
+    return FrameInput(kind, _request(frame_id), None, "error", -32600)
+
+
+def _batch(draw: st.DrawFn, kind: str) -> FrameInput:
+    items = draw(st.integers(0, 2))
+    line = json.dumps([json.loads(_request(9_000_000 + i)) for i in range(items)]).encode()
+    return FrameInput(kind, line, None, "error", -32600)
+
+
+def _empty(draw: st.DrawFn, kind: str) -> FrameInput:
+    return FrameInput(kind, draw(st.sampled_from([b"", b" ", b"\t", b"\r"])), None, "none")
+
+
+def _notification(draw: st.DrawFn, kind: str) -> FrameInput:
+    method = draw(st.sampled_from(["session/cancel", "session/status", "_unknown/notification", "no/such"]))
+    line = json.dumps({"jsonrpc": "2.0", "method": method, "params": {"sessionId": LIVE}}).encode()
+    return FrameInput(kind, line, None, "none")
+
+
+def _long_line(draw: st.DrawFn, kind: str) -> FrameInput:
+    size = draw(st.sampled_from([100_000, 1_000_000, 3_000_000]))
+    line = b'{"jsonrpc":"2.0","id":5,"method":"session/status","params":{"sessionId":"' + b"x" * size
+    return FrameInput(kind, line, None, "error", -32700)
+
+
+# Each kind of malformed frame and how to draw one, in the order the strategy samples them.
+_FRAME_KINDS: dict[str, Callable[[st.DrawFn, str], FrameInput]] = {
+    "not-json": _not_json,
+    "bad-utf8": _bad_utf8,
+    "wrong-jsonrpc": _wrong_jsonrpc,
+    "odd-id": _odd_id,
+    "invalid-id": _invalid_id,
+    "batch": _batch,
+    "empty": _empty,
+    "notification": _notification,
+    "long-line": _long_line,
+}
+
+
 @st.composite
 def malformed_frames(draw: st.DrawFn) -> FrameInput:
-    kind = draw(
-        st.sampled_from(
-            [
-                "not-json",
-                "bad-utf8",
-                "wrong-jsonrpc",
-                "odd-id",
-                "invalid-id",
-                "batch",
-                "empty",
-                "notification",
-                "long-line",
-            ]
-        )
-    )
-    if kind == "not-json":
-        one_line = st.text(st.characters(blacklist_characters="\n\r"), min_size=1, max_size=50)
-        text = draw(one_line.filter(lambda t: t.strip() and not _is_json(t)))
-        return FrameInput(kind, text.encode("utf-8", "surrogatepass"), None, "error", -32700)
-    if kind == "bad-utf8":
-        return FrameInput(
-            kind, b'{"jsonrpc":"2.0","id":1,"method":"\xff\xfe"}', None, "error", -32700, alt_ids=(1,)
-        )
-    if kind == "wrong-jsonrpc":
-        version = draw(st.sampled_from(["1.0", "2", 2.0, None]))
-        frame_id = draw(st.integers(10**6, 10**7))
-        return FrameInput(
-            kind, _request(frame_id, jsonrpc=version), frame_id, "error", -32600, alt_ids=(None,)
-        )
-    if kind == "odd-id":  # ids ACP clients do not send: null, fractions, beyond ±(2^53−1)
-        frame_id = draw(
-            st.one_of(
-                st.none(),
-                st.floats(0.5, 1e6).filter(lambda f: not f.is_integer()),
-                st.integers(2**53, 2**70),
-                st.integers(-(2**70), -(2**53)),
-            )
-        )
-        return FrameInput(kind, _request(frame_id), frame_id, "required")
-    if kind == "invalid-id":
-        frame_id = draw(
-            st.one_of(
-                st.booleans(),
-                st.lists(st.integers(), max_size=2),
-                st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
-            )
-        )
-        return FrameInput(kind, _request(frame_id), None, "error", -32600)
-    if kind == "batch":
-        items = draw(st.integers(0, 2))
-        return FrameInput(
-            kind,
-            json.dumps([json.loads(_request(9_000_000 + i)) for i in range(items)]).encode(),
-            None,
-            "error",
-            -32600,
-        )
-    if kind == "empty":
-        return FrameInput(kind, draw(st.sampled_from([b"", b" ", b"\t", b"\r"])), None, "none")
-    if kind == "notification":
-        method = draw(
-            st.sampled_from(["session/cancel", "session/status", "_unknown/notification", "no/such"])
-        )
-        return FrameInput(
-            kind,
-            json.dumps({"jsonrpc": "2.0", "method": method, "params": {"sessionId": LIVE}}).encode(),
-            None,
-            "none",
-        )
-    size = draw(st.sampled_from([100_000, 1_000_000, 3_000_000]))
-    return FrameInput(
-        kind,
-        b'{"jsonrpc":"2.0","id":5,"method":"session/status","params":{"sessionId":"' + b"x" * size,
-        None,
-        "error",
-        -32700,
-    )
+    kind = draw(st.sampled_from(list(_FRAME_KINDS)))
+    return _FRAME_KINDS[kind](draw, kind)
 
 
 # One frame of each kind the strategy draws, tried first by both frame fuzzers (see
