@@ -20,7 +20,7 @@ from conformance.core import revisions
 from conformance.core.config import UsageError
 from conformance.core.registry import CASES
 from tests import readme
-from tests.conftest import ROOT, Run, guarded, python_command
+from tests.conftest import ROOT, Run, python_command
 from tests.targets.mcp.test_mcp import (
     HTTP_BASELINE,
     HTTP_OPTIONS,
@@ -28,7 +28,10 @@ from tests.targets.mcp.test_mcp import (
     REFERENCE_INSTRUCT_CMD,
     SEQ,
     STDIO_BASELINE,
+    http_start,
+    stdio_start,
 )
+from tests.variants import Table, Variant, certify, file_of
 
 WIRE_REVISIONS = revisions.get("mcp-session-heartbeat-2025-06-18").wire_revisions
 SAME = "heartbeat.wire.same-answers"
@@ -132,53 +135,66 @@ def test_a_stateless_http_server_is_certified(wire: str, direct) -> None:
     assert run.code == 0, run.stderr
 
 
-# (variant, server flags, suite options) -> (exit code, outcomes that differ from the reference's
-# in that era). Each runs the cases of its delta's areas and the comparison of the eras.
+# The era variants in the eras where their bugs show and where they hide, a table per transport:
+# NAME/era -> the exit code and the outcomes that differ from the transport's baseline in that era
+# (the server's flags: agent_args; the era asked for: args; "auto" asks for none). Each runs the
+# comparison of the eras and the area its bug is in.
 CURSOR_LOST = {"heartbeat.instructions.paging": "fail", SEQ: "fail"}
-ERA_RUNS: dict[tuple[str, tuple[str, ...], tuple[str, ...]], tuple[int, dict[str, str]]] = {
-    # Cursor state kept on the connection: hidden by one stateful connection (the handshake era
-    # over HTTP or stdio), lost when every request is a connection (stateless HTTP; 2026-07-28 on
-    # stdio too).
-    ("connection_cursor", (), ("--mcp-protocol", "2025-06-18")): (0, HANDSHAKE_ERA),
-    ("connection_cursor", ("--stateless-http",), ("--mcp-protocol", "2025-06-18")): (
-        1,
-        CURSOR_LOST | HANDSHAKE_ERA,
-    ),
-    ("connection_cursor", ("stdio",), ("--mcp-protocol", "2026-07-28")): (1, CURSOR_LOST),
-    ("connection_cursor", ("stdio",), ("--mcp-protocol", "2025-06-18")): (0, HANDSHAKE_ERA),
-    # Found from either era: the comparison runs the other one.
-    ("era_dependent_retry", (), ("--mcp-protocol", "2025-06-18")): (0, {SAME: "warn"} | HANDSHAKE_ERA),
-    ("era_dependent_retry", ("stdio",), ()): (0, {SAME: "warn"}),
-    # The identity is the stateless era's: over 2025-06-18 initialize names the server.
-    ("modern_drops_identity", (), ("--mcp-protocol", "2025-06-18")): (0, HANDSHAKE_ERA),
-    ("names_its_wire", ("stdio",), ()): (0, {}),
-}
+CURSOR_AREAS = "heartbeat.wire. or heartbeat.instructions."
+RETRY_AREAS = "heartbeat.wire. or heartbeat.idempotency."
+HANDSHAKE = ("--mcp-protocol", "2025-06-18")
+STATELESS = ("--mcp-protocol", "2026-07-28")
+ERA_HTTP = Table(
+    "mcp",
+    HTTP_BASELINE,
+    http_start,
+    {
+        # Cursor state kept on the connection: hidden by one stateful connection (the handshake era
+        # over HTTP or stdio), lost when every request is a connection (stateless HTTP; 2026-07-28
+        # on stdio too).
+        "connection_cursor/2025-06-18": Variant(0, HANDSHAKE_ERA, focus=CURSOR_AREAS, args=HANDSHAKE),
+        "connection_cursor/stateless-http 2025-06-18": Variant(
+            1,
+            CURSOR_LOST | HANDSHAKE_ERA,
+            focus=CURSOR_AREAS,
+            agent_args=("--stateless-http",),
+            args=HANDSHAKE,
+        ),
+        # Found from either era: the comparison runs the other one.
+        "era_dependent_retry/2025-06-18": Variant(
+            0, {SAME: "warn"} | HANDSHAKE_ERA, focus=RETRY_AREAS, args=HANDSHAKE
+        ),
+        # The identity is the stateless era's: over 2025-06-18 initialize names the server.
+        "modern_drops_identity/2025-06-18": Variant(0, HANDSHAKE_ERA, focus=RETRY_AREAS, args=HANDSHAKE),
+    },
+)
+ERA_STDIO = Table(
+    "mcp",
+    STDIO_BASELINE,
+    stdio_start,
+    {
+        # connection_cursor (ERA_HTTP): the stateless era's requests are connections of their own on
+        # stdio too; the handshake era keeps one.
+        "connection_cursor/2026-07-28": Variant(1, CURSOR_LOST, focus=CURSOR_AREAS, args=STATELESS),
+        "connection_cursor/2025-06-18": Variant(0, HANDSHAKE_ERA, focus=CURSOR_AREAS, args=HANDSHAKE),
+        "era_dependent_retry/auto": Variant(0, {SAME: "warn"}, focus=RETRY_AREAS),
+        "names_its_wire/auto": Variant(0, {}, focus=RETRY_AREAS),
+    },
+)
+ERA_RUNS = [(table, name) for table in (ERA_HTTP, ERA_STDIO) for name in table.variants]
+
+
+def era_id(table: Table, name: str) -> str:
+    """The test's id: the server, "stdio" on stdio, its flags and the suite's options."""
+    variant = table.variants[name]
+    stdio = ("stdio",) if table is ERA_STDIO else ()
+    return " ".join((file_of(name), *stdio, *variant.agent_args, *variant.args))
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(
-    ("server", "flags", "options"),
-    sorted(ERA_RUNS),
-    ids=[" ".join((s, *f, *o)) for s, f, o in sorted(ERA_RUNS)],
-)
-def test_era_variants_get_exactly_their_outcomes_in_each_era(
-    server: str, flags: tuple[str, ...], options: tuple[str, ...], direct
-) -> None:
-    code, delta = ERA_RUNS[(server, flags, options)]
-    stdio = "stdio" in flags
-    cases, expected = guarded(STDIO_BASELINE if stdio else HTTP_BASELINE, delta)
-    areas = (
-        "heartbeat.wire.",
-        "heartbeat.instructions." if server == "connection_cursor" else "heartbeat.idempotency.",
-    )
-    chosen = [c for c in cases if c.startswith(areas)]
-    command = variant(server, *(f for f in flags if f != "stdio"), http=not stdio)
-    transport = STDIO_HOOK if stdio else HTTP_OPTIONS
-    run = direct("--mcp-cmd", command, *transport, *options, cases=chosen)
-    want = {c: expected[c] for c in chosen}
-    assert run.outcomes == want, run.diff(want)
-    assert run.code == code, run.stderr[-2000:]
-    run.assert_explained(delta)
+@pytest.mark.parametrize(("table", "server"), ERA_RUNS, ids=[era_id(t, n) for t, n in ERA_RUNS])
+def test_era_variants_get_exactly_their_outcomes_in_each_era(table: Table, server: str, direct) -> None:
+    certify(direct, table, server)
 
 
 def test_the_comparison_of_the_eras_says_what_differs(direct) -> None:

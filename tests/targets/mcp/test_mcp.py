@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Mapping
+from dataclasses import replace
 
 import pytest
 
@@ -16,8 +18,8 @@ from conformance.core.outcomes import Outcome
 from conformance.core.registry import CASES
 from conformance.runtime import Runtime
 from conformance.targets.mcp.options import McpOptions
-from tests.conftest import AGENTS, ROOT, guarded, python_command
-from tests.unit.test_audit import check_variants_catch, expected_by_variant
+from tests.conftest import AGENTS, ROOT, python_command, revision_kept
+from tests.variants import Table, Variant, agent_path, audit_not_backed, certify, uncaught, unlisted
 
 cases.load_all()
 
@@ -68,36 +70,42 @@ ARGS = [
     "heartbeat.args.wrong-types",
 ]
 
-# server file in tests/agents/mcp -> (exit code, outcomes that differ from HTTP_BASELINE)
-BROKEN: dict[str, tuple[int, dict[str, str]]] = {
-    "no_tool": (3, dict.fromkeys(HEARTBEAT, "unimplemented")),
-    "schema_key_optional": (1, {"heartbeat.schema.required": "fail"}),
-    "schema_requires_status": (1, {"heartbeat.schema.required": "fail"}),
-    "schema_open": (1, {"heartbeat.schema.closed": "fail"}),
-    "schema_loose_fields": (1, {"heartbeat.schema.properties": "fail"}),
-    "rejects_fractional_progress": (1, {"heartbeat.args.valid-call-succeeds": "fail"}),
+# Server file in tests/agents/mcp -> its exit code and the outcomes that differ from HTTP_BASELINE,
+# over Streamable HTTP (HTTP_BROKEN). One with no focus runs the areas of its delta, or every cheap
+# case if it is a case's sole catcher (by_area()).
+BROKEN: dict[str, Variant] = {
+    "no_tool": Variant(3, dict.fromkeys(HEARTBEAT, "unimplemented")),
+    "schema_key_optional": Variant(1, {"heartbeat.schema.required": "fail"}),
+    "schema_requires_status": Variant(1, {"heartbeat.schema.required": "fail"}),
+    "schema_open": Variant(1, {"heartbeat.schema.closed": "fail"}),
+    "schema_loose_fields": Variant(1, {"heartbeat.schema.properties": "fail"}),
+    "rejects_fractional_progress": Variant(1, {"heartbeat.args.valid-call-succeeds": "fail"}),
     # Skipping progressPercent's validation also lets a string or a boolean through.
-    "accepts_progress_150": (
+    "accepts_progress_150": Variant(
         1,
         {"heartbeat.args.progress-out-of-range": "fail", "heartbeat.args.wrong-types": "fail"},
     ),
-    "accepts_missing_key": (1, {"heartbeat.args.missing-idempotency-key": "fail"}),
-    "accepts_missing_session": (1, {"heartbeat.args.missing-session-id": "fail"}),
-    "accepts_step_zero": (1, {"heartbeat.args.step-index-zero": "fail"}),
-    "accepts_step_count_1001": (1, {"heartbeat.args.step-count-too-large": "fail"}),
+    "accepts_missing_key": Variant(1, {"heartbeat.args.missing-idempotency-key": "fail"}),
+    "accepts_missing_session": Variant(1, {"heartbeat.args.missing-session-id": "fail"}),
+    "accepts_step_zero": Variant(1, {"heartbeat.args.step-index-zero": "fail"}),
+    "accepts_step_count_1001": Variant(1, {"heartbeat.args.step-count-too-large": "fail"}),
     # Any string passes, "ACTIVE" too.
-    "accepts_any_status": (
+    "accepts_any_status": Variant(
         1,
         {"heartbeat.args.status-outside-enum": "fail", "heartbeat.args.wrong-types": "fail"},
     ),
-    "accepts_unknown_property": (1, {"heartbeat.args.unknown-property": "fail"}),
-    "accepts_half_step_pair": (0, {"heartbeat.args.step-pair": "warn"}),
+    "accepts_unknown_property": Variant(1, {"heartbeat.args.unknown-property": "fail"}),
+    "accepts_half_step_pair": Variant(0, {"heartbeat.args.step-pair": "warn"}),
     # A wrong error code for every invalid call: each rejection case says so.
-    "invalid_as_internal_error": (1, dict.fromkeys(ARGS, "fail") | {"heartbeat.args.step-pair": "warn"}),
+    "invalid_as_internal_error": Variant(
+        1,
+        dict.fromkeys(ARGS, "fail") | {"heartbeat.args.step-pair": "warn"},
+        message=("heartbeat.args.unknown-property", "JSON-RPC error -32603"),
+    ),
     # No idempotency at all: the retry is executed again, and a reused key is not noticed; with no
     # replay to compare, two executions cannot be told apart (the concurrency case says so). The
     # retry is answered, which is all retry-answered asks.
-    "retry_executes_again": (
+    "retry_executes_again": Variant(
         1,
         {
             "heartbeat.idempotency.not-applied-twice": "fail",
@@ -106,14 +114,14 @@ BROKEN: dict[str, tuple[int, dict[str, str]]] = {
         },
     ),
     # A retry under the empty key is applied again too.
-    "retry_reapplies": (
+    "retry_reapplies": Variant(
         1,
         {"heartbeat.idempotency.not-applied-twice": "fail", "heartbeat.boundary.empty-key": "fail"},
     ),
     # Deduplicating by arguments also answers a later "plain" heartbeat with an old cached page,
     # takes a key in another form with the first call's arguments for a retry, and answers two calls
     # with the same arguments alike (so executions cannot be told apart).
-    "dedupe_by_arguments": (
+    "dedupe_by_arguments": Variant(
         1,
         {
             "heartbeat.idempotency.new-key-new-call": "fail",
@@ -126,15 +134,17 @@ BROKEN: dict[str, tuple[int, dict[str, str]]] = {
             SEQ: "fail",
         },
     ),
-    "key_reuse_accepted": (0, {"heartbeat.idempotency.key-reuse-different-args": "warn"}),
+    "key_reuse_accepted": Variant(0, {"heartbeat.idempotency.key-reuse-different-args": "warn"}),
     # Conflicts caught one way only (90 then 10 answers silently): the case tries both orders.
-    "key_conflict_one_way": (0, {"heartbeat.idempotency.key-reuse-different-args": "warn"}),
+    "key_conflict_one_way": Variant(0, {"heartbeat.idempotency.key-reuse-different-args": "warn"}),
     # Arguments compared as text: the same retry with its members in another order is refused.
-    "retry_order_sensitive": (1, {"heartbeat.idempotency.retry-answered": "fail"}),
+    "retry_order_sensitive": Variant(1, {"heartbeat.idempotency.retry-answered": "fail"}),
     # Nothing delivered: every instruction case fails (the isolation ones: their control is not
     # testable, a fail); the cases that also read the state still conclude through it.
-    "never_delivers": (1, dict.fromkeys(INSTRUCTIONS, "fail")),
-    "redelivers_acked": (
+    # Nothing it is given ever arrives: each instruction case confirms the loss by asking again for
+    # --delivery-wait, and half a second shows it as two do.
+    "never_delivers": Variant(1, dict.fromkeys(INSTRUCTIONS, "fail"), args=("--delivery-wait", "0.5")),
+    "redelivers_acked": Variant(
         1,
         {
             "heartbeat.instructions.acked-never-again": "fail",
@@ -147,7 +157,7 @@ BROKEN: dict[str, tuple[int, dict[str, str]]] = {
     ),
     # Only the latest delivery's id acknowledges: an acknowledgement sent late is ignored (the
     # overlap case acknowledges by the ids of the delivery before the last).
-    "acks_latest_receipt_only": (
+    "acks_latest_receipt_only": Variant(
         1,
         {
             "heartbeat.instructions.redelivery-ends-at-ack": "fail",
@@ -156,7 +166,7 @@ BROKEN: dict[str, tuple[int, dict[str, str]]] = {
     ),
     # An acknowledgement takes the rest of the queue with it, never-delivered instructions and the
     # control delivered beside the acknowledged one.
-    "acks_clear_the_queue": (
+    "acks_clear_the_queue": Variant(
         1,
         {
             "heartbeat.instructions.acked-never-again": "fail",
@@ -165,14 +175,14 @@ BROKEN: dict[str, tuple[int, dict[str, str]]] = {
             SEQ: "fail",
         },
     ),
-    "paging_skips": (1, {"heartbeat.instructions.paging": "fail", SEQ: "fail"}),
+    "paging_skips": Variant(1, {"heartbeat.instructions.paging": "fail", SEQ: "fail"}),
     # A string field named like a cursor that is not one (sent back, it brings nothing): the
     # instructions it skips are lost, not on a page behind an unknown cursor.
-    "paging_skips_with_hint": (1, {"heartbeat.instructions.paging": "fail", SEQ: "fail"}),
-    "paging_repeats": (1, {"heartbeat.instructions.paging": "fail", SEQ: "fail"}),
+    "paging_skips_with_hint": Variant(1, {"heartbeat.instructions.paging": "fail", SEQ: "fail"}),
+    "paging_repeats": Variant(1, {"heartbeat.instructions.paging": "fail", SEQ: "fail"}),
     # Its first page is older instructions of other sessions: the cursor case's control fails, and
     # a retried first page lists none of this session's.
-    "shared_queue": (
+    "shared_queue": Variant(
         1,
         {
             "heartbeat.instructions.per-session": "fail",
@@ -181,90 +191,165 @@ BROKEN: dict[str, tuple[int, dict[str, str]]] = {
             SEQ: "fail",
         },
     ),
-    "drops_after_empty": (1, {SEQ: "fail"}),
+    "drops_after_empty": Variant(
+        1, {SEQ: "fail"}, message=("heartbeat.instructions.model-based", "missing from a full drain")
+    ),
     # The same two sequence-only bugs, in results that omit an empty list.
-    "drops_after_empty_omit": (1, {SEQ: "fail"}),
-    "cursor_offset_omit": (1, {SEQ: "fail"}),
-    "no_ownership": (1, dict.fromkeys(ACCESS, "fail")),
+    "drops_after_empty_omit": Variant(1, {SEQ: "fail"}),
+    "cursor_offset_omit": Variant(1, {SEQ: "fail"}),
+    "no_ownership": Variant(1, dict.fromkeys(ACCESS, "fail")),
     # owner >= caller: B is kept out of A's sessions, A is not kept out of B's.
-    "ownership_one_way": (1, {"heartbeat.access.other-caller-rejected": "fail"}),
-    "leaky_denial": (
+    "ownership_one_way": Variant(1, {"heartbeat.access.other-caller-rejected": "fail"}),
+    "leaky_denial": Variant(
         1,
         {"heartbeat.access.other-caller-rejected": "fail", "heartbeat.access.other-caller-replay": "fail"},
+        message=("heartbeat.access.other-caller-rejected", "reveals caller A's session"),
     ),
-    "acks_before_access_check": (1, {"heartbeat.access.other-caller-no-change": "fail"}),
+    "acks_before_access_check": Variant(1, {"heartbeat.access.other-caller-no-change": "fail"}),
     # The protocol eras (tests/targets/mcp/test_eras.py runs them in each): over HTTP the run speaks
     # 2026-07-28, where every request is a connection of its own, so state kept on the connection
     # is lost; the other two differ from the reference in the stateless era only.
-    "connection_cursor": (1, {"heartbeat.instructions.paging": "fail", SEQ: "fail"}),
-    "era_dependent_retry": (0, {"heartbeat.wire.same-answers": "warn"}),
-    "modern_drops_identity": (0, {"heartbeat.wire.server-identity": "warn"}),
-    "other_names": (0, {}),  # pendingInstructions / nextInstructionCursor: recognised by default
+    "connection_cursor": Variant(1, {"heartbeat.instructions.paging": "fail", SEQ: "fail"}),
+    "era_dependent_retry": Variant(0, {"heartbeat.wire.same-answers": "warn"}),
+    "modern_drops_identity": Variant(0, {"heartbeat.wire.server-identity": "warn"}),
+    "other_names": Variant(0, {}),  # pendingInstructions / nextInstructionCursor: recognised by default
     # The requirement audit's variants (cases/revisions/*.toml, `breaks`): each caught by one case.
-    "accepts_numeric_strings": (1, {"heartbeat.args.wrong-types": "fail"}),
-    "accepts_bool_as_integer": (1, {"heartbeat.args.wrong-types": "fail"}),
-    "accepts_single_ack_id": (1, {"heartbeat.args.wrong-types": "fail"}),
-    "progress_exclusive_max": (1, {"heartbeat.args.boundaries-accepted": "fail"}),
-    "acks_before_validation": (1, {"heartbeat.args.rejected-changes-nothing": "fail"}),
-    "rejected_call_keeps_state": (1, {"heartbeat.args.rejected-changes-nothing": "fail"}),
-    "keys_case_insensitive": (1, {"heartbeat.idempotency.key-variants": "fail"}),
-    "keys_trimmed": (1, {"heartbeat.idempotency.key-variants": "fail"}),
+    "accepts_numeric_strings": Variant(1, {"heartbeat.args.wrong-types": "fail"}, focus="heartbeat.args"),
+    "accepts_bool_as_integer": Variant(1, {"heartbeat.args.wrong-types": "fail"}, focus="heartbeat.args"),
+    "accepts_single_ack_id": Variant(1, {"heartbeat.args.wrong-types": "fail"}, focus="heartbeat.args"),
+    "progress_exclusive_max": Variant(
+        1, {"heartbeat.args.boundaries-accepted": "fail"}, focus="heartbeat.args"
+    ),
+    "acks_before_validation": Variant(
+        1, {"heartbeat.args.rejected-changes-nothing": "fail"}, focus="heartbeat.args"
+    ),
+    "rejected_call_keeps_state": Variant(
+        1, {"heartbeat.args.rejected-changes-nothing": "fail"}, focus="heartbeat.args"
+    ),
+    "keys_case_insensitive": Variant(
+        1, {"heartbeat.idempotency.key-variants": "fail"}, focus="heartbeat.idempotency"
+    ),
+    "keys_trimmed": Variant(1, {"heartbeat.idempotency.key-variants": "fail"}, focus="heartbeat.idempotency"),
     # A fresh key refused as reused because it folds to an earlier one.
-    "keys_ci_lookup": (1, {"heartbeat.idempotency.key-variants": "fail"}),
-    "concurrent_retry_runs_twice": (1, {"heartbeat.idempotency.concurrent-retry": "fail"}),
-    "acks_any_session": (1, {"heartbeat.instructions.ack-other-session": "fail"}),
-    "cursor_names_session": (1, {"heartbeat.instructions.cursor-other-session": "fail"}),
-    "session_ids_case_insensitive": (1, {"heartbeat.session.id-variants": "fail"}),
-    "session_ids_trimmed": (1, {"heartbeat.session.id-variants": "fail"}),
-    "session_ids_nfkc": (1, {"heartbeat.session.id-variants": "fail"}),
+    "keys_ci_lookup": Variant(
+        1,
+        {"heartbeat.idempotency.key-variants": "fail"},
+        focus="heartbeat.idempotency",
+        message=("heartbeat.idempotency.key-variants", "refused"),
+    ),
+    "concurrent_retry_runs_twice": Variant(
+        1, {"heartbeat.idempotency.concurrent-retry": "fail"}, focus="heartbeat.idempotency"
+    ),
+    "acks_any_session": Variant(
+        1, {"heartbeat.instructions.ack-other-session": "fail"}, focus="heartbeat.instructions"
+    ),
+    "cursor_names_session": Variant(
+        1, {"heartbeat.instructions.cursor-other-session": "fail"}, focus="heartbeat.instructions"
+    ),
+    "session_ids_case_insensitive": Variant(
+        1, {"heartbeat.session.id-variants": "fail"}, focus="heartbeat.session"
+    ),
+    "session_ids_trimmed": Variant(1, {"heartbeat.session.id-variants": "fail"}, focus="heartbeat.session"),
+    "session_ids_nfkc": Variant(1, {"heartbeat.session.id-variants": "fail"}, focus="heartbeat.session"),
     # A new session refused because its id folds to an existing one (NFKC folds NFD to NFC too).
-    "session_ids_collide_refused": (
+    "session_ids_collide_refused": Variant(
         1,
         {"heartbeat.session.id-variants": "fail", "heartbeat.boundary.id-encodings": "fail"},
+        message=("heartbeat.session.id-variants", "refused"),
     ),
-    "replay_before_access_check": (1, {"heartbeat.access.other-caller-replay": "fail"}),
-    "cursor_is_offset": (1, {SEQ: "fail"}),  # only the sequences acknowledge pages while paging
-    # -- pressure (each run with the reference's flag and the suite's matching option: ARGS) --------
+    "replay_before_access_check": Variant(
+        1, {"heartbeat.access.other-caller-replay": "fail"}, focus="heartbeat.access"
+    ),
+    # Only the sequences acknowledge pages while paging.
+    "cursor_is_offset": Variant(1, {SEQ: "fail"}, focus="heartbeat.instructions"),
+    # -- pressure ------------------------------------------------------------------------------------
+    # Each runs with the reference's flag for its policy and the suite's matching option, and only
+    # the twins: the policy would disturb other cases (a 2 s time to live).
     # The memory twins: a retry, another caller's refused call, counted as use.
-    "lru_touched_by_retry": (1, {"heartbeat.twins.session-cap": "fail"}),
-    "lru_touched_by_other_caller": (1, {"heartbeat.twins.session-cap": "fail"}),
+    "lru_touched_by_retry": Variant(
+        1,
+        {"heartbeat.twins.session-cap": "fail"},
+        focus="heartbeat.twins",
+        agent_args=("--session-cap", "16"),
+        args=("--mcp-session-cap", "16"),
+    ),
+    "lru_touched_by_other_caller": Variant(
+        1,
+        {"heartbeat.twins.session-cap": "fail"},
+        focus="heartbeat.twins",
+        agent_args=("--session-cap", "16"),
+        args=("--mcp-session-cap", "16"),
+    ),
     # The idle-expiry twins: a rejected call, another caller's call, that refresh the idle timer.
-    "ttl_refreshed_by_rejected_call": (1, {"heartbeat.twins.idle-expiry": "fail"}),
-    "ttl_refreshed_by_other_caller": (1, {"heartbeat.twins.idle-expiry": "fail"}),
+    "ttl_refreshed_by_rejected_call": Variant(
+        1,
+        {"heartbeat.twins.idle-expiry": "fail"},
+        focus="heartbeat.twins",
+        agent_args=("--session-ttl", "2"),
+        args=("--mcp-session-ttl", "2"),
+    ),
+    "ttl_refreshed_by_other_caller": Variant(
+        1,
+        {"heartbeat.twins.idle-expiry": "fail"},
+        focus="heartbeat.twins",
+        agent_args=("--session-ttl", "2"),
+        args=("--mcp-session-ttl", "2"),
+    ),
     # The allowance twins: a retry, a rejected call, that spend the per-session allowance.
-    "limit_spent_by_retry": (1, {"heartbeat.twins.request-limit": "fail"}),
-    "limit_spent_by_rejected_call": (1, {"heartbeat.twins.request-limit": "fail"}),
+    "limit_spent_by_retry": Variant(
+        1,
+        {"heartbeat.twins.request-limit": "fail"},
+        focus="heartbeat.twins",
+        agent_args=("--request-limit", "20"),
+        args=("--mcp-request-limit", "20"),
+    ),
+    "limit_spent_by_rejected_call": Variant(
+        1,
+        {"heartbeat.twins.request-limit": "fail"},
+        focus="heartbeat.twins",
+        agent_args=("--request-limit", "20"),
+        args=("--mcp-request-limit", "20"),
+    ),
     # -- later: left alone for the hold --------------------------------------------------------------
-    "forgets_pending_instructions": (1, {"heartbeat.later.pending-held": "fail"}),
-    "acks_expire": (1, {"heartbeat.later.pending-held": "fail"}),
+    "forgets_pending_instructions": Variant(1, {"heartbeat.later.pending-held": "fail"}),
+    "acks_expire": Variant(1, {"heartbeat.later.pending-held": "fail"}),
     # -- overlap ---------------------------------------------------------------------------------------
-    "acks_lost_under_overlap": (1, {"heartbeat.overlap.concurrent-acks": "fail"}),
-    "ack_lost_to_delivery": (1, {"heartbeat.overlap.concurrent-acks": "fail"}),
-    "lost_update_under_overlap": (1, {"heartbeat.overlap.concurrent-writes": "fail"}),
-    "record_outside_the_call": (1, {"heartbeat.overlap.concurrent-writes": "fail"}),
+    # Calls that wait 0.2 s on their storage: the cases that send calls together.
+    "acks_lost_under_overlap": Variant(
+        1, {"heartbeat.overlap.concurrent-acks": "fail"}, focus="heartbeat.overlap"
+    ),
+    "ack_lost_to_delivery": Variant(
+        1, {"heartbeat.overlap.concurrent-acks": "fail"}, focus="heartbeat.overlap"
+    ),
+    "lost_update_under_overlap": Variant(
+        1, {"heartbeat.overlap.concurrent-writes": "fail"}, focus="heartbeat.overlap"
+    ),
+    "record_outside_the_call": Variant(
+        1, {"heartbeat.overlap.concurrent-writes": "fail"}, focus="heartbeat.overlap"
+    ),
     # -- boundaries ----------------------------------------------------------------------------------
-    "session_ids_cut_at_64": (1, {"heartbeat.boundary.session-id-lengths": "fail"}),
-    "session_ids_cut_at_255": (1, {"heartbeat.boundary.session-id-lengths": "fail"}),
-    "keys_cut_at_64": (1, {"heartbeat.boundary.key-lengths": "fail"}),
-    "instruction_text_cut_at_255": (1, {"heartbeat.boundary.instruction-lengths": "fail"}),
-    "instruction_text_cut_at_1024": (1, {"heartbeat.boundary.instruction-lengths": "fail"}),
-    "instruction_text_utf8mb3": (1, {"heartbeat.boundary.instruction-encodings": "fail"}),
-    "instruction_text_nfkc": (1, {"heartbeat.boundary.instruction-encodings": "fail"}),
-    "session_ids_url_decoded": (1, {"heartbeat.boundary.id-encodings": "fail"}),
-    "session_ids_decoded_twice": (1, {"heartbeat.boundary.id-encodings": "fail"}),
-    "session_ids_path_normalised": (1, {"heartbeat.boundary.id-encodings": "fail"}),
-    "session_ids_nfc": (1, {"heartbeat.boundary.id-encodings": "fail"}),
-    "empty_ack_clears_queue": (1, {"heartbeat.boundary.empty-ack-list": "fail"}),
-    "empty_ack_acks_delivered": (1, {"heartbeat.boundary.empty-ack-list": "fail"}),
-    "empty_step_ignored": (1, {"heartbeat.boundary.empty-step": "fail"}),
-    "empty_key_ignored": (1, {"heartbeat.boundary.empty-key": "fail"}),
+    "session_ids_cut_at_64": Variant(1, {"heartbeat.boundary.session-id-lengths": "fail"}),
+    "session_ids_cut_at_255": Variant(1, {"heartbeat.boundary.session-id-lengths": "fail"}),
+    "keys_cut_at_64": Variant(1, {"heartbeat.boundary.key-lengths": "fail"}),
+    "instruction_text_cut_at_255": Variant(1, {"heartbeat.boundary.instruction-lengths": "fail"}),
+    "instruction_text_cut_at_1024": Variant(1, {"heartbeat.boundary.instruction-lengths": "fail"}),
+    "instruction_text_utf8mb3": Variant(1, {"heartbeat.boundary.instruction-encodings": "fail"}),
+    "instruction_text_nfkc": Variant(1, {"heartbeat.boundary.instruction-encodings": "fail"}),
+    "session_ids_url_decoded": Variant(1, {"heartbeat.boundary.id-encodings": "fail"}),
+    "session_ids_decoded_twice": Variant(1, {"heartbeat.boundary.id-encodings": "fail"}),
+    "session_ids_path_normalised": Variant(1, {"heartbeat.boundary.id-encodings": "fail"}),
+    "session_ids_nfc": Variant(1, {"heartbeat.boundary.id-encodings": "fail"}),
+    "empty_ack_clears_queue": Variant(1, {"heartbeat.boundary.empty-ack-list": "fail"}),
+    "empty_ack_acks_delivered": Variant(1, {"heartbeat.boundary.empty-ack-list": "fail"}),
+    "empty_step_ignored": Variant(1, {"heartbeat.boundary.empty-step": "fail"}),
+    "empty_key_ignored": Variant(1, {"heartbeat.boundary.empty-key": "fail"}),
     # -- neighbours ----------------------------------------------------------------------------------
-    "keys_per_caller_cache": (1, {"heartbeat.idempotency.key-across-sessions": "fail"}),
-    "keys_global_cache": (1, {"heartbeat.idempotency.key-across-sessions": "fail"}),
-    "retry_remarks_delivered": (1, {"heartbeat.instructions.retry-after-ack": "fail"}),
-    "acks_skip_state": (1, {"heartbeat.instructions.ack-with-report": "fail"}),
+    "keys_per_caller_cache": Variant(1, {"heartbeat.idempotency.key-across-sessions": "fail"}),
+    "keys_global_cache": Variant(1, {"heartbeat.idempotency.key-across-sessions": "fail"}),
+    "retry_remarks_delivered": Variant(1, {"heartbeat.instructions.retry-after-ack": "fail"}),
+    "acks_skip_state": Variant(1, {"heartbeat.instructions.ack-with-report": "fail"}),
     # The page built before the acknowledgement: the sequences' acked-in-answer rule sees it too.
-    "ack_after_page": (1, {"heartbeat.instructions.ack-answer-omits-acked": "fail", SEQ: "fail"}),
+    "ack_after_page": Variant(1, {"heartbeat.instructions.ack-answer-omits-acked": "fail", SEQ: "fail"}),
 }
 # The cases that learn what an acknowledgement did from an instruction delivered again.
 REDELIVERED = [
@@ -277,19 +362,24 @@ REDELIVERED = [
 # keeps the status, results name their fields as the reference's do, a retry's answer is the same
 # bytes, pages are small…): the reference's outcomes, or ones that conclude nothing (never fail/warn).
 # The sequences run where a server defeats one of their assumptions too (SEQ: "pass").
-CONFORMING: dict[str, tuple[int, dict[str, str]]] = {
-    "status_defaults_active": (0, {}),
-    "state_nested": (0, {}),
-    "replay_flagged": (0, {}),
-    "instruction_message_field": (0, {}),
-    "per_session_ids": (0, {}),
-    "concurrent_retry_refused": (0, {}),
-    "one_page": (
+CONFORMING: dict[str, Variant] = {
+    "status_defaults_active": Variant(0, {}),
+    "state_nested": Variant(0, {}),
+    "replay_flagged": Variant(0, {}, focus="heartbeat.idempotency"),
+    "instruction_message_field": Variant(
+        0, {}, focus="heartbeat.instructions or heartbeat.access or heartbeat.args"
+    ),
+    "per_session_ids": Variant(
+        0, {}, focus="heartbeat.instructions or heartbeat.access or heartbeat.args or heartbeat.session"
+    ),
+    "concurrent_retry_refused": Variant(0, {}, focus="heartbeat.idempotency"),
+    "one_page": Variant(
         0,
         {"heartbeat.instructions.paging": "n/a", "heartbeat.instructions.cursor-other-session": "n/a"},
+        focus="heartbeat.instructions",
     ),
     # No state in its results: only what the state alone shows is not testable.
-    "state_not_shown": (
+    "state_not_shown": Variant(
         0,
         dict.fromkeys(
             [
@@ -309,7 +399,7 @@ CONFORMING: dict[str, tuple[int, dict[str, str]]] = {
         ),
     ),
     # Takes no session the suite makes up: whatever needs one is not testable, and says so.
-    "known_sessions_only": (
+    "known_sessions_only": Variant(
         0,
         dict.fromkeys(
             [
@@ -322,164 +412,99 @@ CONFORMING: dict[str, tuple[int, dict[str, str]]] = {
             "not-testable",
         ),
     ),
-    "instruction_id_named": (0, {SEQ: "pass"}),
-    "instructions_page_object": (0, {SEQ: "pass"}),
-    "cursor_snake": (0, {SEQ: "pass"}),
+    "instruction_id_named": Variant(
+        0,
+        {SEQ: "pass"},
+        focus="heartbeat.instructions or heartbeat.access or heartbeat.args or heartbeat.session",
+    ),
+    "instructions_page_object": Variant(
+        0, {SEQ: "pass"}, focus="heartbeat.instructions or heartbeat.args or heartbeat.session"
+    ),
+    "cursor_snake": Variant(0, {SEQ: "pass"}, focus="heartbeat.instructions"),
     # A cursor under a name the suite does not know: sent back, it brings the next page, so what
     # the suite did not page to is not testable, not lost.
-    "cursor_unknown_name": (
+    "cursor_unknown_name": Variant(
         0,
         dict.fromkeys(
             [SEQ, "heartbeat.instructions.paging", "heartbeat.instructions.cursor-other-session"],
             "not-testable",
         ),
+        focus="heartbeat.instructions",
     ),
-    "delayed_delivery": (0, {SEQ: "pass"}),
-    "prefixed_text": (0, {SEQ: "pass"}),
-    "omit_empty": (0, {SEQ: "pass"}),
+    "delayed_delivery": Variant(
+        0,
+        {SEQ: "pass"},
+        focus="heartbeat.instructions or heartbeat.access or heartbeat.args or heartbeat.session",
+    ),
+    "prefixed_text": Variant(
+        0, {SEQ: "pass"}, focus="heartbeat.instructions or heartbeat.args or heartbeat.session"
+    ),
+    "omit_empty": Variant(0, {SEQ: "pass"}),
     # Redelivery is a MAY: an instruction delivered once (or hidden 30 s) is not lost; what an
     # acknowledgement did shows only through an instruction delivered again, which never comes.
-    "delivers_once": (0, dict.fromkeys(REDELIVERED, "not-testable") | {SEQ: "pass"}),
-    "visibility_timeout": (
+    "delivers_once": Variant(0, dict.fromkeys(REDELIVERED, "not-testable") | {SEQ: "pass"}),
+    "visibility_timeout": Variant(
         0,
         dict.fromkeys(REDELIVERED, "not-testable") | {SEQ: "pass", "heartbeat.later.pending-held": "pass"},
     ),
-    "schema_status_ref": (0, {}),
-    "schema_typebox": (0, {}),
-    "schema_equivalent_forms": (0, {}),
-    "current_view_retry": (0, {}),
-    "strict_id_formats": (0, {}),
+    "schema_status_ref": Variant(0, {}, focus="heartbeat.tools or heartbeat.schema"),
+    "schema_typebox": Variant(0, {}, focus="heartbeat.tools or heartbeat.schema"),
+    "schema_equivalent_forms": Variant(0, {}, focus="heartbeat.tools or heartbeat.schema or heartbeat.args"),
+    "current_view_retry": Variant(0, {}, focus="heartbeat.idempotency or heartbeat.access"),
+    "strict_id_formats": Variant(0, {}, focus="heartbeat.idempotency or heartbeat.session or heartbeat.args"),
     # Ids scoped per caller: B's heartbeat on A's id is B's own session (once a failure).
-    "caller_scoped_ids": (0, {}),
-    "newest_first": (0, {"heartbeat.later.pending-held": "pass", SEQ: "pass"}),
-    "slow_serialised": (0, {}),
-    # Evicts by creation, not use (run with a cap): an honest policy, never taken for a side effect.
-    "evicts_by_creation": (0, {"heartbeat.twins.session-cap": "pass"}),
-    "names_its_wire": (0, {}),
-}
-# The reference's flags (server) and the suite's matching options a variant runs with.
-CAP = (("--session-cap", "16"), ("--mcp-session-cap", "16"))
-TTL = (("--session-ttl", "2"), ("--mcp-session-ttl", "2"))
-LIMIT = (("--request-limit", "20"), ("--mcp-request-limit", "20"))
-ARGS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "lru_touched_by_retry": CAP,
-    "lru_touched_by_other_caller": CAP,
-    "evicts_by_creation": CAP,
-    "ttl_refreshed_by_rejected_call": TTL,
-    "ttl_refreshed_by_other_caller": TTL,
-    "limit_spent_by_retry": LIMIT,
-    "limit_spent_by_rejected_call": LIMIT,
-    # Nothing it is given ever arrives: each instruction case confirms the loss by asking again for
-    # --delivery-wait, and half a second shows it as two do.
-    "never_delivers": ((), ("--delivery-wait", "0.5")),
-}
-# The cases a server can touch (runner -k, by id prefix): it runs only those, and the
-# exact-outcomes check covers that selection. Servers not named here: see selected().
-SELECTION: dict[str, tuple[str, ...]] = {
-    "accepts_numeric_strings": ("heartbeat.args",),
-    "accepts_bool_as_integer": ("heartbeat.args",),
-    "accepts_single_ack_id": ("heartbeat.args",),
-    "progress_exclusive_max": ("heartbeat.args",),
-    "acks_before_validation": ("heartbeat.args",),
-    "rejected_call_keeps_state": ("heartbeat.args",),
-    "keys_case_insensitive": ("heartbeat.idempotency",),
-    "keys_trimmed": ("heartbeat.idempotency",),
-    "concurrent_retry_runs_twice": ("heartbeat.idempotency",),
-    "acks_any_session": ("heartbeat.instructions",),
-    "cursor_names_session": ("heartbeat.instructions",),
-    "session_ids_case_insensitive": ("heartbeat.session",),
-    "session_ids_trimmed": ("heartbeat.session",),
-    "session_ids_nfkc": ("heartbeat.session",),
-    "replay_before_access_check": ("heartbeat.access",),
-    "cursor_is_offset": ("heartbeat.instructions",),
-    "replay_flagged": ("heartbeat.idempotency",),
-    "concurrent_retry_refused": ("heartbeat.idempotency",),
-    "instruction_message_field": ("heartbeat.instructions", "heartbeat.access", "heartbeat.args", SEQ),
-    "per_session_ids": ("heartbeat.instructions", "heartbeat.access", "heartbeat.args", "heartbeat.session"),
-    "one_page": ("heartbeat.instructions",),
-    "keys_ci_lookup": ("heartbeat.idempotency",),
-    "schema_status_ref": ("heartbeat.tools", "heartbeat.schema"),
-    "schema_typebox": ("heartbeat.tools", "heartbeat.schema"),
-    "schema_equivalent_forms": ("heartbeat.tools", "heartbeat.schema", "heartbeat.args"),
-    "current_view_retry": ("heartbeat.idempotency", "heartbeat.access"),
-    "strict_id_formats": ("heartbeat.idempotency", "heartbeat.session", "heartbeat.args"),
-    "names_its_wire": ("heartbeat.wire", "heartbeat.idempotency"),
-    "instruction_id_named": (
-        "heartbeat.instructions",
-        "heartbeat.access",
-        "heartbeat.args",
-        "heartbeat.session",
+    "caller_scoped_ids": Variant(0, {}, focus="heartbeat.access or heartbeat.twins or heartbeat.idempotency"),
+    "newest_first": Variant(
+        0,
+        {"heartbeat.later.pending-held": "pass", SEQ: "pass"},
+        focus="heartbeat.instructions or heartbeat.boundary or heartbeat.overlap or heartbeat.later",
     ),
-    "instructions_page_object": ("heartbeat.instructions", "heartbeat.args", "heartbeat.session"),
-    "cursor_snake": ("heartbeat.instructions",),
-    "cursor_unknown_name": ("heartbeat.instructions",),
-    "prefixed_text": ("heartbeat.instructions", "heartbeat.args", "heartbeat.session"),
-    "delayed_delivery": ("heartbeat.instructions", "heartbeat.access", "heartbeat.args", "heartbeat.session"),
-    # Pressure variants run with a policy that would disturb other cases (a 2 s time to live).
-    "lru_touched_by_retry": ("heartbeat.twins",),
-    "lru_touched_by_other_caller": ("heartbeat.twins",),
-    "ttl_refreshed_by_rejected_call": ("heartbeat.twins",),
-    "ttl_refreshed_by_other_caller": ("heartbeat.twins",),
-    "limit_spent_by_retry": ("heartbeat.twins",),
-    "limit_spent_by_rejected_call": ("heartbeat.twins",),
-    "evicts_by_creation": ("heartbeat.twins",),
-    "caller_scoped_ids": ("heartbeat.access", "heartbeat.twins", "heartbeat.idempotency"),
-    "newest_first": (
-        "heartbeat.instructions",
-        "heartbeat.boundary",
-        "heartbeat.overlap",
-        "heartbeat.later",
-        SEQ,
-    ),
-    # Calls that wait 0.2 s on their storage: the cases that send calls together.
-    "acks_lost_under_overlap": ("heartbeat.overlap",),
-    "ack_lost_to_delivery": ("heartbeat.overlap",),
-    "lost_update_under_overlap": ("heartbeat.overlap",),
-    "record_outside_the_call": ("heartbeat.overlap",),
     # Every call 30 ms, one at a time: the cases that send calls together.
-    "slow_serialised": ("heartbeat.overlap", "heartbeat.idempotency"),
+    "slow_serialised": Variant(0, {}, focus="heartbeat.overlap or heartbeat.idempotency"),
+    # Evicts by creation, not use (run with a cap, the twins alone as the pressure variants): an
+    # honest policy, never taken for a side effect.
+    "evicts_by_creation": Variant(
+        0,
+        {"heartbeat.twins.session-cap": "pass"},
+        focus="heartbeat.twins",
+        agent_args=("--session-cap", "16"),
+        args=("--mcp-session-cap", "16"),
+    ),
+    "names_its_wire": Variant(0, {}, focus="heartbeat.wire or heartbeat.idempotency"),
 }
 
 
-def areas(delta: dict[str, str]) -> tuple[str, ...]:
-    """The spec areas (heartbeat.args, heartbeat.idempotency, …) of the cases a delta names."""
-    return tuple(sorted({".".join(c.split(".")[:2]) + "." for c in delta}))
+def areas(delta: Mapping[str, str]) -> str:
+    """The spec areas (heartbeat.args, heartbeat.idempotency, …) of the cases a delta names, as a
+    ``-k`` expression."""
+    return " or ".join(sorted({".".join(c.split(".")[:2]) + "." for c in delta}))
 
 
-def sole_catchers() -> set[str]:
-    """For each case, the first broken server (of those not in SELECTION) whose delta is that case
-    alone: it runs every case, which shows that this case, and no other, catches it."""
-    first: dict[str, str] = {}
-    for server, (_, delta) in BROKEN.items():
-        if len(delta) == 1 and server not in SELECTION:
-            first.setdefault(next(iter(delta)), server)
-    return set(first.values())
-
-
-SOLE_CATCHERS = sole_catchers()
-
-
-def selected(server: str, delta: dict[str, str]) -> tuple[list[str], dict[str, str]]:
-    """The cases a server runs and their expected outcomes: its selection's; every case but the
-    expensive ones not in its delta (guarded()) for a conforming server (it must pass everywhere)
-    and a case's sole catcher; else the areas of its delta (nothing else there moves)."""
-    cases, expected = guarded(HTTP_BASELINE, delta)
-    prefixes = SELECTION.get(server)
-    if prefixes is None and server in BROKEN and server not in SOLE_CATCHERS:
-        prefixes = areas(delta)
-    if prefixes is None:
-        return cases, expected
-    chosen = [c for c in cases if c.startswith(prefixes)]
-    return chosen, {c: expected[c] for c in chosen}
+def by_area(variants: dict[str, Variant]) -> dict[str, Variant]:
+    """The broken servers, each without a focus given the areas of its delta (nothing else there
+    moves), except each case's sole catcher: the first of them whose delta is that case alone runs
+    every cheap case, which shows that this case, and no other, catches it. Computed here, not
+    written out, so that a server added to BROKEN gets the same rule."""
+    sole: dict[str, str] = {}
+    for name, variant in variants.items():
+        if len(variant.delta) == 1 and variant.focus is None:
+            sole.setdefault(next(iter(variant.delta)), name)
+    catchers = set(sole.values())
+    return {
+        name: variant
+        if variant.focus is not None or name in catchers
+        else replace(variant, focus=areas(variant.delta))
+        for name, variant in variants.items()
+    }
 
 
 # Hand-written on stdio (no SDK): results the SDK would not let the reference build. They speak
 # the handshake era only: the cases that compare the eras, or need the stateless one, are n/a.
 HANDSHAKE_ONLY = dict.fromkeys(["heartbeat.wire.same-answers", "heartbeat.wire.server-identity"], "n/a")
-STDIO_BROKEN = {
-    "result_not_tool_result": (1, {"heartbeat.result.shape": "fail"} | HANDSHAKE_ONLY),
+STDIO_BROKEN: dict[str, Variant] = {
+    "result_not_tool_result": Variant(1, {"heartbeat.result.shape": "fail"} | HANDSHAKE_ONLY),
     # The schema cases read the same (non-object) schema, so they fail with it.
-    "schema_not_object": (
+    "schema_not_object": Variant(
         1,
         dict.fromkeys(
             [
@@ -493,84 +518,76 @@ STDIO_BROKEN = {
         | HANDSHAKE_ONLY,
     ),
 }
-MESSAGES = {
-    "invalid_as_internal_error": ("heartbeat.args.unknown-property", "JSON-RPC error -32603"),
-    "leaky_denial": ("heartbeat.access.other-caller-rejected", "reveals caller A's session"),
-    "drops_after_empty": (SEQ, "missing from a full drain"),
-    "keys_ci_lookup": ("heartbeat.idempotency.key-variants", "refused"),
-    "session_ids_collide_refused": ("heartbeat.session.id-variants", "refused"),
+
+
+def script(name: str) -> tuple[str, ...]:
+    """The program of variant NAME (tests/agents/mcp/NAME.py, or NAME/configuration), or of the
+    reference server for "reference/…"."""
+    if name.startswith("reference"):
+        return ("-m", "conformance.reference.mcp.server")
+    return (str(agent_path("mcp", name)),)
+
+
+def http_start(name: str, variant: Variant) -> tuple[str, ...]:
+    """Variant NAME over Streamable HTTP, with two callers and the operator endpoint."""
+    command = python_command(*script(name), "--http", "127.0.0.1:0", *variant.agent_args)
+    return ("--mcp-cmd", command, *HTTP_OPTIONS)
+
+
+def stdio_start(name: str, variant: Variant) -> tuple[str, ...]:
+    """Variant NAME over stdio, with the reference's operator hook."""
+    command = python_command(*script(name), *variant.agent_args)
+    return ("--mcp-cmd", command, "--instruct-cmd", REFERENCE_INSTRUCT_CMD)
+
+
+# The reference's machinery, each part on by its own flag, with the suite's matching option: the
+# reference stays conformant, and the twins that need the policy run (the cheap cases, as a guard).
+FEATURES: dict[str, Variant] = {
+    "reference/session-cap": Variant(
+        0,
+        {"heartbeat.twins.session-cap": "pass"},
+        agent_args=("--session-cap", "24"),
+        args=("--mcp-session-cap", "24"),
+    ),
+    "reference/session-ttl": Variant(
+        0,
+        {"heartbeat.twins.idle-expiry": "pass", "heartbeat.later.pending-held": "pass"},
+        agent_args=("--session-ttl", "2"),
+        args=("--mcp-session-ttl", "2"),
+    ),
+    "reference/request-limit": Variant(
+        0,
+        {"heartbeat.twins.request-limit": "pass"},
+        agent_args=("--request-limit", "60"),
+        args=("--mcp-request-limit", "60"),
+    ),
+    "reference/io-delay": Variant(0, agent_args=("--io-delay", "0.005")),
+    "reference/max-length": Variant(0, agent_args=("--max-length", "1024")),
 }
 
-
-def _server(name: str) -> str:
-    flags = ARGS.get(name, ((), ()))[0]
-    return python_command(str(MCP_AGENTS / f"{name}.py"), "--http", "127.0.0.1:0", *flags)
-
-
-def _options(name: str) -> tuple[str, ...]:
-    return (*HTTP_OPTIONS, *ARGS.get(name, ((), ()))[1])
+HTTP_BROKEN = Table("mcp", HTTP_BASELINE, http_start, by_area(BROKEN))
+HTTP_CONFORMING = Table("mcp", HTTP_BASELINE, http_start, CONFORMING, conforming=True)
+HTTP_FEATURES = Table("mcp", HTTP_BASELINE, http_start, FEATURES, conforming=True)
+STDIO = Table("mcp", STDIO_BASELINE, stdio_start, STDIO_BROKEN)
+TABLES = (HTTP_BROKEN, HTTP_CONFORMING, HTTP_FEATURES, STDIO)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("server", sorted(BROKEN))
 def test_broken_server_gets_exactly_its_outcomes(server: str, direct) -> None:
-    code, delta = BROKEN[server]
-    cases, expected = selected(server, delta)
-    run = direct("--mcp-cmd", _server(server), *_options(server), cases=cases)
-    assert run.outcomes == expected, run.diff(expected)
-    assert run.code == code, run.stderr[-2000:]
-    assert run.report["target"] == "mcp"
-    if server in MESSAGES:
-        case_id, text = MESSAGES[server]
-        assert text in run.case(case_id)["message"]
-    run.assert_explained(delta)
+    certify(direct, HTTP_BROKEN, server)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("server", sorted(CONFORMING))
 def test_conforming_server_gets_the_references_outcomes(server: str, direct) -> None:
-    code, delta = CONFORMING[server]
-    assert not {o for o in delta.values() if o in ("fail", "warn")}, (
-        "a conforming server never fails or warns"
-    )
-    cases, expected = selected(server, delta)
-    run = direct("--mcp-cmd", _server(server), *_options(server), cases=cases)
-    assert run.outcomes == expected, run.diff(expected)
-    assert run.code == code, run.stderr[-2000:]
-
-
-# The reference's machinery, each part on by its own flag, with the suite's matching option: the
-# reference stays conformant, and the twins that need the policy run (the cheap cases, as a guard).
-FEATURES: dict[str, tuple[tuple[str, ...], tuple[str, ...], dict[str, str]]] = {
-    "session-cap": (
-        ("--session-cap", "24"),
-        ("--mcp-session-cap", "24"),
-        {"heartbeat.twins.session-cap": "pass"},
-    ),
-    "session-ttl": (
-        ("--session-ttl", "2"),
-        ("--mcp-session-ttl", "2"),
-        {"heartbeat.twins.idle-expiry": "pass", "heartbeat.later.pending-held": "pass"},
-    ),
-    "request-limit": (
-        ("--request-limit", "60"),
-        ("--mcp-request-limit", "60"),
-        {"heartbeat.twins.request-limit": "pass"},
-    ),
-    "io-delay": (("--io-delay", "0.005"), (), {}),
-    "max-length": (("--max-length", "1024"), (), {}),
-}
+    certify(direct, HTTP_CONFORMING, server)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("feature", sorted(FEATURES))
+@pytest.mark.parametrize("feature", sorted(name.partition("/")[2] for name in FEATURES))
 def test_reference_with_each_feature_is_certified(feature: str, direct) -> None:
-    flags, options, delta = FEATURES[feature]
-    cases, expected = guarded(HTTP_BASELINE, delta)
-    server = python_command("-m", "conformance.reference.mcp.server", "--http", "127.0.0.1:0", *flags)
-    run = direct("--mcp-cmd", server, *HTTP_OPTIONS, *options, cases=cases)
-    assert run.outcomes == expected, run.diff(expected)
-    assert run.code == 0, run.stderr[-2000:]
+    certify(direct, HTTP_FEATURES, f"reference/{feature}")
 
 
 @pytest.mark.slow
@@ -589,37 +606,26 @@ def test_sequences_find_a_sequence_only_bug_with_every_seed(server: str, rule: s
         profile="ci",
         target_options=McpOptions(instruct_url="{baseUrl}/operator/instructions", delivery_wait=0.5),
     )
-    runtime, checked = Runtime(config), revisions.current().name
-    revisions.use("mcp-session-heartbeat-2025-06-18")
-    try:
-        runtime.start()
-        for seed in range(10):
-            config.seed = seed
-            result = runtime.run_case(CASES[SEQ]).result
-            assert (result.outcome, result.rule) == (Outcome.FAIL, rule), f"seed {seed}: {result.message}"
-    finally:
-        runtime.close()
-        revisions.use(checked)
+    runtime = Runtime(config)
+    with revision_kept():
+        revisions.use("mcp-session-heartbeat-2025-06-18")
+        try:
+            runtime.start()
+            for seed in range(10):
+                config.seed = seed
+                result = runtime.run_case(CASES[SEQ]).result
+                assert (result.outcome, result.rule) == (Outcome.FAIL, rule), f"seed {seed}: {result.message}"
+        finally:
+            runtime.close()
 
 
 def test_the_audit_names_variants_that_fail_their_checks() -> None:
-    deltas = expected_by_variant(BROKEN | STDIO_BROKEN, prefix="mcp/")
-    assert check_variants_catch("mcp", deltas, prefix="mcp/") == []
+    assert audit_not_backed("mcp", TABLES) == []
 
 
 @pytest.mark.parametrize("server", sorted(STDIO_BROKEN))
 def test_stdio_broken_server_gets_exactly_its_outcomes(server: str, direct) -> None:
-    code, delta = STDIO_BROKEN[server]
-    cases, expected = guarded(STDIO_BASELINE, delta)
-    run = direct(
-        "--mcp-cmd",
-        python_command(str(MCP_AGENTS / f"{server}.py")),
-        "--instruct-cmd",
-        REFERENCE_INSTRUCT_CMD,
-        cases=cases,
-    )
-    assert run.outcomes == expected, run.diff(expected)
-    assert run.code == code
+    certify(direct, STDIO, server)
 
 
 # The reference server over stdio, every case: tests/e2e/test_readme_commands.py
@@ -695,15 +701,11 @@ def test_usage_errors_are_one_line(suite) -> None:
 
 
 def test_every_heartbeat_case_is_caught_by_a_broken_server() -> None:
-    caught = {
-        c for _, delta in (BROKEN | STDIO_BROKEN).values() for c, o in delta.items() if o in ("fail", "warn")
-    }
-    assert set(HEARTBEAT) - caught == set()
+    assert uncaught("mcp", TABLES) == set()
 
 
 def test_every_mcp_server_is_listed() -> None:
-    files = {p.stem for p in MCP_AGENTS.glob("*.py") if not p.name.startswith("_")}
-    assert files == set(BROKEN) | set(STDIO_BROKEN) | set(CONFORMING) | {"custom_result_shape"}
+    assert unlisted("mcp", TABLES, others={"custom_result_shape"}) == (set(), set())
 
 
 def _replay(path: str, *args: str) -> subprocess.CompletedProcess[str]:
