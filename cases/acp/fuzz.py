@@ -8,6 +8,7 @@ unless --strict, each naming the layer that broke where the evidence tells (an S
 """
 
 import json
+from typing import Any
 
 from conformance.cases._fuzzing import fuzz
 from conformance.cases.acp import spec
@@ -92,61 +93,12 @@ async def fuzz_status_params(acp: AcpTarget, details: dict) -> None:
         try:
             reply = await _ask(acp, inp, params)
         except AgentExited as exc:
-            raise FuzzFailure(
-                f"the agent died on session/status with params {inp.describe()}: {str(exc).splitlines()[0]}",
-                rule="survives",
-                died=True,
-                layer=live.crash_layer(),
-            ) from None
-        if inp.expect == "invalid" and (reply.ok or reply.code != -32602):
-            raise FuzzFailure(
-                f"params {inp.describe()} got {reply.describe()}, expected error -32602",
-                rule="invalid-params",
-            )
-        if inp.expect == "status":
-            if reply.ok:
-                status = reply.result.get("status") if isinstance(reply.result, dict) else None
-                if not isinstance(status, str):
-                    raise FuzzFailure(
-                        f"params {inp.describe()} got a result without a string status: {reply.describe()}",
-                        rule="unknown-id",
-                    )
-                if params.get("sessionId") == sid and revisions.canonical(status) != "active":
-                    raise FuzzFailure(
-                        f"params {inp.describe()} (a live session) got {status!r}, "
-                        f"expected {revisions.word('active')!r}",
-                        rule="live-active",
-                    )
-                if (
-                    params.get("sessionId") != sid
-                    and revisions.canonical(status) == "inactive"
-                    and not revisions.current().may_inactive_for_unknown
-                ):
-                    raise FuzzFailure(
-                        f"params {inp.describe()} (a never-created id) got {status!r}: this revision has no MAY "
-                        "path, a session the Agent does not know gets -32002",
-                        rule="unknown-id",
-                    )
-            elif params.get("sessionId") == sid:  # a well-formed request refused: the schema allows it
-                raise FuzzFailure(
-                    f"params {inp.describe()} (a live session) got {reply.describe()}", rule="well-formed"
-                )
-            elif reply.code != -32002:
-                raise FuzzFailure(f"valid params {inp.describe()} got {reply.describe()}", rule="unknown-id")
-        if inp.expect == "either" and not reply.ok and reply.code != -32602:
-            raise FuzzFailure(
-                f"params {inp.describe()} got {reply.describe()}, expected a status or -32602",
-                rule="invalid-params",
-            )
+            raise _died(live, f"on session/status with params {inp.describe()}", exc) from None
+        _judge_params_reply(inp, params, sid, reply)
         try:
             after = await acp.status(sid)
         except AgentExited as exc:
-            raise FuzzFailure(
-                f"the agent died after session/status with params {inp.describe()}: {str(exc).splitlines()[0]}",
-                rule="survives",
-                died=True,
-                layer=live.crash_layer(),
-            ) from None
+            raise _died(live, f"after session/status with params {inp.describe()}", exc) from None
         if not after.ok or revisions.canonical(_status_of(after)) != "active":
             raise FuzzFailure(
                 f"after params {inp.describe()}, the live session is no longer active: {after.describe()}",
@@ -156,6 +108,65 @@ async def fuzz_status_params(acp: AcpTarget, details: dict) -> None:
     await _fuzz(
         acp, details, PARAMS_CASE, status_params(), check, EXPLICIT_STATUS_PARAMS, ParamsInput.from_json
     )
+
+
+def _died(live: LiveSession, when: str, exc: AgentExited) -> FuzzFailure:
+    return FuzzFailure(
+        f"the agent died {when}: {str(exc).splitlines()[0]}",
+        rule="survives",
+        died=True,
+        layer=live.crash_layer(),
+    )
+
+
+def _judge_params_reply(inp: ParamsInput, params: Any, sid: str, reply: Reply) -> None:
+    """The answer the drawn params call for: -32602 for invalid ones, a status (or -32002 for an
+    unknown id) for valid ones, either where the schema leaves it open."""
+    if inp.expect == "invalid" and (reply.ok or reply.code != -32602):
+        raise FuzzFailure(
+            f"params {inp.describe()} got {reply.describe()}, expected error -32602",
+            rule="invalid-params",
+        )
+    if inp.expect == "status":
+        if reply.ok:
+            _judge_status_result(inp, params, sid, reply)
+        elif params.get("sessionId") == sid:  # a well-formed request refused: the schema allows it
+            raise FuzzFailure(
+                f"params {inp.describe()} (a live session) got {reply.describe()}", rule="well-formed"
+            )
+        elif reply.code != -32002:
+            raise FuzzFailure(f"valid params {inp.describe()} got {reply.describe()}", rule="unknown-id")
+    if inp.expect == "either" and not reply.ok and reply.code != -32602:
+        raise FuzzFailure(
+            f"params {inp.describe()} got {reply.describe()}, expected a status or -32602",
+            rule="invalid-params",
+        )
+
+
+def _judge_status_result(inp: ParamsInput, params: dict, sid: str, reply: Reply) -> None:
+    """A result for valid params: a string status, active for the live session, and inactive for a
+    never-created id only where the revision allows it."""
+    status = reply.result.get("status") if isinstance(reply.result, dict) else None
+    if not isinstance(status, str):
+        raise FuzzFailure(
+            f"params {inp.describe()} got a result without a string status: {reply.describe()}",
+            rule="unknown-id",
+        )
+    if params.get("sessionId") == sid and revisions.canonical(status) != "active":
+        raise FuzzFailure(
+            f"params {inp.describe()} (a live session) got {status!r}, expected {revisions.word('active')!r}",
+            rule="live-active",
+        )
+    if (
+        params.get("sessionId") != sid
+        and revisions.canonical(status) == "inactive"
+        and not revisions.current().may_inactive_for_unknown
+    ):
+        raise FuzzFailure(
+            f"params {inp.describe()} (a never-created id) got {status!r}: this revision has no MAY "
+            "path, a session the Agent does not know gets -32002",
+            rule="unknown-id",
+        )
 
 
 async def _send_frame(acp: AcpTarget, live: LiveSession, inp: FrameInput):
