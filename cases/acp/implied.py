@@ -41,62 +41,86 @@ async def check_implied(
     the rule a -32002 that resume contradicts breaks, where the case's own sentence is another."""
     answer = answer_of(reply)
     if answer == "active":
-        prompted = await acp.prompt(session_id, "status said active")
-        if not prompted.ok:
-            # Calibration of the prompt probe: a backend that refuses every turn shows nothing.
-            control = await acp.prompt(await acp.new_session(), "control")
-            if not control.ok:
-                raise MissingInput(
-                    f"{context}: session/prompt fails on a session just created too ({control.describe()}), "
-                    "so a failed prompt cannot show what status said"
-                )
-            raise Violation(
-                f"{context}: status said {revisions.word('active')!r} (in memory), but session/prompt with that id "
-                f"on the connection that created the session failed: {prompted.describe()}",
-                expected="a session status calls active accepts session/prompt",
-                observed={"status": reply.describe(), "prompt": prompted.describe()},
-                rule=rule,
-            )
+        await _active_takes_a_prompt(acp, session_id, reply, context, rule)
     elif answer == "inactive" and not acp.advertises("resume-or-load"):
-        if not revisions.current().may_inactive_for_unknown:
-            # Nothing resumes here to back the claim, and no MAY path allows it for a session the
-            # agent does not have: this revision's unknown session gets -32002.
-            raise Violation(
-                f"{context}: status said {revisions.word('inactive')!r} (known, resumable), but the agent advertises "
-                "neither session/resume nor session/load, and this revision has no MAY path: a session the Agent "
-                "does not know gets -32002",
-                expected="error -32002",
-                observed=reply.describe(),
-                rule=rule,
-            )
+        _inactive_without_resume(reply, context, rule)
     elif answer == "inactive":
-        back = await acp.reopen(session_id)
-        if back.ok:
-            return answer
-        may = revisions.current().may_inactive_for_unknown
-        if may and back.code == SESSION_NOT_FOUND:
-            raise Info(
-                f"{context}: status said {revisions.word('inactive')!r} and resume then failed with -32002: the "
-                "MAY path (inactive for any session not in memory; the session does not exist)"
-            )
+        await _inactive_resumes(acp, session_id, reply, context, rule)
+    elif answer == "unknown" and acp.advertises("resume-or-load"):
+        await _unknown_does_not_resume(acp, session_id, reply, context, unknown_rule or rule)
+    return answer
+
+
+async def _active_takes_a_prompt(
+    acp: AcpTarget, session_id: str, reply: Reply, context: str, rule: str | None
+) -> None:
+    prompted = await acp.prompt(session_id, "status said active")
+    if prompted.ok:
+        return
+    # Calibration of the prompt probe: a backend that refuses every turn shows nothing.
+    control = await acp.prompt(await acp.new_session(), "control")
+    if not control.ok:
+        raise MissingInput(
+            f"{context}: session/prompt fails on a session just created too ({control.describe()}), "
+            "so a failed prompt cannot show what status said"
+        )
+    raise Violation(
+        f"{context}: status said {revisions.word('active')!r} (in memory), but session/prompt with that id "
+        f"on the connection that created the session failed: {prompted.describe()}",
+        expected="a session status calls active accepts session/prompt",
+        observed={"status": reply.describe(), "prompt": prompted.describe()},
+        rule=rule,
+    )
+
+
+def _inactive_without_resume(reply: Reply, context: str, rule: str | None) -> None:
+    if revisions.current().may_inactive_for_unknown:
+        return
+    # Nothing resumes here to back the claim, and no MAY path allows it for a session the
+    # agent does not have: this revision's unknown session gets -32002.
+    raise Violation(
+        f"{context}: status said {revisions.word('inactive')!r} (known, resumable), but the agent advertises "
+        "neither session/resume nor session/load, and this revision has no MAY path: a session the Agent "
+        "does not know gets -32002",
+        expected="error -32002",
+        observed=reply.describe(),
+        rule=rule,
+    )
+
+
+async def _inactive_resumes(
+    acp: AcpTarget, session_id: str, reply: Reply, context: str, rule: str | None
+) -> None:
+    back = await acp.reopen(session_id)
+    if back.ok:
+        return
+    may = revisions.current().may_inactive_for_unknown
+    if may and back.code == SESSION_NOT_FOUND:
+        raise Info(
+            f"{context}: status said {revisions.word('inactive')!r} and resume then failed with -32002: the "
+            "MAY path (inactive for any session not in memory; the session does not exist)"
+        )
+    raise Violation(
+        f"{context}: status said {revisions.word('inactive')!r} (known, resumable), but resuming it failed: "
+        f"{back.describe()}",
+        expected="resume succeeds" + (" (or fails with -32002 on the MAY path)" if may else ""),
+        observed={"status": reply.describe(), "resume": back.describe()},
+        rule=rule,
+    )
+
+
+async def _unknown_does_not_resume(
+    acp: AcpTarget, session_id: str, reply: Reply, context: str, rule: str | None
+) -> None:
+    back = await acp.reopen(session_id)
+    if back.ok:
         raise Violation(
-            f"{context}: status said {revisions.word('inactive')!r} (known, resumable), but resuming it failed: "
-            f"{back.describe()}",
-            expected="resume succeeds" + (" (or fails with -32002 on the MAY path)" if may else ""),
-            observed={"status": reply.describe(), "resume": back.describe()},
+            f"{context}: status said -32002 (the agent does not know the session), yet session/resume then "
+            "resumed it",
+            expected="resume fails: the agent does not know the session",
+            observed={"status": reply.describe(), "resume": show(back.result)},
             rule=rule,
         )
-    elif answer == "unknown" and acp.advertises("resume-or-load"):
-        back = await acp.reopen(session_id)
-        if back.ok:
-            raise Violation(
-                f"{context}: status said -32002 (the agent does not know the session), yet session/resume then "
-                "resumed it",
-                expected="resume fails: the agent does not know the session",
-                observed={"status": reply.describe(), "resume": show(back.result)},
-                rule=unknown_rule or rule,
-            )
-    return answer
 
 
 async def forgets_closed(acp: AcpTarget, session_id: str) -> bool:
