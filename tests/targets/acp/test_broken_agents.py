@@ -11,7 +11,8 @@ import pytest
 
 from conformance import cases
 from conformance.core.registry import CASES
-from tests.conftest import agent_command, guarded
+from tests.conftest import Run, agent_command
+from tests.variants import Table, Variant, audit_not_backed, certify, guarded, uncaught, unlisted
 
 cases.load_all()
 ACP_CASES = {case_id: case for case_id, case in CASES.items() if case.target == "acp"}  # MCP: test_mcp.py
@@ -56,24 +57,21 @@ MIXED = {
     "status.no-side-effects.inactive-stays-inactive": "fail",
     SEQ: "fail",
 }
-# The revision --spec auto must pick, where it is not the default rfd-2026-10-26.
-REVISIONS = {
-    "open_saved": "acp-unstable-2026-11",
-    "mixed_open_inactive": "acp-unstable-2026-11",
-    "saved_for_unknown": "acp-unstable-2026-11",
-}
+# The revision --spec auto picks is the default rfd-2026-10-26 unless a variant's `revision` says
+# otherwise (an agent that answers in the words of acp-unstable-2026-11).
+UNSTABLE = "acp-unstable-2026-11"
 
 # A status that loads an inactive session loads it in the overlap cases too.
 LOADS = {"status.overlap.burst-leaves-sessions": "fail", "status.overlap.race-close": "fail"}
 # Unknown ids answered otherwise than -32002: the boundary forms of a live id are unknown ids too.
 BOUNDARY_IDS = {"status.identity.long-ids": "fail", "status.identity.encoded-ids": "fail"}
 
-# agent file in tests/agents/acp -> (exit code, outcomes that differ from the baseline)
-BROKEN: dict[str, tuple[int, dict[str, str]]] = {
-    "capability_true": (1, {"capability.status.object": "fail"}),
-    "result_meta_not_object": (1, {"status.result.shape": "fail"}),
+# agent file in tests/agents/acp -> its exit code and the outcomes that differ from the baseline
+BROKEN: dict[str, Variant] = {
+    "capability_true": Variant(1, {"capability.status.object": "fail"}),
+    "result_meta_not_object": Variant(1, {"status.result.shape": "fail"}),
     # Its bug shows on every fresh session, so the fuzzers' live sessions see it too.
-    "new_session_inactive": (
+    "new_session_inactive": Variant(
         1,
         {
             "status.active.after-new": "fail",
@@ -84,7 +82,7 @@ BROKEN: dict[str, tuple[int, dict[str, str]]] = {
             "fuzz.frames.survives": "warn",
         },
     ),
-    "still_active_after_close": (
+    "still_active_after_close": Variant(
         1,
         {
             "status.inactive.after-close": "fail",
@@ -98,8 +96,8 @@ BROKEN: dict[str, tuple[int, dict[str, str]]] = {
             SEQ: "fail",
         },
     ),
-    "active_after_restart": (1, {"status.inactive.after-restart": "fail"}),
-    "unknown_internal_error": (
+    "active_after_restart": Variant(1, {"status.inactive.after-restart": "fail"}),
+    "unknown_internal_error": Variant(
         1,
         {
             "status.error.unknown-session-code": "fail",
@@ -111,7 +109,7 @@ BROKEN: dict[str, tuple[int, dict[str, str]]] = {
             SEQ: "fail",
         },
     ),
-    "not_found_as_status": (
+    "not_found_as_status": Variant(
         1,
         {
             "status.error.unknown-session-code": "fail",
@@ -125,9 +123,9 @@ BROKEN: dict[str, tuple[int, dict[str, str]]] = {
             **BOUNDARY_IDS,
         },
     ),
-    "no_error_data": (1, {"status.error.unknown-session-data": "fail", SEQ: "fail", **BOUNDARY_IDS}),
-    "wrong_error_message": (0, {"status.error.unknown-session-message": "warn"}),
-    "may_inactive_resume_creates": (
+    "no_error_data": Variant(1, {"status.error.unknown-session-data": "fail", SEQ: "fail", **BOUNDARY_IDS}),
+    "wrong_error_message": Variant(0, {"status.error.unknown-session-message": "warn"}),
+    "may_inactive_resume_creates": Variant(
         1,
         {
             "status.unknown.may-inactive": "fail",
@@ -139,10 +137,12 @@ BROKEN: dict[str, tuple[int, dict[str, str]]] = {
             **UNKNOWN_IDS_ANSWERED_AS_RESULT,
         },
     ),
-    "missing_id_internal_error": (1, {"status.params.missing-session-id": "fail", FUZZ_PARAMS: "fail"}),
-    "int_id_coerced": (1, {"status.params.non-string-session-id": "fail", FUZZ_PARAMS: "fail"}),
-    "null_id_unknown": (1, {"status.params.null-session-id": "fail", FUZZ_PARAMS: "fail"}),
-    "envelope_missing_jsonrpc": (
+    "missing_id_internal_error": Variant(
+        1, {"status.params.missing-session-id": "fail", FUZZ_PARAMS: "fail"}
+    ),
+    "int_id_coerced": Variant(1, {"status.params.non-string-session-id": "fail", FUZZ_PARAMS: "fail"}),
+    "null_id_unknown": Variant(1, {"status.params.null-session-id": "fail", FUZZ_PARAMS: "fail"}),
+    "envelope_missing_jsonrpc": Variant(
         1,
         {
             "status.params.missing-session-id": "fail",
@@ -152,12 +152,12 @@ BROKEN: dict[str, tuple[int, dict[str, str]]] = {
             FUZZ_PARAMS: "fail",
         },
     ),
-    "status_loads_inactive": (
+    "status_loads_inactive": Variant(
         1,
         {"status.no-side-effects.inactive-stays-inactive": "fail", SEQ: "fail", **LOADS},
     ),
     # The other spellings status was asked about exist afterwards, so they resume (id-variants).
-    "status_creates_unknown": (
+    "status_creates_unknown": Variant(
         1,
         {
             "status.no-side-effects.unknown-stays-unknown": "fail",
@@ -166,17 +166,18 @@ BROKEN: dict[str, tuple[int, dict[str, str]]] = {
             SEQ: "fail",
         },
     ),
-    "status_replays_history": (1, {"status.no-side-effects.no-notifications": "fail", SEQ: "fail"}),
+    "status_replays_history": Variant(1, {"status.no-side-effects.no-notifications": "fail", SEQ: "fail"}),
     # The replay comes 150 ms after the status answer: only a window that waits for quiet sees it.
-    "status_replays_later": (1, {"status.no-side-effects.no-notifications": "fail"}),
-    # A lie told once, late in the sequences, that Hypothesis cannot replay: still a failure.
-    "status_lies_once": (1, {SEQ: "fail"}),
+    "status_replays_later": Variant(1, {"status.no-side-effects.no-notifications": "fail"}),
+    # A lie told once, late in the sequences, that Hypothesis cannot replay: still a failure, and
+    # the message says it was not reproducible.
+    "status_lies_once": Variant(1, {SEQ: "fail"}, message=(SEQ, "not reproducible when replayed alone")),
     # Status cancels the turn, in an agent that honours the permission answer: answered
     # `cancelled`, the control turn ended `cancelled` too and hid it.
-    "status_cancels_honoured_turn": (1, {"status.active.during-turn": "fail"}),
+    "status_cancels_honoured_turn": Variant(1, {"status.active.during-turn": "fail"}),
     # Status changes the session as the agent's own late title does: only the second window, once
     # the title is over, tells them apart.
-    "status_touches_like_its_title": (
+    "status_touches_like_its_title": Variant(
         1,
         {
             "status.no-side-effects.no-notifications": "fail",
@@ -185,7 +186,7 @@ BROKEN: dict[str, tuple[int, dict[str, str]]] = {
             "status.no-side-effects.twins-restart": "fail",
         },
     ),
-    "status_evicts_active": (
+    "status_evicts_active": Variant(
         1,
         {
             "status.no-side-effects.active-accepts-prompt": "fail",
@@ -196,15 +197,15 @@ BROKEN: dict[str, tuple[int, dict[str, str]]] = {
             FUZZ_PARAMS: "fail",
         },
     ),
-    "status_bumps_updated_at": (1, {"status.no-side-effects.list-unchanged": "fail", SEQ: "fail"}),
+    "status_bumps_updated_at": Variant(1, {"status.no-side-effects.list-unchanged": "fail", SEQ: "fail"}),
     # Status loads the session two seconds later, in the background (a warm-up): only a watch as
     # long as --hold sees it.
-    "status_loads_later": (1, {"status.no-side-effects.twins-later": "fail"}),
+    "status_loads_later": Variant(1, {"status.no-side-effects.twins-later": "fail"}),
     # Status marks the session seen; a debounced writer bumps its updatedAt 1.5 s later.
-    "status_touches_later": (1, {"status.no-side-effects.twins-later": "fail"}),
+    "status_touches_later": Variant(1, {"status.no-side-effects.twins-later": "fail"}),
     # A crash answering status fails whichever case asked (the request never gets its answer).
     # The fuzzer always tries a 10 kB id first (strategies.EXPLICIT_STATUS_PARAMS), so it finds it too.
-    "crash_on_long_id": (
+    "crash_on_long_id": Variant(
         1,
         {
             "status.error.long-session-id": "fail",
@@ -215,17 +216,29 @@ BROKEN: dict[str, tuple[int, dict[str, str]]] = {
             FUZZ_PARAMS: "fail",
         },
     ),
-    "slow_status": (0, {"status.cheap.latency": "warn"}),
-    "status_slower_than_list": (0, {"status.cheap.latency": "warn"}),
-    # session/list of a directory with sessions is as slow as status: only an empty list shows it.
-    "status_slower_than_busy_list": (0, {"status.cheap.latency": "warn"}),
-    "unknown_status_value": (0, {"status.enum.known-values": "warn"}),
-    "v1_state_field": (0, {"status.v1.no-state-field": "warn"}),
+    # The cheapness case has several rules: the message says which one was broken.
+    "slow_status": Variant(
+        0, {"status.cheap.latency": "warn"}, message=("status.cheap.latency", "is over 50.00 ms")
+    ),
+    "status_slower_than_list": Variant(
+        0,
+        {"status.cheap.latency": "warn"},
+        message=("status.cheap.latency", "10x the agent's own session/list round trip"),
+    ),
+    # session/list of a directory with sessions is as slow as status: only an empty list shows it
+    # (the cheapness case names the empty directory as its baseline: LIST_BASELINE).
+    "status_slower_than_busy_list": Variant(
+        0,
+        {"status.cheap.latency": "warn"},
+        message=("status.cheap.latency", "session/list round trip on an empty directory"),
+    ),
+    "unknown_status_value": Variant(0, {"status.enum.known-values": "warn"}),
+    "v1_state_field": Variant(0, {"status.v1.no-state-field": "warn"}),
     # Two revisions' words in one agent: whichever revision --spec auto picks, the other's word fails.
-    "mixed_open_inactive": (1, MIXED),
-    "mixed_active_saved": (1, MIXED),
+    "mixed_open_inactive": Variant(1, MIXED, revision=UNSTABLE),
+    "mixed_active_saved": Variant(1, MIXED),
     # The RFD's MAY path, taken by an agent of the revision that has no such MAY.
-    "saved_for_unknown": (
+    "saved_for_unknown": Variant(
         1,
         {
             "status.error.unknown-session-code": "fail",
@@ -240,8 +253,9 @@ BROKEN: dict[str, tuple[int, dict[str, str]]] = {
             FUZZ_PARAMS: "fail",
             SEQ: "fail",
         },
+        revision=UNSTABLE,
     ),
-    "status_without_capability": (
+    "status_without_capability": Variant(
         3,
         {
             **{
@@ -255,18 +269,18 @@ BROKEN: dict[str, tuple[int, dict[str, str]]] = {
     ),
     # Sequence-only bugs: no scripted case sees them (the 3rd-status one also trips the
     # scripted 20-call case), the model-based sequences do.
-    "third_status_loads": (
+    "third_status_loads": Variant(
         1,
         {SEQ: "fail", "status.no-side-effects.inactive-stays-inactive": "fail", **LOADS},
     ),
-    "status_duplicates_after_resume": (1, {SEQ: "fail"}),
+    "status_duplicates_after_resume": Variant(1, {SEQ: "fail"}),
     # Sequence-only before the overlap cases: a prompt with its cancel beside status calls shows it.
-    "status_evicts_after_cancel": (1, {SEQ: "fail", "status.overlap.race-prompt": "fail"}),
-    "status_meta_attaches": (1, {SEQ: "fail"}),
+    "status_evicts_after_cancel": Variant(1, {SEQ: "fail", "status.overlap.race-prompt": "fail"}),
+    "status_meta_attaches": Variant(1, {SEQ: "fail"}),
     # Malformed-input bugs: only the fuzzers see them. The bare Python SDK's reader dies on frames
     # no ACP client sends: robustness findings, the agent stays CONFORMANT.
-    "sdk_without_guard": (0, {"fuzz.frames.survives": "warn", "fuzz.frames.error-codes": "warn"}),
-    "crash_on_control_chars": (
+    "sdk_without_guard": Variant(0, {"fuzz.frames.survives": "warn", "fuzz.frames.error-codes": "warn"}),
+    "crash_on_control_chars": Variant(
         1,
         {
             FUZZ_PARAMS: "fail",
@@ -274,33 +288,33 @@ BROKEN: dict[str, tuple[int, dict[str, str]]] = {
             "status.identity.id-variants": "fail",
         },
     ),
-    "deep_meta_internal_error": (1, {FUZZ_PARAMS: "fail"}),
+    "deep_meta_internal_error": Variant(1, {FUZZ_PARAMS: "fail"}),
     # String ids are ids ACP allows: a second response to one breaks a well-formed status request.
-    "string_id_answered_twice": (1, {FUZZ_PARAMS: "fail"}),
+    "string_id_answered_twice": Variant(1, {FUZZ_PARAMS: "fail"}),
     # Identity: status finds a session by another spelling of its id (the other methods do not).
-    "status_id_case_insensitive": (1, {"status.identity.id-variants": "fail"}),
-    "status_id_trimmed": (
+    "status_id_case_insensitive": Variant(1, {"status.identity.id-variants": "fail"}),
+    "status_id_trimmed": Variant(
         1,
         {"status.identity.id-variants": "fail", "status.error.unknown-session-data": "fail"},
     ),
-    "status_id_prefix": (1, {"status.identity.id-variants": "fail"}),
+    "status_id_prefix": Variant(1, {"status.identity.id-variants": "fail"}),
     # status says -32002 for `./<id>`, resume/load reads the file by it: unknown to status only.
-    "resume_reads_any_spelling": (1, {"status.identity.id-variants": "fail"}),
+    "resume_reads_any_spelling": Variant(1, {"status.identity.id-variants": "fail"}),
     # It also normalises the id it echoes: an NFD unknown id comes back composed.
-    "status_id_ascii_folded": (1, {"status.identity.id-variants": "fail"}),
-    "status_id_nfkc": (
+    "status_id_ascii_folded": Variant(1, {"status.identity.id-variants": "fail"}),
+    "status_id_nfkc": Variant(
         1,
         {"status.identity.id-variants": "fail", "status.error.unknown-session-data": "fail"},
     ),
-    "empty_id_is_current": (1, {"status.identity.empty-id": "fail"}),
-    "error_data_truncates_id": (
+    "empty_id_is_current": Variant(1, {"status.identity.empty-id": "fail"}),
+    "error_data_truncates_id": Variant(
         1,
         {"status.error.unknown-session-data": "fail", "status.identity.long-ids": "fail"},
     ),
-    "no_params_internal_error": (1, {"status.params.no-params": "fail"}),
+    "no_params_internal_error": Variant(1, {"status.params.no-params": "fail"}),
     # Consistency between methods, and later transitions.
-    "status_ignores_delete": (1, {"status.consistency.after-delete": "fail"}),
-    "status_forgets_closed": (
+    "status_ignores_delete": Variant(1, {"status.consistency.after-delete": "fail"}),
+    "status_forgets_closed": Variant(
         1,
         {
             "status.inactive.after-close": "fail",
@@ -310,7 +324,7 @@ BROKEN: dict[str, tuple[int, dict[str, str]]] = {
             SEQ: "fail",
         },
     ),
-    "resume_refuses_closed": (
+    "resume_refuses_closed": Variant(
         1,
         {
             "status.consistency.inactive-resumable": "fail",
@@ -318,27 +332,30 @@ BROKEN: dict[str, tuple[int, dict[str, str]]] = {
             SEQ: "fail",
         },
     ),
-    "status_stale_after_resume": (
+    "status_stale_after_resume": Variant(
         1,
         {"status.consistency.resume-makes-active": "fail", "status.consistency.after-delete": "info"},
     ),
     # Channels a side effect reaches: the turn in progress, the history load replays.
-    "status_waits_for_turn": (
+    # Status waits for the turn, and the turn for the user's permission: a status call during it is
+    # unanswered at 3 s as at 10 (the default --timeout), so it runs with the shorter clock.
+    "status_waits_for_turn": Variant(
         1,
         {"status.active.during-turn": "fail", "status.neighbours.sibling-turn": "fail"},
+        args=("--timeout", "3"),
     ),
-    "status_inactive_during_turn": (
+    "status_inactive_during_turn": Variant(
         1,
         {"status.active.during-turn": "fail", "status.overlap.race-prompt": "fail"},
     ),
-    "status_cancels_turn": (1, {"status.active.during-turn": "fail"}),
-    "status_records_history": (1, {"status.no-side-effects.history-unchanged": "fail"}),
+    "status_cancels_turn": Variant(1, {"status.active.during-turn": "fail"}),
+    "status_records_history": Variant(1, {"status.no-side-effects.history-unchanged": "fail"}),
     # ACP's stdio transport: a log line on stdout (a robustness finding: the verdict stands).
-    "stdout_log_lines": (0, {"transport.stdout.messages-only": "warn"}),
+    "stdout_log_lines": Variant(0, {"transport.stdout.messages-only": "warn"}),
     # Status calls in flight together, and beside the session's own lifecycle calls.
-    "status_burst_loads": (1, {**LOADS, SEQ: "fail"}),
-    "status_burst_creates_unknown": (1, {"status.overlap.burst-leaves-sessions": "fail", SEQ: "fail"}),
-    "status_answers_crossed": (
+    "status_burst_loads": Variant(1, {**LOADS, SEQ: "fail"}),
+    "status_burst_creates_unknown": Variant(1, {"status.overlap.burst-leaves-sessions": "fail", SEQ: "fail"}),
+    "status_answers_crossed": Variant(
         1,
         {
             "status.overlap.answers-by-id": "fail",
@@ -346,39 +363,39 @@ BROKEN: dict[str, tuple[int, dict[str, str]]] = {
             "status.neighbours.sibling-turn": "fail",
         },
     ),
-    "new_rescans_index": (1, {"status.overlap.answers-by-id": "fail"}),
-    "status_race_close_resurrects": (1, {"status.overlap.race-close": "fail", SEQ: "fail"}),
-    "prompt_checks_out_session": (1, {"status.overlap.race-prompt": "fail"}),
+    "new_rescans_index": Variant(1, {"status.overlap.answers-by-id": "fail"}),
+    "status_race_close_resurrects": Variant(1, {"status.overlap.race-close": "fail", SEQ: "fail"}),
+    "prompt_checks_out_session": Variant(1, {"status.overlap.race-prompt": "fail"}),
     # The turn status was asked about fails where the control turn ends: status's doing, not a
     # turn that cannot be observed.
-    "status_reloads_during_turn": (1, {"status.active.during-turn": "fail"}),
+    "status_reloads_during_turn": Variant(1, {"status.active.during-turn": "fail"}),
     # A neighbour: a closed session reads active while a sibling's turn waits on the user.
-    "status_busy_agent_active": (1, {"status.neighbours.sibling-turn": "fail"}),
+    "status_busy_agent_active": Variant(1, {"status.neighbours.sibling-turn": "fail"}),
     # Value boundaries and encodings of ids.
     # (its 10 kB unknown id makes a session the 4096-character one then names, which resumes)
-    "status_long_id_creates": (
+    "status_long_id_creates": Variant(
         1,
         {"status.overlap.burst-leaves-sessions": "fail", "status.error.unknown-session-data": "fail"},
     ),
-    "ids_cut_at_64": (1, {"status.identity.long-ids": "fail", "status.identity.encoded-ids": "fail"}),
-    "ids_cut_at_255": (1, {"status.identity.long-ids": "fail", "status.identity.encoded-ids": "fail"}),
-    "id_percent_decoded": (
+    "ids_cut_at_64": Variant(1, {"status.identity.long-ids": "fail", "status.identity.encoded-ids": "fail"}),
+    "ids_cut_at_255": Variant(1, {"status.identity.long-ids": "fail", "status.identity.encoded-ids": "fail"}),
+    "id_percent_decoded": Variant(
         1,
         {"status.identity.encoded-ids": "fail", "status.error.unknown-session-data": "fail"},
     ),
-    "id_decoded_twice": (1, {"status.identity.encoded-ids": "fail"}),
-    "ids_nfc_normalised": (1, {"status.error.unknown-session-data": "fail"}),
+    "id_decoded_twice": Variant(1, {"status.identity.encoded-ids": "fail"}),
+    "ids_nfc_normalised": Variant(1, {"status.error.unknown-session-data": "fail"}),
     # Sequence-only: the race resurrects only a session that has had a turn.
-    "status_race_close_resurrects_used": (1, {SEQ: "fail"}),
+    "status_race_close_resurrects_used": Variant(1, {SEQ: "fail"}),
 }
 
 # Served over WebSocket (--transport websocket, agent run with --listen): bugs between connections.
-WS_BROKEN: dict[str, tuple[int, dict[str, str]]] = {
-    "ws_status_attaches": (
+WS_BROKEN: dict[str, Variant] = {
+    "ws_status_attaches": Variant(
         1,
         {"status.connections.no-attach": "fail", "status.connections.prompt-needs-resume": "warn"},
     ),
-    "ws_status_per_connection": (
+    "ws_status_per_connection": Variant(
         1,
         {
             "status.connections.active-for-any-connection": "fail",
@@ -386,7 +403,7 @@ WS_BROKEN: dict[str, tuple[int, dict[str, str]]] = {
             "status.neighbours.sibling-turn": "fail",
         },
     ),
-    "ws_status_cached": (
+    "ws_status_cached": Variant(
         1,
         {
             "status.connections.close-seen-by-other": "fail",
@@ -399,20 +416,20 @@ WS_BROKEN: dict[str, tuple[int, dict[str, str]]] = {
         },
     ),
     # B's status calls detach A from its session: A's prompt then fails (a session B never asked about serves A).
-    "ws_status_detaches_owner": (1, {"status.connections.no-attach": "fail"}),
+    "ws_status_detaches_owner": Variant(1, {"status.connections.no-attach": "fail"}),
     # While a turn runs on A, B reads its session inactive.
-    "ws_turn_hides_session": (1, {"status.neighbours.sibling-turn": "fail"}),
+    "ws_turn_hides_session": Variant(1, {"status.neighbours.sibling-turn": "fail"}),
 }
 # Agents served over WebSocket that take paths the spec allows.
-WS_CONFORMING_VARIANTS: dict[str, tuple[int, dict[str, str]]] = {
+WS_CONFORMING_VARIANTS: dict[str, Variant] = {
     # Every connection hears every session's updates: what B gets after its status calls shows
     # nothing about attaching (a control connection that asked nothing gets them too).
-    "ws_broadcasts_updates": (0, {"status.connections.no-attach": "not-testable"}),
+    "ws_broadcasts_updates": Variant(0, {"status.connections.no-attach": "not-testable"}),
     # Serves any connection's prompt, one that never asked anything too: "MUST resume" binds
     # Clients, so the case says it cannot tell (a warning before, and a failure under --strict).
-    "ws_serves_any_prompt": (0, {"status.connections.prompt-needs-resume": "not-testable"}),
+    "ws_serves_any_prompt": Variant(0, {"status.connections.prompt-needs-resume": "not-testable"}),
     # A turn sends no session/update at all: there is nothing to watch for attaching.
-    "silent_turn": (0, {"status.connections.no-attach": "not-testable"}),
+    "silent_turn": Variant(0, {"status.connections.no-attach": "not-testable"}),
 }
 
 # ACP v2 agents (--protocol 2): the foreground-state snapshot.
@@ -425,17 +442,19 @@ NOT_REPORTING = {
 }
 # A made-up state where the session's own updates said idle.
 MADE_UP_IDLE = {"status.state.idle-after-turn": "fail", "status.state.own-last-update": "fail"}
-V2_BROKEN: dict[str, tuple[int, dict[str, str]]] = {
-    "v2_no_state": (0, {"status.state.reported": "warn", **NOT_REPORTING}),
-    "v2_idle_while_asking": (
+V2_BROKEN: dict[str, Variant] = {
+    "v2_no_state": Variant(0, {"status.state.reported": "warn", **NOT_REPORTING}),
+    "v2_idle_while_asking": Variant(
         1,
         {"status.state.own-last-update": "fail", "status.state.requires-action": "warn"},
     ),
-    "v2_idle_too_early": (1, {"status.state.running-during-turn": "fail"}),
-    "v2_stuck_running": (1, {"status.state.idle-after-turn": "fail", "status.state.own-last-update": "fail"}),
+    "v2_idle_too_early": Variant(1, {"status.state.running-during-turn": "fail"}),
+    "v2_stuck_running": Variant(
+        1, {"status.state.idle-after-turn": "fail", "status.state.own-last-update": "fail"}
+    ),
     # Robustness: a status notification (no id) cancels the turn; shown, not deciding the verdict.
-    "v2_notification_cancels_turn": (0, {"transport.notification.leaves-turn": "warn"}),
-    "v2_status_sends_state_update": (
+    "v2_notification_cancels_turn": Variant(0, {"transport.notification.leaves-turn": "warn"}),
+    "v2_status_sends_state_update": Variant(
         1,
         {
             "status.state.no-state-update": "fail",
@@ -443,35 +462,38 @@ V2_BROKEN: dict[str, tuple[int, dict[str, str]]] = {
             SEQ: "fail",
         },
     ),
-    "v2_unknown_state": (1, {**MADE_UP_IDLE, "status.state.known-values": "warn"}),
-    "v2_extension_state": (1, {**MADE_UP_IDLE, "status.state.known-values": "warn"}),
+    # The two kinds of unrecognised state say which they are.
+    "v2_unknown_state": Variant(
+        1,
+        {**MADE_UP_IDLE, "status.state.known-values": "warn"},
+        message=("status.state.known-values", "unrecognised foreground state"),
+    ),
+    "v2_extension_state": Variant(
+        1,
+        {**MADE_UP_IDLE, "status.state.known-values": "warn"},
+        message=("status.state.known-values", "extension foreground state {'new': '_resting'"),
+    ),
     # Status sent while the turn works, answered `idle` only once it ended: evidence, not n/a.
-    "v2_status_waits_then_idle": (1, {"status.state.running-during-turn": "fail"}),
+    "v2_status_waits_then_idle": Variant(1, {"status.state.running-during-turn": "fail"}),
     # A neighbour's state read as the session's own.
-    "v2_state_from_connection": (1, {"status.state.own-last-update": "fail"}),
-    "v2_sibling_running_read_as_own": (1, {"status.state.own-last-update": "fail"}),
+    "v2_state_from_connection": Variant(1, {"status.state.own-last-update": "fail"}),
+    "v2_sibling_running_read_as_own": Variant(1, {"status.state.own-last-update": "fail"}),
     # `running` while blocked on the user, with no other work: the SHOULD of requires_action.
-    "v2_running_while_blocked": (0, {"status.state.requires-action": "warn"}),
+    "v2_running_while_blocked": Variant(0, {"status.state.requires-action": "warn"}),
 }
 
 # v2 agents that take paths the spec allows: their outcomes differ from the baseline, all legally.
-V2_CONFORMING_VARIANTS: dict[str, tuple[int, dict[str, str]]] = {
+V2_CONFORMING_VARIANTS: dict[str, Variant] = {
     # The permission request comes 0.3 s after the prompt's answer (v2 answers at once).
-    "v2_late_permission": (0, {}),
+    "v2_late_permission": Variant(0, {}),
     # A title 0.3 s after each turn's idle state_update: no snapshot case may count it.
-    "v2_slow_title": (0, {}),
+    "v2_slow_title": Variant(0, {}),
     # The idle update that ends a turn carries no stopReason (a SHOULD): the turn comparisons
     # have nothing to compare (during-turn still judges its status answers, and says so).
-    "v2_no_stop_reason": (0, {"transport.notification.leaves-turn": "not-testable"}),
+    "v2_no_stop_reason": Variant(0, {"transport.notification.leaves-turn": "not-testable"}),
     # `running` while another tool call of the turn streams beside a pending permission request:
     # the workflow can progress, so `running` is right (requires_action is a SHOULD, for a workflow that cannot progress).
-    "v2_running_beside_permission": (0, {}),
-}
-
-# The two kinds of unrecognised state say which they are.
-V2_MESSAGES = {
-    "v2_extension_state": ("status.state.known-values", "extension foreground state {'new': '_resting'"),
-    "v2_unknown_state": ("status.state.known-values", "unrecognised foreground state"),
+    "v2_running_beside_permission": Variant(0, {}),
 }
 
 # The sequence-only agents, with the length of their minimal reproduction.
@@ -483,14 +505,6 @@ SEQUENCE_ONLY = {
     "status_meta_attaches": 4,
 }
 
-# Where one case has several rules, the message says which one was broken.
-MESSAGES = {
-    "slow_status": "is over 50.00 ms",
-    "status_slower_than_list": "10x the agent's own session/list round trip",
-    "status_slower_than_busy_list": "session/list round trip on an empty directory",
-    "status_lies_once": "not reproducible when replayed alone",
-}
-
 # The RFD's MAY path (inactive for ids not in memory) taken for the boundary forms of a live id.
 MAY_PATH_FORMS = {"status.identity.long-ids": "info", "status.identity.encoded-ids": "info"}
 
@@ -498,9 +512,9 @@ MAY_PATH_FORMS = {"status.identity.long-ids": "info", "status.identity.encoded-i
 LIST_BASELINE = {"list_refuses_other_cwd": "run", "status_slower_than_busy_list": "empty"}
 
 # Agents that take paths the spec allows: their outcomes differ from the baseline, all legally.
-CONFORMING_VARIANTS: dict[str, tuple[int, dict[str, str]]] = {
-    "open_saved": (0, {}),
-    "may_inactive": (
+CONFORMING_VARIANTS: dict[str, Variant] = {
+    "open_saved": Variant(0, {}, revision=UNSTABLE),
+    "may_inactive": Variant(
         0,
         {
             "status.error.unknown-session-code": "info",
@@ -513,11 +527,11 @@ CONFORMING_VARIANTS: dict[str, tuple[int, dict[str, str]]] = {
         },
     ),
     # Every method treats two spellings of an id as one session: consistent, so conforming.
-    "ids_case_insensitive_everywhere": (0, {}),
+    "ids_case_insensitive_everywhere": Variant(0, {}),
     # Status refuses an id that is not ASCII as invalid params: no session either.
-    "non_ascii_ids_refused": (0, {}),
+    "non_ascii_ids_refused": Variant(0, {}),
     # Close frees the session entirely though resume is advertised: -32002 after close, as resume says.
-    "close_forgets": (
+    "close_forgets": Variant(
         0,
         {
             "status.consistency.resume-makes-active": "n/a",
@@ -527,29 +541,29 @@ CONFORMING_VARIANTS: dict[str, tuple[int, dict[str, str]]] = {
     ),
     # session/list filters by cwd the wrong way round (its own contract, not status's): the list
     # probe cannot see the session it watches, so the case says not testable instead of passing.
-    "list_other_cwd": (0, {"status.no-side-effects.list-unchanged": "not-testable"}),
+    "list_other_cwd": Variant(0, {"status.no-side-effects.list-unchanged": "not-testable"}),
     # session/list refuses a directory it has no session in: the cheapness case's empty-directory
     # baseline is refused, and it measures against the run's own directory instead (named here,
     # as an expected pass, so that this costly case runs for it).
-    "list_refuses_other_cwd": (0, {"status.cheap.latency": "pass"}),
+    "list_refuses_other_cwd": Variant(0, {"status.cheap.latency": "pass"}),
     # Updates of its own a moment after session/new and after each turn (a command list, a title
     # that changes the list entry): no status case may count them, the sequences neither.
-    "late_updates": (0, {SEQ: "pass"}),
+    "late_updates": Variant(0, {SEQ: "pass"}),
     # Its title after a turn reaches the client during the session/load that follows (which takes
     # 60 ms to answer): one replay carries it, the next not. The history case looks again once the
     # session is quiet instead of calling the history not testable.
-    "late_title_during_load": (0, {"status.no-side-effects.history-unchanged": "pass"}),
+    "late_title_during_load": Variant(0, {"status.no-side-effects.history-unchanged": "pass"}),
     # Its turn asks permission 5.5 s in: the cases that need a turn in progress still see one.
-    "slow_permission": (0, {}),
+    "slow_permission": Variant(0, {}),
     # A title made by a model call 0.3 s after each turn (a session_info_update, a new list entry),
     # past the agent's quiet moment: the control sessions show it is the agent's own.
-    "slow_title": (0, {}),
+    "slow_title": Variant(0, {}),
     # Its turn honours the permission answer (`cancelled` cancels it): the suite answers with the
     # reject option it offers, so the turns end alike and are compared.
-    "permission_answer_honoured": (0, {}),
+    "permission_answer_honoured": Variant(0, {}),
     # The MAY path (inactive for anything not in memory) and a close that frees the session: a
     # closed session then resumes with -32002, as the MAY sentence says.
-    "may_inactive_close_forgets": (
+    "may_inactive_close_forgets": Variant(
         0,
         {
             "status.consistency.after-delete": "info",
@@ -567,7 +581,7 @@ CONFORMING_VARIANTS: dict[str, tuple[int, dict[str, str]]] = {
     # Its model backend is down: every prompt fails. The prompt probes say they cannot observe (a
     # prompt on a fresh session fails too), and the sequences do not read a failed prompt as an
     # eviction.
-    "prompt_fails": (
+    "prompt_fails": Variant(
         0,
         {
             "status.active.during-turn": "n/a",
@@ -581,7 +595,7 @@ CONFORMING_VARIANTS: dict[str, tuple[int, dict[str, str]]] = {
     ),
     # Resume of any unknown id creates it, while status says -32002 truthfully: the control shows
     # the resume probe cannot tell what status did.
-    "resume_creates_unknown": (
+    "resume_creates_unknown": Variant(
         0,
         {
             "status.no-side-effects.unknown-stays-unknown": "not-testable",
@@ -589,7 +603,7 @@ CONFORMING_VARIANTS: dict[str, tuple[int, dict[str, str]]] = {
         },
     ),
     # Extra result members and _meta, extra -32002 data, no permission ever asked.
-    "extra_fields": (
+    "extra_fields": Variant(
         0,
         {
             "status.active.during-turn": "n/a",
@@ -598,77 +612,102 @@ CONFORMING_VARIANTS: dict[str, tuple[int, dict[str, str]]] = {
         },
     ),
     # Status calls served one at a time, in order, each after a 1 ms storage read.
-    "serial_status": (0, {}),
+    "serial_status": Variant(0, {}),
     # An autosave timer bumps every in-memory session's updatedAt each second, asked about or not.
-    "autosave": (0, {"status.no-side-effects.twins-later": "pass"}),
+    "autosave": Variant(0, {"status.no-side-effects.twins-later": "pass"}),
     # Status calls that arrive together answered newest first: answers are matched by id.
-    "newest_first": (0, {}),
+    "newest_first": Variant(0, {}),
     # `_vendor.example/...` notifications on a timer (about no session, and about the newest
-    # session): nothing ties them to a status call.
-    "extension_notifications": (0, {SEQ: "pass"}),
+    # session): nothing ties them to a status call. Its notifications every 30 ms keep the agent
+    # from ever being quiet: each quiet wait of the side-effect cases ends at --timeout, and 2 s of
+    # beats (about 60) is as much evidence as 10.
+    "extension_notifications": Variant(0, {SEQ: "pass"}, args=("--timeout", "2")),
 }
 
 
-# Options a variant runs with besides the defaults, where a wait its difference sets off ends only
-# at --timeout (10 s) and a shorter request clock shows the same: its replies take milliseconds.
-RUN_ARGS: dict[str, tuple[str, ...]] = {
-    # Its notifications every 30 ms keep the agent from ever being quiet: each quiet wait of the
-    # side-effect cases ends at --timeout, and 2 s of beats (about 60) is as much evidence as 10.
-    "extension_notifications": ("--timeout", "2"),
-    # Status waits for the turn, and the turn for the user's permission: a status call during it is
-    # unanswered at 3 s as at 10.
-    "status_waits_for_turn": ("--timeout", "3"),
-}
+def list_baseline(run: Run, name: str, variant: Variant) -> None:
+    if name in LIST_BASELINE:
+        assert run.case("status.cheap.latency")["details"]["list_cwd"] == LIST_BASELINE[name]
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("agent", sorted(BROKEN | CONFORMING_VARIANTS))
-def test_agent_gets_exactly_its_outcomes(agent: str, direct) -> None:
-    code, delta = (BROKEN | CONFORMING_VARIANTS)[agent]
-    cases, expected = guarded(BASELINE, delta)
-    run = direct("--agent", agent_command(agent), *RUN_ARGS.get(agent, ()), cases=cases)
-    assert run.outcomes == expected, run.diff(expected)
-    assert run.code == code, run.stderr[-2000:]
-    assert run.report["spec"]["revision"] == REVISIONS.get(agent, "rfd-2026-10-26")
-    if agent in MESSAGES:
-        assert MESSAGES[agent] in run.case(next(iter(delta)))["message"]
-    if agent in LIST_BASELINE:
-        assert run.case("status.cheap.latency")["details"]["list_cwd"] == LIST_BASELINE[agent]
-    run.assert_explained(delta)
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("agent", sorted(WS_BROKEN | WS_CONFORMING_VARIANTS))
-def test_websocket_agent_gets_exactly_its_outcomes(agent: str, direct) -> None:
-    code, delta = (WS_BROKEN | WS_CONFORMING_VARIANTS)[agent]
-    cases, expected = guarded(WS_BASELINE, delta)
-    run = direct(
-        "--transport", "websocket", "--agent", agent_command(agent, "--listen", "127.0.0.1:0"), cases=cases
-    )
-    assert run.outcomes == expected, run.diff(expected)
-    assert run.code == code, run.stderr[-2000:]
+def on_websocket(run: Run, name: str, variant: Variant) -> None:
+    assert run.report is not None
     assert run.report["agent"]["transport"] == "websocket"
-    for case_id, outcome in delta.items():
+    for case_id, outcome in variant.delta.items():
         got = run.case(case_id)
         assert got["message"] and got["transcript"], case_id
         if case_id.startswith("status.connections.") and outcome == "fail":
             assert any(f.get("conn") == "B" for f in got["transcript"]), "connection B's frames are labelled"
-    run.assert_explained(delta)
+
+
+def on_v2(run: Run, name: str, variant: Variant) -> None:
+    assert run.report is not None
+    assert run.report["agent"]["protocolVersion"] == 2
+
+
+def over_stdio(name: str, variant: Variant) -> tuple[str, ...]:
+    return ("--agent", agent_command(name))
+
+
+def over_websocket(name: str, variant: Variant) -> tuple[str, ...]:
+    return ("--transport", "websocket", "--agent", agent_command(name, "--listen", "127.0.0.1:0"))
+
+
+def in_v2(name: str, variant: Variant) -> tuple[str, ...]:
+    return ("--protocol", "2", "--agent", agent_command(name))
+
+
+STDIO = Table("acp", BASELINE, over_stdio, BROKEN, revision="rfd-2026-10-26", check=list_baseline)
+STDIO_CONFORMING = Table(
+    "acp",
+    BASELINE,
+    over_stdio,
+    CONFORMING_VARIANTS,
+    conforming=True,
+    revision="rfd-2026-10-26",
+    check=list_baseline,
+)
+WS = Table("acp", WS_BASELINE, over_websocket, WS_BROKEN, check=on_websocket)
+WS_CONFORMING = Table(
+    "acp", WS_BASELINE, over_websocket, WS_CONFORMING_VARIANTS, conforming=True, check=on_websocket
+)
+V2 = Table("acp", V2_BASELINE, in_v2, V2_BROKEN, check=on_v2)
+V2_CONFORMING = Table("acp", V2_BASELINE, in_v2, V2_CONFORMING_VARIANTS, conforming=True, check=on_v2)
+
+
+def tables() -> list[Table]:
+    """Every table of ACP variants: these, test_twins.py's, and Streamable HTTP's (test_websocket.py)."""
+    from tests.targets.acp.test_twins import TABLES as TWINS_TABLES
+    from tests.targets.acp.test_websocket import HTTP_CONNECTIONS
+
+    return [STDIO, STDIO_CONFORMING, WS, WS_CONFORMING, V2, V2_CONFORMING, *TWINS_TABLES, HTTP_CONNECTIONS]
+
+
+def table_of(*found: Table) -> dict[str, Table]:
+    return {name: table for table in found for name in table.variants}
+
+
+STDIO_TABLES = table_of(STDIO, STDIO_CONFORMING)
+WS_TABLES = table_of(WS, WS_CONFORMING)
+V2_TABLES = table_of(V2, V2_CONFORMING)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("agent", sorted(V2_BROKEN | V2_CONFORMING_VARIANTS))
+@pytest.mark.parametrize("agent", sorted(STDIO_TABLES))
+def test_agent_gets_exactly_its_outcomes(agent: str, direct) -> None:
+    certify(direct, STDIO_TABLES[agent], agent)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("agent", sorted(WS_TABLES))
+def test_websocket_agent_gets_exactly_its_outcomes(agent: str, direct) -> None:
+    certify(direct, WS_TABLES[agent], agent)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("agent", sorted(V2_TABLES))
 def test_v2_agent_gets_exactly_its_outcomes(agent: str, direct) -> None:
-    code, delta = (V2_BROKEN | V2_CONFORMING_VARIANTS)[agent]
-    cases, expected = guarded(V2_BASELINE, delta)
-    run = direct("--protocol", "2", "--agent", agent_command(agent), cases=cases)
-    assert run.outcomes == expected, run.diff(expected)
-    assert run.code == code, run.stderr[-2000:]
-    assert run.report["agent"]["protocolVersion"] == 2
-    if agent in V2_MESSAGES:
-        case_id, text = V2_MESSAGES[agent]
-        assert text in run.case(case_id)["message"]
-    run.assert_explained(delta)
+    certify(direct, V2_TABLES[agent], agent)
 
 
 def test_an_agent_that_requires_authentication_is_told_what_to_pass(suite, direct) -> None:
@@ -699,21 +738,10 @@ def test_v2_agent_without_status_is_unimplemented_in_v2_words(suite) -> None:
 
 
 def test_every_case_is_caught_by_a_broken_agent() -> None:
-    from tests.targets.acp.test_twins import audit_deltas
-
-    caught = {
-        case_id
-        for delta in [d for _, d in (BROKEN | WS_BROKEN | V2_BROKEN).values()] + list(audit_deltas().values())
-        for case_id, o in delta.items()
-        if o in ("fail", "warn")
-    }
-    assert set(ACP_CASES) - caught == set(), "cases no broken agent makes fail or warn"
+    assert uncaught("acp", tables()) == set(), "cases no broken agent makes fail or warn"
 
 
 def test_every_broken_agent_is_listed() -> None:
-    from tests.conftest import AGENTS
-
-    files = {p.stem for p in (AGENTS / "acp").glob("*.py") if not p.name.startswith("_")}
     others = {
         "v2_no_status_capability",  # its own test: the v2 wording of "unimplemented"
         # The campaign tests' rare bug (a second `_meta` status of an inactive session attaches
@@ -721,25 +749,9 @@ def test_every_broken_agent_is_listed() -> None:
         "rare_meta_attaches",
         "auth_required",  # its own test: what to pass, then a certificate
     }
-    from tests.targets.acp.test_twins import VARIANT_FILES
-
-    listed = (
-        set(BROKEN)
-        | set(CONFORMING_VARIANTS)
-        | set(WS_BROKEN)
-        | set(WS_CONFORMING_VARIANTS)
-        | set(V2_BROKEN)
-        | set(V2_CONFORMING_VARIANTS)
-    )
-    assert files == listed | others | VARIANT_FILES
-    assert set(RUN_ARGS) <= set(BROKEN | CONFORMING_VARIANTS), "RUN_ARGS names a variant no table runs"
+    assert unlisted("acp", tables(), others=others) == (set(), set())
 
 
 def test_the_audit_is_backed_by_these_variants() -> None:
     """Each variant the ACP audit names makes the check it names fail or warn here."""
-    from tests.targets.acp.test_twins import audit_deltas
-    from tests.unit.test_audit import check_variants_catch, expected_by_variant
-
-    deltas = expected_by_variant(BROKEN | WS_BROKEN | V2_BROKEN, "acp/")
-    deltas |= {f"acp/{name}": delta for name, delta in audit_deltas().items()}
-    assert check_variants_catch("acp", deltas, prefix="acp/") == []
+    assert audit_not_backed("acp", tables()) == []

@@ -9,7 +9,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from conformance.core.registry import CASES
-from tests.conftest import EXPENSIVE, REFERENCE_MODULE, ROOT, python_command
+from tests.conftest import REFERENCE_MODULE, ROOT, python_command
 from tests.targets.acp.test_broken_agents import BASELINE
 
 REPORT_SCHEMA = json.loads((ROOT / "schemas" / "report.schema.json").read_text())
@@ -39,7 +39,7 @@ def test_in_memory_agent_is_conformant(direct) -> None:
     run = direct(
         "--agent",
         f"{sys.executable} -m conformance.reference.acp.agent --in-memory",
-        cases=[c for c in BASELINE if c not in EXPENSIVE or c == "status.inactive.after-restart"],
+        cases=[c for c in BASELINE if not CASES[c].slow or c == "status.inactive.after-restart"],
     )
     assert run.code == 0, run.stderr
     assert run.case("status.inactive.after-restart")["details"]["status_after_restart"] == "unknown"

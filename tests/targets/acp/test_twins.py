@@ -4,18 +4,19 @@ with each part of its session machinery switched on (conformance/reference/acp/m
 matching policy, is conformant with the new cases judged; conforming variants that evict, limit or
 queue another way than the reference does must fail nothing.
 
-A variant runs with its agent flags and the suite options that tell its policy, and is judged, as
-in test_broken_agents.py, on the cases its difference touches plus every cheap case as the guard.
+A variant runs with its agent flags and the suite options that tell its policy (a policy is both:
+the agent has it, the suite is told it), and is judged, as in test_broken_agents.py, on the cases
+its difference touches plus every cheap case as the guard. The pressure cases a policy makes
+testable are "pass" entries of its delta (MEMORY_JUDGED, IDLE_JUDGED), unless its bug fails them.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import pytest
 
-from tests.conftest import REFERENCE_MODULE, agent_command, guarded, python_command
+from tests.conftest import REFERENCE_MODULE, Run, agent_command, python_command
 from tests.targets.acp.test_broken_agents import BASELINE, V2_BASELINE
+from tests.variants import Table, Variant, certify, file_of
 
 TWINS_USE = "status.no-side-effects.twins-use"
 TWINS_RESTART = "status.no-side-effects.twins-restart"
@@ -31,94 +32,111 @@ IDLE_CASES = (TWINS_IDLE, IDLE_EVICTION)
 MEMORY = ("--memory-cap", "4")
 IDLE = ("--idle-evict-after", "1")
 # The watch of an evicted session is a second long here (the ci profile's is 3 s): what it
-# catches comes within a second.
+# catches comes within a second. Every variant here runs with it.
 SHORT_HOLD = ("--hold", "1")
-
-
-@dataclass(frozen=True)
-class Variant:
-    code: int
-    delta: dict[str, str]
-    agent_args: tuple[str, ...] = ()  # the agent's own flags
-    policy: tuple[str, ...] = ()  # flags both the agent and the suite get (--memory-cap, --idle-evict-after)
-    suite_args: tuple[str, ...] = SHORT_HOLD
-    protocol: int = 1
-    why: str = field(default="", compare=False)
-
-    def baseline(self) -> dict[str, str]:
-        found = dict(V2_BASELINE if self.protocol == 2 else BASELINE)
-        if "--memory-cap" in self.policy:
-            found |= dict.fromkeys(MEMORY_CASES, "pass")
-        if "--idle-evict-after" in self.policy:
-            found |= dict.fromkeys(IDLE_CASES, "pass")
-        return found
+# The suite's options of a variant with each policy.
+TOLD_MEMORY = (*MEMORY, *SHORT_HOLD)
+TOLD_IDLE = (*IDLE, *SHORT_HOLD)
+# The pressure cases each policy makes testable (not testable in the baseline): judged, passing.
+MEMORY_JUDGED = dict.fromkeys(MEMORY_CASES, "pass")
+IDLE_JUDGED = dict.fromkeys(IDLE_CASES, "pass")
 
 
 # name (the file in tests/agents/acp, then /the configuration where one file runs in several) -> variant
 BROKEN: dict[str, Variant] = {
     # Status counts as use: under memory pressure the agent evicts the twins nobody asked about.
-    "status_refreshes_lru": Variant(1, {TWINS_MEMORY: "fail"}, policy=MEMORY),
+    "status_refreshes_lru": Variant(
+        1, {**MEMORY_JUDGED, TWINS_MEMORY: "fail"}, agent_args=MEMORY, args=TOLD_MEMORY
+    ),
     # The same, only for status calls that overlap: the bursts show it, calls one at a time do not.
-    "burst_status_touches": Variant(1, {TWINS_MEMORY: "fail"}, policy=MEMORY),
-    "v2_status_refreshes_lru": Variant(1, {TWINS_MEMORY: "fail"}, policy=MEMORY, protocol=2),
+    "burst_status_touches": Variant(
+        1, {**MEMORY_JUDGED, TWINS_MEMORY: "fail"}, agent_args=MEMORY, args=TOLD_MEMORY
+    ),
     # Status resets the session's idle timer: the polled twins outlive their siblings.
-    "status_resets_idle_timer": Variant(1, {TWINS_IDLE: "fail"}, policy=IDLE),
+    "status_resets_idle_timer": Variant(
+        1, {**IDLE_JUDGED, TWINS_IDLE: "fail"}, agent_args=IDLE, args=TOLD_IDLE
+    ),
     # Status keeps the whole agent awake: the twins nobody asked about outlive their idle delay.
-    "status_keeps_agent_awake": Variant(1, {TWINS_IDLE: "fail"}, policy=IDLE),
+    "status_keeps_agent_awake": Variant(
+        1, {**IDLE_JUDGED, TWINS_IDLE: "fail"}, agent_args=IDLE, args=TOLD_IDLE
+    ),
     # Status of a session the agent evicted reads it back into memory, at once.
     "status_reloads_evicted/memory": Variant(
-        1, {MEMORY_EVICTION: "fail", TWINS_MEMORY: "fail"}, policy=MEMORY
+        1, {MEMORY_EVICTION: "fail", TWINS_MEMORY: "fail"}, agent_args=MEMORY, args=TOLD_MEMORY
     ),
-    "status_reloads_evicted/idle": Variant(1, {IDLE_EVICTION: "fail", TWINS_IDLE: "fail"}, policy=IDLE),
+    "status_reloads_evicted/idle": Variant(
+        1, {IDLE_EVICTION: "fail", TWINS_IDLE: "fail"}, agent_args=IDLE, args=TOLD_IDLE
+    ),
     # ... or 300 ms later, in the background: only the watch over --hold sees it.
-    "status_reloads_evicted_later/memory": Variant(1, {MEMORY_EVICTION: "fail"}, policy=MEMORY),
-    "status_reloads_evicted_later/idle": Variant(1, {IDLE_EVICTION: "fail"}, policy=IDLE),
+    "status_reloads_evicted_later/memory": Variant(
+        1, {**MEMORY_JUDGED, MEMORY_EVICTION: "fail"}, agent_args=MEMORY, args=TOLD_MEMORY
+    ),
+    "status_reloads_evicted_later/idle": Variant(
+        1, {**IDLE_JUDGED, IDLE_EVICTION: "fail"}, agent_args=IDLE, args=TOLD_IDLE
+    ),
     # Status answers from an index the agent's own eviction leaves stale: evicted sessions read active.
     "status_stale_after_eviction/memory": Variant(
-        1, {MEMORY_EVICTION: "fail", TWINS_MEMORY: "fail"}, policy=MEMORY
+        1, {MEMORY_EVICTION: "fail", TWINS_MEMORY: "fail"}, agent_args=MEMORY, args=TOLD_MEMORY
     ),
-    "status_stale_after_eviction/idle": Variant(1, {IDLE_EVICTION: "fail", TWINS_IDLE: "fail"}, policy=IDLE),
+    "status_stale_after_eviction/idle": Variant(
+        1, {IDLE_EVICTION: "fail", TWINS_IDLE: "fail"}, agent_args=IDLE, args=TOLD_IDLE
+    ),
     # Status of sessions not in memory caches each lookup in the sessions' LRU order: enough of
     # them push held sessions out of memory.
     # A session created while such calls are in flight is pushed out at once, as the overlap case sees.
     "status_lookups_evict": Variant(
-        1, {MEMORY_EVICTION: "fail", "status.overlap.answers-by-id": "fail"}, policy=MEMORY
+        1,
+        {**MEMORY_JUDGED, MEMORY_EVICTION: "fail", "status.overlap.answers-by-id": "fail"},
+        agent_args=MEMORY,
+        args=TOLD_MEMORY,
     ),
     # Status of an evicted session peeks at it through the sessions' LRU cache: it makes room
     # for it first, so each such call pushes a held session out of memory.
-    "status_peeks_evicted": Variant(1, {MEMORY_EVICTION: "fail"}, policy=MEMORY),
+    "status_peeks_evicted": Variant(
+        1, {**MEMORY_JUDGED, MEMORY_EVICTION: "fail"}, agent_args=MEMORY, args=TOLD_MEMORY
+    ),
     # Status writes each id it is asked about into an index the agent repairs into sessions when
     # it starts: a never-created id asked about comes back from a restart as a session.
-    "status_indexes_unknown_ids": Variant(1, {TWINS_RESTART: "fail"}),
+    "status_indexes_unknown_ids": Variant(1, {TWINS_RESTART: "fail"}, args=SHORT_HOLD),
     # Status spends the session's prompt allowance: the polled twin's next prompts are refused.
-    "status_spends_allowance": Variant(1, {TWINS_USE: "fail"}, agent_args=("--session-request-limit", "10")),
+    "status_spends_allowance": Variant(
+        1, {TWINS_USE: "fail"}, agent_args=("--session-request-limit", "10"), args=SHORT_HOLD
+    ),
     # Status writes an unsaved session to disk: only the polled twin survives a restart.
     # (Closed before its first turn, a session is forgotten: the vocabulary case has one state to see.)
-    "status_persists_unsaved": Variant(1, {TWINS_RESTART: "fail", ONE_STATE: "n/a"}),
+    "status_persists_unsaved": Variant(1, {TWINS_RESTART: "fail", ONE_STATE: "n/a"}, args=SHORT_HOLD),
 }
 
 CONFORMING: dict[str, Variant] = {
     # The reference, each part of its machinery on, told its policy: every new case judged, passing.
-    "reference/memory-cap": Variant(0, {}, policy=MEMORY),
-    "reference/idle": Variant(0, {}, policy=IDLE),
-    "reference/memory-cap-and-idle": Variant(0, {}, policy=(*MEMORY, *IDLE)),
+    "reference/memory-cap": Variant(0, MEMORY_JUDGED, agent_args=MEMORY, args=TOLD_MEMORY),
+    "reference/idle": Variant(0, IDLE_JUDGED, agent_args=IDLE, args=TOLD_IDLE),
+    "reference/memory-cap-and-idle": Variant(
+        0, {**MEMORY_JUDGED, **IDLE_JUDGED}, agent_args=(*MEMORY, *IDLE), args=(*MEMORY, *IDLE, *SHORT_HOLD)
+    ),
     # A prompt allowance that status does not spend: both twins are refused alike.
-    "reference/request-limit": Variant(0, {TWINS_USE: "pass"}, agent_args=("--session-request-limit", "2")),
+    "reference/request-limit": Variant(
+        0, {TWINS_USE: "pass"}, agent_args=("--session-request-limit", "2"), args=SHORT_HOLD
+    ),
     # A slow agent that handles one request at a time: the bursts queue.
     "reference/serialised": Variant(
         0,
-        {TWINS_USE: "pass"},
-        agent_args=("--serialise", "--request-delay", "0.005"),
-        policy=MEMORY,
+        {**MEMORY_JUDGED, TWINS_USE: "pass"},
+        agent_args=("--serialise", "--request-delay", "0.005", *MEMORY),
+        args=TOLD_MEMORY,
     ),
     # Storage that takes its time (requests overlap) and refuses what is too long.
     "reference/storage": Variant(
-        0, {TWINS_USE: "pass"}, agent_args=("--storage-delay", "0.005", "--max-length", "4096")
+        0,
+        {TWINS_USE: "pass"},
+        agent_args=("--storage-delay", "0.005", "--max-length", "4096"),
+        args=SHORT_HOLD,
     ),
     # Without persistence, an evicted session is gone (-32002), not inactive.
     "reference/in-memory-memory-cap": Variant(
         0,
         {
+            **MEMORY_JUDGED,
             **dict.fromkeys(
                 [
                     "status.consistency.inactive-resumable",
@@ -129,69 +147,80 @@ CONFORMING: dict[str, Variant] = {
             ),
             ONE_STATE: "n/a",
         },
-        agent_args=("--in-memory",),
-        policy=MEMORY,
+        agent_args=("--in-memory", *MEMORY),
+        args=TOLD_MEMORY,
     ),
-    "reference-v2/memory-cap": Variant(0, {}, policy=MEMORY, protocol=2),
-    "reference-v2/idle": Variant(0, {}, policy=IDLE, protocol=2),
     # Other eviction orders: newest first, first in first out.
-    "newest_first_eviction": Variant(0, {}, policy=MEMORY),
-    "fifo_eviction": Variant(0, {}, policy=MEMORY),
+    "newest_first_eviction": Variant(0, MEMORY_JUDGED, agent_args=MEMORY, args=TOLD_MEMORY),
+    "fifo_eviction": Variant(0, MEMORY_JUDGED, agent_args=MEMORY, args=TOLD_MEMORY),
     # Idle eviction by a sweep that lags the delay by up to 0.7 s.
-    "idle_coarse_sweep": Variant(0, {}, policy=IDLE),
+    "idle_coarse_sweep": Variant(0, IDLE_JUDGED, agent_args=IDLE, args=TOLD_IDLE),
     # Idle sessions evicted only when a request other than status comes in.
-    "idle_lazy_sweep": Variant(0, {}, policy=IDLE),
+    "idle_lazy_sweep": Variant(0, IDLE_JUDGED, agent_args=IDLE, args=TOLD_IDLE),
     # One idle timer for the whole agent, which status does not reset.
-    "agent_idle": Variant(0, {}, policy=IDLE),
+    "agent_idle": Variant(0, IDLE_JUDGED, agent_args=IDLE, args=TOLD_IDLE),
     # Sessions written to disk only after their first turn: a restart loses both twins alike.
-    "persist_after_turn": Variant(0, {TWINS_RESTART: "pass", ONE_STATE: "n/a"}),
+    "persist_after_turn": Variant(0, {TWINS_RESTART: "pass", ONE_STATE: "n/a"}, args=SHORT_HOLD),
 }
 
-VARIANTS = BROKEN | CONFORMING
-# The files in tests/agents/acp these tables run (test_broken_agents.py: every file is listed somewhere).
-VARIANT_FILES = {name.partition("/")[0] for name in VARIANTS if not name.startswith("reference")}
+# The same under ACP v2 (--protocol 2, the agent's and the suite's), on the v2 reference's outcomes.
+V2_BROKEN: dict[str, Variant] = {
+    "v2_status_refreshes_lru": Variant(
+        1, {**MEMORY_JUDGED, TWINS_MEMORY: "fail"}, agent_args=MEMORY, args=TOLD_MEMORY
+    ),
+}
+V2_CONFORMING: dict[str, Variant] = {
+    "reference-v2/memory-cap": Variant(0, MEMORY_JUDGED, agent_args=MEMORY, args=TOLD_MEMORY),
+    "reference-v2/idle": Variant(0, IDLE_JUDGED, agent_args=IDLE, args=TOLD_IDLE),
+}
 
 
-def command(name: str, variant: Variant) -> str:
-    args = (*variant.agent_args, *variant.policy) + (("--protocol", "2") if variant.protocol == 2 else ())
+def agent(name: str, *args: str) -> str:
+    """The command of variant NAME: a file of tests/agents/acp, or the reference (reference…/…)."""
     if name.startswith("reference"):
         return python_command("-m", REFERENCE_MODULE, *args)
-    return agent_command(name.partition("/")[0], *args)
+    return agent_command(file_of(name), *args)
+
+
+def in_v1(name: str, variant: Variant) -> tuple[str, ...]:
+    return ("--agent", agent(name, *variant.agent_args))
+
+
+def in_v2(name: str, variant: Variant) -> tuple[str, ...]:
+    return ("--protocol", "2", "--agent", agent(name, *variant.agent_args, "--protocol", "2"))
+
+
+def judged(run: Run, name: str, variant: Variant) -> None:
+    """The pressure cases the variant's policy makes testable were judged, not merely run: the
+    policy was put to use."""
+    for flag, pressure in (("--memory-cap", MEMORY_CASES), ("--idle-evict-after", IDLE_CASES)):
+        if flag in variant.args:
+            for case_id in pressure:
+                assert run.case(case_id)["details"], case_id
+
+
+TABLES = [
+    Table("acp", BASELINE, in_v1, BROKEN, check=judged),
+    Table("acp", BASELINE, in_v1, CONFORMING, conforming=True, check=judged),
+    Table("acp", V2_BASELINE, in_v2, V2_BROKEN, check=judged),
+    Table("acp", V2_BASELINE, in_v2, V2_CONFORMING, conforming=True, check=judged),
+]
+TABLE_OF = {name: table for table in TABLES for name in table.variants}
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", sorted(VARIANTS))
+@pytest.mark.parametrize("name", sorted(TABLE_OF))
 def test_variant_gets_exactly_its_outcomes(name: str, direct) -> None:
-    variant = VARIANTS[name]
-    cases, expected = guarded(variant.baseline(), variant.delta)
-    # The pressure cases this variant's policy makes testable run whatever the guard says.
-    pressure = [c for c in (*MEMORY_CASES, *IDLE_CASES) if variant.baseline()[c] == "pass"]
-    cases += [c for c in pressure if c not in cases]
-    expected |= {c: (variant.baseline() | variant.delta)[c] for c in pressure}
-    args = ["--protocol", "2"] if variant.protocol == 2 else []
-    run = direct(*args, *variant.policy, *variant.suite_args, "--agent", command(name, variant), cases=cases)
-    assert run.outcomes == expected, run.diff(expected)
-    assert run.code == variant.code, run.stderr[-2000:]
-    run.assert_explained(variant.delta)
-    for case_id in pressure:  # judged, not merely run: the policy was put to use
-        assert run.case(case_id)["details"], case_id
+    certify(direct, TABLE_OF[name], name)
 
 
 def test_every_new_case_is_caught_and_every_pressure_has_a_conforming_variant() -> None:
-    caught = {c for v in BROKEN.values() for c, o in v.delta.items() if o == "fail"}
+    caught = {c for v in (BROKEN | V2_BROKEN).values() for c, o in v.delta.items() if o == "fail"}
     # (a variant may also fail an older case its bug reaches: status_lookups_evict, answers-by-id)
     assert {TWINS_USE, TWINS_RESTART, TWINS_MEMORY, TWINS_IDLE, MEMORY_EVICTION, IDLE_EVICTION} <= caught
     policies = {"--memory-cap", "--idle-evict-after", "--session-request-limit", "--serialise"}
-    shown = {w for v in CONFORMING.values() for w in (*v.policy, *v.agent_args) if w in policies}
+    shown = {w for v in (CONFORMING | V2_CONFORMING).values() for w in v.agent_args if w in policies}
     assert shown == policies
-
-
-def audit_deltas() -> dict[str, dict[str, str]]:
-    """What each broken file makes fail or warn over its configurations, as the audit names files."""
-    found: dict[str, dict[str, str]] = {}
-    for name, variant in BROKEN.items():
-        found.setdefault(name.partition("/")[0], {}).update(variant.delta)
-    return found
 
 
 def test_without_the_options_the_pressure_cases_say_what_to_pass(direct) -> None:

@@ -9,7 +9,8 @@ from tests.conftest import (
     ROOT,
     agent_command,
 )
-from tests.targets.acp.test_broken_agents import WS_BASELINE, WS_BROKEN
+from tests.targets.acp.test_broken_agents import WS_BASELINE
+from tests.variants import Table, Variant, certify
 
 pytestmark = pytest.mark.slow
 
@@ -28,16 +29,36 @@ HTTP_BASELINE = WS_BASELINE | dict.fromkeys(
 # it as the README's `--transport http --agent "my-agent --http 127.0.0.1:0"`.
 
 
-@pytest.mark.parametrize("agent", ["ws_status_attaches", "ws_status_per_connection"])
+def over_streamable_http(name: str, variant: Variant) -> tuple[str, ...]:
+    return ("--transport", "http", "--agent", agent_command(name, "--listen-http", "127.0.0.1:0"))
+
+
+# WebSocket's connection bugs (test_broken_agents.py's WS_BROKEN), served over Streamable HTTP: the
+# connection cases only.
+CONNECTIONS = "status.connections"
+HTTP_CONNECTIONS = Table(
+    "acp",
+    HTTP_BASELINE,
+    over_streamable_http,
+    {
+        # Over HTTP the SDK's server itself refuses B's prompt for a session B never resumed:
+        # status.connections.prompt-needs-resume passes.
+        "ws_status_attaches": Variant(1, {"status.connections.no-attach": "fail"}, focus=CONNECTIONS),
+        "ws_status_per_connection": Variant(
+            1,
+            {
+                "status.connections.active-for-any-connection": "fail",
+                "status.connections.close-seen-by-other": "fail",
+            },
+            focus=CONNECTIONS,
+        ),
+    },
+)
+
+
+@pytest.mark.parametrize("agent", sorted(HTTP_CONNECTIONS.variants))
 def test_connection_bugs_are_caught_over_streamable_http(direct, agent: str) -> None:
-    code, delta = WS_BROKEN[agent]
-    # Over HTTP the SDK's server itself refuses B's prompt for a session B never resumed.
-    delta = {k: v for k, v in delta.items() if k != "status.connections.prompt-needs-resume"}
-    command = agent_command(agent, "--listen-http", "127.0.0.1:0")
-    expected = {k: v for k, v in (HTTP_BASELINE | delta).items() if k.startswith("status.connections.")}
-    run = direct("--transport", "http", "--agent", command, cases=list(expected))
-    assert run.outcomes == expected, run.diff(expected)
-    assert run.code == code
+    certify(direct, HTTP_CONNECTIONS, agent)
 
 
 # A reference agent already listening (--agent-url): tests/e2e/test_readme_commands.py runs it
