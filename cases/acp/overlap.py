@@ -101,12 +101,7 @@ async def each_answer_is_its_own(acp: AcpTarget, details: dict) -> None:
     """Status calls for a live session, a closed one and two never-created ids, interleaved and in
     flight at once beside a session/new: each answer is the one its own session gets alone (a
     -32002 echoes its own request's id), and the new session is `active` right after."""
-    targets = {"a live session": await acp.new_session()}
-    if acp.advertises("close"):
-        closed = await acp.new_session()
-        await acp.close(closed)
-        targets["a closed session"] = closed
-    targets |= {"a never-created id": acp.unknown_id(), "another never-created id": acp.unknown_id()}
+    targets = await _sessions_of_each_kind(acp)
     alone = {label: answer_of(await acp.status(sid)) for label, sid in targets.items()}
     ids = list(targets.values()) * (BURST // 2)
     half = len(ids) // 2
@@ -122,34 +117,51 @@ async def each_answer_is_its_own(acp: AcpTarget, details: dict) -> None:
     # Asked alone once more: a session whose answer changed on its own meanwhile (an eviction, which
     # is the agent's to choose) is not judged by what its calls in flight answered.
     again = {label: answer_of(await acp.status(sid)) for label, sid in targets.items()}
-    labels = {sid: label for label, sid in targets.items()}
     details.update(
         alone={label: _word(a) for label, a in alone.items()}, again={k: _word(v) for k, v in again.items()}
     )
+    labels = {sid: label for label, sid in targets.items()}
     for sid, reply in zip(ids, replies, strict=True):
-        label, got = labels[sid], answer_of(reply)
-        echoed = (reply.error or {}).get("data") if not reply.ok else None
-        echo = echoed.get("sessionId") if isinstance(echoed, dict) else None
-        crossed = reply.code == SESSION_NOT_FOUND and echo != sid and echo in labels
-        if (got != alone[label] and again[label] == alone[label]) or crossed:
-            raise Violation(
-                f"among status calls in flight at once, the one for {label} ({sid}) answered "
-                f"{reply.describe()}; alone it answers {_word(alone[label])}"
-                + (f": the -32002 names {labels[str(echo)]}, another call's session" if crossed else "")
-                + ": an answer belongs to its own request's session",
-                expected=_word(alone[label])
-                + (f" with data.sessionId {sid}" if alone[label] == "unknown" else ""),
-                observed=show(reply.result if reply.ok else reply.error),
-            )
-    new_id = (
-        made["new"].result.get("sessionId")
-        if made["new"].ok and isinstance(made["new"].result, dict)
-        else None
-    )
-    if not isinstance(new_id, str):
-        raise NotTestable(
-            f"session/new sent among status calls did not create a session: {made['new'].describe()}"
+        _judge_own_answer(sid, reply, labels, alone, again)
+    await _made_beside_is_active(acp, made["new"], details)
+
+
+async def _sessions_of_each_kind(acp: AcpTarget) -> dict[str, str]:
+    """A live session, a closed one (where the agent closes) and two never-created ids, by label."""
+    targets = {"a live session": await acp.new_session()}
+    if acp.advertises("close"):
+        closed = await acp.new_session()
+        await acp.close(closed)
+        targets["a closed session"] = closed
+    return targets | {"a never-created id": acp.unknown_id(), "another never-created id": acp.unknown_id()}
+
+
+def _judge_own_answer(
+    sid: str, reply: Reply, labels: dict[str, str], alone: dict[str, str], again: dict[str, str]
+) -> None:
+    """One call's answer among those in flight: what its session gets alone, before and after (or
+    its answer changed on its own), and a -32002 that names no other call's session."""
+    label, got = labels[sid], answer_of(reply)
+    echoed = (reply.error or {}).get("data") if not reply.ok else None
+    echo = echoed.get("sessionId") if isinstance(echoed, dict) else None
+    crossed = reply.code == SESSION_NOT_FOUND and echo != sid and echo in labels
+    if (got != alone[label] and again[label] == alone[label]) or crossed:
+        raise Violation(
+            f"among status calls in flight at once, the one for {label} ({sid}) answered "
+            f"{reply.describe()}; alone it answers {_word(alone[label])}"
+            + (f": the -32002 names {labels[str(echo)]}, another call's session" if crossed else "")
+            + ": an answer belongs to its own request's session",
+            expected=_word(alone[label])
+            + (f" with data.sessionId {sid}" if alone[label] == "unknown" else ""),
+            observed=show(reply.result if reply.ok else reply.error),
         )
+
+
+async def _made_beside_is_active(acp: AcpTarget, made: Reply, details: dict) -> None:
+    """The session the session/new among the status calls made reads active right after."""
+    new_id = made.result.get("sessionId") if made.ok and isinstance(made.result, dict) else None
+    if not isinstance(new_id, str):
+        raise NotTestable(f"session/new sent among status calls did not create a session: {made.describe()}")
     fresh = await acp.status(new_id)
     details["new_session"] = _word(answer_of(fresh))
     if answer_of(fresh) != "active":
@@ -210,8 +222,35 @@ async def status_beside_prompt(acp: AcpTarget, details: dict) -> None:
     answers are judged."""
     sid = await acp.new_session()
     acp.take_turn()  # before any call of the overlap: a prompt it may not send leaves none unanswered
+    mark = len(acp.peer.notifications)
+    statuses, prompted = await _statuses_beside_prompt_and_cancel(acp, sid)
+    answers = details["during"] = [_word(answer_of(r)) for r in statuses]
+    stalled = await _turn_stalled(acp, sid, prompted, mark, details)
+    after = None if stalled is not None else await acp.status(sid)
+    if after is not None:
+        details["after"] = _word(answer_of(after))
+    if any(answer_of(r) != "active" for r in statuses):
+        raise Violation(
+            f"status calls sent together with a prompt and its cancel answered {', '.join(answers)}: a session "
+            "with a turn starting, running or cancelled is in memory",
+            expected=[revisions.word("active")] * len(answers),
+            observed={
+                "beside the prompt": answers,
+                "afterwards": details.get("after", "(the turn did not end)"),
+            },
+        )
+    if stalled is not None:  # what the turn left behind cannot be judged: not testable
+        raise stalled
+    assert after is not None
+    if answer_of(after) != "active":  # the turn is over: an eviction is the agent's to choose
+        await check_implied(acp, sid, after, "after a prompt and its cancel that status calls overlapped")
+
+
+async def _statuses_beside_prompt_and_cancel(acp: AcpTarget, sid: str) -> tuple[list[Reply], dict[str, Any]]:
+    """The prompt on the wire first, then status calls on both sides of its cancel, the prompt's
+    permission request held until they are answered: the status replies, and the prompt's reply
+    (or the Unanswered it stalled on, under "stalled")."""
     peer = acp.peer
-    mark = len(peer.notifications)
     prompted: dict[str, Any] = {}
 
     async def prompt() -> None:
@@ -235,8 +274,14 @@ async def status_beside_prompt(acp: AcpTarget, details: dict) -> None:
             await peer.release()
     finally:
         await peer.release()
-    statuses = [r for r in replies if isinstance(r, Reply)]
-    answers = details["during"] = [_word(answer_of(r)) for r in statuses]
+    return [r for r in replies if isinstance(r, Reply)], prompted
+
+
+async def _turn_stalled(
+    acp: AcpTarget, sid: str, prompted: dict[str, Any], mark: int, details: dict
+) -> Unanswered | None:
+    """Why the prompt's turn did not end in time, or None: its answer never came, or (v2) no
+    `idle` state_update after it within --turn-timeout."""
     stalled: Unanswered | None = prompted.get("stalled")
     reply = prompted.get("reply")
     if reply is not None:
@@ -249,21 +294,4 @@ async def status_beside_prompt(acp: AcpTarget, details: dict) -> None:
                 clock="turn",
                 why=f"its turn reported no ending `idle` state_update within {acp.turn_timeout:g} s (--turn-timeout)",
             )
-    after = None if stalled is not None else await acp.status(sid)
-    if after is not None:
-        details["after"] = _word(answer_of(after))
-    if any(answer_of(r) != "active" for r in statuses):
-        raise Violation(
-            f"status calls sent together with a prompt and its cancel answered {', '.join(answers)}: a session "
-            "with a turn starting, running or cancelled is in memory",
-            expected=[revisions.word("active")] * len(answers),
-            observed={
-                "beside the prompt": answers,
-                "afterwards": details.get("after", "(the turn did not end)"),
-            },
-        )
-    if stalled is not None:  # what the turn left behind cannot be judged: not testable
-        raise stalled
-    assert after is not None
-    if answer_of(after) != "active":  # the turn is over: an eviction is the agent's to choose
-        await check_implied(acp, sid, after, "after a prompt and its cancel that status calls overlapped")
+    return stalled
