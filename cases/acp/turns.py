@@ -34,30 +34,11 @@ async def held_turn(acp: AcpTarget, sid: str, during: Any = None) -> tuple[str |
     held_before, got = len(peer.held), {}
     stalled: list[Unanswered] = []
     mark = len(peer.notifications)
-
-    async def prompt() -> None:
-        # The turn clock, and more: the turn also waits on a permission the suite holds while
-        # status is asked.
-        clock = acp.turn_timeout + 3 * acp.harness.config.timeout
-        reply = await acp.prompt(sid, PERMISSION, wait=False, timeout=clock)
-        got["reply"] = reply
-        if acp.protocol == 2 and reply.ok:  # the idle update that ends the turn carries its stopReason
-            update = await acp.wait_turn_end(sid, since=mark)
-            got["stop"] = NOT_ENDED if update is None else update.get("stopReason")
-        elif reply.ok and isinstance(reply.result, dict):
-            got["stop"] = reply.result.get("stopReason")
-        got["ended"] = True
-
     asked = False  # bound here too: a task group may end quietly, for all a type checker knows
     try:
         async with anyio.create_task_group() as tg:
-            tg.start_soon(prompt)
-            with anyio.move_on_after(acp.turn_timeout):
-                # Until the permission request, or the turn's end: in v2 the prompt's answer comes
-                # at once and the permission request after it (a model decides to ask: the turn clock).
-                while len(peer.held) == held_before and "ended" not in got:
-                    await anyio.sleep(0.01)
-            asked = len(peer.held) > held_before
+            tg.start_soon(_permission_turn, acp, sid, mark, got)
+            asked = await _asked_permission(acp, held_before, got)
             if asked and during is not None:
                 try:
                     got["during"] = await during()
@@ -79,16 +60,48 @@ async def held_turn(acp: AcpTarget, sid: str, during: Any = None) -> tuple[str |
         )
     if not asked:
         return None, None
+    return await _stop_reason(acp, sid, got, mark), got.get("during")
+
+
+async def _permission_turn(acp: AcpTarget, sid: str, mark: int, got: dict[str, Any]) -> None:
+    """The prompt that asks permission, into ``got``: its reply, its stop reason, and that it ended."""
+    # The turn clock, and more: the turn also waits on a permission the suite holds while
+    # status is asked.
+    clock = acp.turn_timeout + 3 * acp.harness.config.timeout
+    reply = await acp.prompt(sid, PERMISSION, wait=False, timeout=clock)
+    got["reply"] = reply
+    if acp.protocol == 2 and reply.ok:  # the idle update that ends the turn carries its stopReason
+        update = await acp.wait_turn_end(sid, since=mark)
+        got["stop"] = NOT_ENDED if update is None else update.get("stopReason")
+    elif reply.ok and isinstance(reply.result, dict):
+        got["stop"] = reply.result.get("stopReason")
+    got["ended"] = True
+
+
+async def _asked_permission(acp: AcpTarget, held_before: int, got: dict[str, Any]) -> bool:
+    """Whether the agent asked the user's permission (the suite now holds the request) before the
+    turn ended or the turn clock ran out."""
+    peer = acp.peer
+    with anyio.move_on_after(acp.turn_timeout):
+        # Until the permission request, or the turn's end: in v2 the prompt's answer comes
+        # at once and the permission request after it (a model decides to ask: the turn clock).
+        while len(peer.held) == held_before and "ended" not in got:
+            await anyio.sleep(0.01)
+    return len(peer.held) > held_before
+
+
+async def _stop_reason(acp: AcpTarget, sid: str, got: dict[str, Any], mark: int) -> str:
+    """The ended turn's stop reason, or what stood in for one (FAILED, NOT_ENDED, NO_REASON)."""
     reply = got.get("reply")
     if reply is None or not reply.ok:
         # What a turn that failed answered: the control turn's failure makes a case not testable
         # (the status specs say nothing of how a turn answers once its permission request is
         # answered); a failure only where status was asked is status's doing.
-        return FAILED + (reply.describe() if reply else "no answer"), got.get("during")
+        return FAILED + (reply.describe() if reply else "no answer")
     stop = got.get("stop")
     if stop == NOT_ENDED:
         stop = await _late_end(acp, sid, mark)
-    return (NO_REASON if stop is None else str(stop)), got.get("during")
+    return NO_REASON if stop is None else str(stop)
 
 
 NOT_ENDED = "(did not end)"
