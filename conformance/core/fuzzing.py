@@ -74,16 +74,8 @@ def run_fuzz(
             last.setdefault("first_failure", (value, failure))
             raise
 
-    # Hypothesis' decorators draw the test's argument: what they return is called with none.
-    drawn: Callable[..., None] = test
-    for value in reversed(examples):
-        drawn = example(value)(drawn)
-    drawn = seed(chosen)(
-        hypothesis_settings(profile, FUZZ_EXAMPLES[profile.name], database_dir)(given(strategy)(drawn))
-    )
-
     try:
-        drawn()
+        _drawn(test, strategy, examples, profile, chosen, database_dir)()
     except BudgetSpent:
         pass
     except FuzzFailure as exc:
@@ -92,12 +84,34 @@ def run_fuzz(
         if "first_failure" not in last:
             raise
         value, first = last["first_failure"]
-        failure = FuzzFailure(
-            f"{first} (this input did not fail again when replayed: the agent's behaviour depends on timing or "
-            "on what ran before)",
-            rule=first.rule,
-            died=first.died,
-            layer=first.layer,
-        )
-        return chosen, value, failure
+        return chosen, value, _not_failing_again(first)
     return chosen, None, None
+
+
+def _drawn(
+    test: Callable[[Any], None],
+    strategy: st.SearchStrategy[Any],
+    examples: Sequence[Any],
+    profile: Profile,
+    chosen: int,
+    database_dir: Path | None,
+) -> Callable[..., None]:
+    """``test`` under Hypothesis: the ``examples`` first, then inputs drawn from ``strategy``."""
+    # Hypothesis' decorators draw the test's argument: what they return is called with none.
+    drawn: Callable[..., None] = test
+    for value in reversed(examples):
+        drawn = example(value)(drawn)
+    return seed(chosen)(
+        hypothesis_settings(profile, FUZZ_EXAMPLES[profile.name], database_dir)(given(strategy)(drawn))
+    )
+
+
+def _not_failing_again(first: FuzzFailure) -> FuzzFailure:
+    """The failure an input showed once, saying that it did not fail when Hypothesis replayed it."""
+    return FuzzFailure(
+        f"{first} (this input did not fail again when replayed: the agent's behaviour depends on timing or "
+        "on what ran before)",
+        rule=first.rule,
+        died=first.died,
+        layer=first.layer,
+    )
