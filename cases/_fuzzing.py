@@ -37,14 +37,7 @@ async def fuzz(
     crash was found in (what the implementer can do about it)."""
     config = target.harness.config
     if config.replay_input is not None:
-        replayed = decode(config.replay_input)
-        details["input"] = replayed.describe()
-        try:
-            await check(replayed)
-        except FuzzFailure as failure:
-            raise Violation(
-                f"{failure} (the recorded input)", observed=replayed.describe(), rule=failure.rule
-            ) from None
+        await _check_recorded(decode(config.replay_input), check, details)
         return
     profile = PROFILES[config.profile]
     report_dir = Path(config.report_dir) if config.report_dir else None
@@ -58,26 +51,53 @@ async def fuzz(
     details["input"] = failing.describe()
     if report_dir is not None:
         details["replay_file"] = str(
-            write_replay(
-                report_dir / "replays",
-                case_id=case_id,
-                command=config.command,
-                cwd=config.cwd,
-                agent_info=agent_info,
-                spec_revision=revisions.current().name,
-                seed=used_seed,
-                profile=profile.name,
-                failure=str(failure),
-                steps=[],
-                target=target.name,
-                extra_agent=target.replay_record(config),
-                fuzz_input=failing.to_json(),
-                config=config,
-            )
+            _write_fuzz_replay(target, report_dir, case_id, agent_info, used_seed, failing, failure)
         )
     where = f"; the crash is {failure.layer}. {hint}" if failure.layer else ""
     raise Violation(
         f"{failure} (shrunk input, seed {used_seed}){where}",
         observed=failing.describe(),
         rule=failure.rule,
+    )
+
+
+async def _check_recorded(
+    replayed: Any, check: Callable[[Any], Coroutine[Any, Any, None]], details: dict
+) -> None:
+    """`replay FILE`: the recorded input alone, checked once."""
+    details["input"] = replayed.describe()
+    try:
+        await check(replayed)
+    except FuzzFailure as failure:
+        raise Violation(
+            f"{failure} (the recorded input)", observed=replayed.describe(), rule=failure.rule
+        ) from None
+
+
+def _write_fuzz_replay(
+    target: Any,
+    report_dir: Path,
+    case_id: str,
+    agent_info: Any,
+    used_seed: int,
+    failing: Any,
+    failure: FuzzFailure,
+) -> Path:
+    config = target.harness.config
+    profile = PROFILES[config.profile]
+    return write_replay(
+        report_dir / "replays",
+        case_id=case_id,
+        command=config.command,
+        cwd=config.cwd,
+        agent_info=agent_info,
+        spec_revision=revisions.current().name,
+        seed=used_seed,
+        profile=profile.name,
+        failure=str(failure),
+        steps=[],
+        target=target.name,
+        extra_agent=target.replay_record(config),
+        fuzz_input=failing.to_json(),
+        config=config,
     )
