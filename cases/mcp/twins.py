@@ -25,6 +25,7 @@ from conformance.targets.mcp.target import McpTarget
 from conformance.targets.mcp.twins import (
     KINDS,
     Nudger,
+    Policy,
     Twin,
     id_pair,
     new_sessions,
@@ -129,29 +130,8 @@ async def twins_past_the_idle_expiry(mcp: McpTarget, details: dict) -> None:
     details["policy"] = stated.source
     async with nudger(mcp) as nudges:
         started = time.monotonic()
-        pairs: dict[str, list[tuple[Twin, Twin]]] = {}
-        for kind in nudges.kinds:
-            for nudged_first in (True, False):
-                a_id, b_id = id_pair(nudged_first)
-                a, b = await new_twin(mcp, probe, a_id), await new_twin(mcp, probe, b_id)
-                pairs.setdefault(kind, []).append((a, b) if nudged_first else (b, a))
-        schedule = ttl_schedule(low, stated.value, time.monotonic() - started)
-        if schedule is None:
-            raise MissingInput(
-                f"creating {2 * len(pairs) * 2} twins took {time.monotonic() - started:.2f} s, too long for "
-                f"{stated.source}: a nudge could not be sent both before they expire and late enough to tell"
-            )
-        nudge_at, read_at = schedule
-        await anyio.sleep(max(0.0, started + nudge_at - time.monotonic()))
-        for kind, twins in pairs.items():
-            for nudged, _ in twins:
-                await nudges.nudge(nudged, (kind,))
-        if time.monotonic() - started >= low:
-            raise MissingInput(
-                f"the nudges took until {time.monotonic() - started:.2f} s after the twins were created, past the "
-                f"time to live ({stated.source}): a retry of an expired session's call opens it anew"
-            )
-        await anyio.sleep(max(0.0, started + read_at - time.monotonic()))
+        pairs = await _nudged_pairs(mcp, probe, nudges)
+        read_at = await _nudge_halfway_then_wait(nudges, pairs, stated, low, started)
         fates = {
             kind: [
                 (await nudged.kept(mcp, probe), await control.kept(mcp, probe)) for nudged, control in twins
@@ -181,6 +161,45 @@ async def twins_past_the_idle_expiry(mcp: McpTarget, details: dict) -> None:
             "a nudged twin outlived its control in one pair only (created first in one, second in the other): the "
             f"server's expiry does not treat twins alike, so the twins cannot judge: {fates}"
         )
+
+
+async def _nudged_pairs(
+    mcp: McpTarget, probe: StateProbe, nudges: Nudger
+) -> dict[str, list[tuple[Twin, Twin]]]:
+    """Two twin pairs per kind of nudge, (nudged, control), the nudged twin's id sorting first in
+    one and last in the other."""
+    pairs: dict[str, list[tuple[Twin, Twin]]] = {}
+    for kind in nudges.kinds:
+        for nudged_first in (True, False):
+            a_id, b_id = id_pair(nudged_first)
+            a, b = await new_twin(mcp, probe, a_id), await new_twin(mcp, probe, b_id)
+            pairs.setdefault(kind, []).append((a, b) if nudged_first else (b, a))
+    return pairs
+
+
+async def _nudge_halfway_then_wait(
+    nudges: Nudger, pairs: dict[str, list[tuple[Twin, Twin]]], stated: Policy, low: float, started: float
+) -> float:
+    """Nudge each pair's nudged twin halfway through the idle time to live, then wait until every
+    twin has been idle past it: the seconds after ``started`` at which their fates are read."""
+    schedule = ttl_schedule(low, stated.value, time.monotonic() - started)
+    if schedule is None:
+        raise MissingInput(
+            f"creating {2 * len(pairs) * 2} twins took {time.monotonic() - started:.2f} s, too long for "
+            f"{stated.source}: a nudge could not be sent both before they expire and late enough to tell"
+        )
+    nudge_at, read_at = schedule
+    await anyio.sleep(max(0.0, started + nudge_at - time.monotonic()))
+    for kind, twins in pairs.items():
+        for nudged, _ in twins:
+            await nudges.nudge(nudged, (kind,))
+    if time.monotonic() - started >= low:
+        raise MissingInput(
+            f"the nudges took until {time.monotonic() - started:.2f} s after the twins were created, past the "
+            f"time to live ({stated.source}): a retry of an expired session's call opens it anew"
+        )
+    await anyio.sleep(max(0.0, started + read_at - time.monotonic()))
+    return read_at
 
 
 # -- use -------------------------------------------------------------------------------------------
