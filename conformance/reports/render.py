@@ -82,16 +82,31 @@ tr.excluded{color:#777}tr.not-run{background:#fff8e1}
 
 
 def html_report(report: dict[str, Any]) -> str:
+    parts = [*_head_html(report), *_notes_html(report), _counts_html(report["counts"])]
+    trace = report.get("traceability")
+    if trace:
+        parts.append(
+            f"<p>traceability ({html_text(trace['revision'])}): <b>{trace['tested']}</b> of {trace['total']} "
+            f"spec sentences tested in this run, {trace['excluded']} excluded, {trace['not-run']} not run "
+            "(<a href='#traceability'>table</a>)</p>"
+        )
+    uncovered = coverage_gaps(report)
+    if uncovered:
+        parts.append(_coverage_html(uncovered))
+    parts.append("<h2>Cases</h2>")
+    for case in report["cases"]:  # report.json already lists failures first
+        parts.append(_case_html(case))
+    if trace:
+        parts.append(_traceability_html(trace))
+    parts.append("</body></html>")
+    return "\n".join(parts)
+
+
+def _head_html(report: dict[str, Any]) -> list[str]:
+    """The page's head, its title, the verdict and what was run."""
     verdict = report["verdict"]
     color = VERDICT_COLORS.get(verdict["label"], "#6a1b9a")
-    counts = report["counts"]
-    outcomes = list(counts["by_outcome"])
-    head = "".join(f"<th>{html_text(o)}</th>" for o in outcomes)
-    rows = "".join(
-        f"<tr><th>{html_text(level)}</th>" + "".join(f"<td>{row[o]}</td>" for o in outcomes) + "</tr>"
-        for level, row in counts["by_level"].items()
-    )
-    parts = [
+    return [
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
         "<meta http-equiv='Content-Security-Policy' content=\"default-src 'none'; style-src 'unsafe-inline'\">",
         f"<title>{html_text(_subject(report))} conformance: {html_text(_agent_label(report))}</title>",
@@ -105,6 +120,12 @@ def html_report(report: dict[str, Any]) -> str:
         f"{html_text(report['suite']['version'])} · {html_text(report['started'])} · "
         f"seed {html_text(str(report['options'].get('seed')))}</p>",
     ]
+
+
+def _notes_html(report: dict[str, Any]) -> list[str]:
+    """The wire revision, the run's cost, and what the reader must know before the counts: a
+    selection, a fatal error, an interrupted run, the baseline gate."""
+    parts = []
     if report.get("wire"):
         parts.append(f"<p id='wire'>wire revision <b>{html_text(wire_text(report['wire']))}</b></p>")
     parts.append(f"<p id='cost'>{html_text(_cost(report))}</p>")
@@ -119,33 +140,30 @@ def html_report(report: dict[str, Any]) -> str:
         parts.append(
             f"<p id='baseline'><b>baseline gate (exit {baseline['exitCode']})</b>: {html_text(baseline['explanation'])}</p>"
         )
-    parts.append(f"<table class='counts'><tr><th></th>{head}</tr>{rows}</table>")
-    trace = report.get("traceability")
-    if trace:
-        parts.append(
-            f"<p>traceability ({html_text(trace['revision'])}): <b>{trace['tested']}</b> of {trace['total']} "
-            f"spec sentences tested in this run, {trace['excluded']} excluded, {trace['not-run']} not run "
-            "(<a href='#traceability'>table</a>)</p>"
-        )
-    uncovered = coverage_gaps(report)
-    if uncovered:
-        rows = "".join(
-            f"<tr><td><a href='#{html_text(c['id'])}'><code>{html_text(c['id'])}</code></a></td>"
-            f"<td>{html_text(c['outcome'])}</td><td>{html_text(c.get('message') or '')}</td></tr>"
-            for c in uncovered
-        )
-        parts.append(
-            "<h2 id='coverage'>Coverage</h2><p>Cases that ran to no verdict, each with why and what "
-            "to pass to test it:</p><table class='coverage'><tr><th>case</th><th>outcome</th><th>why</th></tr>"
-            f"{rows}</table>"
-        )
-    parts.append("<h2>Cases</h2>")
-    for case in report["cases"]:  # report.json already lists failures first
-        parts.append(_case_html(case))
-    if trace:
-        parts.append(_traceability_html(trace))
-    parts.append("</body></html>")
-    return "\n".join(parts)
+    return parts
+
+
+def _counts_html(counts: dict[str, Any]) -> str:
+    outcomes = list(counts["by_outcome"])
+    head = "".join(f"<th>{html_text(o)}</th>" for o in outcomes)
+    rows = "".join(
+        f"<tr><th>{html_text(level)}</th>" + "".join(f"<td>{row[o]}</td>" for o in outcomes) + "</tr>"
+        for level, row in counts["by_level"].items()
+    )
+    return f"<table class='counts'><tr><th></th>{head}</tr>{rows}</table>"
+
+
+def _coverage_html(uncovered: list[dict[str, Any]]) -> str:
+    rows = "".join(
+        f"<tr><td><a href='#{html_text(c['id'])}'><code>{html_text(c['id'])}</code></a></td>"
+        f"<td>{html_text(c['outcome'])}</td><td>{html_text(c.get('message') or '')}</td></tr>"
+        for c in uncovered
+    )
+    return (
+        "<h2 id='coverage'>Coverage</h2><p>Cases that ran to no verdict, each with why and what "
+        "to pass to test it:</p><table class='coverage'><tr><th>case</th><th>outcome</th><th>why</th></tr>"
+        f"{rows}</table>"
+    )
 
 
 def _case_html(case: dict[str, Any]) -> str:
