@@ -183,16 +183,7 @@ class FakeChatModel:
         model, rid, created = body.get("model", "fake"), f"chatcmpl-{uuid.uuid4().hex[:12]}", int(time.time())
         call = None if script in ("text", "slow", "after_tool") else self._tool_call(script, arg, tools)
         text = {"after_tool": "Done.", "slow": "This reply was streamed slowly."}.get(script, "OK.")
-        usage = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
-        message: dict[str, Any] = {"role": "assistant", "content": None if call else text}
-        if call:
-            message["tool_calls"] = [
-                {
-                    "id": f"call_{uuid.uuid4().hex[:12]}",
-                    "type": "function",
-                    "function": {"name": call[0], "arguments": json.dumps(call[1])},
-                },
-            ]
+        message = _assistant_message(call, text)
         finish = "tool_calls" if call else "stop"
         seconds = (float(arg) if arg else self.slow_seconds) if script == "slow" else 0.0
         if not body.get("stream"):
@@ -204,43 +195,61 @@ class FakeChatModel:
                 "created": created,
                 "model": model,
                 "choices": [choice],
-                "usage": usage,
+                "usage": _USAGE,
             }
             await self._send(writer, 200, payload)
             return
-        writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n")
+        chunk = {"id": rid, "object": "chat.completion.chunk", "created": created, "model": model}
+        await _stream(writer, chunk, message, seconds, finish)
 
-        async def event(choices: list[dict[str, Any]], extra: dict[str, Any] | None = None) -> None:
-            chunk = {
-                "id": rid,
-                "object": "chat.completion.chunk",
-                "created": created,
-                "model": model,
-                "choices": choices,
-                **(extra or {}),
-            }
-            writer.write(f"data: {json.dumps(chunk)}\n\n".encode())
-            await writer.drain()
 
-        if call:
-            calls = [dict(message["tool_calls"][0], index=0)]
-            await event(
-                [{"index": 0, "delta": {"role": "assistant", "tool_calls": calls}, "finish_reason": None}]
-            )
-        else:
-            pieces = [w + " " for w in text.split(" ")]
-            ticks = int(seconds / 0.25)
-            pieces = pieces[:1] + ["."] * ticks + pieces[1:]  # the dots are the slow part
-            for piece in pieces:
-                await event(
-                    [{"index": 0, "delta": {"role": "assistant", "content": piece}, "finish_reason": None}]
-                )
-                if piece == ".":
-                    await asyncio.sleep(seconds / ticks)
-        await event([{"index": 0, "delta": {}, "finish_reason": finish}])
-        await event([], {"usage": usage})
-        writer.write(b"data: [DONE]\n\n")
+_USAGE = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
+
+
+def _assistant_message(call: tuple[str, dict[str, Any]] | None, text: str) -> dict[str, Any]:
+    """The assistant's message: a call of the tool ``call`` names (with its input), else ``text``."""
+    message: dict[str, Any] = {"role": "assistant", "content": None if call else text}
+    if call:
+        message["tool_calls"] = [
+            {
+                "id": f"call_{uuid.uuid4().hex[:12]}",
+                "type": "function",
+                "function": {"name": call[0], "arguments": json.dumps(call[1])},
+            },
+        ]
+    return message
+
+
+async def _stream(
+    writer: asyncio.StreamWriter, chunk: dict[str, Any], message: dict[str, Any], seconds: float, finish: str
+) -> None:
+    """The message as server-sent chunks (``chunk``: what every chunk carries): a tool call in one
+    chunk, a text word by word, with dots spread over ``seconds``."""
+    writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n")
+
+    async def event(choices: list[dict[str, Any]], extra: dict[str, Any] | None = None) -> None:
+        writer.write(f"data: {json.dumps({**chunk, 'choices': choices, **(extra or {})})}\n\n".encode())
         await writer.drain()
+
+    if "tool_calls" in message:
+        calls = [dict(message["tool_calls"][0], index=0)]
+        await event(
+            [{"index": 0, "delta": {"role": "assistant", "tool_calls": calls}, "finish_reason": None}]
+        )
+    else:
+        pieces = [w + " " for w in message["content"].split(" ")]
+        ticks = int(seconds / 0.25)
+        pieces = pieces[:1] + ["."] * ticks + pieces[1:]  # the dots are the slow part
+        for piece in pieces:
+            await event(
+                [{"index": 0, "delta": {"role": "assistant", "content": piece}, "finish_reason": None}]
+            )
+            if piece == ".":
+                await asyncio.sleep(seconds / ticks)
+    await event([{"index": 0, "delta": {}, "finish_reason": finish}])
+    await event([], {"usage": _USAGE})
+    writer.write(b"data: [DONE]\n\n")
+    await writer.drain()
 
 
 @contextlib.contextmanager
