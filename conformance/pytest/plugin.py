@@ -92,26 +92,7 @@ def _configure(config: pytest.Config) -> None:
             return  # the controller is not certifying (a worker of the project's own tests)
         report_dir = Path(worker["conformance_report_dir"])
     else:
-        # A command that cannot start is said before anything is made (no report folder is left).
-        target = chosen(_values(config))
-        problem = agent_command_problem(
-            config.getoption(target.command_option),
-            "--" + target.command_option.replace("_", "-"),
-            config.getoption("agent_cwd"),
-        )
-        if problem:
-            raise pytest.UsageError(problem)
-        report_dir = Path(config.getoption("report_dir") or default_report_dir(_agent_label(config)))
-        config.stash[CREATED] = not report_dir.exists()
-        try:
-            report_dir.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise pytest.UsageError(
-                f"--report-dir {str(report_dir)!r} cannot be created ({exc.strerror}): pass a folder you can "
-                "write to"
-            ) from None
-        if config.option.xmlpath is None:
-            config.option.xmlpath = str(report_dir / "junit.xml")
+        report_dir = _made_report_dir(config)
     config.stash[REPORT_DIR] = report_dir
     if worker is not None:
         config.option.conformance_seed = worker["conformance_seed"]
@@ -125,6 +106,40 @@ def _configure(config: pytest.Config) -> None:
         raise pytest.UsageError(
             f"--spec {config.getoption('conformance_spec')!r} is not a known revision: use one of {', '.join(SPEC_CHOICES)}"
         )
+    config.stash[AGENT] = agent_config = _run_agent_config(config, report_dir, worker)
+    config.stash[BASELINE] = _baseline(config)
+    config.stash[RUN] = run = Run.begin(agent_config, strict=strict(config))
+    if worker is None:
+        config.stash[REPORT] = run.report
+        _stop_on_signals(config)
+
+
+def _made_report_dir(config: pytest.Config) -> Path:
+    """The controller's report folder, made (and the JUnit file put in it unless --junitxml says
+    where); a command that cannot start is said before anything is made (no report folder is left)."""
+    target = chosen(_values(config))
+    problem = agent_command_problem(
+        config.getoption(target.command_option),
+        "--" + target.command_option.replace("_", "-"),
+        config.getoption("agent_cwd"),
+    )
+    if problem:
+        raise pytest.UsageError(problem)
+    report_dir = Path(config.getoption("report_dir") or default_report_dir(_agent_label(config)))
+    config.stash[CREATED] = not report_dir.exists()
+    try:
+        report_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise pytest.UsageError(
+            f"--report-dir {str(report_dir)!r} cannot be created ({exc.strerror}): pass a folder you can write to"
+        ) from None
+    if config.option.xmlpath is None:
+        config.option.xmlpath = str(report_dir / "junit.xml")
+    return report_dir
+
+
+def _run_agent_config(config: pytest.Config, report_dir: Path, worker: dict[str, Any] | None) -> AgentConfig:
+    """The agent's configuration from the options, with the prompt ledger the run's workers share."""
     try:
         agent_config = _agent_config(config, report_dir)
     except UsageError as exc:
@@ -136,12 +151,7 @@ def _configure(config: pytest.Config) -> None:
             if worker is not None
             else new_ledger(report_dir / "sandbox" / "prompts.ledger")
         )
-    config.stash[AGENT] = agent_config
-    config.stash[BASELINE] = _baseline(config)
-    config.stash[RUN] = run = Run.begin(agent_config, strict=strict(config))
-    if worker is None:
-        config.stash[REPORT] = run.report
-        _stop_on_signals(config)
+    return agent_config
 
 
 def _stop_on_signals(config: pytest.Config) -> None:
