@@ -153,16 +153,8 @@ async def serve_http(
     await serve_asgi(app, host, port, lambda h, p: f"listening on http://{h}:{p}/mcp")
 
 
-def main(
-    argv: list[str] | None = None,
-    *,
-    store_factory: Callable[..., HeartbeatStore] = HeartbeatStore,
-    input_schema: dict[str, Any] = INPUT_SCHEMA,
-    tool_name: str = TOOL,
-    middleware: tuple[Callable[..., Any], ...] = (),
-) -> None:
-    """Serve; the keyword arguments let a variant change one rule (tests/agents/mcp), ``middleware``
-    its MCP plumbing (server middleware, outermost first)."""
+def build_parser() -> argparse.ArgumentParser:
+    """The reference server's options: its transport and the policies a variant or a test states."""
     parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
     parser.add_argument("--http", metavar="HOST:PORT", help="serve Streamable HTTP instead of stdio")
     parser.add_argument("--page-size", type=int, default=2, help="instructions per heartbeat result")
@@ -213,7 +205,20 @@ def main(
         action="store_true",
         help="over HTTP, serve the handshake era without protocol sessions (the SDK's stateless_http)",
     )
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(
+    argv: list[str] | None = None,
+    *,
+    store_factory: Callable[..., HeartbeatStore] = HeartbeatStore,
+    input_schema: dict[str, Any] = INPUT_SCHEMA,
+    tool_name: str = TOOL,
+    middleware: tuple[Callable[..., Any], ...] = (),
+) -> None:
+    """Serve; the keyword arguments let a variant change one rule (tests/agents/mcp), ``middleware``
+    its MCP plumbing (server middleware, outermost first)."""
+    args = build_parser().parse_args(argv)
     store = store_factory(
         page_size=args.page_size,
         spool=None if args.http else spool_dir(),
