@@ -363,12 +363,8 @@ async def serve(agent: ReferenceAgent, transform_out: Callable[[bytes], bytes] |
     await agent.conn.main_loop()
 
 
-def main(
-    agent_class: type[ReferenceAgent] = ReferenceAgent,
-    argv: list[str] | None = None,
-    transform_out: Callable[[bytes], bytes] | None = None,
-    v2_class: Any = None,
-) -> None:
+def build_parser() -> argparse.ArgumentParser:
+    """The reference agent's options: what it serves, where it keeps sessions, how it answers."""
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--no-status", action="store_true", help="do not advertise or serve session/status")
     parser.add_argument("--in-memory", action="store_true", help="do not persist sessions (no load/resume)")
@@ -402,6 +398,33 @@ def main(
         "acp-unstable-2026-11: open/saved)",
     )
     add_policy_arguments(parser)
+    return parser
+
+
+def with_options(
+    agent_class: type[ReferenceAgent], args: argparse.Namespace, policy: Policy
+) -> type[ReferenceAgent]:
+    """``agent_class``, or a subclass of it that serves what the options say instead."""
+    if not (args.no_status or args.in_memory or args.revision or policy != Policy()):
+        return agent_class
+    overrides: dict[str, Any] = {
+        "advertise_status": agent_class.advertise_status and not args.no_status,
+        "persist": agent_class.persist and not args.in_memory,
+    }
+    if args.revision:
+        overrides["words"] = dict(REVISION_WORDS[args.revision])
+    if policy != Policy():
+        overrides["policy"] = policy
+    return type(agent_class.__name__, (agent_class,), overrides)
+
+
+def main(
+    agent_class: type[ReferenceAgent] = ReferenceAgent,
+    argv: list[str] | None = None,
+    transform_out: Callable[[bytes], bytes] | None = None,
+    v2_class: Any = None,
+) -> None:
+    parser = build_parser()
     args = parser.parse_args(argv)
     policy = Policy.from_args(args)
     if args.protocol == 2:
@@ -412,18 +435,7 @@ def main(
         with contextlib.suppress(KeyboardInterrupt):
             main_v2(Path(args.state_dir) if args.state_dir else None, args.revision, v2_class, policy)
         return
-    cls = agent_class
-    if args.no_status or args.in_memory or args.revision or policy != Policy():
-        overrides: dict[str, Any] = {
-            "advertise_status": agent_class.advertise_status and not args.no_status,
-            "persist": agent_class.persist and not args.in_memory,
-        }
-        if args.revision:
-            overrides["words"] = dict(REVISION_WORDS[args.revision])
-        if policy != Policy():
-            overrides["policy"] = policy
-        cls = type(agent_class.__name__, (agent_class,), overrides)
-    agent = cls(Path(args.state_dir or Path.cwd() / STATE_DIR))
+    agent = with_options(agent_class, args, policy)(Path(args.state_dir or Path.cwd() / STATE_DIR))
     with contextlib.suppress(KeyboardInterrupt):
         if args.listen:
             from .ws import parse_listen, serve_websocket
