@@ -88,7 +88,7 @@ class Case:
 
 def target_of_module(module: str) -> str:
     """A case's target is the package it is declared in: conformance.cases.acp.identity -> "acp",
-    a distribution's toy_target.cases.toy.status -> "toy"."""
+    another distribution's their_target.cases.a2a.tasks -> "a2a"."""
     package = module.rpartition(".")[0].rpartition(".")[2]
     if package in ("", "cases"):
         raise ValueError(f"case module {module!r} is in no target's folder: put it in cases/<target>/")

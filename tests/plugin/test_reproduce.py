@@ -40,7 +40,7 @@ def test_a_case_that_restarts_gets_a_second_segment_that_starts_with_initialize(
         ),
         frame(10, SEND, {"jsonrpc": "2.0", "id": 9, "method": "session/status"}, conn="B"),
     ]
-    segments = reproduction(handshake, entries)
+    segments = reproduction(handshake, entries, ("initialize",), "session/new")  # ACP's
     assert [(s["connection"], s["start"]) for s in segments] == [
         ("main", "fresh"),
         ("main", "restart"),
