@@ -94,6 +94,8 @@ class CaseItem(pytest.Item):
         self.add_marker(case.level.marker)
         self.add_marker(case.level.value)  # MUST as well as must: reports print levels in capitals
         self.add_marker("conformance")
+        if case.slow:
+            self.add_marker("slow")
         # Allure labels (read by allure-pytest from these marks when --alluredir is given).
         self.add_marker(pytest.mark.allure_label(SEVERITY[case.level.value], label_type="severity"))
         self.add_marker(pytest.mark.allure_label(case.area, label_type="epic"))

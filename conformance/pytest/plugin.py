@@ -80,6 +80,10 @@ def _configure(config: pytest.Config) -> None:
         config.addinivalue_line("markers", f"{level.marker}: conformance case at level {level.value}")
         config.addinivalue_line("markers", f"{level.value}: conformance case at level {level.value}")
     config.addinivalue_line("markers", "conformance: a session/status conformance case")
+    config.addinivalue_line(
+        "markers",
+        "slow: a conformance case that takes seconds (a sequence, a fuzzer, a restart, a timed turn)",
+    )
     config.stash[ACTIVE] = _is_conformance_run(config)
     config.pluginmanager.register(RunListener(config), f"session-status-conformance-run-{id(config)}")
     if not hasattr(config, "workerinput"):

@@ -113,3 +113,13 @@ def test_a_flat_case_folder_of_ones_own_holds_cases_of_the_runs_target(pytester:
         )
     assert "own_flat.py::own.flat.folder" in result.stdout.str(), result.stdout.str()[-2000:]
     assert CASES.pop("own.flat.folder").target == "mcp"
+
+
+def test_slow_cases_are_marked(pytester: pytest.Pytester) -> None:
+    """-m "not slow" leaves out exactly the cases that declare they take seconds."""
+    from conformance.core.registry import CASES
+
+    result = run(pytester, "--collect-only", "-q", "-m", "slow")
+    slow = {c for c in CASES if CASES[c].slow and CASES[c].target == "acp"}  # loaded by the run
+    collected = {line.split("::")[-1] for line in result.stdout.lines if "::" in line}
+    assert collected == slow and "sequence.status.model-based" in collected
