@@ -241,32 +241,44 @@ async def wrong_agent_is_404(http: HttpStatusTarget, details: dict) -> None:
         )
 
 
-def _validation_case(slug: str, what: str, field: str, omit_user: bool) -> None:
-    async def run(http: HttpStatusTarget, details: dict) -> None:
-        agent_id, sid = await http.new_session()
-        probe = await http.status(sid, None if not omit_user else agent_id, omit_user=omit_user)
-        details["answer"] = probe.describe()
-        if probe.code != 422:
-            problem = ""
-        elif probe.media_type != JSON:
-            problem = f"served as {probe.response.headers.get('content-type')!r}, not {JSON}"
-        elif probe.body is None:
-            problem = "the body is not JSON"
-        else:
-            problem = "; ".join(schema_errors("HTTPValidationError", probe.body, name=SCHEMA))
-        if probe.code != 422 or problem:
-            raise Violation(
-                f"a probe {what} was answered {probe.describe()}" + (f" ({problem})" if problem else ""),
-                expected=f"HTTP 422 with an HTTPValidationError ({JSON})",
-                observed=probe.text[:500],
-            )
-        # The spec's ValidationError.loc is any list of strings and integers: naming the field
-        # there is what FastAPI does, not a requirement, so it is shown, never judged.
-        details["detail_names_field"] = names_field(probe.body, field, header=omit_user)
+async def _refused_as_invalid(
+    http: HttpStatusTarget, details: dict, what: str, field: str, omit_user: bool
+) -> None:
+    """A probe without ``field`` is 422 with the HTTPValidationError shape."""
+    agent_id, sid = await http.new_session()
+    probe = await http.status(sid, None if not omit_user else agent_id, omit_user=omit_user)
+    details["answer"] = probe.describe()
+    if probe.code != 422:
+        problem = ""
+    elif probe.media_type != JSON:
+        problem = f"served as {probe.response.headers.get('content-type')!r}, not {JSON}"
+    elif probe.body is None:
+        problem = "the body is not JSON"
+    else:
+        problem = "; ".join(schema_errors("HTTPValidationError", probe.body, name=SCHEMA))
+    if probe.code != 422 or problem:
+        raise Violation(
+            f"a probe {what} was answered {probe.describe()}" + (f" ({problem})" if problem else ""),
+            expected=f"HTTP 422 with an HTTPValidationError ({JSON})",
+            observed=probe.text[:500],
+        )
+    # The spec's ValidationError.loc is any list of strings and integers: naming the field
+    # there is what FastAPI does, not a requirement, so it is shown, never judged.
+    details["detail_names_field"] = names_field(probe.body, field, header=omit_user)
 
-    run.__doc__ = f"A probe {what} is 422 with the HTTPValidationError shape."
-    run.__name__ = run.__qualname__ = f"validation_{slug.replace('-', '_')}"
-    case(f"http.validation.{slug}", level=Level.MUST, spec=VALIDATION, needs=HTTP_CAPABILITY)(run)
+
+@case("http.validation.missing-agent-id", level=Level.MUST, spec=VALIDATION, needs=HTTP_CAPABILITY)
+async def validation_missing_agent_id(http: HttpStatusTarget, details: dict) -> None:
+    """A probe without the agent_id query parameter is 422 with the HTTPValidationError shape."""
+    await _refused_as_invalid(
+        http, details, "without the agent_id query parameter", "agent_id", omit_user=False
+    )
+
+
+@case("http.validation.missing-user-id", level=Level.MUST, spec=VALIDATION, needs=HTTP_CAPABILITY)
+async def validation_missing_user_id(http: HttpStatusTarget, details: dict) -> None:
+    """A probe without the x-user-id header is 422 with the HTTPValidationError shape."""
+    await _refused_as_invalid(http, details, "without the x-user-id header", "x-user-id", omit_user=True)
 
 
 def names_field(body: Any, field: str, *, header: bool) -> bool:
@@ -281,10 +293,6 @@ def names_field(body: Any, field: str, *, header: bool) -> bool:
         isinstance(d, dict) and isinstance(d.get("loc"), list) and any(same(p) for p in d["loc"])
         for d in (details if isinstance(details, list) else [])
     )
-
-
-_validation_case("missing-agent-id", "without the agent_id query parameter", "agent_id", omit_user=False)
-_validation_case("missing-user-id", "without the x-user-id header", "x-user-id", omit_user=True)
 
 
 @case("http.safe.no-side-effects", level=Level.MUST, spec=SAFE, needs=HTTP_CAPABILITY)
