@@ -55,3 +55,18 @@ def _descriptions(node: object) -> str:
     if isinstance(node, list):
         return " ".join(_descriptions(v) for v in node)
     return ""
+
+
+def test_every_case_id_is_written_out_where_it_is_declared() -> None:
+    """A case's id is greppable: the file that declares it spells it whole (never built in a loop)."""
+    import inspect
+
+    from conformance import cases
+
+    cases.load_all()
+    hidden = [
+        c.id
+        for c in CASES.values()
+        if f'"{c.id}"' not in inspect.getsource(inspect.getmodule(c.func) or c.func)
+    ]
+    assert hidden == []
