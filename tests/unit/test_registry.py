@@ -67,6 +67,7 @@ def test_every_case_id_is_written_out_where_it_is_declared() -> None:
     hidden = [
         c.id
         for c in CASES.values()
-        if f'"{c.id}"' not in inspect.getsource(inspect.getmodule(c.func) or c.func)
+        if c.module.startswith("conformance.cases.")
+        and f'"{c.id}"' not in inspect.getsource(inspect.getmodule(c.func) or c.func)
     ]
     assert hidden == []
