@@ -7,7 +7,8 @@ A revision is data (``cases/revisions/<name>.toml``). Cases think in canonical n
 :func:`canonical` translate to and from the checked revision's wire words, so messages
 show what the agent actually sent.
 
-One runtime per process checks one revision, so the checked revision is process state.
+The checked revision travels with the run: its runtime sets it around each case, in a context
+variable, so runs in one process (the project's tests, a campaign) each check their own.
 """
 
 from __future__ import annotations
