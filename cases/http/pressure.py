@@ -19,7 +19,7 @@ from conformance.cases.http.status import HTTP_CAPABILITY, SAFE
 from conformance.core.outcomes import MissingInput, Violation
 from conformance.core.registry import Level, case
 from conformance.targets.http.target import HttpStatusTarget
-from conformance.targets.http.twins import PAIRS, Fate, Twin, TwinRun, judge
+from conformance.targets.http.twins import PAIRS, WAITING, Fate, Twin, TwinRun, judge, unanswered
 
 RULES = ("probed", "neighbour", "consistent")
 SETTLE = 0.5  # seconds after the last probe before the twins are observed: "a moment later"
@@ -212,31 +212,90 @@ async def _use(http: HttpStatusTarget, run: TwinRun, twin: Twin) -> str:
     return "accepted" if response.status_code < 300 else f"HTTP {response.status_code}"
 
 
-@case("http.twins.restart", level=Level.MUST, spec=SAFE, needs=HTTP_CAPABILITY, rules=RULES, slow=True)
+@case(
+    "http.twins.restart",
+    level=Level.MUST,
+    spec=SAFE,
+    needs=HTTP_CAPABILITY,
+    rules=(*RULES, "durable"),
+    slow=True,
+)
 async def twins_across_a_restart(http: HttpStatusTarget, details: dict) -> None:
     """Twins across a restart of the service (its command, --http-cmd), the probed ones probed
     before and after it: each ends as the unprobed twin in its place (a probe leaves nothing a
-    restart acts on), its status agreeing with its messages.
+    restart acts on), its status agreeing with its messages. And a session parked on an external
+    executor, which nothing answers, still awaits its result after it (rule ``durable``): the parked
+    state is persisted, and a call a restart ended shows a result.
 
     Calibrated: judged only if the service kept the calibration pair across the restart (its
-    messages still answer); a service that keeps no session has nothing to compare."""
+    messages still answer); a service that keeps no session has nothing to compare. A parked
+    session is judged only if its messages showed its call waiting before the restart."""
     if not http.harness.config.restartable:
         raise MissingInput(
             "the service was given by --http-url, so the suite cannot restart it: pass --http-cmd CMD"
         )
+    parked = [await _parked_witness(http, "[external] ask the user")]
+    lost: list[str] = []
 
     async def apply(run: TwinRun, twins: list[Twin]) -> None:
         await http.restart()
         calibration = twins[0]
         if not 200 <= await http.exists_elsewhere(calibration.agent_id, calibration.sid) < 300:
             http.forget_agent()  # the next case makes its sessions with an agent the service knows
+        for witness in parked:
+            if witness is not None:
+                lost.extend(await _lost_across_restart(http, *witness))
+        parked.clear()  # judged across the first restart
 
-    def lost(fates: dict[tuple[str, int], Fate]) -> str | None:
-        kept = [fates[("calibration", place)].messages == "HTTP 200" for place in (1, 2)]
-        if all(kept):
+    def kept(fates: dict[tuple[str, int], Fate]) -> str | None:
+        if all(fates[("calibration", place)].messages == "HTTP 200" for place in (1, 2)):
             return None
         return "the service keeps no session across a restart (the messages of the twins no probe asked are gone)"
 
     await twins_under(
-        http, details, "a restart of the service", apply, lost, together=True, needs_calibration=True
+        http, details, "a restart of the service", apply, kept, together=True, needs_calibration=True
     )
+    if lost:
+        raise Violation(
+            f"after a restart of the service: {'; '.join(lost)}",
+            expected="a parked call nothing answered still awaits its result after a restart (or shows the result "
+            "the service gave it), and the status reads its awaiting_* state",
+            observed=lost,
+            rule="durable",
+        )
+
+
+async def _parked_witness(http: HttpStatusTarget, text: str) -> tuple[str, str, list[dict]] | None:
+    """A session whose turn parked on the call ``text`` asks for, told by its messages alone (no
+    status probe: it is judged by what the restart does), with its waiting calls; None where the
+    service did not park it (no such tool, no park)."""
+    agent_id, sid = await http.new_session()
+    tag = await http.chat(agent_id, sid, text)
+    if await http.wait_for_model(tag, timeout=http.settle_time) is None:
+        return None
+    run = TwinRun(http, {})
+    await run.rest(Twin("witness", 1, agent_id, sid, probed=False))
+    calls = await http.waiting_calls(agent_id, sid)
+    return (agent_id, sid, calls) if calls else None
+
+
+async def _lost_across_restart(
+    http: HttpStatusTarget, agent_id: str, sid: str, calls: list[dict]
+) -> list[str]:
+    """What the restart lost of the parked session: calls that neither wait any more nor have
+    a result, while its status does not read their awaiting state."""
+    view = await http.snapshot(agent_id, sid)
+    if view.get("messages.code") != 200:
+        return []  # not kept: the calibration pair tells whether the service keeps sessions
+    gone = unanswered(calls, view)
+    if not gone:
+        return []
+    status = await http.status(sid, agent_id)
+    awaited = {WAITING[str(call.get("state"))] for call in gone} | {"running"}
+    if status.status in awaited:
+        return []
+    names = ", ".join(f"{call.get('name')} ({call.get('state')})" for call in gone)
+    return [
+        f"session {sid}: its tool call {names} waited before it, and after it the messages show it neither "
+        f"waiting nor answered (no result), while the status reads {status.describe()}"
+    ]

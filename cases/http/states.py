@@ -90,9 +90,12 @@ async def running_while_the_lease_is_held(http: HttpStatusTarget, details: dict)
 async def running_for_a_run_longer_than_the_lease(http: HttpStatusTarget, details: dict) -> None:
     """A run that works longer than the run lease's time to live (--http-long-run) reads running
     for as long as it works: the worker renews the lease it holds, so it does not expire mid-run.
+    With --http-memory-cap N, N + 2 other sessions are used while it works: pushing the running
+    session out of memory takes no lease from its worker.
 
     Calibrated: only probes sent and answered while the run's model call was in flight count, and
-    the case judges only if such probes reached the last tenth of the run."""
+    the case judges only if such probes reached the last tenth of the run (and, under the memory
+    pressure, came after it)."""
     if http.long_run is None:
         raise MissingInput(
             "give --http-long-run SECONDS, more than the service's run-lease time to live, to test that a"
@@ -104,30 +107,71 @@ async def running_for_a_run_longer_than_the_lease(http: HttpStatusTarget, detail
     request = await http.wait_for_model(tag, timeout=http.settle_time, script="slow")
     if request is None:
         raise never_started(http)
-    inside = 0
+    others = None if http.memory_cap is None else http.memory_cap + 2
+    used: list[str] = []  # the other sessions used so far
+    wrong: tuple[StatusProbe, float] | None = None
+    inside = after_pressure = 0
     latest = 0.0  # seconds into the model call of the latest probe that fell inside it
-    with anyio.move_on_after(seconds + http.settle_time):  # a hang bound: the model answers in `seconds`
-        while request["done"] is None:
-            probe, bracketed = await http.status_in_flight(sid, agent_id, request)
-            if bracketed:
-                inside += 1
-                latest = time.time() - request["at"]
-                if probe.status != "running":
-                    details["probes"] = inside
-                    raise Violation(
-                        f"{latest:.1f} s into a {seconds:g} s run (its model call still in flight), the status"
-                        f" was {probe.describe()}",
-                        expected="status 'running' while the run works",
-                        observed=probe.describe(),
-                    )
-            await anyio.sleep(0.2)
+    async with anyio.create_task_group() as tg:
+        if others is not None:
+            details["memory_pressure"] = (
+                f"{others} other sessions used while the run worked (--http-memory-cap)"
+            )
+            tg.start_soon(_use_other_sessions, http, others, used)
+        with anyio.move_on_after(seconds + http.settle_time):  # a hang bound: the model answers in `seconds`
+            while request["done"] is None:
+                probe, bracketed = await http.status_in_flight(sid, agent_id, request)
+                if bracketed:
+                    inside += 1
+                    latest = time.time() - request["at"]
+                    after_pressure += len(used) == others
+                    if probe.status != "running":
+                        wrong = (probe, latest)
+                        break
+                await anyio.sleep(0.2)
+        tg.cancel_scope.cancel()  # the pressure is moot once the run has ended or read wrong
     details["probes"] = inside
+    if wrong is not None:
+        probe, at = wrong
+        if (
+            others is not None
+            and probe.code == 404
+            and not 200 <= await http.exists_elsewhere(agent_id, sid) < 300
+        ):
+            raise MissingInput(
+                f"under the memory pressure the service dropped the running session for good (its status and its "
+                f"messages answer 404, {at:.1f} s into the run): no session left to read running"
+            )
+        under = f", after {len(used)} other sessions were used" if used else ""
+        raise Violation(
+            f"{at:.1f} s into a {seconds:g} s run (its model call still in flight{under}), the status"
+            f" was {probe.describe()}",
+            expected="status 'running' while the run works",
+            observed=probe.describe(),
+        )
+    if others is not None and not after_pressure:
+        raise MissingInput(
+            f"the {seconds:g} s run ended before {others} other sessions had been used (a longer --http-long-run"
+            " leaves them time), so the run was not observed under the memory pressure"
+        )
     if latest < 0.9 * seconds:
         raise MissingInput(
             f"the latest status probe answered inside the run's {seconds:g} s model call came {latest:.1f} s"
             " into it, so the end of the run was not observed"
         )
     await http.settle(agent_id, sid)
+
+
+async def _use_other_sessions(http: HttpStatusTarget, count: int, used: list[str]) -> None:
+    """``count`` other sessions of the caller, each created and used for one turn, one after the
+    other (``used`` lists each once its turn has ended): the pressure that pushes the least recently used
+    sessions out of a capped memory."""
+    for _ in range(count):
+        agent_id, sid = await http.new_session()
+        tag = await http.chat(agent_id, sid, "say OK")
+        await http.wait_for_model(tag, timeout=http.settle_time)
+        await http.settle(agent_id, sid)
+        used.append(sid)
 
 
 async def probe_while_running(

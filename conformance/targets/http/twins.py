@@ -43,7 +43,18 @@ from conformance.targets.http.calibration import differing, flatten, parsed
 if TYPE_CHECKING:
     from conformance.targets.http.target import HttpStatusTarget, StatusProbe
 
-__all__ = ["BURST", "PAIRS", "Fate", "Judgement", "Twin", "TwinRun", "judge", "tail_of"]
+__all__ = [
+    "BURST",
+    "PAIRS",
+    "WAITING",
+    "Fate",
+    "Judgement",
+    "Twin",
+    "TwinRun",
+    "judge",
+    "tail_of",
+    "unanswered",
+]
 
 BURST = 8  # probes sent together, each time a probed twin is treated
 PAIRS = ("calibration", "probed-first", "probed-second")  # which twin of each pair is probed: none, 1st, 2nd
@@ -125,6 +136,30 @@ def waiting_states(view: dict[str, Any]) -> set[str]:
         if message.startswith("assistant:"):
             return {s for s in WAITING if f"tool_call/{s}" in message}
     return set()
+
+
+def unanswered(calls: list[dict[str, Any]], view: dict[str, Any]) -> list[dict[str, Any]]:
+    """The calls that waited (tool call blocks, as the messages showed them) which a later view
+    of the session's messages shows neither waiting nor answered: no tool call block with the
+    call's id still waits, and nothing else in the messages names the id (a result of the call,
+    as AgentScope gives every call it ends, an interrupted one too)."""
+    found = []
+    for call in calls:
+        call_id = call.get("id")
+        if not isinstance(call_id, str) or not call_id:
+            continue
+        naming = [path for path, value in view.items() if value == call_id and path.startswith("messages.")]
+        blocks = {
+            path.removesuffix(".id")
+            for path in naming
+            if path.endswith(".id") and view.get(path.removesuffix(".id") + ".type") == "tool_call"
+        }
+        if any(view.get(f"{block}.state") in WAITING for block in blocks):
+            continue
+        if any(not any(path.startswith(f"{block}.") for block in blocks) for path in naming):
+            continue
+        found.append(call)
+    return found
 
 
 @dataclass

@@ -18,7 +18,7 @@ from conformance.core.registry import CASES
 from conformance.targets.http.agentscope import segment
 from conformance.targets.http.calibration import differing, flatten, parts_of, shaped_like
 from conformance.targets.http.target import StatusProbe, find_entry
-from conformance.targets.http.twins import Fate, Twin, disagreement, fate_of, judge, tail_of
+from conformance.targets.http.twins import Fate, Twin, disagreement, fate_of, judge, tail_of, unanswered
 from tests.conftest import AGENTS, ROOT, listening, python_command
 from tests.variants import Table, Variant, audit_not_backed, certify, uncaught, unlisted
 
@@ -284,6 +284,14 @@ BROKEN: dict[str, Variant] = {
         # A run longer than its lease's 5 s.
         args=("--http-long-run", "7"),
     ),
+    # Its cap evicts the running session (and its lease) once 4 other sessions are used meanwhile.
+    "eviction_drops_lease": Variant(
+        1,
+        {"http.state.running-outlives-lease": "fail"},
+        focus="outlives",
+        args=("--http-long-run", "4", "--http-memory-cap", "4"),
+        message=("http.state.running-outlives-lease", "other sessions were used"),
+    ),
     "thinking_block_parks": Variant(
         1, {"http.state.parked-only-by-tool-calls": "fail"}, focus="parked or awaiting"
     ),
@@ -329,6 +337,9 @@ BROKEN: dict[str, Variant] = {
     ),
     "status_marks_active": Variant(
         1, {"http.twins.restart": "fail"}, focus="twins", rule=("http.twins.restart", "probed")
+    ),
+    "store_loses_external_calls": Variant(
+        1, {"http.twins.restart": "fail"}, focus="twins.restart", rule=("http.twins.restart", "durable")
     ),
     # The parked state lives in memory only: forgotten once the session is evicted (2 s idle).
     "parked_state_in_memory": Variant(
@@ -564,6 +575,8 @@ CONFORMING: dict[str, Variant] = {
     # The service gives an unanswered permission request up after 2 s: the hold ends there.
     "gives_up_parked_after_2s": Variant(0, {}, focus="states-hold"),
     "users_normalised_everywhere": Variant(0, {}, focus="boundary or identity"),
+    # Extra fields in the status body, and every probe a 0.25 s storage read.
+    "slow_status_extra_fields": Variant(0, {}, focus="shape or running-during-run or parallel"),
 }
 
 
@@ -612,8 +625,9 @@ CONFIGURATIONS: dict[str, Variant] = {
     "reference/memory-cap": Variant(
         0,
         {"http.twins.memory-cap": "pass"},
-        focus="twins or states-hold or siblings or races or safe",
-        args=("--http-memory-cap", "4"),
+        focus="twins or states-hold or siblings or races or safe or outlives",
+        # The long run: time for N + 2 other sessions to be used while it works.
+        args=("--http-memory-cap", "4", "--http-long-run", "4"),
         agent_args=("--memory-cap", "4"),
     ),
     "reference/idle-evict-after": Variant(
@@ -892,3 +906,19 @@ def test_a_status_is_checked_against_the_sessions_own_messages() -> None:
     settled = flatten({"code": 200, "body": {"messages": [{"role": "assistant", "content": []}]}}, "messages")
     assert "no tool call" in (disagreement(settled, probe("awaiting_permission")) or "")
     assert "404" in (disagreement(settled, StatusProbe(httpx.Response(404, json={}))) or "")
+
+
+def test_a_parked_call_is_lost_when_it_neither_waits_nor_has_a_result() -> None:
+    call = {"type": "tool_call", "id": "call_1", "name": "AskUser", "state": "submitted"}
+
+    def view(*blocks: dict) -> dict:
+        return flatten(
+            {"code": 200, "body": {"messages": [{"role": "assistant", "content": list(blocks)}]}}, "messages"
+        )
+
+    assert unanswered([call], view(call)) == []  # still waiting
+    finished = dict(call, state="finished")
+    result = {"type": "tool_result", "id": "call_1", "state": "interrupted"}
+    assert unanswered([call], view(finished, result)) == []  # ended, with the result the service gave it
+    assert unanswered([call], view(finished)) == [call]  # ended by nothing: lost
+    assert unanswered([call], view(dict(finished, call_id="call_1"))) == [call]  # its own block names it only
