@@ -50,7 +50,7 @@ def merged_with(now: Any, written: dict[int, Any], own: int) -> list[int]:
 def delivered_as(text: str, items: list[Any]) -> list[str]:
     """The delivered strings that carry ``text``'s unique token (its second word): what became of
     a text that did not come back as given."""
-    head = text.split(" ", 2)[1]
+    head = text.split()[1]
     return [v for item in items for _, v in leaves(item).items() if isinstance(v, str) and head in v]
 
 
@@ -186,26 +186,31 @@ ENCODINGS: tuple[tuple[str, Any, Any], ...] = (
 
 # Characters storage and web stacks change: one outside the Basic Multilingual Plane (a MySQL
 # utf8mb3 column cuts the text there), a decomposed accent (NFC composes it), a ligature and a
-# fullwidth letter (NFKC replaces them), a zero-width joiner in an emoji sequence, a right-to-left mark.
+# fullwidth letter (NFKC replaces them), a zero-width joiner in an emoji sequence, a right-to-left
+# mark; and whitespace at both ends (an indented first line, a trailing newline: input "sanitised"
+# with strip() loses them). Each text is built around its unique token.
 TEXT_ENCODINGS = {
-    "astral": "\U0001f642 \U0001f389",
-    "decomposed": "cafe\u0301",
-    "compatibility": "\ufb01le \uff21",
-    "joined": "\U0001f469\u200d\U0001f4bb",
-    "bidi": "\u200fabc",
+    "astral": "{token} \U0001f642 \U0001f389 end",
+    "decomposed": "{token} cafe\u0301 end",
+    "compatibility": "{token} \ufb01le \uff21 end",
+    "joined": "{token} \U0001f469\u200d\U0001f4bb end",
+    "bidi": "{token} \u200fabc end",
+    "layout": "    {token} indented\n",
 }
 
 
 @case("heartbeat.boundary.instruction-encodings", level=Level.MUST, spec=DELIVERY, needs=("heartbeat",))
 async def instruction_texts_come_unchanged(mcp: McpTarget, details: dict) -> None:
     """Instructions holding an emoji outside the Basic Multilingual Plane, a decomposed accent, a
-    ligature and a fullwidth letter, a joined emoji sequence and a right-to-left mark are delivered
-    exactly as given (or refused by the operator hook): never cut at a character, never normalised."""
+    ligature and a fullwidth letter, a joined emoji sequence, a right-to-left mark, and one with an
+    indented first line and a trailing newline are delivered exactly as given (or refused by the
+    operator hook): never cut at a character, never normalised, never trimmed."""
     mcp.require_instruct()
     sid = new_session_id()
     await mcp.ok_heartbeat(sid, status="active")
     texts = {
-        name: f"conformance enc-{uuid.uuid4().hex[:10]} {chars} end" for name, chars in TEXT_ENCODINGS.items()
+        name: form.format(token=f"conformance enc-{uuid.uuid4().hex[:10]}")
+        for name, form in TEXT_ENCODINGS.items()
     }
     refused = {}
     for name, text in texts.items():

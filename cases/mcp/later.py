@@ -10,6 +10,7 @@ state stays.
 from __future__ import annotations
 
 import contextlib
+import time
 import uuid
 
 import anyio
@@ -28,16 +29,29 @@ def _marker(label: str) -> str:
     return f"conformance {label} {uuid.uuid4().hex[:10]}"
 
 
-async def held_for(mcp: McpTarget) -> tuple[float, str]:
-    """How long to leave a session alone: the hold, unless the server forgets idle sessions sooner
-    (as the user stated, or the thorough profile's discovery finds): then a little less than that."""
-    hold = mcp.harness.config.hold_seconds
+async def idle_ttl(mcp: McpTarget) -> float | None:
+    """The server's idle time to live, as the user stated it or the thorough profile's discovery
+    finds it (None: not known)."""
     ttl = mcp.options.session_ttl
     if ttl is None and mcp.harness.config.profile == "thorough":
         with contextlib.suppress(MissingInput):
             ttl = (await policy(mcp, "session_ttl")).low
-    if ttl is not None and 0.8 * ttl < hold:
-        return 0.8 * ttl, f"{0.8 * ttl:g} s, within the server's idle time to live ({ttl:g} s)"
+    return ttl
+
+
+def held_for(mcp: McpTarget, ttl: float | None, created: float) -> tuple[float, str]:
+    """How long to leave a session alone: the hold, unless the server forgets idle sessions sooner:
+    then until a little less than the time to live since the session was created (``created``, on
+    the monotonic clock), which is within it whether the server counts it from the last use or,
+    as some do, from creation."""
+    hold = mcp.harness.config.hold_seconds
+    left = None if ttl is None else 0.8 * ttl - (time.monotonic() - created)
+    if left is not None and left < hold:
+        seconds = max(0.0, left)
+        return (
+            seconds,
+            f"{seconds:.2f} s, within the server's time to live ({ttl:g} s) since the session began",
+        )
     return hold, f"{hold:g} s (--hold)"
 
 
@@ -46,7 +60,9 @@ async def pending_instruction_is_held(mcp: McpTarget, details: dict) -> None:
     """An instruction enqueued and never delivered is still delivered after the session was left
     alone for the hold; one acknowledged before the hold still never comes."""
     mcp.require_instruct()
+    ttl = await idle_ttl(mcp)
     sid = new_session_id()
+    created = time.monotonic()
     await mcp.ok_heartbeat(sid, status="active")
     acked, pending = _marker("held-acked"), _marker("held-pending")
     await mcp.instruct(sid, acked)
@@ -61,7 +77,7 @@ async def pending_instruction_is_held(mcp: McpTarget, details: dict) -> None:
         )
     await mcp.ok_heartbeat(sid, acknowledgedInstructionIds=ids)
     await mcp.instruct(sid, pending)
-    seconds, why = await held_for(mcp)
+    seconds, why = held_for(mcp, ttl, created)
     details["held"] = why
     await anyio.sleep(seconds)
     later = await mcp.await_delivery(sid, [pending])

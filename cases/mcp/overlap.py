@@ -7,12 +7,16 @@ lost update); one that keeps the record a call works on outside the call writes 
 session's. Each case sends its calls at once and then judges only what every order of them
 allows: the answers of calls racing each other may show either side of the race; what every call
 wrote must hold once all have been answered. A call the server refuses while another runs ("busy,
-retry") is not held to anything.
+retry") is not held to anything. The operator's side overlaps them too: an instruction enqueued
+while a heartbeat is being answered must not be lost to that heartbeat's write (a queue or an
+operator's spool emptied after it was read).
 """
 
 from __future__ import annotations
 
+import time
 import uuid
+from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
@@ -21,12 +25,24 @@ from conformance.core.outcomes import MissingInput, NotTestable, Violation
 from conformance.core.registry import Level, case
 from conformance.core.revisions import requirement
 from conformance.targets.mcp.probe import calibrate, same
-from conformance.targets.mcp.target import McpTarget, ToolReply, has, ids_for, new_session_id
+from conformance.targets.mcp.target import (
+    McpTarget,
+    NoInstructionList,
+    ToolReply,
+    has,
+    ids_for,
+    new_session_id,
+)
 
 # "Instruction IDs the agent has received and processed."
 ACK = requirement("mcp-session-heartbeat-2025-06-18", "ack")
 # "Report session status, progress, and the current step."
 PURPOSE = requirement("mcp-session-heartbeat-2025-06-18", "purpose")
+# "Pending human instructions are delivered automatically; unacknowled…"
+DELIVERY = requirement("mcp-session-heartbeat-2025-06-18", "delivery")
+# Heartbeats sent back to back while the operator hook runs, at most: a server on stdio answers
+# one in a millisecond while a hook that starts a process takes tens of them.
+MOST_IN_FLIGHT = 200
 
 
 def _marker(label: str) -> str:
@@ -181,3 +197,94 @@ async def _sessions_apart(mcp: McpTarget, probe: Any) -> list[str]:
                     f"session {sid} reads {probe.field} {now!r}, its own heartbeat reported {values[n]!r}"
                 )
     return crossed
+
+
+@dataclass
+class Stream:
+    """Heartbeats sent one after another, each as soon as the one before was answered, while an
+    operator hook ran: when each was sent and answered, their replies, and the hook's own span."""
+
+    spans: list[tuple[float, float]] = field(default_factory=list)
+    replies: list[ToolReply] = field(default_factory=list)
+    hook: tuple[float, float] = (0.0, 0.0)
+
+    def covered(self) -> bool:
+        """Whether a heartbeat was in flight for the whole of the hook's call: the first sent before
+        it began, the last answered after it returned, none missing in between (back to back)."""
+        return bool(self.spans) and self.spans[0][0] <= self.hook[0] and self.spans[-1][1] >= self.hook[1]
+
+
+async def heartbeats_around(mcp: McpTarget, sid: str, text: str) -> Stream:
+    """Enqueue ``text`` through the operator hook while heartbeats of the session are in flight,
+    back to back, from just before the hook is started until the heartbeat in flight when it
+    returned has been answered (at most MOST_IN_FLIGHT of them, and half the session's request
+    limit where the user stated one)."""
+    stream = Stream()
+    hook_done = anyio.Event()
+    limit = mcp.options.request_limit  # the session's allowance must outlast the case's drains
+    most = MOST_IN_FLIGHT if limit is None else min(MOST_IN_FLIGHT, limit // 2)
+
+    async def beat() -> None:
+        while not hook_done.is_set() and len(stream.spans) < most:
+            sent = time.monotonic()
+            stream.replies.append(await mcp.heartbeat(sid))
+            stream.spans.append((sent, time.monotonic()))
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(beat)
+        await anyio.sleep(0.005)  # the first heartbeat is under way when the hook starts
+        began = time.monotonic()
+        try:
+            await mcp.instruct(sid, text)
+        finally:
+            stream.hook = (began, time.monotonic())
+            hook_done.set()
+    return stream
+
+
+def delivered_in(mcp: McpTarget, replies: list[ToolReply]) -> list[Any]:
+    """The instructions the accepted replies carried (a result may omit an empty list)."""
+    items: list[Any] = []
+    for reply in replies:
+        if reply.succeeded:
+            try:
+                items += mcp.instructions(reply)
+            except NoInstructionList:
+                continue
+    return items
+
+
+@case("heartbeat.overlap.enqueue-in-flight", level=Level.MUST, spec=DELIVERY, needs=("heartbeat",))
+async def instruction_enqueued_in_flight_is_delivered(mcp: McpTarget, details: dict) -> None:
+    """An instruction the operator enqueues while heartbeats of its session are in flight (back to
+    back for the whole of the hook's call) is delivered, in one of them or after: never lost to a
+    heartbeat that read the queue before it landed and wrote it back after."""
+    mcp.require_instruct()
+    sid = new_session_id()
+    await mcp.ok_heartbeat(sid, status="active")
+    text = _marker("overlap-enqueue")
+    stream = await heartbeats_around(mcp, sid, text)
+    details["in flight"] = (
+        f"{len(stream.spans)} heartbeat(s) over the hook's {stream.hook[1] - stream.hook[0]:.3f} s"
+    )
+    if has(delivered_in(mcp, stream.replies), text):
+        details["delivered"] = "in a heartbeat sent while the hook ran"
+    else:
+        delivery = await mcp.await_delivery(sid, [text])
+        if delivery.missing:
+            await delivery.explain_missing(mcp)
+            raise Violation(
+                f"an instruction the operator enqueued while heartbeats of its session were in flight "
+                f"({details['in flight']}) never arrived: not in their results, nor in drains for "
+                f"{mcp.delivery_wait:g} s after (a heartbeat that read the queue, or the operator's spool, before "
+                "it landed wrote it back, or emptied it, after)",
+                expected=f"an instruction with text {text!r}",
+                observed=delivery.items[:20],
+            )
+        details["delivered"] = f"after the heartbeats, {delivery.arrived[text]:.3f} s into the drains"
+    if not stream.covered():
+        raise MissingInput(
+            f"no heartbeat was in flight for the whole of the operator hook's call ({details['in flight']}, "
+            f"as many as the case sends back to back): the instruction came, but whether it would survive "
+            "landing during a heartbeat was not shown"
+        )

@@ -32,6 +32,7 @@ TWINS = [c for c in HEARTBEAT if c.startswith("heartbeat.twins.")]
 HOOKED = [
     "heartbeat.later.pending-held",
     "heartbeat.overlap.concurrent-acks",
+    "heartbeat.overlap.enqueue-in-flight",
     "heartbeat.boundary.instruction-lengths",
     "heartbeat.boundary.instruction-encodings",
     "heartbeat.boundary.empty-ack-list",
@@ -335,6 +336,7 @@ BROKEN: dict[str, Variant] = {
     "instruction_text_cut_at_1024": Variant(1, {"heartbeat.boundary.instruction-lengths": "fail"}),
     "instruction_text_utf8mb3": Variant(1, {"heartbeat.boundary.instruction-encodings": "fail"}),
     "instruction_text_nfkc": Variant(1, {"heartbeat.boundary.instruction-encodings": "fail"}),
+    "instruction_text_stripped": Variant(1, {"heartbeat.boundary.instruction-encodings": "fail"}),
     "session_ids_url_decoded": Variant(1, {"heartbeat.boundary.id-encodings": "fail"}),
     "session_ids_decoded_twice": Variant(1, {"heartbeat.boundary.id-encodings": "fail"}),
     "session_ids_path_normalised": Variant(1, {"heartbeat.boundary.id-encodings": "fail"}),
@@ -471,6 +473,15 @@ CONFORMING: dict[str, Variant] = {
         args=("--mcp-session-cap", "16"),
     ),
     "names_its_wire": Variant(0, {}, focus="heartbeat.wire or heartbeat.idempotency"),
+    # Forgets a session its time to live after creation, however used (run with one, the twins and
+    # the hold): an absolute lifetime, no spec sentence bounds it; the twins expire together.
+    "expires_by_creation": Variant(
+        0,
+        {"heartbeat.twins.idle-expiry": "pass", "heartbeat.later.pending-held": "pass"},
+        focus="heartbeat.twins or heartbeat.later",
+        agent_args=("--session-ttl", "2"),
+        args=("--mcp-session-ttl", "2"),
+    ),
 }
 
 
@@ -498,8 +509,9 @@ def by_area(variants: dict[str, Variant]) -> dict[str, Variant]:
     }
 
 
-# Hand-written on stdio (no SDK): results the SDK would not let the reference build. They speak
-# the handshake era only: the cases that compare the eras, or need the stateless one, are n/a.
+# Over stdio: servers hand-written without the SDK (results the SDK would not let the reference
+# build; they speak the handshake era only, so the cases that compare the eras, or need the
+# stateless one, are n/a), and a server whose bug is in the stdio operator's spool.
 HANDSHAKE_ONLY = dict.fromkeys(["heartbeat.wire.same-answers", "heartbeat.wire.server-identity"], "n/a")
 STDIO_BROKEN: dict[str, Variant] = {
     "result_not_tool_result": Variant(1, {"heartbeat.result.shape": "fail"} | HANDSHAKE_ONLY),
@@ -517,6 +529,20 @@ STDIO_BROKEN: dict[str, Variant] = {
         )
         | HANDSHAKE_ONLY,
     ),
+    # Its spool is the stdio operator's: an instruction dropped in while a heartbeat waits 50 ms on
+    # its storage is deleted unread (confirmed lost by asking again for a second).
+    "spool_emptied_after_read": Variant(
+        1,
+        {"heartbeat.overlap.enqueue-in-flight": "fail"},
+        focus="heartbeat.overlap",
+        agent_args=("--io-delay", "0.05"),
+        args=("--delivery-wait", "1"),
+    ),
+}
+# The control: the reference over stdio with the same storage round trip reads its spool after
+# the wait, so what lands during a heartbeat is delivered.
+STDIO_FEATURES: dict[str, Variant] = {
+    "reference/io-delay": Variant(0, focus="heartbeat.overlap", agent_args=("--io-delay", "0.05")),
 }
 
 
@@ -569,7 +595,8 @@ HTTP_BROKEN = Table("mcp", HTTP_BASELINE, http_start, by_area(BROKEN))
 HTTP_CONFORMING = Table("mcp", HTTP_BASELINE, http_start, CONFORMING, conforming=True)
 HTTP_FEATURES = Table("mcp", HTTP_BASELINE, http_start, FEATURES, conforming=True)
 STDIO = Table("mcp", STDIO_BASELINE, stdio_start, STDIO_BROKEN)
-TABLES = (HTTP_BROKEN, HTTP_CONFORMING, HTTP_FEATURES, STDIO)
+STDIO_CONTROLS = Table("mcp", STDIO_BASELINE, stdio_start, STDIO_FEATURES, conforming=True)
+TABLES = (HTTP_BROKEN, HTTP_CONFORMING, HTTP_FEATURES, STDIO, STDIO_CONTROLS)
 
 
 @pytest.mark.slow
@@ -626,6 +653,11 @@ def test_the_audit_names_variants_that_fail_their_checks() -> None:
 @pytest.mark.parametrize("server", sorted(STDIO_BROKEN))
 def test_stdio_broken_server_gets_exactly_its_outcomes(server: str, direct) -> None:
     certify(direct, STDIO, server)
+
+
+@pytest.mark.parametrize("feature", sorted(name.partition("/")[2] for name in STDIO_FEATURES))
+def test_reference_with_each_feature_is_certified_over_stdio(feature: str, direct) -> None:
+    certify(direct, STDIO_CONTROLS, f"reference/{feature}")
 
 
 # The reference server over stdio, every case: tests/e2e/test_readme_commands.py
