@@ -97,9 +97,17 @@ async def state_values_are_known(acp: AcpTarget, details: dict) -> None:
         )
 
 
-@case("status.state.idle-after-turn", level=Level.MUST, spec=spec.STATE_SNAPSHOT, needs=V2)
+@case(
+    "status.state.idle-after-turn",
+    level=Level.MUST,
+    spec=spec.STATE_SNAPSHOT,
+    needs=V2,
+    rules=("refused-prompt",),  # a refused prompt starts no work: "MUST report `idle` when no … remains"
+)
 async def idle_after_turn(acp: AcpTarget, details: dict) -> None:
-    """After the turn's `idle` state_update, the snapshot is `idle` too."""
+    """After the turn's `idle` state_update, the snapshot is `idle` too; and after a prompt the
+    agent then refuses (an empty one), it is still `idle` unless the session's state_updates
+    reported foreground work starting (then once they report it ended)."""
     sid = await acp.new_session()
     mark = len(acp.peer.notifications)
     ack = await acp.prompt(sid, "hello", wait=False)
@@ -108,6 +116,65 @@ async def idle_after_turn(acp: AcpTarget, details: dict) -> None:
     if await acp.wait_state(sid, "idle", since=mark) is None:
         raise MissingInput("the turn never reported `idle` in a state_update (within --turn-timeout)")
     await _expect_snapshot(acp, sid, "idle", "the turn reported idle", details)
+    await _idle_after_refused_prompt(acp, sid, details)
+
+
+async def _idle_after_refused_prompt(acp: AcpTarget, sid: str, details: dict) -> None:
+    """An empty prompt (no content block) on the idle session. Refused, with no state_update of
+    the session after it, nothing started: the snapshot stays `idle`. Accepted, or with work
+    reported, the snapshot is judged once the session's updates report `idle` again."""
+    acp.take_turn()  # an agent may accept it: a turn, on the turn clock
+    mark = len(acp.peer.notifications)
+    reply = await acp.peer.request(
+        "session/prompt", {"sessionId": sid, "prompt": []}, timeout=acp.turn_timeout, clock="turn"
+    )
+    details["empty_prompt"] = reply.describe()
+    if (reply.ok or _states_since(acp, sid, mark)) and not await _work_ended(acp, sid, mark, details):
+        return
+    state, snapshot = await _state_or_skip(acp, sid, "status after an empty prompt")
+    if state in BUSY and not _states_since(acp, sid, mark):
+        # Over Streamable HTTP a state_update may trail the answer, on another stream.
+        await acp.quiet({sid})
+        if _states_since(acp, sid, mark):
+            if not await _work_ended(acp, sid, mark, details):
+                return
+            state, snapshot = await _state_or_skip(acp, sid, "status after an empty prompt")
+    details["snapshot_after_empty_prompt"] = snapshot.result
+    if state in BUSY:
+        reported = _states_since(acp, sid, mark)
+        raise Violation(
+            f"after an empty prompt the agent {'accepted' if reply.ok else 'refused'}, the status snapshot says "
+            f"{state!r}, while the session's state_updates since that prompt "
+            + (f"said {', '.join(map(repr, reported))}" if reported else "reported no foreground work")
+            + ": no foreground activity remains, so the snapshot must be idle",
+            expected="idle",
+            observed={"prompt": reply.describe(), "snapshot": show(snapshot.result)},
+            rule="refused-prompt",
+        )
+
+
+# The snapshots that say foreground work is going on.
+BUSY = ("running", "requires_action")
+
+
+async def _work_ended(acp: AcpTarget, sid: str, since: int, details: dict) -> bool:
+    """Whether the session reported `idle` after notification ``since`` (waited for on the turn
+    clock); the rule is left unjudged when it did not."""
+    if await acp.wait_state(sid, "idle", since=since) is not None:
+        return True
+    details["unjudged"] = {
+        "refused-prompt": "what the empty prompt started reported no `idle` within --turn-timeout"
+    }
+    return False
+
+
+def _states_since(acp: AcpTarget, sid: str, since: int) -> list[str]:
+    """The states the session's state_updates after notification ``since`` reported."""
+    return [
+        str(update.get("state"))
+        for note in acp.peer.notifications[since:]
+        if (update := state_update(note.params)) is not None and session_of(note.params) == sid
+    ]
 
 
 @case("status.state.running-during-turn", level=Level.MUST, spec=spec.STATE_SNAPSHOT, needs=V2)

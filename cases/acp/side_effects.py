@@ -20,6 +20,10 @@ from conformance.targets.acp.target import AcpTarget
 from conformance.transport.peer import Reply
 
 REPEATS = 20
+# Turns of the session whose history the replay compares: 20 messages, more than the last dozen
+# a retention limit keeps, so status code that opens the record through a routine that trims it
+# shortens the replay (a session of one turn has nothing to trim).
+HISTORY_TURNS = 10
 
 
 def _answer(reply: Reply) -> str:
@@ -173,17 +177,17 @@ async def no_notifications(acp: AcpTarget, details: dict) -> None:
 )
 async def history_unchanged(acp: AcpTarget, details: dict) -> None:
     """The history session/load replays is the same after status calls (on the session inactive
-    and in memory) as before them; calibrated first: two loads with nothing between agree. A
-    disagreement is looked at again once the session is quiet: an update the agent sends on its
-    own a moment later (a title after the turn) lands in whichever replay is under way."""
+    and in memory) as before them, for a session of HISTORY_TURNS turns (longer than a retention
+    window that maintenance code trims a record to); calibrated first: two loads with nothing
+    between agree. A disagreement is looked at again once the session is quiet: an update the
+    agent sends on its own a moment later (a title after the turn) lands in whichever replay is
+    under way."""
     sid = await acp.new_session()
-    await acp.prompt(sid, "a turn to remember")
+    details["turns"] = await _turns(acp, sid, HISTORY_TURNS)
     await acp.close(sid)
-    if await forgets_closed(acp, sid):
-        raise NotApplicable(
-            "the agent keeps no session once closed (it is not found: -32002), so none can be loaded"
-        )
-    first, second = await _replay(acp, sid), await _replay(acp, sid)
+    # The first replay before any status call: the history as the turns left it.
+    first = await _replay(acp, sid, first=True)
+    second = await _replay(acp, sid)
     if first != second:  # an update of the agent's own, sent late, may have landed in a replay's window
         await acp.quiet({sid})
         first, second = await _replay(acp, sid), await _replay(acp, sid)
@@ -209,17 +213,32 @@ async def history_unchanged(acp: AcpTarget, details: dict) -> None:
         await acp.quiet({sid})
         after = await _replay(acp, sid)
     if after != first:
-        extra = [u for u in after if u not in first] or after
+        added, gone = [u for u in after if u not in first], [u for u in first if u not in after]
         raise Violation(
             f"the history session/load replays changed across session/status calls ({len(first)} updates before, "
             f"{len(after)} after)",
             expected=show(first),
-            observed=show(extra),
+            observed=show({"added": added, "gone": gone} if added or gone else after),
         )
 
 
-async def _replay(acp: AcpTarget, sid: str) -> list:
+async def _turns(acp: AcpTarget, sid: str, count: int) -> int:
+    """Up to ``count`` turns of the session, ending at the first prompt refused (an allowance):
+    the turns it took. The replay compares whatever history they made."""
+    for n in range(count):
+        if not (await acp.prompt(sid, f"turn {n + 1} to remember")).ok:
+            return n
+    return count
+
+
+async def _replay(acp: AcpTarget, sid: str, *, first: bool = False) -> list:
+    """The updates session/load replays for the closed session, which is closed again after it.
+    The ``first`` load's failure is looked at: an agent that keeps no closed session is n/a."""
     reply, updates = await acp.load_replay(sid)
+    if first and not reply.ok and await forgets_closed(acp, sid):
+        raise NotApplicable(
+            "the agent keeps no session once closed (it is not found: -32002), so none can be loaded"
+        )
     if forgot_on_may_path(reply):
         raise NotApplicable(
             "the agent freed the session on close (load answers -32002) while status takes the MAY path "

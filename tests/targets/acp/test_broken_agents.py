@@ -336,6 +336,14 @@ BROKEN: dict[str, Variant] = {
         1,
         {"status.consistency.resume-makes-active": "fail", "status.consistency.after-delete": "info"},
     ),
+    # Load and resume take the session out of the index while they read it (300 ms): status
+    # calls right behind the resume read -32002.
+    "resume_checks_out_session": Variant(
+        1,
+        {"status.consistency.resume-makes-active": "fail"},
+        focus="consistency",
+        rule=("status.consistency.resume-makes-active", "known-while-resuming"),
+    ),
     # Channels a side effect reaches: the turn in progress, the history load replays.
     # Status waits for the turn, and the turn for the user's permission: a status call during it is
     # unanswered at 3 s as at 10 (the default --timeout), so it runs with the shorter clock.
@@ -350,6 +358,11 @@ BROKEN: dict[str, Variant] = {
     ),
     "status_cancels_turn": Variant(1, {"status.active.during-turn": "fail"}),
     "status_records_history": Variant(1, {"status.no-side-effects.history-unchanged": "fail"}),
+    # Status trims an inactive session's history to its retention limit (6 turns): only a
+    # longer session shows it.
+    "status_applies_retention": Variant(
+        1, {"status.no-side-effects.history-unchanged": "fail"}, focus="no-side-effects"
+    ),
     # ACP's stdio transport: a log line on stdout (a robustness finding: the verdict stands).
     "stdout_log_lines": Variant(0, {"transport.stdout.messages-only": "warn"}),
     # Status calls in flight together, and beside the session's own lifecycle calls.
@@ -449,6 +462,13 @@ V2_BROKEN: dict[str, Variant] = {
         {"status.state.own-last-update": "fail", "status.state.requires-action": "warn"},
     ),
     "v2_idle_too_early": Variant(1, {"status.state.running-during-turn": "fail"}),
+    # `running` set when a prompt arrives, before admission: a refused (empty) prompt leaves it.
+    "v2_running_before_admission": Variant(
+        1,
+        {"status.state.idle-after-turn": "fail"},
+        focus="status.state",
+        rule=("status.state.idle-after-turn", "refused-prompt"),
+    ),
     "v2_stuck_running": Variant(
         1, {"status.state.idle-after-turn": "fail", "status.state.own-last-update": "fail"}
     ),
