@@ -153,6 +153,11 @@ CONFORMING: dict[str, Variant] = {
     # Other eviction orders: newest first, first in first out.
     "newest_first_eviction": Variant(0, MEMORY_JUDGED, agent_args=MEMORY, args=TOLD_MEMORY),
     "fifo_eviction": Variant(0, MEMORY_JUDGED, agent_args=MEMORY, args=TOLD_MEMORY),
+    # At random (seeded): its two calibration rounds evict different twins, so the twins case says it
+    # cannot tell; its own evictions still read inactive.
+    "random_eviction": Variant(
+        0, {**MEMORY_JUDGED, TWINS_MEMORY: "not-testable"}, agent_args=MEMORY, args=TOLD_MEMORY
+    ),
     # Idle eviction by a sweep that lags the delay by up to 0.7 s.
     "idle_coarse_sweep": Variant(0, IDLE_JUDGED, agent_args=IDLE, args=TOLD_IDLE),
     # Idle sessions evicted only when a request other than status comes in.
