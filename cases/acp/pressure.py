@@ -125,7 +125,22 @@ async def twins_later(acp: AcpTarget, details: dict) -> None:
     second = await rounds.later_round(acp, False)
     details["round_2"] = shown(second)
     both = [first, second]
+    if judge(both, baseline_from_unasked(both)).blamed:
+        await blamed_again(acp, details)
     blame(both, baseline_from_unasked(both), f"over the {hold:g} s after the status calls (--hold)", details)
+
+
+async def blamed_again(acp: AcpTarget, details: dict) -> None:
+    """A second pair of rounds lays the same blame: fates that part by chance (an agent that evicts
+    at random under its memory cap) can line up with the roles in one pair of layouts, and seldom in
+    two, while a status that sets something off later does it every time."""
+    again = [await rounds.later_round(acp, True), await rounds.later_round(acp, False)]
+    details["round_3"], details["round_4"] = shown(again[0]), shown(again[1])
+    if not judge(again, baseline_from_unasked(again)).blamed:
+        raise MissingInput(
+            "the twins' fates parted with the roles in one pair of rounds and not in a second: chance (evictions "
+            "at random, say) cannot be told from a status call's doing"
+        )
 
 
 @case("status.no-side-effects.twins-restart", level=Level.MUST, spec=spec.NO_SIDE_EFFECTS, slow=True)
