@@ -42,7 +42,8 @@ PURPOSE = requirement("mcp-session-heartbeat-2025-06-18", "purpose")
 DELIVERY = requirement("mcp-session-heartbeat-2025-06-18", "delivery")
 # Heartbeats sent back to back while the operator hook runs, at most: a server on stdio answers
 # one in a millisecond while a hook that starts a process takes tens of them.
-MOST_IN_FLIGHT = 200
+MOST_IN_FLIGHT = 1000
+ATTEMPTS = 3
 
 
 def _marker(label: str) -> str:
@@ -260,6 +261,22 @@ async def instruction_enqueued_in_flight_is_delivered(mcp: McpTarget, details: d
     back for the whole of the hook's call) is delivered, in one of them or after: never lost to a
     heartbeat that read the queue before it landed and wrote it back after."""
     mcp.require_instruct()
+    # A slow hook can outlast the heartbeats a fast server answers back to back within the case's
+    # bound: another attempt, with a new session, may cover it.
+    for attempt in range(1, ATTEMPTS + 1):
+        stream = await _enqueue_among_heartbeats(mcp, details)
+        details["attempts"] = attempt
+        if stream.covered():
+            return
+    raise MissingInput(
+        f"in {ATTEMPTS} attempts no heartbeat was in flight for the whole of the operator hook's call "
+        f"({details['in flight']}, as many as the case sends back to back): the instruction came, but whether it "
+        "would survive landing during a heartbeat was not shown"
+    )
+
+
+async def _enqueue_among_heartbeats(mcp: McpTarget, details: dict) -> Stream:
+    """One attempt: a new session, an instruction enqueued among its heartbeats; a loss fails."""
     sid = new_session_id()
     await mcp.ok_heartbeat(sid, status="active")
     text = _marker("overlap-enqueue")
@@ -282,9 +299,4 @@ async def instruction_enqueued_in_flight_is_delivered(mcp: McpTarget, details: d
                 observed=delivery.items[:20],
             )
         details["delivered"] = f"after the heartbeats, {delivery.arrived[text]:.3f} s into the drains"
-    if not stream.covered():
-        raise MissingInput(
-            f"no heartbeat was in flight for the whole of the operator hook's call ({details['in flight']}, "
-            f"as many as the case sends back to back): the instruction came, but whether it would survive "
-            "landing during a heartbeat was not shown"
-        )
+    return stream
