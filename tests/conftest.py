@@ -107,6 +107,9 @@ class Run:
         for case_id in sorted(k for k in got if expected.get(k) != got[k]):
             entry = self.case(case_id)
             lines.append(f"--- {case_id} ({entry['outcome']}): {str(entry.get('message') or '')[:600]}")
+            steps = (entry.get("details") or {}).get("sequence")  # a sequence's steps, as shrunk
+            if isinstance(steps, list):
+                lines += [f"    step {str(step)[:200]}" for step in steps[:40]]
             for frame in (entry.get("transcript") or [])[-8:]:
                 arrow = "-->" if frame.get("dir") == "send" else "<--"
                 lines.append(f"    {frame.get('t')} {arrow} {frame.get('frame')}"[:300])
