@@ -18,9 +18,11 @@ Exit codes: 0 conformant, 1 non-conformant, 2 usage or harness error, 3 not impl
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import signal
 import sys
+import warnings
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -328,6 +330,11 @@ def certify(args: argparse.Namespace, started: Started) -> int:
         code = pytest.main(pytest_argv(args), plugins=[run])
     finally:
         sys.stderr = stderr
+    # An interrupt leaves pytest's hook wrappers half run: closed at exit, each would warn that its
+    # teardown raised GeneratorExit, after the run's last line. They are closed here, unheard.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        gc.collect()
     last = run.last
     if last.get("verdict") is not None:
         # The page a person opens; report.json and the others are beside it.

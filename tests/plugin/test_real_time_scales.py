@@ -243,6 +243,9 @@ def run_and_signal(report_dir: Path, agent_flags: tuple[str, ...], sig: int, rea
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # A run started under nohup ignores SIGHUP on purpose (the runner keeps that choice): the
+        # run here is a terminal's, whatever started the tests.
+        preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_DFL),
     )
     assert proc.stdout is not None
     seen = []
