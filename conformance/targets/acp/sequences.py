@@ -431,7 +431,14 @@ class Driver:
                         "inactive-resumable",
                     )
         else:
-            if not reply.ok and was_held and not await self._prompts_fail_anyway():
+            # Only -32002 says the session left memory (as for a lone prompt): a refusal for another
+            # reason (a turn already running, a transport error under load) says nothing of it.
+            if (
+                not reply.ok
+                and was_held
+                and reply.code == NOT_FOUND
+                and not await self._prompts_fail_anyway()
+            ):
                 self.model.evicted(ref)  # allowed at any time; what status did shows in the steps after
             self.model.touch(ref, "prompt")
             if reply.ok:
