@@ -65,10 +65,7 @@ class Run:
         """The run's seed chosen (into ``config``) and its report set up for its target."""
         config.seed = choose_seed(config.profile, config.seed)
         declaration = named(config.target)
-        report = RunReport.for_run(config, strict=strict, noun=declaration.noun)
-        report.target, report.subject = config.target, declaration.subject
-        report.takes_prompts = bool(getattr(declaration, "takes_prompts", False))
-        return cls(config, strict, report)
+        return cls(config, strict, RunReport.for_run(config, declaration, strict=strict))
 
     def runtime(self, revision: str | None = None) -> Runtime:
         """A runtime for the run's cases (an xdist worker, a replay: ``revision``, the one the run

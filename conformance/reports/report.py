@@ -173,15 +173,19 @@ class RunReport:
     next_step: str | None = None  # after a run of the reference: how to certify one's own
 
     @classmethod
-    def for_run(cls, config: Any, *, strict: bool, noun: str = "agent") -> RunReport:
-        """An empty report of a run configured by ``config`` (an AgentConfig): its target, and that
-        target's default revision, are known before the agent says anything (a refused handshake
-        is reported as a run of the target it was)."""
+    def for_run(cls, config: Any, declaration: Any, *, strict: bool) -> RunReport:
+        """An empty report of a run configured by ``config`` (an AgentConfig) of the target
+        ``declaration`` declares (a targets.base.Target): what it certifies, and its default
+        revision, are known before the agent says anything (a refused handshake is reported as a
+        run of the target it was)."""
         return cls(
             target=config.target,
+            subject=declaration.subject,
+            noun=declaration.noun,
+            takes_prompts=bool(getattr(declaration, "takes_prompts", False)),
+            spec_sources=dict(declaration.spec_sources),
             revision=revisions.default(config.target),
             revision_why="not determined yet: the target's default revision",
-            noun=noun,
             embedded=bool(config.embedded),
             command=config.command or [str(config.url)],
             transport=config.transport,
@@ -202,10 +206,7 @@ class RunReport:
         """What the started target said of itself (a targets.base.Target, its run's Driver and its
         handshake); ``advertisement_known`` False: the handshake stopped before it told whether the
         status method is advertised."""
-        self.agent, self.target, self.subject = dict(init), target.name, target.subject
-        self.spec_sources = dict(getattr(target, "spec_sources", {}))
-        self.noun = getattr(target, "noun", self.noun)
-        self.takes_prompts = bool(getattr(target, "takes_prompts", False))
+        self.agent = dict(init)
         if self.embedded:
             command, url = ("--" + o.replace("_", "-") for o in (target.command_option, target.url_option))
             self.next_step = (
