@@ -101,14 +101,6 @@ def matching(ids: Iterable[str], expression: str | None) -> set[str]:
     }
 
 
-def guarded(baseline: Mapping[str, str], delta: Mapping[str, str]) -> tuple[list[str], dict[str, str]]:
-    """The cases a variant runs and what each must give: the ones its difference touches (its
-    delta) and, as the guard that nothing else changes, every other case that is not slow."""
-    expected = dict(baseline) | dict(delta)
-    ids = [c for c in expected if c in delta or not CASES[c].slow]
-    return ids, {c: expected[c] for c in ids}
-
-
 def selection(table: Table, name: str) -> tuple[list[str], dict[str, str]]:
     """The cases variant NAME runs, in the baseline's order, and the outcome each must give."""
     variant = table.variants[name]
