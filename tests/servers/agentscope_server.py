@@ -1,13 +1,15 @@
 """Start a real AgentScope 2.0.x server on 127.0.0.1, configured as issue 8 asks: SQL storage
 on SQLite (aiosqlite), the in-memory message bus, a local workspace; no Redis, no API key.
 
-    python tests/servers/agentscope_server.py [--file-db | --keep DIR] [--external-tool]
+    python tests/servers/agentscope_server.py [--memory-db | --keep DIR] [--external-tool]
 
-Prints `listening on http://127.0.0.1:PORT` once it accepts connections. --file-db keeps the
-database in a file instead of `:memory:` (an interrupted run makes SQLAlchemy drop the single
-in-memory connection, and the next one sees an empty database); --keep DIR keeps the database and
-the workspace in DIR (relative to the working directory), so a restart finds the sessions again;
---external-tool adds AgentScope's
+Prints `listening on http://127.0.0.1:PORT` once it accepts connections. The database is a SQLite
+file in the workspace; --memory-db makes it `:memory:`, one connection shared by every request, on
+which a read of the messages overlapping a resumed run's write loses that write (the reply stays
+parked in storage; seen about 1 run in 2 with reads every 50 ms), and an interrupted request makes
+SQLAlchemy drop the connection, after which the database is empty. --keep DIR keeps the database
+and the workspace in DIR (relative to the working directory), so a restart finds the sessions
+again; --external-tool adds AgentScope's
 AskUser tool through create_app(extra_agent_tools=…), a server-side option, the only way to get
 a tool dispatched to an external executor.
 """
@@ -27,7 +29,7 @@ from conformance.reference.acp.serving import serve_asgi
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--file-db", action="store_true")
+    parser.add_argument("--memory-db", action="store_true")
     parser.add_argument("--keep", metavar="DIR")
     parser.add_argument("--external-tool", action="store_true")
     args = parser.parse_args()
@@ -38,7 +40,7 @@ def main() -> None:
         os.makedirs(workspace, exist_ok=True)
     else:
         workspace = tempfile.mkdtemp(prefix="agentscope-workspace-", dir=os.getcwd())
-    database = f"{workspace}/agentscope.db" if args.file_db or args.keep else ":memory:"
+    database = ":memory:" if args.memory_db and not args.keep else f"{workspace}/agentscope.db"
     extra = {}
     if args.external_tool:
         from agentscope.tool import AskUser
