@@ -1,8 +1,11 @@
-"""Broken HTTP status service: sessions nothing uses for 2 s are evicted from memory, and a status
+"""Broken HTTP status service: sessions nothing uses for 3 s are evicted from memory, and a status
 probe of an evicted session loads it back (its events replayed from the store, so its
 event_cursor returns): a probe does not keep a session in memory (it resets no timer), it brings
 it back a moment after the service dropped it. Caught by http.twins.idle-eviction (rule probed), with
---http-idle-evict-after 2.
+--http-idle-evict-after 3.
+
+Revived by the last probe, a session stays loaded until the next sweep: 3 s rather than 2, so
+the twins are observed before it, even on a machine loaded with other runs.
 """
 
 import pathlib
@@ -26,4 +29,4 @@ class Service(ReferenceService):
 
 
 if __name__ == "__main__":
-    main(Service, [*sys.argv[1:], "--idle-evict-after", "2"])
+    main(Service, [*sys.argv[1:], "--idle-evict-after", "3"])

@@ -311,7 +311,7 @@ BROKEN: dict[str, Variant] = {
         1,
         {"http.twins.idle-eviction": "fail"},
         focus="twins",
-        args=("--http-idle-evict-after", "2"),
+        args=("--http-idle-evict-after", "3"),
         rule=("http.twins.idle-eviction", "probed"),
     ),
     "status_keeps_user_alive": Variant(
