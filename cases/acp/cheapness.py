@@ -88,31 +88,50 @@ async def measure(acp: AcpTarget, sid: str, with_list: bool, list_cwd: str, deta
                 list_times.append(listed.elapsed)
     p50, p99 = statistics.median(status_times), percentile(status_times, 0.99)
     details.update(calls=len(status_times), p50_ms=round(p50 * 1000, 3), p99_ms=round(p99 * 1000, 3))
+    # The relative rule first: the fastest tenth holds on a loaded machine, which may also have
+    # stalled a few calls past the absolute bound.
+    problems = [relative_problem(acp, status_times, list_times, list_cwd, details)] if list_times else []
     if slow > allowed_slow:
-        raise Violation(
-            f"session/status p99 is over {ms(ABSOLUTE_P99)}: {slow} of {len(status_times)} calls were slower "
-            f"(p50 {ms(p50)}); stopped early",
-            expected=f"p99 <= {ms(ABSOLUTE_P99)}",
-            observed=f"p50 {ms(p50)}, {slow} calls over {ms(ABSOLUTE_P99)}",
-        )
-    if list_times:
-        # The fastest tenth on both sides: a loaded machine only ever adds to a round trip (it
-        # stretched list's median from 0.5 to 5 ms, and a status 20 ms slower than list passed),
-        # while a status that does real work is slow on every call, its fastest ones too.
-        status_p10, list_p10 = percentile(status_times, FAST), percentile(list_times, FAST)
-        on_empty = list_cwd != acp.cwd
-        details.update(
-            list_cwd="empty" if on_empty else "run",
-            p10_ms=round(status_p10 * 1000, 3),
-            list_p10_ms=round(list_p10 * 1000, 3),
-            list_p50_ms=round(statistics.median(list_times) * 1000, 3),
-            list_p99_ms=round(percentile(list_times, 0.99) * 1000, 3),
-        )
-        if status_p10 > NOISE_FLOOR and status_p10 > RELATIVE * list_p10:
-            listed = "an empty directory" if on_empty else "the run's directory"
-            raise Violation(
-                f"session/status takes {ms(status_p10)} (its fastest tenth), over {RELATIVE:g}x the agent's own "
-                f"session/list round trip on {listed} ({ms(list_p10)}): status is not an in-memory lookup",
-                expected=f"status p10 <= {RELATIVE:g} x {ms(list_p10)}",
-                observed=f"status p10 {ms(status_p10)}, p50 {ms(p50)}, p99 {ms(p99)}",
+        problems.append(
+            (
+                f"session/status p99 is over {ms(ABSOLUTE_P99)}: {slow} of {len(status_times)} calls were slower "
+                f"(p50 {ms(p50)}); stopped early",
+                f"p99 <= {ms(ABSOLUTE_P99)}",
+                f"p50 {ms(p50)}, {slow} calls over {ms(ABSOLUTE_P99)}",
             )
+        )
+    found = [p for p in problems if p is not None]
+    if found:
+        raise Violation(
+            "; ".join(p[0] for p in found),
+            expected="; ".join(p[1] for p in found),
+            observed="; ".join(p[2] for p in found),
+        )
+
+
+def relative_problem(
+    acp: AcpTarget, status_times: list[float], list_times: list[float], list_cwd: str, details: dict
+) -> tuple[str, str, str] | None:
+    """(message, expected, observed) where status is over RELATIVE times the agent's own list."""
+    # The fastest tenth on both sides: a loaded machine only ever adds to a round trip (it
+    # stretched list's median from 0.5 to 5 ms, and a status 20 ms slower than list passed),
+    # while a status that does real work is slow on every call, its fastest ones too.
+    status_p10, list_p10 = percentile(status_times, FAST), percentile(list_times, FAST)
+    on_empty = list_cwd != acp.cwd
+    details.update(
+        list_cwd="empty" if on_empty else "run",
+        p10_ms=round(status_p10 * 1000, 3),
+        list_p10_ms=round(list_p10 * 1000, 3),
+        list_p50_ms=round(statistics.median(list_times) * 1000, 3),
+        list_p99_ms=round(percentile(list_times, 0.99) * 1000, 3),
+    )
+    if status_p10 <= NOISE_FLOOR or status_p10 <= RELATIVE * list_p10:
+        return None
+    listed = "an empty directory" if on_empty else "the run's directory"
+    p50, p99 = statistics.median(status_times), percentile(status_times, 0.99)
+    return (
+        f"session/status takes {ms(status_p10)} (its fastest tenth), over {RELATIVE:g}x the agent's own "
+        f"session/list round trip on {listed} ({ms(list_p10)}): status is not an in-memory lookup",
+        f"status p10 <= {RELATIVE:g} x {ms(list_p10)}",
+        f"status p10 {ms(status_p10)}, p50 {ms(p50)}, p99 {ms(p99)}",
+    )
