@@ -9,7 +9,7 @@ allows: the answers of calls racing each other may show either side of the race;
 wrote must hold once all have been answered. A call the server refuses while another runs ("busy,
 retry") is not held to anything. The operator's side overlaps them too: an instruction enqueued
 while a heartbeat is being answered must not be lost to that heartbeat's write (a queue or an
-operator's spool emptied after it was read).
+operator's spool emptied after it was read, a queue compacted after an acknowledgement).
 """
 
 from __future__ import annotations
@@ -49,6 +49,9 @@ MOST_IN_FLIGHT = 1000
 # a few more attempts for a hook that outlasts the heartbeats.
 COVERED_ROUNDS = 4
 ATTEMPTS = 6
+# The heartbeats in flight: acknowledging nothing, or acknowledging an instruction delivered before
+# (a server that compacts its queue on an acknowledgement writes the queue only then).
+RULES = ("plain", "acknowledging")
 
 
 def _marker(label: str) -> str:
@@ -220,20 +223,20 @@ class Stream:
         return bool(self.spans) and self.spans[0][0] <= self.hook[0] and self.spans[-1][1] >= self.hook[1]
 
 
-async def heartbeats_around(mcp: McpTarget, sid: str, text: str) -> Stream:
-    """Enqueue ``text`` through the operator hook while heartbeats of the session are in flight,
-    back to back, from just before the hook is started until the heartbeat in flight when it
-    returned has been answered (at most MOST_IN_FLIGHT of them, and half the session's request
-    limit where the user stated one)."""
+async def heartbeats_around(mcp: McpTarget, sid: str, text: str, **fields: Any) -> Stream:
+    """Enqueue ``text`` through the operator hook while heartbeats of the session (with these
+    fields) are in flight, back to back, from just before the hook is started until the heartbeat
+    in flight when it returned has been answered (at most MOST_IN_FLIGHT of them, and a quarter of
+    the session's request limit where the user stated one: a session has two such streams)."""
     stream = Stream()
     hook_done = anyio.Event()
     limit = mcp.options.request_limit  # the session's allowance must outlast the case's drains
-    most = MOST_IN_FLIGHT if limit is None else min(MOST_IN_FLIGHT, limit // 2)
+    most = MOST_IN_FLIGHT if limit is None else min(MOST_IN_FLIGHT, limit // 4)
 
     async def beat() -> None:
         while not hook_done.is_set() and len(stream.spans) < most:
             sent = time.monotonic()
-            stream.replies.append(await mcp.heartbeat(sid))
+            stream.replies.append(await mcp.heartbeat(sid, **fields))
             stream.spans.append((sent, time.monotonic()))
 
     async with anyio.create_task_group() as tg:
@@ -260,54 +263,85 @@ def delivered_in(mcp: McpTarget, replies: list[ToolReply]) -> list[Any]:
     return items
 
 
-@case("heartbeat.overlap.enqueue-in-flight", level=Level.MUST, spec=DELIVERY, needs=("heartbeat",))
+@case(
+    "heartbeat.overlap.enqueue-in-flight",
+    level=Level.MUST,
+    spec=DELIVERY,
+    needs=("heartbeat",),
+    rules=RULES,
+)
 async def instruction_enqueued_in_flight_is_delivered(mcp: McpTarget, details: dict) -> None:
     """An instruction the operator enqueues while heartbeats of its session are in flight (back to
     back for the whole of the hook's call) is delivered, in one of them or after: never lost to a
-    heartbeat that read the queue before it landed and wrote it back after. Four rounds, each with
-    a new session: a window inside each heartbeat is hit only some of the time."""
+    heartbeat that read the queue before it landed and wrote it back after. Heartbeats that
+    acknowledge nothing (plain), and heartbeats that acknowledge the instruction enqueued that way
+    before (acknowledging: a server that drops what is acknowledged from the queue writes the
+    queue). Four rounds of each, each pair with a new session: a window inside each heartbeat is
+    hit only some of the time."""
     mcp.require_instruct()
     # A slow hook can outlast the heartbeats a fast server answers back to back within the case's
     # bound: another attempt, with a new session, may cover it.
-    covered = 0
+    covered = dict.fromkeys(RULES, 0)
+    unjudged: dict[str, str] = {}
     for attempt in range(1, ATTEMPTS + 1):
-        stream = await _enqueue_among_heartbeats(mcp, details)
+        sid = new_session_id()
+        await mcp.ok_heartbeat(sid, status="active")
+        stream, ids = await _enqueue_among_heartbeats(mcp, sid, "plain", details)
+        covered["plain"] += stream.covered()
+        if ids:
+            acking, _ = await _enqueue_among_heartbeats(mcp, sid, "acknowledging", details, ids)
+            # A refused heartbeat acknowledged nothing: what landed beside it landed beside no
+            # acknowledgement (a loss there still fails: the instruction must come whatever the call did).
+            covered["acknowledging"] += acking.covered() and all(r.succeeded for r in acking.replies)
+        else:
+            unjudged["acknowledging"] = (
+                "the instruction delivered in the plain round carried no id the suite could read to acknowledge"
+            )
         details["attempts"] = attempt
-        covered += stream.covered()
-        details["covered"] = covered
-        if covered == COVERED_ROUNDS:
-            return
-    if covered:
-        return
-    raise MissingInput(
-        f"in {ATTEMPTS} attempts no heartbeat was in flight for the whole of the operator hook's call "
-        f"({details['in flight']}, as many as the case sends back to back): the instruction came, but whether it "
-        "would survive landing during a heartbeat was not shown"
-    )
+        details["covered"] = dict(covered)
+        if min(covered.values()) >= COVERED_ROUNDS:
+            break
+    for rule in RULES:
+        if covered[rule]:
+            unjudged.pop(rule, None)
+        elif rule not in unjudged:
+            unjudged[rule] = (
+                f"in {details['attempts']} attempts no {rule} heartbeat was in flight for the whole of the operator "
+                f"hook's call ({details[rule]}, as many as the case sends back to back)"
+            )
+    if unjudged:
+        details["unjudged"] = unjudged
+    if len(unjudged) == len(RULES):
+        raise MissingInput(
+            "the instructions came, but whether one would survive landing during a heartbeat was not shown: "
+            + "; ".join(f"{rule}: {why}" for rule, why in unjudged.items())
+        )
 
 
-async def _enqueue_among_heartbeats(mcp: McpTarget, details: dict) -> Stream:
-    """One attempt: a new session, an instruction enqueued among its heartbeats; a loss fails."""
-    sid = new_session_id()
-    await mcp.ok_heartbeat(sid, status="active")
-    text = _marker("overlap-enqueue")
-    stream = await heartbeats_around(mcp, sid, text)
-    details["in flight"] = (
+async def _enqueue_among_heartbeats(
+    mcp: McpTarget, sid: str, rule: str, details: dict, acknowledged: list[str] | None = None
+) -> tuple[Stream, list[str]]:
+    """One round: an instruction enqueued among the session's heartbeats (each acknowledging these
+    ids, if any); a loss fails. The stream, and the ids the instruction was delivered with."""
+    text = _marker(f"overlap-enqueue-{rule}")
+    fields = {"acknowledgedInstructionIds": acknowledged} if acknowledged else {}
+    stream = await heartbeats_around(mcp, sid, text, **fields)
+    details[rule] = (
         f"{len(stream.spans)} heartbeat(s) over the hook's {stream.hook[1] - stream.hook[0]:.3f} s"
     )
-    if has(delivered_in(mcp, stream.replies), text):
-        details["delivered"] = "in a heartbeat sent while the hook ran"
-    else:
-        delivery = await mcp.await_delivery(sid, [text])
-        if delivery.missing:
-            await delivery.explain_missing(mcp)
-            raise Violation(
-                f"an instruction the operator enqueued while heartbeats of its session were in flight "
-                f"({details['in flight']}) never arrived: not in their results, nor in drains for "
-                f"{mcp.delivery_wait:g} s after (a heartbeat that read the queue, or the operator's spool, before "
-                "it landed wrote it back, or emptied it, after)",
-                expected=f"an instruction with text {text!r}",
-                observed=delivery.items[:20],
-            )
-        details["delivered"] = f"after the heartbeats, {delivery.arrived[text]:.3f} s into the drains"
-    return stream
+    if ids := ids_for(delivered_in(mcp, stream.replies), [text]):
+        return stream, list(dict.fromkeys(ids))  # once each, however often it came
+    delivery = await mcp.await_delivery(sid, [text])
+    if delivery.missing:
+        await delivery.explain_missing(mcp)
+        raise Violation(
+            f"an instruction the operator enqueued while {rule} heartbeats of its session were in flight "
+            f"({details[rule]}) never arrived: not in their results, nor in drains for {mcp.delivery_wait:g} s "
+            "after (a heartbeat that read the queue, or the operator's spool, before it landed wrote it back, or "
+            "emptied it, after)",
+            expected=f"an instruction with text {text!r}",
+            observed=delivery.items[:20],
+            rule=rule,
+        )
+    details[f"{rule} delivered"] = f"after the heartbeats, {delivery.arrived[text]:.3f} s into the drains"
+    return stream, list(dict.fromkeys(ids_for(delivery.first_with(text), [text])))

@@ -1,8 +1,8 @@
 """Broken MCP server: once every instruction of a session was acknowledged, later instructions
 for it are lost.
 
-Caught by heartbeat.instructions.model-based (only the sequences find it: no scripted case
-acknowledges everything and then enqueues again).
+Caught by heartbeat.instructions.model-based, and by heartbeat.overlap.enqueue-in-flight, whose
+acknowledging round acknowledges the one instruction its session had and then enqueues another.
 """
 
 import pathlib

@@ -1,7 +1,8 @@
 """Broken MCP server: drops_after_empty (once every instruction of a session was acknowledged,
 later ones are lost), in results that omit "instructions" and "nextCursor" when they are empty.
 
-Caught by heartbeat.instructions.model-based (rule lost). The suite once read an omitted list as
+Caught by heartbeat.instructions.model-based (rule lost) and heartbeat.overlap.enqueue-in-flight
+(rule acknowledging), as drops_after_empty. The suite once read an omitted list as
 "no list found" and the sequences were not testable: a pass on the certificate.
 """
 

@@ -192,11 +192,14 @@ BROKEN: dict[str, Variant] = {
             SEQ: "fail",
         },
     ),
+    # The in-flight case's acknowledging round acknowledges all a session had, then enqueues.
     "drops_after_empty": Variant(
-        1, {SEQ: "fail"}, message=("heartbeat.instructions.model-based", "missing from a full drain")
+        1,
+        {SEQ: "fail", "heartbeat.overlap.enqueue-in-flight": "fail"},
+        message=("heartbeat.instructions.model-based", "missing from a full drain"),
     ),
-    # The same two sequence-only bugs, in results that omit an empty list.
-    "drops_after_empty_omit": Variant(1, {SEQ: "fail"}),
+    # The same two bugs, in results that omit an empty list.
+    "drops_after_empty_omit": Variant(1, {SEQ: "fail", "heartbeat.overlap.enqueue-in-flight": "fail"}),
     "cursor_offset_omit": Variant(1, {SEQ: "fail"}),
     "no_ownership": Variant(1, dict.fromkeys(ACCESS, "fail")),
     # owner >= caller: B is kept out of A's sessions, A is not kept out of B's.
@@ -327,6 +330,15 @@ BROKEN: dict[str, Variant] = {
     ),
     "record_outside_the_call": Variant(
         1, {"heartbeat.overlap.concurrent-writes": "fail"}, focus="heartbeat.overlap"
+    ),
+    # An instruction enqueued while an acknowledging heartbeat waits 50 ms on its storage is
+    # overwritten by the queue that heartbeat read, less what it acknowledged.
+    "ack_compacts_over_enqueue": Variant(
+        1,
+        {"heartbeat.overlap.enqueue-in-flight": "fail"},
+        focus="heartbeat.overlap",
+        agent_args=("--io-delay", "0.05"),
+        rule=("heartbeat.overlap.enqueue-in-flight", "acknowledging"),
     ),
     # -- boundaries ----------------------------------------------------------------------------------
     "session_ids_cut_at_64": Variant(1, {"heartbeat.boundary.session-id-lengths": "fail"}),
