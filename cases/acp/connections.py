@@ -13,6 +13,9 @@ from conformance.targets.acp.expect import SESSION_NOT_FOUND, expect_status, sho
 from conformance.targets.acp.target import AcpTarget
 
 STATUS_CALLS = 3
+# Seconds connection A sends nothing before B asks: an agent that takes a quiet connection for a
+# dropped one (its client reconnecting elsewhere) may hand the session to whoever asks next.
+A_QUIET = 1.0
 
 
 @case("status.connections.active-for-any-connection", level=Level.MUST, spec=spec.ACTIVE)
@@ -27,14 +30,18 @@ async def active_for_any_connection(acp: AcpTarget, details: dict) -> None:
 
 @case("status.connections.no-attach", level=Level.MUST, spec=spec.NOT_ATTACHED, rules=("owner-unchanged",))
 async def status_does_not_attach(acp: AcpTarget, details: dict) -> None:
-    """After B's status calls, A's prompt sends session/update to A and nothing to B. A control
+    """After B's status calls, sent once A has been quiet for a second (as a connection whose
+    client dropped is), A's prompt sends session/update to A and nothing to B. A control
     connection C, opened alike and never asking anything, calibrates the probe: an agent that
     sends a session's updates to every connection shows nothing about attaching through them.
     A's prompt refused where a session B never asked about serves it is B's status calls changing
     the session (owner-unchanged: the side-effect sentence, not what attaching means)."""
     sid, twin = await acp.new_session(), await acp.new_session()
+    a_quiet_since = anyio.current_time()
     other = await acp.connect_again()
     control = await acp.connect_again("C")
+    await anyio.sleep(max(0.0, a_quiet_since + A_QUIET - anyio.current_time()))
+    details["a_quiet_before_status"] = round(anyio.current_time() - a_quiet_since, 2)
     for _ in range(STATUS_CALLS):
         await other.status(sid)
     seen = [len(peer.peer.notifications) for peer in (acp, other, control)]

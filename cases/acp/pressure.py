@@ -19,6 +19,7 @@ from typing import Any
 
 import anyio
 from conformance.cases.acp import spec
+from conformance.cases.acp.turns import held_turn
 
 from conformance.core import revisions
 from conformance.core.outcomes import MissingInput, NotApplicable, Violation
@@ -417,14 +418,16 @@ async def watch(acp: AcpTarget, sid: str, twin: str, details: dict, why: str, *,
     "status.inactive.after-idle-eviction",
     level=Level.MUST,
     spec=spec.INACTIVE,
-    rules=("stays-inactive",),
+    rules=("stays-inactive", "turn-in-memory"),
 )
 async def inactive_after_idle_eviction(acp: AcpTarget, details: dict) -> None:
     """Sessions left alone past the agent's idle delay read inactive, and stay inactive while status
-    is asked about them (a burst, then again and again for --hold), and a moment later."""
+    is asked about them (a burst, then again and again for --hold), and a moment later. Rule
+    turn-in-memory: a session whose turn waits on the user's permission all the while, since before
+    those sessions were created, is in memory when they first read inactive: it is not inactive."""
     delay, declared = await rounds.idle_delay(acp)
     details["idle_delay"] = delay if declared else f"{delay:g} ({acp.policy.idle_discovery})"
-    found = await rounds.calibrate_idle(acp, [delay * m for m in rounds.IDLE_PROBES])
+    found = await calibrate_beside_a_turn(acp, [delay * m for m in rounds.IDLE_PROBES], details)
     if found is None:
         raise left_alone_active(delay, None)
     after, evicted, untouched = found
@@ -432,3 +435,50 @@ async def inactive_after_idle_eviction(acp: AcpTarget, details: dict) -> None:
     if acp.policy.calibrated_idle is None:
         acp.policy.calibrated_idle = after
     await watch(acp, evicted, untouched, details, "the agent evicted after its idle delay", twin_asked=False)
+
+
+async def calibrate_beside_a_turn(
+    acp: AcpTarget, times: list[float], details: dict
+) -> tuple[float, str, str] | None:
+    """The idle calibration (rounds.calibrate_idle) run while a turn on another session waits on
+    the user's permission, and that session's status asked once a session left alone has read
+    inactive (rule turn-in-memory). Its turn started before those sessions were created, so it has
+    gone on longer than they were left alone; the turn is judged only if it was still in progress
+    when status answered (a real agent may give up waiting on the user)."""
+    busy = await acp.new_session()
+    mark = len(acp.peer.notifications)
+    turn: dict[str, Any] = {}
+    started = anyio.current_time()
+
+    async def calibrate() -> tuple[tuple[float, str, str] | None, tuple[str, float, bool] | None]:
+        found = await rounds.calibrate_idle(acp, times)
+        if found is None:
+            return None, None
+        answer = rounds.answer(await acp.status(busy))
+        ended = "ended" in turn or acp.state_reached(busy, "idle", since=mark, ending=True) is not None
+        return found, (answer, round(anyio.current_time() - started, 2), ended)
+
+    stop, during = await held_turn(acp, busy, calibrate, got=turn, longer=times[-1])
+    if stop is None:  # no permission asked: no turn to hold beside the calibration
+        details["unjudged"] = {"turn-in-memory": "the agent asked no permission for a '[permission]' prompt"}
+        return await rounds.calibrate_idle(acp, times)
+    found, probe = during if during is not None else (None, None)
+    if found is None or probe is None:
+        return found
+    answer, seconds, ended = probe
+    details["turn_in_progress"] = {"status": answer, "seconds_into_turn": seconds, "ended_before": ended}
+    if ended:
+        details["unjudged"] = {
+            "turn-in-memory": f"the turn ended before sessions left alone read inactive ({found[0]:g} s)"
+        }
+    elif answer != "active":
+        raise Violation(
+            f"a session whose turn had waited on the user's permission for {seconds:g} s, and still did, read "
+            f"{answer!r} when sessions left alone beside it, created after its prompt, had just read not active "
+            f"({found[0]:g} s after they were created): its turn keeps it in memory, and a session in memory is not "
+            "inactive",
+            expected=revisions.word("active"),
+            observed=answer,
+            rule="turn-in-memory",
+        )
+    return found

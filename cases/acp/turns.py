@@ -25,19 +25,24 @@ PERMISSION = "[permission] a turn that needs the user's permission"
 STATUS_CALLS = 3
 
 
-async def held_turn(acp: AcpTarget, sid: str, during: Any = None) -> tuple[str | None, Any]:
+async def held_turn(
+    acp: AcpTarget, sid: str, during: Any = None, *, got: dict[str, Any] | None = None, longer: float = 0.0
+) -> tuple[str | None, Any]:
     """Run a turn that waits on a held permission request; call ``during()`` while it waits.
     Returns the turn's stop reason (None: the agent asked no permission; NOT_ENDED, NO_REASON or
-    FAILED + the answer where no stop reason was seen) and what ``during`` returned."""
+    FAILED + the answer where no stop reason was seen) and what ``during`` returned. ``got`` holds
+    "ended" once the turn ended (what ``during`` may look at); ``longer``: seconds ``during`` may
+    take beyond the clock of a turn that waits on status calls."""
     peer = acp.peer
     peer.hold_methods = {"session/request_permission"}
-    held_before, got = len(peer.held), {}
+    held_before = len(peer.held)
+    got = {} if got is None else got
     stalled: list[Unanswered] = []
     mark = len(peer.notifications)
     asked = False  # bound here too: a task group may end quietly, for all a type checker knows
     try:
         async with anyio.create_task_group() as tg:
-            tg.start_soon(_permission_turn, acp, sid, mark, got)
+            tg.start_soon(_permission_turn, acp, sid, mark, got, longer)
             asked = await _asked_permission(acp, held_before, got)
             if asked and during is not None:
                 try:
@@ -63,11 +68,11 @@ async def held_turn(acp: AcpTarget, sid: str, during: Any = None) -> tuple[str |
     return await _stop_reason(acp, sid, got, mark), got.get("during")
 
 
-async def _permission_turn(acp: AcpTarget, sid: str, mark: int, got: dict[str, Any]) -> None:
+async def _permission_turn(acp: AcpTarget, sid: str, mark: int, got: dict[str, Any], longer: float) -> None:
     """The prompt that asks permission, into ``got``: its reply, its stop reason, and that it ended."""
     # The turn clock, and more: the turn also waits on a permission the suite holds while
     # status is asked.
-    clock = acp.turn_timeout + 3 * acp.harness.config.timeout
+    clock = acp.turn_timeout + 3 * acp.harness.config.timeout + longer
     reply = await acp.prompt(sid, PERMISSION, wait=False, timeout=clock)
     got["reply"] = reply
     if acp.protocol == 2 and reply.ok:  # the idle update that ends the turn carries its stopReason

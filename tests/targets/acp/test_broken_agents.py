@@ -392,6 +392,10 @@ BROKEN: dict[str, Variant] = {
     ),
     "ids_cut_at_64": Variant(1, {"status.identity.long-ids": "fail", "status.identity.encoded-ids": "fail"}),
     "ids_cut_at_255": Variant(1, {"status.identity.long-ids": "fail", "status.identity.encoded-ids": "fail"}),
+    # Past a file name's 255 bytes in fewer characters: the disk look-up raises (-32603).
+    "status_file_probe_counts_characters": Variant(
+        1, {"status.identity.long-ids": "fail"}, focus="identity or unknown_session"
+    ),
     "id_percent_decoded": Variant(
         1,
         {"status.identity.encoded-ids": "fail", "status.error.unknown-session-data": "fail"},
@@ -430,6 +434,8 @@ WS_BROKEN: dict[str, Variant] = {
     ),
     # B's status calls detach A from its session: A's prompt then fails (a session B never asked about serves A).
     "ws_status_detaches_owner": Variant(1, {"status.connections.no-attach": "fail"}),
+    # B's status takes A's updates over once A has been quiet for a second.
+    "ws_status_takes_over_quiet_owner": Variant(1, {"status.connections.no-attach": "fail"}),
     # While a turn runs on A, B reads its session inactive.
     "ws_turn_hides_session": Variant(1, {"status.neighbours.sibling-turn": "fail"}),
 }

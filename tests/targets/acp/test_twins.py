@@ -81,6 +81,15 @@ BROKEN: dict[str, Variant] = {
     "status_stale_after_eviction/idle": Variant(
         1, {IDLE_EVICTION: "fail", TWINS_IDLE: "fail"}, agent_args=IDLE, args=TOLD_IDLE
     ),
+    # Status reads a session inactive once its idle delay has passed since its last use, a turn in
+    # progress (its last use the prompt) too: a turn held beside the idle calibration shows it.
+    "status_predicts_idle_eviction": Variant(
+        1,
+        {**IDLE_JUDGED, IDLE_EVICTION: "fail"},
+        agent_args=IDLE,
+        args=TOLD_IDLE,
+        rule=(IDLE_EVICTION, "turn-in-memory"),
+    ),
     # Status of sessions not in memory caches each lookup in the sessions' LRU order: enough of
     # them push held sessions out of memory.
     # A session created while such calls are in flight is pushed out at once, as the overlap case sees.
