@@ -3,8 +3,8 @@
 Sessions are driven through the service's own public API: ``POST /chat/`` against the fake
 OpenAI-compatible model the suite runs on 127.0.0.1, whose reply is scripted by a marker in the
 message (``[slow:N]`` streams for N seconds and holds the run lease, ``[permission]`` calls a tool
-that needs the user's permission, ``[external]`` one for an external executor). A state the
-public API cannot reach is reported as not testable, with why.
+that needs the user's permission, ``[external]`` one for an external executor, ``[parallel]``
+both in one reply). A state the public API cannot reach is reported as not testable, with why.
 """
 
 from __future__ import annotations
@@ -366,6 +366,88 @@ async def parked_on_external_executor(http: HttpStatusTarget, details: dict) -> 
     expect(probe, "awaiting_external_result", "after the model called a tool run by an external executor")
 
 
+@case("http.state.permission-over-external", level=Level.MUST, spec=AWAITING_EXTERNAL, needs=HTTP_CAPABILITY)
+async def permission_outranks_external(http: HttpStatusTarget, details: dict) -> None:
+    """A turn parked on two tool calls of one reply (parallel tool calls), one waiting for the
+    user's permission and one for an external executor, reads awaiting_permission:
+    awaiting_external_result holds only "with no peer awaiting permission".
+
+    Calibrated: judged only on a probe answered between two reads of the session's messages that
+    both show the two calls waiting (one asking, one submitted; a call that has stopped waiting
+    does not wait again without a new turn). A service that runs a reply's calls one at a time
+    (the second not dispatched while the first asks) or offers no external tool is not testable."""
+    agent_id, sid = await driven_session(http, "a session waiting on two parallel tool calls")
+    tag = await http.chat(agent_id, sid, "[parallel] write the probe file and ask the user")
+    if await http.wait_for_model(tag, timeout=http.settle_time, script="parallel") is None:
+        raise never_started(http)
+    try:
+        await http.wait_for(agent_id, sid, set(SETTLED), timeout=http.settle_time)
+        before = await http.waiting_calls(agent_id, sid)
+        probe = await http.status(sid, agent_id)
+        after = await http.waiting_calls(agent_id, sid)
+    finally:
+        await http.driver.interrupt(http.user_id, agent_id, sid)  # no parked turn left behind
+    details["tail_calls"] = _named(after)
+    if not (_both_waiting(before) and _both_waiting(after)):
+        raise MissingInput(
+            "the session's messages did not show both calls of the reply waiting at once, before and after the "
+            f"probe (one asking for permission, one submitted to an external executor; waiting: {_named(after)}): "
+            + _why_not_both(http, tag, before, after)
+        )
+    if probe.status != "awaiting_permission":
+        raise Violation(
+            "while one reply's tool calls waited, one for the user's permission and one for an external executor "
+            f"(the messages showed both before and after the probe), the status was {probe.describe()}: "
+            "awaiting_external_result applies only with no peer awaiting permission",
+            expected="status 'awaiting_permission'",
+            observed=probe.describe(),
+        )
+
+
+SETTLED = ("awaiting_permission", "awaiting_external_result", "idle")
+
+
+def _both_waiting(calls: list[dict[str, Any]] | None) -> bool:
+    return calls is not None and {"asking", "submitted"} <= {c.get("state") for c in calls}
+
+
+def _named(calls: list[dict[str, Any]] | None) -> str:
+    if calls is None:
+        return "the messages could not be read"
+    return ", ".join(f"{str(c.get('name'))[:40]} ({str(c.get('state'))[:20]})" for c in calls[:8]) or "none"
+
+
+def _why_not_both(
+    http: HttpStatusTarget, tag: str, before: list[dict[str, Any]] | None, calls: list[dict[str, Any]] | None
+) -> str:
+    if _both_waiting(before):
+        return "a call stopped waiting between two reads of the messages, so the probe between them judges nothing"
+    if "AskUser" not in _tools_offered(http, tag):
+        return (
+            "the agent's toolkit offers the model no tool dispatched to an external executor; on AgentScope, AskUser "
+            "is external but only added with create_app(extra_agent_tools=…)"
+        )
+    states = {c.get("state") for c in calls or []}
+    if "asking" in states:
+        return (
+            "the service ran the reply's tool calls one at a time: the one asking for permission parked the turn "
+            "before the other was dispatched, so no tail held both"
+        )
+    if "submitted" in states:
+        return "the service asked no permission for the reply's permission tool call, so no tail held both"
+    return "the turn did not park on the reply's tool calls"
+
+
+def _tools_offered(http: HttpStatusTarget, tag: str) -> set[str]:
+    """The names of the tools the run offered the fake model."""
+    return {
+        str((tool.get("function") or {}).get("name"))
+        for request in http.model_requests(tag)
+        for tool in request["body"].get("tools") or []
+        if isinstance(tool, dict)
+    }
+
+
 async def park_on_external(http: HttpStatusTarget, agent_id: str, sid: str, details: dict) -> StatusProbe:
     """Have the model call a tool run by an external executor; the status once the turn has
     parked (or settled). Not testable when the agent offers the model no such tool."""
@@ -374,12 +456,7 @@ async def park_on_external(http: HttpStatusTarget, agent_id: str, sid: str, deta
     probe = await http.wait_for(agent_id, sid, {"awaiting_external_result", "idle"}, timeout=http.settle_time)
     if probe.status == "awaiting_external_result":
         return probe
-    offered = {
-        str((tool.get("function") or {}).get("name"))
-        for request in http.model_requests(tag)
-        for tool in request["body"].get("tools") or []
-        if isinstance(tool, dict)
-    }
+    offered = _tools_offered(http, tag)
     details["tools_offered_to_the_model"] = sorted(offered)
     if "AskUser" not in offered:
         raise MissingInput(

@@ -11,6 +11,7 @@ marker in the user text of the current turn (the user messages after the last as
 - `[permission]`: a call of a tool the service asks the user about (`Write` by default);
 - `[external]` or `[external:Name]`: a call of a tool executed outside the service
   (`AskUser` by default: AgentScope's only built-in tool with `is_external_tool = True`);
+- `[parallel]`: both in one reply (parallel tool calls), the permission one first;
 - `[fail]`: HTTP 400, which the OpenAI client does not retry.
 
 A request whose last message is a tool result gets a short text reply (the tool ran, the turn
@@ -33,7 +34,7 @@ from typing import Any
 
 __all__ = ["FakeChatModel", "run_in_thread"]
 
-_MARKER = re.compile(r"\[(slow|permission|external|fail)(?::([^\]\s]+))?\]")
+_MARKER = re.compile(r"\[(slow|permission|external|parallel|fail)(?::([^\]\s]+))?\]")
 _ASK_USER_INPUT = {
     "questions": [
         {
@@ -181,10 +182,15 @@ class FakeChatModel:
         tools: list[str],
     ) -> None:
         model, rid, created = body.get("model", "fake"), f"chatcmpl-{uuid.uuid4().hex[:12]}", int(time.time())
-        call = None if script in ("text", "slow", "after_tool") else self._tool_call(script, arg, tools)
+        if script in ("text", "slow", "after_tool"):
+            calls = []
+        elif script == "parallel":
+            calls = [self._tool_call("permission", None, tools), self._tool_call("external", None, tools)]
+        else:
+            calls = [self._tool_call(script, arg, tools)]
         text = {"after_tool": "Done.", "slow": "This reply was streamed slowly."}.get(script, "OK.")
-        message = _assistant_message(call, text)
-        finish = "tool_calls" if call else "stop"
+        message = _assistant_message(calls, text)
+        finish = "tool_calls" if calls else "stop"
         seconds = (float(arg) if arg else self.slow_seconds) if script == "slow" else 0.0
         if not body.get("stream"):
             await asyncio.sleep(seconds)  # a service that does not stream waits as long
@@ -206,16 +212,17 @@ class FakeChatModel:
 _USAGE = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
 
 
-def _assistant_message(call: tuple[str, dict[str, Any]] | None, text: str) -> dict[str, Any]:
-    """The assistant's message: a call of the tool ``call`` names (with its input), else ``text``."""
-    message: dict[str, Any] = {"role": "assistant", "content": None if call else text}
-    if call:
+def _assistant_message(calls: list[tuple[str, dict[str, Any]]], text: str) -> dict[str, Any]:
+    """The assistant's message: a call of each tool ``calls`` names (with its input), else ``text``."""
+    message: dict[str, Any] = {"role": "assistant", "content": None if calls else text}
+    if calls:
         message["tool_calls"] = [
             {
                 "id": f"call_{uuid.uuid4().hex[:12]}",
                 "type": "function",
-                "function": {"name": call[0], "arguments": json.dumps(call[1])},
-            },
+                "function": {"name": name, "arguments": json.dumps(arguments)},
+            }
+            for name, arguments in calls
         ]
     return message
 
@@ -223,8 +230,9 @@ def _assistant_message(call: tuple[str, dict[str, Any]] | None, text: str) -> di
 async def _stream(
     writer: asyncio.StreamWriter, chunk: dict[str, Any], message: dict[str, Any], seconds: float, finish: str
 ) -> None:
-    """The message as server-sent chunks (``chunk``: what every chunk carries): a tool call in one
-    chunk, a text word by word, with dots spread over ``seconds``."""
+    """The message as server-sent chunks (``chunk``: what every chunk carries): each tool call in
+    one chunk of its own (its ``index`` telling parallel calls apart), a text word by word, with
+    dots spread over ``seconds``."""
     writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n")
 
     async def event(choices: list[dict[str, Any]], extra: dict[str, Any] | None = None) -> None:
@@ -232,10 +240,9 @@ async def _stream(
         await writer.drain()
 
     if "tool_calls" in message:
-        calls = [dict(message["tool_calls"][0], index=0)]
-        await event(
-            [{"index": 0, "delta": {"role": "assistant", "tool_calls": calls}, "finish_reason": None}]
-        )
+        for index, call in enumerate(message["tool_calls"]):
+            delta = {"role": "assistant", "tool_calls": [dict(call, index=index)]}
+            await event([{"index": 0, "delta": delta, "finish_reason": None}])
     else:
         pieces = [w + " " for w in message["content"].split(" ")]
         ticks = int(seconds / 0.25)

@@ -140,6 +140,10 @@ BROKEN: dict[str, Variant] = {
         focus="awaiting-permission or while-parked",
     ),
     "external_as_permission": Variant(1, {"http.state.awaiting-external": "fail"}, focus="awaiting-external"),
+    # One call of either kind parks right; only a reply parked on both shows the order of the checks.
+    "external_checked_first": Variant(
+        1, {"http.state.permission-over-external": "fail"}, focus="awaiting or over-external"
+    ),
     "unknown_status_word": Variant(
         1,
         {
@@ -513,6 +517,7 @@ CONFORMING: dict[str, Variant] = {
                 "http.state.idle-after-run",
                 "http.state.awaiting-permission",
                 "http.state.awaiting-external",
+                "http.state.permission-over-external",
                 "http.state.parked-only-by-tool-calls",
                 "http.ownership.while-running",
                 "http.ownership.while-parked",
@@ -545,6 +550,7 @@ CONFORMING: dict[str, Variant] = {
         dict.fromkeys(
             [
                 "http.state.awaiting-permission",
+                "http.state.permission-over-external",
                 "http.ownership.while-parked",
                 "http.later.permission-answered",
                 "http.safe.parked-stays-parked",
