@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from tests import readme
 from tests.conftest import ROOT, longest_tests
 
 
@@ -19,6 +20,17 @@ def test_every_listed_test_exists() -> None:
         ):
             missing.append(node)
     assert not missing, f"tests/longest.txt names tests that no longer exist: {missing}"
+
+
+def test_every_listed_readme_command_starts_on_its_line() -> None:
+    """A README command's test is named by the line it starts on: an edit above it renames it."""
+    starts = {command.line for command in readme.commands()}
+    moved = [
+        node
+        for node in longest_tests()
+        if (line := re.search(r"\[README:(\d+)\]$", node)) and int(line.group(1)) not in starts
+    ]
+    assert not moved, f"tests/longest.txt names README commands that start on another line now: {moved}"
 
 
 def test_the_list_is_longest_first() -> None:
