@@ -128,11 +128,14 @@ def test_dev_profile_prints_and_honours_its_seed(suite) -> None:
 
 # The rule each sequence-only bug breaks, so its failure quotes that rule's sentence.
 SEQUENCE_RULES = {
-    "status_race_close_resurrects_used": "status-loads",
-    "third_status_loads": "status-loads",
-    "status_duplicates_after_resume": "list-no-duplicate",
-    "status_evicts_after_cancel": "no-eviction",
-    "status_meta_attaches": "status-loads",
+    # The resurrection shows either way, by where the race's timing puts the first status answer:
+    # inactive, then active with only status calls between (status-loads), or active right after
+    # the close was answered (not-active-after-release; seen once in a loaded CI run).
+    "status_race_close_resurrects_used": ("status-loads", "not-active-after-release"),
+    "third_status_loads": ("status-loads",),
+    "status_duplicates_after_resume": ("list-no-duplicate",),
+    "status_evicts_after_cancel": ("no-eviction",),
+    "status_meta_attaches": ("status-loads",),
 }
 
 
@@ -166,7 +169,7 @@ def test_ci_profile_finds_each_sequence_only_bug_in_ten_seeds_of_ten(agent: str,
             found.append((run.failure is not None, run.rule))
     finally:
         runtime.close()
-    assert found == [(True, SEQUENCE_RULES[agent])] * 10
+    assert all(failed and rule in SEQUENCE_RULES[agent] for failed, rule in found), found
 
 
 @pytest.mark.slow
