@@ -90,7 +90,9 @@ async def measure(acp: AcpTarget, sid: str, with_list: bool, list_cwd: str, deta
     details.update(calls=len(status_times), p50_ms=round(p50 * 1000, 3), p99_ms=round(p99 * 1000, 3))
     # The relative rule first: the fastest tenth holds on a loaded machine, which may also have
     # stalled a few calls past the absolute bound.
-    problems = [relative_problem(acp, status_times, list_times, list_cwd, details)] if list_times else []
+    problems = []
+    if list_times and (relative := relative_problem(acp, status_times, list_times, list_cwd, details)):
+        problems.append(relative)
     if slow > allowed_slow:
         problems.append(
             (
@@ -100,12 +102,11 @@ async def measure(acp: AcpTarget, sid: str, with_list: bool, list_cwd: str, deta
                 f"p50 {ms(p50)}, {slow} calls over {ms(ABSOLUTE_P99)}",
             )
         )
-    found = [p for p in problems if p is not None]
-    if found:
+    if problems:
         raise Violation(
-            "; ".join(p[0] for p in found),
-            expected="; ".join(p[1] for p in found),
-            observed="; ".join(p[2] for p in found),
+            "; ".join(p[0] for p in problems),
+            expected="; ".join(p[1] for p in problems),
+            observed="; ".join(p[2] for p in problems),
         )
 
 

@@ -5,8 +5,6 @@ whitespace trimmed, Unicode-normalised, a prefix) answers for a session the clie
 ask about. The agent may treat two spellings as one session only if every method does.
 """
 
-from collections.abc import Callable
-
 from conformance.cases.acp import spec
 from conformance.cases.acp.implied import answer_of, check_implied
 
@@ -17,27 +15,6 @@ from conformance.core.spellings import ENCODED, LONG, forms, spellings
 from conformance.targets.acp.expect import INVALID_PARAMS, SESSION_NOT_FOUND, show
 from conformance.targets.acp.target import AcpTarget
 from conformance.transport.peer import Reply
-
-# A file name's limit is 255 bytes, and a guard that counts characters lets a shorter id of
-# multi-byte text through to it: the id, a separator, then characters of one width past the limit.
-BYTE_LIMIT = 255
-
-
-def _past_bytes(char: str) -> Callable[[str], str | None]:
-    def spell(s: str) -> str | None:
-        head = (s + "~").encode("utf-8")
-        if len(head) > BYTE_LIMIT:
-            return None
-        width = len(char.encode("utf-8"))
-        return s + "~" + char * -(-(BYTE_LIMIT + 1 - len(head)) // width)
-
-    return spell
-
-
-PAST_BYTES: dict[str, Callable[[str], str | None]] = {
-    f"past {BYTE_LIMIT} bytes in {name} characters": _past_bytes(char)
-    for name, char in (("four-byte", "\U0001f642"), ("three-byte", "\u4f1a"), ("two-byte", "\u00e9"))
-}
 
 
 @case("status.identity.id-variants", level=Level.MUST, spec=spec.UNKNOWN)
@@ -125,7 +102,7 @@ async def ids_at_storage_limits(acp: AcpTarget, details: dict) -> None:
     a limit makes two ids one session, in every method alike: cut is never the same id, so no
     consistency excuses it; a store that cannot take the id does not know it either."""
     live = await acp.new_session()
-    await _forms_are_other_ids(acp, live, forms(live, LONG | PAST_BYTES), "at a storage limit", details)
+    await _forms_are_other_ids(acp, live, forms(live, LONG), "at a storage limit", details)
 
 
 @case("status.identity.encoded-ids", level=Level.MUST, spec=spec.UNKNOWN, rules=("echoed-whole",))

@@ -330,7 +330,7 @@ async def _enqueue_among_heartbeats(
         f"{len(stream.spans)} heartbeat(s) over the hook's {stream.hook[1] - stream.hook[0]:.3f} s"
     )
     if ids := ids_for(delivered_in(mcp, stream.replies), [text]):
-        return stream, list(dict.fromkeys(ids))  # once each, however often it came
+        return stream, _once_each(ids)
     delivery = await mcp.await_delivery(sid, [text])
     if delivery.missing:
         await delivery.explain_missing(mcp)
@@ -344,4 +344,9 @@ async def _enqueue_among_heartbeats(
             rule=rule,
         )
     details[f"{rule} delivered"] = f"after the heartbeats, {delivery.arrived[text]:.3f} s into the drains"
-    return stream, list(dict.fromkeys(ids_for(delivery.first_with(text), [text])))
+    return stream, _once_each(ids_for(delivery.first_with(text), [text]))
+
+
+def _once_each(ids: list[str]) -> list[str]:
+    """The ids an instruction came with, once each however often it came."""
+    return list(dict.fromkeys(ids))

@@ -53,6 +53,24 @@ def _padded(n: int) -> Callable[[str], str | None]:
     return lambda s: s + "x" * (n - len(s)) if len(s) < n else None
 
 
+# A file name's limit is 255 bytes, and a guard that counts characters lets a shorter id of
+# multi-byte text through to it.
+BYTE_LIMIT = 255
+
+
+def _past_bytes(char: str) -> Callable[[str], str | None]:
+    """The id, a separator, then ``char`` until the whole is past BYTE_LIMIT bytes."""
+
+    def spell(s: str) -> str | None:
+        head = (s + "~").encode("utf-8")
+        if len(head) > BYTE_LIMIT:
+            return None
+        width = len(char.encode("utf-8"))
+        return s + "~" + char * -(-(BYTE_LIMIT + 1 - len(head)) // width)
+
+    return spell
+
+
 # An id at a limit or just past it that shares the session's characters up to the limit: a store
 # that cuts ids there makes it the session (None: the form does not apply to an id this long).
 LONG: dict[str, Callable[[str], str | None]] = {
@@ -60,6 +78,10 @@ LONG: dict[str, Callable[[str], str | None]] = {
     **{f"its first {n} characters and one more": _first(n, "~") for n in LIMITS},
     **{f"padded to {n} characters": _padded(n) for n in LIMITS},
     **{f"padded to {n + 1} characters": _padded(n + 1) for n in LIMITS},
+    **{
+        f"past {BYTE_LIMIT} bytes in {name} characters": _past_bytes(char)
+        for name, char in (("four-byte", "\U0001f642"), ("three-byte", "\u4f1a"), ("two-byte", "\u00e9"))
+    },
 }
 
 
