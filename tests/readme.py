@@ -1,9 +1,13 @@
-"""The README's commands, as written, for the tests that run them (the README cannot drift).
+"""The commands of the README and of the documentation site (docs/), as written, for the tests that
+run them (neither can drift).
 
-`commands()` reads every command of the README's `sh` blocks and every `run:` line of its CI
-(`yaml`) blocks. `CLAIMS` says which test runs each one; tests/unit/test_readme.py checks that the
-two agree both ways and that each claiming test file holds the command's text. A command the
-README gains, changes or loses therefore fails the tests until a test runs what it now says.
+`commands()` reads every command of each page's `sh` blocks and every `run:` line of its CI
+(`yaml`) blocks. Each block is named by a comment on the line above it, `<!-- test: NAME -->`
+(hidden on GitHub and in the site): its commands' tests go by that name (NAME-1, NAME-2, … for a
+block of several), so editing a page above a block renames no test. `CLAIMS` says which test
+runs each command; tests/unit/test_readme.py checks that the two agree both ways and that each
+claiming test file holds the command's text. A command a page gains, changes or loses therefore
+fails the tests until a test runs what it now says.
 
 `StandIns` makes the programs the examples name (`my-agent`, `node dist/my-agent.js`, `npx
 @zed-industries/codex-acp`, ...) real, as thin wrappers around the reference implementations, so
@@ -28,62 +32,108 @@ import yaml
 from tests.conftest import ROOT, python_command
 
 README = ROOT / "README.md"
+DOCS = ROOT / "docs"
 # The commands run with the smoke budget, set through pytest's own PYTEST_ADDOPTS: the command line
 # stays as written, and a conforming reference's verdict does not depend on the budget.
 SMOKE = {"PYTEST_ADDOPTS": "--profile smoke"}
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.M | re.S)
-PROGRAMS = {"session-status-conformance", "pytest", "python", "python3", "pip", "cat", "node", "npx"}
+# A block's test name, on the line right above its fence: <!-- test: quick-start -->
+TAG = re.compile(r"<!-- test: ([a-z0-9][a-z0-9-]*) -->\s*$")
+PROGRAMS = {
+    "session-status-conformance",
+    "pytest",
+    "python",
+    "python3",
+    "pip",
+    "cat",
+    "node",
+    "npx",
+    "mkdocs",
+}
 
 
 @dataclass(frozen=True)
 class Command:
-    line: int  # where the command starts in README.md
+    name: str  # the stable name its test goes by: the block's tag, "-2" for its second command, …
+    page: str  # README.md or docs/…md
     text: str  # as written (continuation lines joined as the shell joins them)
 
 
-def commands() -> list[Command]:
-    text = README.read_text()
-    found: list[Command] = []
+def pages() -> list[Path]:
+    """Every page whose commands the tests run: the README and each page of the site."""
+    return [README, *sorted(DOCS.rglob("*.md"))]
+
+
+def _blocks(path: Path) -> list[tuple[str | None, str, str]]:
+    """(tag, language, body) of each fenced block of a page; tag None when no name is above it."""
+    text = path.read_text()
+    found = []
     for fence in FENCE.finditer(text):
-        lang, body = fence.group(1), fence.group(2)
-        first_line = text.count("\n", 0, fence.start(2)) + 1
-        if lang == "sh":
-            pending = ""
-            start = 0
-            for number, line in enumerate(body.splitlines(), first_line):
-                if not pending:
-                    start = number
-                if line.endswith("\\"):
-                    pending += line[:-1]
-                    continue
-                logical = (pending + line).strip()
-                pending = ""
-                if logical and not logical.startswith("#"):
-                    found.append(Command(start, logical))
-        elif lang == "yaml":
-            for step in yaml.safe_load(body):
-                for line in str(step.get("run", "")).splitlines():
-                    if line.strip():
-                        found.append(Command(first_line + body[: body.index(line)].count("\n"), line.strip()))
+        above = text[: fence.start()].rstrip("\n").rsplit("\n", 1)[-1]
+        tag = TAG.search(above)
+        found.append((tag.group(1) if tag else None, fence.group(1), fence.group(2)))
     return found
+
+
+def _block_commands(lang: str, body: str) -> list[str]:
+    found: list[str] = []
+    if lang == "sh":
+        pending = ""
+        for line in body.splitlines():
+            if line.endswith("\\"):
+                pending += line[:-1]
+                continue
+            logical = (pending + line).strip()
+            pending = ""
+            if logical and not logical.startswith("#"):
+                found.append(logical)
+    elif lang == "yaml":
+        for step in yaml.safe_load(body):
+            for line in str(step.get("run", "")).splitlines():
+                if line.strip():
+                    found.append(line.strip())
+    return found
+
+
+def commands() -> list[Command]:
+    """Every command of every page's sh and CI (yaml) blocks, named by its block's tag."""
+    found: list[Command] = []
+    for path in pages():
+        page = str(path.relative_to(ROOT))
+        for tag, lang, body in _blocks(path):
+            texts = _block_commands(lang, body)
+            for number, text in enumerate(texts, 1):
+                name = tag if len(texts) == 1 else f"{tag}-{number}"
+                found.append(Command(name, page, text))
+    return found
+
+
+def untagged_blocks() -> list[str]:
+    """Blocks that hold commands but no test name above them (their tests would have no name)."""
+    return [
+        f"{path.relative_to(ROOT)}: {body.splitlines()[0] if body else ''}"
+        for path in pages()
+        for tag, lang, body in _blocks(path)
+        if tag is None and _block_commands(lang, body)
+    ]
 
 
 def unfenced_commands() -> list[str]:
     """Lines of blocks without a language that look like commands (they would escape the tests)."""
-    text = README.read_text()
     return [
-        line
-        for fence in FENCE.finditer(text)
-        if fence.group(1) == ""
-        for line in fence.group(2).splitlines()
+        f"{path.relative_to(ROOT)}: {line}"
+        for path in pages()
+        for _, lang, body in _blocks(path)
+        if lang == ""
+        for line in body.splitlines()
         if line.split() and (line.split()[0] in PROGRAMS or line.split()[0].startswith(".venv/bin/"))
     ]
 
 
 def command(text: str) -> str:
-    """``text``, checked to be a README command as written: what a test runs."""
+    """``text``, checked to be a command of the README or the site as written: what a test runs."""
     written = {c.text for c in commands()}
-    assert text in written, f"the README no longer says: {text}"
+    assert text in written, f"the README and the site no longer say: {text}"
     return text
 
 
@@ -218,5 +268,6 @@ exec {acp}
         path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
 
 
-def line_of(text: str) -> int:
-    return next(c.line for c in commands() if c.text == text)
+def name_of(text: str) -> str:
+    """The stable name of the command ``text`` (its test's id)."""
+    return next(c.name for c in commands() if c.text == text)

@@ -298,7 +298,7 @@ def start_references_forked(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("text", sorted(PROMISES), ids=lambda text: f"README:{readme.line_of(text)}")
+@pytest.mark.parametrize("text", sorted(PROMISES), ids=readme.name_of)
 def test_the_readme_command_keeps_its_promise(
     text: str, standins: readme.StandIns, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -329,10 +329,10 @@ def test_the_readme_command_keeps_its_promise(
             run = direct_run(*words(standins, written), "--profile", "smoke")  # its stderr: the verdict line
     if run.code != promise.code and promise.outcomes is not None and run.report is not None:
         pytest.fail(
-            f"README line {readme.line_of(text)}: {written}\n{run.diff(promise.outcomes)}", pytrace=False
+            f"{readme.name_of(text)}: {written}\n{run.diff(promise.outcomes)}", pytrace=False
         )
     assert run.code == promise.code and last_line(run.stderr).startswith(promise.says), (
-        f"README line {readme.line_of(text)}: {written}\nexit {run.code}\n{run.stderr[-3000:]}"
+        f"{readme.name_of(text)}: {written}\nexit {run.code}\n{run.stderr[-3000:]}"
     )
     if promise.outcomes is not None:
         assert run.outcomes == promise.outcomes, run.diff(promise.outcomes)

@@ -22,15 +22,16 @@ def test_every_listed_test_exists() -> None:
     assert not missing, f"tests/longest.txt names tests that no longer exist: {missing}"
 
 
-def test_every_listed_readme_command_starts_on_its_line() -> None:
-    """A README command's test is named by the line it starts on: an edit above it renames it."""
-    starts = {command.line for command in readme.commands()}
-    moved = [
+def test_every_listed_documented_command_has_its_name() -> None:
+    """A documented command's test goes by the name its page gives its block (tests/readme.py)."""
+    names = {command.name for command in readme.commands()}
+    gone = [
         node
         for node in longest_tests()
-        if (line := re.search(r"\[README:(\d+)\]$", node)) and int(line.group(1)) not in starts
+        if (found := re.search(r"::test_the_readme_command_keeps_its_promise\[(.*)\]$", node))
+        and found.group(1) not in names
     ]
-    assert not moved, f"tests/longest.txt names README commands that start on another line now: {moved}"
+    assert not gone, f"tests/longest.txt names documented commands no page names so now: {gone}"
 
 
 def test_the_list_is_longest_first() -> None:
