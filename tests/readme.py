@@ -88,11 +88,18 @@ def _block_commands(lang: str, body: str) -> list[str]:
             if logical and not logical.startswith("#"):
                 found.append(logical)
     elif lang == "yaml":
-        for step in yaml.safe_load(body):
-            for line in str(step.get("run", "")).splitlines():
-                if line.strip():
-                    found.append(line.strip())
+        for run in _runs(yaml.safe_load(body)):
+            found += [line.strip() for line in str(run).splitlines() if line.strip()]
     return found
+
+
+def _runs(node: object) -> list[object]:
+    """The `run:` values anywhere in a CI block: a list of steps, or a whole workflow."""
+    if isinstance(node, dict):
+        return [v for k, v in node.items() if k == "run"] + [r for v in node.values() for r in _runs(v)]
+    if isinstance(node, list):
+        return [r for item in node for r in _runs(item)]
+    return []
 
 
 def commands() -> list[Command]:
@@ -130,6 +137,16 @@ def unfenced_commands() -> list[str]:
     ]
 
 
+def source_file(page: str, name: str) -> str:
+    """The code block a tutorial marks `<!-- file: NAME -->`, as the page shows it."""
+    text = (ROOT / page).read_text()
+    marker = f"<!-- file: {name} -->\n"
+    assert text.count(marker) == 1, f"{page} marks no single block as {name}"
+    fence = FENCE.match(text, text.index(marker) + len(marker))
+    assert fence, f"{page}: no code block right below the {name} marker"
+    return fence.group(2)
+
+
 def command(text: str) -> str:
     """``text``, checked to be a command of the README or the site as written: what a test runs."""
     written = {c.text for c in commands()}
@@ -163,6 +180,16 @@ CLAIMS: dict[str, str] = {
             '--toy-cmd "python -m toy_target.reference"',
         ],
         "tests/e2e/test_toy_target.py",
+    ),
+    # The site, served as the README says; the tutorials' agents, certified from their pages.
+    **dict.fromkeys(
+        [
+            ".venv/bin/pip install -e '.[docs]' && .venv/bin/mkdocs serve -a 127.0.0.1:8000",
+            'session-status-conformance --agent "python my_agent.py"',
+            "npm install @agentclientprotocol/sdk@2.4.0",
+            'session-status-conformance --agent "node my-agent.mjs"',
+        ],
+        "tests/e2e/test_docs.py",
     ),
     # MCP's protocol eras: both eras and a matrix, modern-only and stateless servers.
     "session-status-conformance --target mcp --mcp-protocol both": "tests/targets/mcp/test_eras.py",

@@ -328,9 +328,7 @@ def test_the_readme_command_keeps_its_promise(
                 monkeypatch.setenv(name, value)
             run = direct_run(*words(standins, written), "--profile", "smoke")  # its stderr: the verdict line
     if run.code != promise.code and promise.outcomes is not None and run.report is not None:
-        pytest.fail(
-            f"{readme.name_of(text)}: {written}\n{run.diff(promise.outcomes)}", pytrace=False
-        )
+        pytest.fail(f"{readme.name_of(text)}: {written}\n{run.diff(promise.outcomes)}", pytrace=False)
     assert run.code == promise.code and last_line(run.stderr).startswith(promise.says), (
         f"{readme.name_of(text)}: {written}\nexit {run.code}\n{run.stderr[-3000:]}"
     )

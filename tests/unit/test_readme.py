@@ -1,5 +1,6 @@
-"""The README's facts that drift: case counts per target, the ACP case table, and links that
-must resolve inside the repository (a clone has nothing outside it)."""
+"""The facts of the README and the documentation site that drift: case counts per target, the ACP
+case table, links that must resolve inside the repository (a clone has nothing outside it), and
+every command named and run by a test."""
 
 from __future__ import annotations
 
@@ -14,12 +15,13 @@ from tests.conftest import ROOT
 cases.load_all()
 
 README = (ROOT / "README.md").read_text()
+PAGES = {path: path.read_text() for path in readme.pages()}
+# Every page at once, for the facts that may sit on any of them.
+ALL = "\n".join(PAGES.values())
 
 
-def section(title_start: str) -> str:
-    start = README.index(f"\n## {title_start}")
-    end = README.find("\n## ", start + 1)
-    return README[start : end if end != -1 else None]
+def page(name: str) -> str:
+    return (ROOT / "docs" / name).read_text()
 
 
 def count(target: str) -> int:
@@ -27,15 +29,16 @@ def count(target: str) -> int:
 
 
 def test_case_counts_match_the_registry() -> None:
-    for title, target in (("Certify an MCP server", "mcp"), ("Certify an HTTP session-status", "http")):
-        found = re.findall(r"What is checked \((\d+) cases\)", section(title))
-        assert found == [str(count(target))], (
-            f"{title}: the README says {found}, the suite has {count(target)}"
-        )
+    for name, target in (("reference/mcp-checks.md", "mcp"), ("reference/http-checks.md", "http")):
+        found = re.findall(r"What is checked \((\d+) cases\)", page(name))
+        assert found == [str(count(target))], f"{name} says {found}, the suite has {count(target)}"
+    for name, target in (("tutorials/mcp-heartbeat.md", "mcp"), ("tutorials/http-status.md", "http")):
+        found = re.findall(r"What each of the (\d+) cases checks", page(name))
+        assert found == [str(count(target))], f"{name} says {found}, the suite has {count(target)}"
 
 
 def test_every_acp_case_is_in_the_cases_table() -> None:
-    table = section("The cases")
+    table = page("reference/acp-cases.md")
     listed = set(re.findall(r"`([a-z0-9.-]+\.[a-z0-9.-]+)`", table))
     # `status.params.missing-session-id` / `non-string-session-id` / … share one row
     listed |= {f"status.params.{m}" for m in re.findall(r"/ `([a-z-]+)`", table)}
@@ -44,11 +47,25 @@ def test_every_acp_case_is_in_the_cases_table() -> None:
 
 
 def test_links_resolve_inside_the_repository() -> None:
+    """The README's links (the site's are checked by mkdocs build --strict, tests/e2e/test_docs.py)."""
     for target in re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", README):
         if target.startswith(("http://", "https://", "mailto:")):
             continue
         assert ".." not in target.split("/"), f"{target}: outside the repository (missing from a clone)"
         assert (ROOT / target).exists(), f"{target}: no such file in the repository"
+
+
+def test_the_readme_stays_short() -> None:
+    lines = README.count("\n")
+    assert lines <= 200, f"README.md has {lines} lines: move the detail into a page of docs/"
+
+
+def test_every_block_of_commands_has_a_test_name() -> None:
+    """Each sh block and each CI block with a run: line carries <!-- test: NAME --> right above it;
+    names are unique across the README and the site (a test's id is the name)."""
+    assert readme.untagged_blocks() == [], "put <!-- test: NAME --> on the line above each of these blocks"
+    names = [c.name for c in readme.commands()]
+    assert sorted(n for n in set(names) if names.count(n) > 1) == [], "two blocks share a test name"
 
 
 def test_every_readme_command_is_run_by_a_test() -> None:
@@ -58,10 +75,10 @@ def test_every_readme_command_is_run_by_a_test() -> None:
 
     written = [c.text for c in readme.commands()]
     assert len(written) == len(set(written)), "a command is written twice: one test runs it"
-    unclaimed = [f"README line {c.line}: {c.text}" for c in readme.commands() if c.text not in readme.CLAIMS]
+    unclaimed = [f"{c.page} [{c.name}]: {c.text}" for c in readme.commands() if c.text not in readme.CLAIMS]
     assert unclaimed == [], "add a test that runs each, and claim it in tests/readme.py"
     stale = [text for text in readme.CLAIMS if text not in written]
-    assert stale == [], "the README no longer says these"
+    assert stale == [], "the README and the site no longer say these"
     for text, path in readme.CLAIMS.items():
         if path == readme.RUNNER:
             continue  # registered by that module's own readme.claim(...)
@@ -83,7 +100,7 @@ def test_no_command_hides_in_an_untagged_block() -> None:
 
 
 def test_the_baseline_example_names_a_case() -> None:
-    text = README.split("```toml\n", 1)[1].split("```", 1)[0]
+    text = page("how-to/ci.md").split("```toml\n", 1)[1].split("```", 1)[0]
     for entry in tomllib.loads(text)["expected-failures"]:
         assert entry["id"] in CASES and entry["reason"]
 
@@ -108,9 +125,7 @@ def selected_by_keyword(expression: str, target: str = "acp") -> list[str]:
 
 
 def test_the_partial_example_counts_what_the_suite_selects() -> None:
-    (found,) = re.findall(
-        r"PARTIAL: (\d+) of (\d+) cases selected \(-k '([^']+)'; (\d+) deselected\)", README
-    )
+    (found,) = re.findall(r"PARTIAL: (\d+) of (\d+) cases selected \(-k '([^']+)'; (\d+) deselected\)", ALL)
     selected, total, keyword, deselected = found
     chosen, every = len(selected_by_keyword(keyword)), count("acp")
     expected = f"PARTIAL: {chosen} of {every} cases selected (-k '{keyword}'; {every - chosen} deselected)"
@@ -122,13 +137,15 @@ def test_the_partial_example_counts_what_the_suite_selects() -> None:
 def test_the_traceability_counts_are_the_revision_files() -> None:
     from conformance.core.traceability import load_revision
 
-    text = " ".join(section("Sequences, fuzzing and replay").split())
+    text = " ".join(page("explanation/revisions.md").split())
     found = re.search(
         r"Today: RFD (\d+) entries, (\d+) checked by cases and (\d+) excluded .*?SDK schema (\d+) entries "
         r"\(.*?\), (\d+) checked and (\d+) excluded",
         text,
     )
-    assert found, "the README no longer gives the traceability counts where this test reads them"
+    assert found, (
+        "explanation/revisions.md no longer gives the traceability counts where this test reads them"
+    )
 
     def counts(name: str) -> tuple[int, int, int]:
         rev = load_revision(name)
@@ -146,10 +163,10 @@ def test_the_traceability_counts_are_the_revision_files() -> None:
 def test_the_badge_example_counts_the_references_cases() -> None:
     from tests.targets.acp.test_broken_agents import BASELINE
 
-    (found,) = re.findall(r"session/status: conformant · rfd-2026-10-26 · (\d+)/(\d+)", README)
+    found = re.findall(r"session/status: conformant · rfd-2026-10-26 · (\d+)/(\d+)", ALL)
     checked = [o for o in BASELINE.values() if o not in ("unimplemented", "n/a", "not-testable")]
     actual = (sum(o == "pass" for o in checked), len(checked))
-    assert tuple(int(n) for n in found) == actual, (
+    assert found and all(tuple(int(n) for n in one) == actual for one in found), (
         f"the reference's badge over stdio reads {actual[0]}/{actual[1]}"
     )
 
@@ -197,6 +214,8 @@ OTHER_PROGRAMS = {
     "--store",
     "--keep",  # tests/servers/agentscope_server.py
     "--agnet",  # Troubleshooting: the typo and what the command line says of it
+    "--strict",  # mkdocs build --strict (tests/e2e/test_docs.py), beside the suite's own --strict
+    "--dev-addr",
 }
 
 
@@ -218,5 +237,6 @@ def test_every_option_the_readme_names_is_one_the_command_line_has() -> None:
     for parser in parsers:
         known |= {o for action in parser._actions for o in action.option_strings}
     known |= {"--markdown", "-o", "--link-base"}  # matrix's (its own small parser)
-    named = set(re.findall(r"(?<![\w-])(--[a-z][a-z0-9-]*)", README))
-    assert sorted(named - known) == [], "the README names options the command line does not have"
+    # The generated reference is the parser itself; pytest's own options appear in it (--pyargs).
+    named = set(re.findall(r"(?<![\w-])(--[a-z][a-z0-9-]*)", ALL))
+    assert sorted(named - known) == [], "the README or the site names options the command line does not have"
