@@ -28,7 +28,7 @@ REAL_TIME = AGENTS / "misbehaving" / "real_time.py"
 TIMEOUT = 1.0  # the request clock of these runs
 TURN = 3 * TIMEOUT  # every turn takes three times --timeout
 SMOKE = PROFILES["smoke"].budget
-README = (ROOT / "README.md").read_text()
+README = (ROOT / "docs" / "how-to" / "real-agent.md").read_text()  # where the documentation states the bound
 
 
 def agent(*flags: str) -> str:
@@ -43,7 +43,7 @@ def plain_agent(*flags: str) -> str:
 def readme_bound() -> int:
     """The prompts a certification sends besides the sequences', as the README states it."""
     found = re.search(r"at most (\d+) prompts\s+besides the sequences'", README)
-    assert found, "the README's section 'Certifying an agent with a real model' states the bound"
+    assert found, "docs/how-to/real-agent.md ('Certify a real agent with a model') states the bound"
     return int(found.group(1))
 
 
