@@ -2,7 +2,7 @@
 ``session_status_conformance.targets`` (name = "package.module:Declaration"). The three built-in
 targets register there as a third party's would; adding a target is a distribution of its own:
 its declaration and driver (see base.py), its cases (conformance.cases.<name>, or its own
-package), revision files and reference implementation (README, "Adding a target")."""
+package), revision files and reference implementation (docs/how-to/add-target.md)."""
 
 from __future__ import annotations
 

@@ -26,7 +26,7 @@ else:
 
 SERVER = f"{sys.executable} {ROOT / 'tests' / 'servers' / 'agentscope_server.py'}"
 HTTP_CASES = sorted(c for c in CASES if CASES[c].target == "http")
-# AgentScope 2.0.11's findings (see the README's HTTP section).
+# AgentScope 2.0.11's findings (docs/reference/http-checks.md).
 FINDINGS = {
     # agent_id is documented as ownership validation, but the SQL storage ignores it.
     "http.ownership.wrong-agent-404": "fail",

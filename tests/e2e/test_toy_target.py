@@ -2,7 +2,7 @@
 (tests/toy_target/: a declaration, a driver, two cases, a revision file, a reference server and
 its broken --forgetful variant), installed next to the suite in a fresh environment with no edit
 to any file of the suite, and certified through the console script, the pytest plugin, the matrix
-and replay (README, "Adding a target")."""
+and replay (docs/how-to/add-target.md)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from tests import readme
 from tests.conftest import ROOT, venv_with_these_dependencies
 
 SKIP = {".git", ".venv", "reports", "build", "dist", "tests"}
-# The README's commands, as written ("Adding a target").
+# The documented commands, as written (docs/how-to/add-target.md).
 INSTALL = readme.command("pip install ./session-status-conformance ./toy-status-target")
 REFERENCE = readme.command("session-status-conformance --target toy --report-dir reference")
 FORGETFUL = readme.command(
