@@ -236,7 +236,7 @@ def test_every_option_the_readme_names_is_one_the_command_line_has() -> None:
     parsers.append(replay)
     for parser in parsers:
         known |= {o for action in parser._actions for o in action.option_strings}
-    known |= {"--markdown", "-o", "--link-base"}  # matrix's (its own small parser)
+    known |= {"--markdown", "-o", "--output", "--link-base"}  # matrix's (its own small parser)
     # The generated reference is the parser itself; pytest's own options appear in it (--pyargs).
     named = set(re.findall(r"(?<![\w-])(--[a-z][a-z0-9-]*)", ALL))
     assert sorted(named - known) == [], "the README or the site names options the command line does not have"
