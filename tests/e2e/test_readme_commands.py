@@ -394,11 +394,11 @@ def test_the_quick_start_certifies_from_a_fresh_clone(tmp_path: Path) -> None:
     clone = tmp_path / "clone"
 
     def left_out(folder: str, names: list[str]) -> list[str]:
-        top = Path(folder) == ROOT  # what a clone has not: the checkout's venv, runs and builds
+        top = Path(folder) == ROOT  # what a clone has not: the checkout's venv, runs, builds and built site
         return [
             n
             for n in names
-            if (top and n in (".git", ".venv", "reports", "build", "dist"))
+            if (top and n in (".git", ".venv", "reports", "build", "dist", "site"))
             or n == "__pycache__"
             or n.endswith(".egg-info")
         ]
