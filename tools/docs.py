@@ -140,8 +140,10 @@ def cases_page() -> str:
     from conformance.core import revisions
     from conformance.core.registry import CASES
     from conformance.core.traceability import load_revision
+    from conformance.targets import TARGETS
 
     cases.load_all()
+    titles_of = {key: title for target in TARGETS for key, title in target.spec_sources.items()}
     breaks: dict[str, list[tuple[str, str, str]]] = {}  # case id -> (rule, way, variant)
     for name in revisions.available():
         for requirement in load_revision(name).requirements:
@@ -171,7 +173,9 @@ def cases_page() -> str:
             )
             summary = (case.func.__doc__ or case.title).strip().split("\n\n")[0]
             out.append(f"\n\n{' '.join(summary.split())}\n\n")
-            out.append(f"> {' '.join(spec.sentence.split())}\n>\n> — {spec.source}, {spec.section}\n\n")
+            source = f"{titles_of.get(spec.source, spec.source)}, {spec.section}"
+            cited = f"[{source}]({spec.url})" if spec.url.startswith("https://") else source
+            out.append(f"> {' '.join(spec.sentence.split())}\n>\n> — {cited}\n\n")
             if case.rules:
                 out.append(f"Rules: {', '.join(code(r) for r in case.rules)}.\n\n")
             found = breaks.get(case.id, [])
