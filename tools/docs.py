@@ -224,18 +224,32 @@ def exit_codes_page() -> str:
 # -- report.json ---------------------------------------------------------------------------------
 
 
+def _kind(spec: dict[str, Any]) -> str:
+    """A schema's type in a few words: its $ref's name, const, enum, union or array of items."""
+    if "$ref" in spec:
+        return spec["$ref"].rsplit("/", 1)[-1]
+    if "const" in spec:
+        return json.dumps(spec["const"])
+    if "enum" in spec:
+        return " | ".join(json.dumps(v) for v in spec["enum"])
+    for union in ("oneOf", "anyOf"):
+        if union in spec:
+            return " or ".join(_kind(s) for s in spec[union])
+    kind = spec.get("type", "")
+    if isinstance(kind, list):
+        kind = " or ".join(kind)
+    if kind == "array" and isinstance(spec.get("items"), dict) and _kind(spec["items"]):
+        return f"array of {_kind(spec['items'])}"
+    return kind
+
+
 def _schema_rows(properties: dict[str, Any], required: list[str], prefix: str) -> list[str]:
     rows = []
     for name, spec in properties.items():
-        kind = spec.get("type", "")
-        if isinstance(kind, list):
-            kind = " or ".join(kind)
-        if "$ref" in spec:
-            kind = spec["$ref"].rsplit("/", 1)[-1]
-        if "enum" in spec:
-            kind = " \\| ".join(json.dumps(v) for v in spec["enum"])
         must = "yes" if name in required else ""
-        rows.append(f"| `{prefix}{name}` | {cell(kind)} | {must} | {cell(spec.get('description', ''))} |")
+        rows.append(
+            f"| `{prefix}{name}` | {cell(_kind(spec))} | {must} | {cell(spec.get('description', ''))} |"
+        )
     return rows
 
 
