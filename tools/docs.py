@@ -203,8 +203,16 @@ def exit_codes_page() -> str:
         " `PARTIAL` and gets no certificate, its exit code following the selected cases.\n\n",
         "| exit code | verdict | meaning |\n| --- | --- | --- |\n",
     ]
+    from conformance.cli import USAGE_ERROR
+
     for verdict in sorted(Verdict, key=lambda v: v.exit_code):
         out.append(f"| {verdict.exit_code} | `{verdict.label}` | {cell(verdict.explanation)} |\n")
+        if verdict is Verdict.ERROR:
+            out.append(
+                f"| {USAGE_ERROR} | (none) | a usage error, or the agent could not be started or initialized:"
+                " no case ran; one line on stderr says what to change"
+                " ([troubleshooting](../how-to/troubleshooting.md)) |\n"
+            )
     out.append("\n## Outcomes of a case\n\n| outcome | terminal | line |\n| --- | --- | --- |\n")
     for outcome in Outcome:
         _, letter, word = TERMINAL[outcome]
