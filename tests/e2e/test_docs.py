@@ -72,9 +72,9 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
-def test_every_page_of_the_navigation_has_content(site: Path) -> None:
+def every_page_of_the_navigation_has_content(site: Path) -> None:
     """No page of the built site is empty: each one the navigation names holds a title and text
-    (read from the HTML: the main pages are rendered in Chromium below)."""
+    (read from the HTML; the main pages are rendered in Chromium too)."""
     index = (site / "index.html").read_text()
     pages = sorted(set(re.findall(r'<a href="([^"#]+\.html)" class="md-nav__link', index)) | {"index.html"})
     assert len(pages) >= 30, pages
@@ -85,9 +85,11 @@ def test_every_page_of_the_navigation_has_content(site: Path) -> None:
         assert "<h1" in article and len(text) > 400, f"{name}: {len(text)} characters"
 
 
-def test_the_main_pages_render_and_the_navigation_works(site: Path, browser) -> None:  # noqa: F811
-    """The main pages in headless Chromium: each shows its title and text, the navigation leads
-    from the home page to a tutorial and on to the reference, and nothing comes from the network."""
+def test_the_site_builds_strictly_and_its_pages_render(site: Path, browser) -> None:  # noqa: F811
+    """One test for one build (the fixture): every page of the navigation has content, and the main
+    pages in headless Chromium each show their title and text, the navigation leads from the home
+    page to a tutorial and on to the reference, and nothing comes from the network."""
+    every_page_of_the_navigation_has_content(site)
     SHOTS.mkdir(parents=True, exist_ok=True)
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     requests: list[str] = []
