@@ -27,7 +27,7 @@ OPEN_ENUM = requirement("rfd-2026-10-26", "open-enum")
 CAPABILITY = requirement("rfd-2026-10-26", "capability")
 # "A session the Agent does not know gets `-32002` with the requested…"
 NOT_FOUND_DATA = requirement("rfd-2026-10-26", "not-found-data")
-# "**Resource not found**: A given resource, such as a session or file…"
+# "message: A String providing a short description of the error. The message SHOULD be…"
 NOT_FOUND_MESSAGE = requirement("rfd-2026-10-26", "not-found-message")
 # "-32601 Method not found: The method does not exist / is not available."
 METHOD_NOT_FOUND = requirement("rfd-2026-10-26", "method-not-found")

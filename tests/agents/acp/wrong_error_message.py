@@ -1,4 +1,7 @@
-"""Broken (SHOULD): the -32002 error's message is "Session not found", not "Resource not found"."""
+"""Broken (SHOULD): the -32002 error's message is the stack trace of the failed lookup, many lines
+long, not a concise single sentence (JSON-RPC 2.0, 5.1)."""
+
+import traceback
 
 import _base
 
@@ -10,7 +13,11 @@ from conformance.reference.acp.agent import ReferenceAgent, main
 class Agent(ReferenceAgent):
     def status_of(self, session_id):
         if session_id not in self.loaded and session_id not in self.known:
-            raise RequestError(-32002, "Session not found", {"sessionId": session_id})
+            try:
+                raise KeyError(session_id)
+            except KeyError:
+                trace = traceback.format_exc()
+            raise RequestError(-32002, trace, {"sessionId": session_id})
         return super().status_of(session_id)
 
 

@@ -552,6 +552,8 @@ CONFORMING_VARIANTS: dict[str, Variant] = {
             **UNKNOWN_IDS_ANSWERED_AS_RESULT,
         },
     ),
+    # A -32002 message in German: the specs' "Resource not found" is an example, not a wording.
+    "localised_error_message": Variant(0, {}, focus="status.error"),
     # Every method treats two spellings of an id as one session: consistent, so conforming.
     "ids_case_insensitive_everywhere": Variant(0, {}),
     # Status refuses an id that is not ASCII as invalid params: no session either.
