@@ -29,6 +29,7 @@ from conformance.core.prompts import new_ledger
 from conformance.core.redact import redact
 from conformance.core.registry import CASES, Level
 from conformance.core.traceability import case_packages
+from conformance.core.transcript import printed_instead
 from conformance.pytest.control import command_line_of
 from conformance.pytest.items import (
     CaseItem,
@@ -354,7 +355,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         init = runtime.start()
     except (LaunchError, CaseSignal, AgentExited, TimeoutError, Unanswered) as exc:
         runtime.close()
-        message = _preflight_message(exc, config.stash[AGENT])
+        message = _preflight_message(exc, config.stash[AGENT], printed_instead(runtime.transcript.since(0)))
         fatal = clean(f"cannot certify: {message}")
         _describe_partial_handshake(report, runtime, "no case could run")
         report.fatal = fatal
@@ -411,7 +412,7 @@ def _describe_partial_handshake(report: RunReport, runtime: Runtime, why: str) -
         report.revision_why = f"not determined: {why} before the agent answered initialize"
 
 
-def _preflight_message(exc: BaseException, config: AgentConfig) -> str:
+def _preflight_message(exc: BaseException, config: AgentConfig, printed: str = "") -> str:
     if isinstance(exc, AgentExited):
         lines = [ln for ln in exc.stderr_tail.strip().splitlines() if ln.strip()]
         tail = f"; its last stderr line: {lines[-1][:200]}" if lines else ""
@@ -425,7 +426,8 @@ def _preflight_message(exc: BaseException, config: AgentConfig) -> str:
         what = exc.why if isinstance(exc, Unanswered) else str(exc) or "no answer"
         method = exc.method if isinstance(exc, Unanswered) else "initialize"
         subject = named(config.target).subject
-        return f"the agent did not answer {method} ({what}); does it serve {subject} over {config.transport}?"
+        instead = f"; {printed}" if printed else ""
+        return f"the agent did not answer {method} ({what}){instead}; does it serve {subject} over {config.transport}?"
     return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
 
 
