@@ -50,3 +50,27 @@ def test_what_an_agent_printed_instead_of_json() -> None:
     assert printed_instead(entries("banner", '{"jsonrpc": "2.0", "id": 0, "result": {}}')) == ""
     assert printed_instead(entries('{"jsonrpc": "2.0"}', direction=SEND)) == ""
     assert printed_instead([]) == ""
+
+
+def test_a_junit_failure_message_carries_the_reason() -> None:
+    from conformance.reports.junit import failure_message
+
+    case = {
+        "id": "status.no-side-effects.twins-later",
+        "level": "MUST",
+        "outcome": "fail",
+        "rule": "updated-at",
+        "message": "status changed updatedAt\nof the session",
+        "expected": "unchanged",
+        "observed": {"updatedAt": "2026-12-06T05:00:00Z", "noise": "z" * 500},
+    }
+    message = failure_message(case)
+    assert message.startswith(
+        "status.no-side-effects.twins-later [MUST] updated-at: status changed updatedAt of the session | "
+        'expected: unchanged; seen: {"updatedAt": "2026-12-06T05:00:00Z"'
+    )
+    assert "\n" not in message and len(message) < 500
+    assert (
+        failure_message({"id": "x", "level": "SHOULD", "outcome": "error", "message": ""})
+        == "x [SHOULD]: error"
+    )
