@@ -99,6 +99,7 @@ def _configure(config: pytest.Config) -> None:
     else:
         report_dir = _made_report_dir(config)
     config.stash[REPORT_DIR] = report_dir
+    _keep_hypothesis_files_in(report_dir)
     if worker is not None:
         config.option.conformance_seed = worker["conformance_seed"]
         config.stash[REVISION] = worker["conformance_revision"]
@@ -395,6 +396,18 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         runtime.close()  # workers start their own agents
     else:
         config.stash[RUNTIME] = runtime
+
+
+def _keep_hypothesis_files_in(report_dir: Path) -> None:
+    """Hypothesis keeps files (its constants cache, examples of the default database) in
+    `.hypothesis/` of the working directory: in the run's report folder instead, unless
+    HYPOTHESIS_STORAGE_DIRECTORY names a place."""
+    import os
+
+    from hypothesis.configuration import set_hypothesis_home_dir
+
+    if not os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY"):
+        set_hypothesis_home_dir(report_dir / ".hypothesis")
 
 
 def _describe_partial_handshake(report: RunReport, runtime: Runtime, why: str) -> None:

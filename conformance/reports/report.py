@@ -22,7 +22,7 @@ from conformance.core.registry import Level
 from conformance.core.traceability import coverage
 from conformance.reports.baseline import BaselineResult
 from conformance.reports.render import badge_svg, html_report, markdown_summary, wire_text
-from conformance.reports.text import clean, describe_selection, jsonable, shorten
+from conformance.reports.text import clean, describe_selection, jsonable, prompts_why, shorten
 
 __all__ = [
     "RunReport",
@@ -525,7 +525,8 @@ class RunReport:
         limit = f" of at most {self.max_prompts} (--max-prompts)" if self.max_prompts is not None else ""
         refused = self.without_turn()
         more = f"; {len(refused)} case(s) not testable for want of one" if refused else ""
-        return f"prompts: {sent}{limit} sent (each a model call for a real agent){more}    {wall}"
+        why = prompts_why(self.cases, self.max_prompts is not None)
+        return f"prompts: {sent}{limit} sent (each a model call for a real agent{why}){more}    {wall}"
 
     def summary_lines(self) -> list[str]:
         info = self.agent.get("agentInfo") or self.agent.get("info") or self.agent.get("serverInfo") or {}

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["clean", "describe_selection", "jsonable", "shorten"]
+__all__ = ["clean", "describe_selection", "jsonable", "prompts_why", "shorten"]
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\x9b]|\x1b\[[0-?]*[ -/]*[@-~]?|\x1b.?")
 
@@ -74,3 +74,24 @@ def describe_selection(selection: dict[str, Any]) -> str:
     else:
         parts.append(f"{selection['deselected']} deselected")
     return "; ".join(parts)
+
+
+def prompts_why(cases: list[dict[str, Any]], limited: bool) -> str:
+    """Why a run sent as many prompts as it did, for the cost line: the case that sent the most
+    when it sent more than the scripted cases do (the generated cases, sequences and fuzzers,
+    prompt for their time budget: fast turns send many), and what bounds them for a real model."""
+    counts = sorted(
+        ((int((c.get("details") or {}).get("prompts") or 0), str(c.get("id"))) for c in cases), reverse=True
+    )
+    if not counts or counts[0][0] < GENERATED_PROMPTS_NOTED:
+        return ""
+    most, case_id = counts[0]
+    cap = "" if limited else "; --max-prompts N caps them"
+    return (
+        f"; {most} by {case_id}, which prompts for its time budget (--profile): fast turns send many, turns of "
+        f"T seconds about budget ÷ T{cap}"
+    )
+
+
+# A case that sent this many prompts or more is named in the cost line as what sent them.
+GENERATED_PROMPTS_NOTED = 50

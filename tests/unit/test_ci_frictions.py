@@ -74,3 +74,20 @@ def test_a_junit_failure_message_carries_the_reason() -> None:
         failure_message({"id": "x", "level": "SHOULD", "outcome": "error", "message": ""})
         == "x [SHOULD]: error"
     )
+
+
+def test_the_cost_line_says_why_so_many_prompts_and_what_bounds_them() -> None:
+    from conformance.reports.text import prompts_why
+
+    cases = [
+        {"id": "sequence.status.model-based", "details": {"prompts": 612}},
+        {"id": "status.active.during-turn", "details": {"prompts": 2}},
+        {"id": "status.result.shape", "details": {}},
+    ]
+    why = prompts_why(cases, limited=False)
+    assert why.startswith(
+        "; 612 by sequence.status.model-based, which prompts for its time budget (--profile)"
+    )
+    assert "fast turns send many" in why and why.endswith("--max-prompts N caps them")
+    assert "--max-prompts" not in prompts_why(cases, limited=True)
+    assert prompts_why(cases[1:], limited=False) == ""  # a few scripted prompts need no explaining

@@ -15,7 +15,7 @@ from conformance.reference.acp.agent_v2 import ReferenceAgentV2, main_v2
 class Agent(ReferenceAgentV2):
     async def status(self, params):
         session_id = params.get("sessionId")
-        if self.state.get(session_id, {}).get("state") == "requires_action":
+        if isinstance(session_id, str) and self.state.get(session_id, {}).get("state") == "requires_action":
             turn = self.turns.pop(session_id, None)
             if turn is not None:
                 turn.cancel()  # the pending permission request with it
