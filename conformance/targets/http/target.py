@@ -316,6 +316,7 @@ class HttpStatusTarget:
             # that keeps the sessions but not the agents): made again, with its credential.
             await self._make_agent()
             sid = await self._create_session()
+        assert self._agent_id is not None  # made above
         return self._agent_id, sid
 
     async def _make_agent(self) -> None:
