@@ -367,6 +367,7 @@ BROKEN: dict[str, Variant] = {
         1,
         {"heartbeat.instructions.ack-with-report": "fail"},
         message=("heartbeat.instructions.ack-with-report", "reads absent"),
+        focus="ack-with-report",
     ),
     # The page built before the acknowledgement: the sequences' acked-in-answer rule sees it too.
     "ack_after_page": Variant(1, {"heartbeat.instructions.ack-answer-omits-acked": "fail", SEQ: "fail"}),
