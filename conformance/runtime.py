@@ -95,6 +95,9 @@ class Runtime:
         self.turns_silent: list[str] = []  # the cases in a row whose turn did not end in time
         self.prompts = PromptLedger(config.max_prompts, config.prompt_ledger)
         self.case_prompts = 0  # prompts the current case sent
+        # The current case waited out the turn clock for a turn's end that never came, without
+        # the wait raising (a case's cleanup): counted as a turn that did not end.
+        self.case_turn_ran_out = False
         # What the agent's handshake said, kept when a later step of the handshake failed (an agent
         # that requires authentication still said, in initialize, what it advertises).
         self.handshake_said: dict[str, Any] = {}
@@ -197,6 +200,10 @@ class Runtime:
                 f"the run's prompt budget is spent (--max-prompts {self.prompts.limit})",
             )
         self.case_prompts += 1
+
+    def turn_ran_out(self) -> None:
+        """The current case waited the whole turn clock for a turn's end that never came."""
+        self.case_turn_ran_out = True
 
     def status_asked(self) -> bool:
         if self._agent is None:
@@ -309,6 +316,7 @@ class Runtime:
         handshake = list(self.handshake_entries)  # the start this case begins with
         self.connection.new_case()
         self.case_prompts = 0
+        self.case_turn_ran_out = False
         details: dict[str, Any] = {}
         exc = await self._call_case(case, details)
         if self._agent is not None:
@@ -477,7 +485,7 @@ class Runtime:
         """Silence is counted by the kind of request that went unanswered: a turn that did not
         end skips only the cases that prompt (at their first prompt), a status request only the
         status cases, and another request every case (each sends some)."""
-        turn = isinstance(exc, Unanswered) and exc.clock == "turn"
+        turn = (isinstance(exc, Unanswered) and exc.clock == "turn") or self.case_turn_ran_out
         silent = isinstance(exc, Unanswered | TimeoutError) and not turn
         self.silent_cases = self.silent_cases + 1 if silent else 0
         if isinstance(exc, Unanswered) and self.target.is_status_call(exc.method):

@@ -197,7 +197,9 @@ def direct_run(*args: str, cases: list[str] | None = None, report_dir: Path | No
     with revision_kept():
         report = certify(list(args), cases, report_dir)
     verdict = report.verdict()
-    return Run(verdict.exit_code, "", report.headline(), report.to_json(), report_dir)
+    body = report.to_json()
+    json.dumps(body, allow_nan=False)  # whatever a case recorded, the report is JSON
+    return Run(verdict.exit_code, "", report.headline(), body, report_dir)
 
 
 @pytest.fixture

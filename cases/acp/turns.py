@@ -119,13 +119,14 @@ async def _late_end(acp: AcpTarget, sid: str, since: int) -> str | None:
     """v2: a turn whose idle update did not come within --timeout, waited for up to the turn
     clock (--turn-timeout): its stop reason, None if it ended without one, NOT_ENDED if it never
     did."""
-    with anyio.move_on_after(acp.harness.config.turn_timeout):
+    with anyio.move_on_after(acp.harness.config.turn_timeout) as clock:
         while acp.peer.exited is None:
             ending = acp.state_reached(sid, "idle", since=since, ending=True)
             if ending is not None:
                 return str(ending.get("stopReason"))
             if acp.state_reached(sid, "idle", since=since) is not None and await acp.quiet({sid}):
                 return None
+            acp.end_wait_on_evidence(clock, sid)
             await anyio.sleep(0.05)
     return NOT_ENDED
 
@@ -159,7 +160,10 @@ def turn_touched(stop: str, control_stop: str) -> str | None:
     if stop.startswith(FAILED):
         return f"failed ({stop.removeprefix(FAILED)})"
     if stop == NOT_ENDED:
-        return "did not end within the turn clock (--turn-timeout)"
+        return (
+            "did not end within the turn clock (--turn-timeout; --timeout once the agent's status answer said "
+            "no turn was going)"
+        )
     if stop in (NO_REASON, control_stop):
         return None
     return f"ended with stopReason {stop!r}"

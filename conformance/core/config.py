@@ -97,13 +97,15 @@ def agent_command_problem(agent: str | None, option: str = "--agent", cwd: str |
     if os.sep in exe:
         path = Path(exe)
         if not path.exists():
-            return f"agent command not found: {exe!r} does not exist{_near(path)}"
+            return f"agent command not found: {exe!r} does not exist{_near(path)}{_elsewhere(path, option)}"
         if path.is_dir() or not os.access(path, os.X_OK):
             return (
                 f"agent command is not executable: {exe!r} (chmod +x it, or prefix the interpreter, e.g. "
                 f"'python {exe}')"
             )
     elif shutil.which(exe) is None:
+        if Path(exe).is_file():
+            return f"agent command not found: {exe!r} is not on PATH, but it is a file here: {_run_file(exe, words)}"
         return f"agent command not found: {exe!r} is not on PATH (install it, or pass its full path)"
     script = _script(words)
     if script is not None:
@@ -111,8 +113,37 @@ def agent_command_problem(agent: str | None, option: str = "--agent", cwd: str |
         places = [Path.cwd()] + ([Path(cwd)] if cwd else [])
         if not any((place / path).exists() for place in places):
             where = f"in {Path.cwd()}" + (f" nor in --cwd {cwd}" if cwd else "")
-            return f"agent command names a file that does not exist: {script!r} ({where}){_near(Path.cwd() / path)}"
+            return (
+                f"agent command names a file that does not exist: {script!r} ({where})"
+                f"{_near(Path.cwd() / path)}{_elsewhere(path, option)}"
+            )
     return None
+
+
+# How a file is run by its suffix, for a command that names the file alone.
+_RUNS_WITH = {".py": "python", ".js": "node", ".mjs": "node", ".cjs": "node", ".ts": "npx tsx", ".sh": "sh"}
+
+
+def _run_file(exe: str, words: list[str]) -> str:
+    """What to type instead of a bare file name (`agent.py`): the shell looks only on PATH for it."""
+    rest = shlex.join(words[1:])
+    tail = f" {rest}" if rest else ""
+    local = shlex.quote(f".{os.sep}{exe}") + tail
+    interpreter = _RUNS_WITH.get(Path(exe).suffix)
+    if interpreter is None:
+        return f"pass '{local}' (it must be executable)"
+    return f"pass '{interpreter} {shlex.quote(exe)}{tail}' (or '{local}' if it is executable, with a #! line)"
+
+
+def _elsewhere(path: Path, option: str) -> str:
+    """For an absolute path that is not here: the command may have been recorded on another
+    machine (a report's reproduce: line, a replay file made on a CI runner)."""
+    if not path.is_absolute():
+        return ""
+    return (
+        f"; a command recorded on another machine (a report or replay file from CI) names its paths there: "
+        f"pass {option} CMD to start the agent as it runs here"
+    )
 
 
 def _script(words: list[str]) -> str | None:

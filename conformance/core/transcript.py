@@ -7,11 +7,12 @@ included, and a reader can replay what the suite sent.
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Entry", "StderrTail", "Transcript", "agent_made_ids", "reproduction_lines"]
+__all__ = ["Entry", "StderrTail", "Transcript", "agent_made_ids", "printed_instead", "reproduction_lines"]
 
 SEND = "send"  # suite -> agent
 RECV = "recv"  # agent -> suite
@@ -164,3 +165,27 @@ class ConnectionLog:
 
     def since(self, mark: int) -> list[Entry]:
         return self.transcript.since(mark)
+
+
+# How much of the first line an agent printed instead of JSON is shown.
+SHOWN_LINE_CHARS = 120
+
+
+def printed_instead(entries: list[Entry]) -> str:
+    """What an agent that answered nothing printed on stdout instead, from the frames it wrote
+    (``entries``): the number of lines and the first one, escaped and cut, when none of them is a
+    JSON-RPC message; "" when it printed nothing, or JSON (then something else is wrong)."""
+    lines = [e.frame for e in entries if e.direction == RECV and not e.conn]
+    if not lines:
+        return ""
+    for line in lines:
+        try:
+            if isinstance(json.loads(line), dict):
+                return ""
+        except ValueError:
+            continue
+    first = lines[0].encode("unicode_escape").decode("ascii")
+    if len(first) > SHOWN_LINE_CHARS:
+        first = first[:SHOWN_LINE_CHARS] + "…"
+    some = "1 line" if len(lines) == 1 else f"{len(lines)} lines"
+    return f"it printed {some} on stdout, none of them JSON (stdout is for JSON-RPC messages only); the first: '{first}'"

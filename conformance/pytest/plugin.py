@@ -29,6 +29,7 @@ from conformance.core.prompts import new_ledger
 from conformance.core.redact import redact
 from conformance.core.registry import CASES, Level
 from conformance.core.traceability import case_packages
+from conformance.core.transcript import printed_instead
 from conformance.pytest.control import command_line_of
 from conformance.pytest.items import (
     CaseItem,
@@ -98,6 +99,7 @@ def _configure(config: pytest.Config) -> None:
     else:
         report_dir = _made_report_dir(config)
     config.stash[REPORT_DIR] = report_dir
+    _keep_hypothesis_files_in(report_dir)
     if worker is not None:
         config.option.conformance_seed = worker["conformance_seed"]
         config.stash[REVISION] = worker["conformance_revision"]
@@ -354,7 +356,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         init = runtime.start()
     except (LaunchError, CaseSignal, AgentExited, TimeoutError, Unanswered) as exc:
         runtime.close()
-        message = _preflight_message(exc, config.stash[AGENT])
+        message = _preflight_message(exc, config.stash[AGENT], printed_instead(runtime.transcript.since(0)))
         fatal = clean(f"cannot certify: {message}")
         _describe_partial_handshake(report, runtime, "no case could run")
         report.fatal = fatal
@@ -396,6 +398,18 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         config.stash[RUNTIME] = runtime
 
 
+def _keep_hypothesis_files_in(report_dir: Path) -> None:
+    """Hypothesis keeps files (its constants cache, examples of the default database) in
+    `.hypothesis/` of the working directory: in the run's report folder instead, unless
+    HYPOTHESIS_STORAGE_DIRECTORY names a place."""
+    import os
+
+    from hypothesis.configuration import set_hypothesis_home_dir
+
+    if not os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY"):
+        set_hypothesis_home_dir(report_dir / ".hypothesis")
+
+
 def _describe_partial_handshake(report: RunReport, runtime: Runtime, why: str) -> None:
     """What the handshake said before it stopped (initialize answered, then authentication or a
     slow session/new stopped it): the agent's identity and capabilities are kept in the report,
@@ -411,7 +425,7 @@ def _describe_partial_handshake(report: RunReport, runtime: Runtime, why: str) -
         report.revision_why = f"not determined: {why} before the agent answered initialize"
 
 
-def _preflight_message(exc: BaseException, config: AgentConfig) -> str:
+def _preflight_message(exc: BaseException, config: AgentConfig, printed: str = "") -> str:
     if isinstance(exc, AgentExited):
         lines = [ln for ln in exc.stderr_tail.strip().splitlines() if ln.strip()]
         tail = f"; its last stderr line: {lines[-1][:200]}" if lines else ""
@@ -425,7 +439,8 @@ def _preflight_message(exc: BaseException, config: AgentConfig) -> str:
         what = exc.why if isinstance(exc, Unanswered) else str(exc) or "no answer"
         method = exc.method if isinstance(exc, Unanswered) else "initialize"
         subject = named(config.target).subject
-        return f"the agent did not answer {method} ({what}); does it serve {subject} over {config.transport}?"
+        instead = f"; {printed}" if printed else ""
+        return f"the agent did not answer {method} ({what}){instead}; does it serve {subject} over {config.transport}?"
     return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
 
 

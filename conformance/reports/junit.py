@@ -3,12 +3,14 @@
 pytest's junitxml writes a call-phase exception as ``<failure>`` whatever it was, and puts
 only captured output in ``system-out``. After it has written the file, this rewrites each
 case's ``<testcase>``: properties (level, outcome, revision, the spec sentence and where it
-is), the transcript in ``system-out``, and ``<error>`` instead of ``<failure>`` when the
-harness or the agent crashed (a spec failure stays ``<failure>``).
+is), the transcript in ``system-out``, ``<error>`` instead of ``<failure>`` when the
+harness or the agent crashed (a spec failure stays ``<failure>``), and the failure's ``message``
+attribute: the reason (the rule broken, expected vs seen), where pytest put only the header.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import xml.etree.ElementTree as ET
@@ -17,7 +19,7 @@ from typing import Any
 
 from conformance.core.transcript import reproduction_lines
 
-__all__ = ["enrich_junit", "write_fatal_junit", "xml_safe"]
+__all__ = ["enrich_junit", "failure_message", "write_fatal_junit", "xml_safe"]
 
 # Characters XML 1.0 cannot carry at all, even escaped; agents can send them.
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
@@ -46,6 +48,29 @@ def transcript_text(case: dict[str, Any]) -> str:
         )
         lines += ["", "reproduce:", *shown]
     return xml_safe("\n".join(lines))
+
+
+# CI test views show a failure's message attribute on one line: the reason, bounded; the body keeps the rest.
+MAX_MESSAGE_CHARS = 1000
+MAX_VALUE_CHARS = 200
+
+
+def failure_message(case: dict[str, Any]) -> str:
+    """A failing case's ``message`` attribute: its level and rule, what it found, and expected vs
+    seen, on one line."""
+    rule = f" {case['rule']}" if case.get("rule") else ""
+    parts = [f"{case['id']} [{case['level']}]{rule}: {case.get('message', '') or case['outcome']}"]
+    if case.get("expected") is not None or case.get("observed") is not None:
+        parts.append(f"expected: {_value(case.get('expected'))}; seen: {_value(case.get('observed'))}")
+    text = " | ".join(" ".join(p.split()) for p in parts)
+    if len(text) > MAX_MESSAGE_CHARS:
+        text = text[: MAX_MESSAGE_CHARS - 1] + "…"
+    return xml_safe(text)
+
+
+def _value(value: Any) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=repr)
+    return text if len(text) <= MAX_VALUE_CHARS else text[:MAX_VALUE_CHARS] + "…"
 
 
 def _properties(case: dict[str, Any], revision: str) -> list[tuple[str, str]]:
@@ -86,6 +111,8 @@ def enrich_junit(path: Path, report: dict[str, Any]) -> None:
                 ET.SubElement(properties, "property", name=name, value=value)
             testcase.insert(0, properties)
             failure = testcase.find("failure")
+            if failure is not None:
+                failure.set("message", failure_message(case))
             if case["outcome"] == "error" and failure is not None:
                 failure.tag = "error"
                 moved += 1

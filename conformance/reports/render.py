@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 from conformance.core.transcript import reproduction_lines
-from conformance.reports.text import describe_selection, shorten
+from conformance.reports.text import describe_selection, prompts_why, shorten
 
 __all__ = ["badge_svg", "claimed_revision", "html_report", "markdown_summary", "subject_of", "wire_text"]
 
@@ -323,7 +323,8 @@ def _cost(report: dict[str, Any]) -> str:
     limit = f" of at most {prompts['limit']} (--max-prompts)" if prompts.get("limit") is not None else ""
     refused = prompts.get("notSent") or []
     more = f"; {len(refused)} case(s) not testable for want of one" if refused else ""
-    return f"Cost: {prompts.get('sent', 0)} prompt(s){limit} sent (each a model call for a real agent){more}; {wall}."
+    why = prompts_why(report.get("cases") or [], prompts.get("limit") is not None)
+    return f"Cost: {prompts.get('sent', 0)} prompt(s){limit} sent (each a model call for a real agent{why}){more}; {wall}."
 
 
 # A badge says no score where there is no certificate to score.

@@ -22,7 +22,7 @@ from conformance.core.registry import Level
 from conformance.core.traceability import coverage
 from conformance.reports.baseline import BaselineResult
 from conformance.reports.render import badge_svg, html_report, markdown_summary, wire_text
-from conformance.reports.text import clean, describe_selection, shorten
+from conformance.reports.text import clean, describe_selection, jsonable, prompts_why, shorten
 
 __all__ = [
     "RunReport",
@@ -46,11 +46,30 @@ def case_record(
     report_dir: str | Path | None = None,
     revision: str | None = None,
 ) -> dict[str, Any]:
-    """A case's entry in report.json, from the harness's record of it (redacted); ``record`` None:
-    the harness failed before the case produced one (``error`` says how). A failure (fail, warn,
-    error) carries the one command that reproduces it (``reproduce``), given the run's
-    ``report_dir``. The sentences quoted are those of the revision the record was checked against
-    (else ``revision``, the run's)."""
+    """A case's entry in report.json, from the harness's record of it (redacted, every value one
+    JSON holds); ``record`` None: the harness failed before the case produced one (``error`` says
+    how). A failure (fail, warn, error) carries the one command that reproduces it
+    (``reproduce``), given the run's ``report_dir``. The sentences quoted are those of the
+    revision the record was checked against (else ``revision``, the run's). A record that cannot
+    be turned into an entry is this case's error, never the run's."""
+    try:
+        return _case_record(case, record, secrets, error, duration, report_dir, revision)
+    except Exception as exc:
+        if record is None:
+            raise
+        recorded = f"harness error while recording the case's result: {type(exc).__name__}: {exc}"
+        return _case_record(case, None, secrets, recorded, record.duration, report_dir, revision)
+
+
+def _case_record(
+    case: Any,
+    record: Any,
+    secrets: list[str],
+    error: str,
+    duration: float,
+    report_dir: str | Path | None,
+    revision: str | None,
+) -> dict[str, Any]:
     revision = (record.revision if record is not None else "") or revision
     spec = _spec_json(case, revision=revision)
     if record is None:
@@ -88,7 +107,7 @@ def case_record(
         command = reproduce_command(case.id, entry.get("details") or {}, report_dir)
         if command is not None:
             entry["reproduce"] = command
-    return redact(entry, secrets)
+    return redact(jsonable(entry), secrets)
 
 
 FAILURES = ("fail", "warn", "error")
@@ -488,7 +507,7 @@ class RunReport:
         directory.mkdir(parents=True, exist_ok=True)
         path = directory / "report.json"
         tmp = path.with_suffix(".tmp")
-        body = redact(self.to_json(), self.secrets)
+        body = redact(jsonable(self.to_json()), self.secrets)
         self.written = body
         tmp.write_text(json.dumps(body, indent=2, ensure_ascii=False), encoding="utf-8")
         os.replace(tmp, path)
@@ -506,7 +525,8 @@ class RunReport:
         limit = f" of at most {self.max_prompts} (--max-prompts)" if self.max_prompts is not None else ""
         refused = self.without_turn()
         more = f"; {len(refused)} case(s) not testable for want of one" if refused else ""
-        return f"prompts: {sent}{limit} sent (each a model call for a real agent){more}    {wall}"
+        why = prompts_why(self.cases, self.max_prompts is not None)
+        return f"prompts: {sent}{limit} sent (each a model call for a real agent{why}){more}    {wall}"
 
     def summary_lines(self) -> list[str]:
         info = self.agent.get("agentInfo") or self.agent.get("info") or self.agent.get("serverInfo") or {}

@@ -99,6 +99,12 @@ class Harness(Protocol):
         testable) when the run's prompt budget is spent or turns went unanswered case after case."""
         ...
 
+    def turn_ran_out(self) -> None:
+        """The current case waited the whole turn clock (--turn-timeout) for a turn's end that
+        never came: counted as a turn that did not end (after a few cases in a row, the cases that
+        prompt are not testable rather than wait it out again)."""
+        ...
+
     def status_asked(self) -> bool:
         """Whether the current case has sent a status request yet (on any of its connections)."""
         ...

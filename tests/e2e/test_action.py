@@ -13,6 +13,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -121,6 +122,9 @@ def run_action(inputs: dict[str, str], action_path: Path, temp: Path, workspace:
         "CI": "true",
         "GITHUB_ACTIONS": "true",
         "GITHUB_ACTION_PATH": str(action_path),
+        "GITHUB_JOB": "certify",
+        "RUNNER_OS": "Linux",
+        "RUNNER_ARCH": "X64",
         "GITHUB_WORKSPACE": str(workspace),
         "RUNNER_TEMP": str(temp),
         "GITHUB_STEP_SUMMARY": str(summary),
@@ -190,6 +194,40 @@ def test_the_action_declares_what_a_workflow_passes_and_reads() -> None:
         assert "${{" not in step.get("run", ""), step.get("name")
 
 
+def artifact_name(inputs: dict[str, str], job: str = "certify", system: str = "Linux") -> str:
+    """The name the action's first step gives the uploaded report folder, the step run alone."""
+    step = ACTION["runs"]["steps"][0]
+    assert step["id"] == "artifact"
+    given = {name: str(spec.get("default", "")) for name, spec in ACTION["inputs"].items()} | inputs
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "RUNNER_"))}
+    env |= {k: expand(v, given, {}) for k, v in step["env"].items()}
+    with tempfile.TemporaryDirectory() as folder:
+        output = Path(folder) / "output"
+        env |= {"GITHUB_OUTPUT": str(output), "GITHUB_JOB": job, "RUNNER_OS": system, "RUNNER_ARCH": "X64"}
+        subprocess.run(
+            ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]], env=env, check=True
+        )
+        return read_outputs(output)["name"]
+
+
+def test_the_default_artifact_name_is_unique_per_job_and_matrix_entry() -> None:
+    """upload-artifact v4 refuses a name used twice in a workflow run: two jobs, or two entries of
+    a matrix (other args, another agent, another runner system), get two names; a name given is kept."""
+    first = artifact_name({"args": "--protocol 1"})
+    assert re.fullmatch(r"conformance-report-certify-\d+", first), first
+    assert artifact_name({"args": "--protocol 1"}) == first, "the same job's name, every attempt"
+    others = {
+        artifact_name({"args": "--protocol 2"}),
+        artifact_name({"args": "--protocol 1"}, job="nightly"),
+        artifact_name({"args": "--protocol 1"}, system="macOS"),
+        artifact_name({"args": "--protocol 1", "command": "node agent.js"}),
+        artifact_name({"args": "--protocol 1", "python-version": "3.12"}),
+    }
+    assert len(others) == 5 and first not in others
+    assert artifact_name({"artifact-name": "mine"}) == "mine"
+    assert artifact_name({"artifact-name": ""}) == ""
+
+
 @pytest.mark.slow
 def test_the_action_certifies_the_reference_and_fails_a_broken_agent(
     action_path: Path, runner_temp: Path, tmp_path: Path
@@ -202,7 +240,8 @@ def test_the_action_certifies_the_reference_and_fails_a_broken_agent(
     assert "**CONFORMANT**" in reference.summary
     assert (reference.workspace / "conformance-report" / "report.html").is_file()
     upload = reference.uses["actions/upload-artifact"]
-    assert upload["path"] == "conformance-report" and upload["name"] == "conformance-report"
+    assert upload["path"] == "conformance-report" and upload["name"].startswith("conformance-report-certify-")
+    assert reference.outputs["artifact-name"] == upload["name"]
     assert reference.uses["actions/setup-python"] == {"python-version": "3.11"}
 
     broken = run_action(
@@ -246,8 +285,7 @@ def test_the_action_gates_on_a_baseline_and_reports_a_usage_error(
     assert "Baseline gate (exit 0)" in known.summary
 
     missing = run_action({"command": "python no_such_agent.py"}, action_path, runner_temp, tmp_path / "typo")
-    assert missing.outputs == {"verdict": "error", "exit-code": "2", "report-dir": "conformance-report"}, (
-        missing.log
-    )
+    assert missing.outputs["verdict"] == "error" and missing.outputs["exit-code"] == "2", missing.log
+    assert missing.outputs["report-dir"] == "conformance-report"
     assert missing.exit_code == 2
     assert "agent command names a file that does not exist: 'no_such_agent.py'" in missing.summary

@@ -25,6 +25,12 @@ def test_junit_keeps_error_apart_from_failure_and_carries_the_transcript(suite, 
     failed, broken = cases["status.error.long-session-id"], cases["status.result.shape"]
     assert failed.find("failure") is not None and failed.find("error") is None
     assert broken.find("error") is not None and broken.find("failure") is None
+    # CI test views show the message attribute: the reason, expected vs seen; the body the rest.
+    failure = failed.find("failure")
+    assert failure is not None
+    message = failure.get("message", "")
+    assert message.startswith("status.error.long-session-id [MUST]") and "expected: " in message, message
+    assert "more lines" not in message and (failure.text or "").strip()
     props = {p.get("name"): p.get("value") for p in broken.iter("property")}
     assert props["outcome"] == "error" and props["level"] == "MUST" and props["revision"] == "rfd-2026-10-26"
     assert props["spec"] == "SessionStatusResponse: status (required), _meta (optional)."

@@ -45,6 +45,11 @@ def no_agent_process_left(run: Run) -> None:
         ("never_initializes", "did not answer initialize"),
         ("answers_after_10s", "did not answer initialize"),
         ("exits_at_start", "OPENAI_API_KEY is not set"),
+        (
+            "prints_only_text",
+            "it printed 3 lines on stdout, none of them JSON (stdout is for JSON-RPC messages only); the first: "
+            "'Agent v1.2 \\x1b[32mready\\x1b[0m\\ton stdio xxxxx",
+        ),
     ],
 )
 def test_agent_that_cannot_start_is_a_usage_error(suite, agent: str, message: str) -> None:

@@ -313,3 +313,31 @@ def test_a_signal_during_the_pre_flight_keeps_what_initialize_said(tmp_path: Pat
     report = json.loads((report_dir / "report.json").read_text())
     assert report["incomplete"] is True and report["agent"]["agentInfo"]["name"] == "acp-reference-agent"
     assert all(live_group_members(p) == [] for p in report["processGroups"])
+
+
+@pytest.mark.slow
+def test_a_turn_the_agent_abandoned_is_not_waited_out(direct) -> None:
+    """v2: status drops the permission request a turn waits on and abandons the turn; no update
+    ever ends it, and the snapshot says `idle`. The agent's own answer is evidence: each wait for
+    that turn's end stops --timeout after it, never at --turn-timeout (here 120 s, at the default
+    300 s each such wait cost five minutes). A generous bound on a hang, not a timing test."""
+    turn_timeout, timeout = 120, 3
+    cases = ["status.active.during-turn", "status.state.own-last-update", "status.state.requires-action"]
+    started = time.monotonic()
+    run = direct(
+        "--protocol",
+        "2",
+        "--agent",
+        python_command(str(AGENTS / "acp" / "v2_status_drops_permission.py")),
+        "--turn-timeout",
+        str(turn_timeout),
+        "--timeout",
+        str(timeout),
+        cases=cases,
+    )
+    elapsed = time.monotonic() - started
+    expected = {"status.active.during-turn": "fail", "status.state.own-last-update": "fail"}
+    assert run.outcomes == expected | {"status.state.requires-action": "warn"}, run.outcomes
+    slow = {c["id"]: c["duration"] for c in run.report["cases"] if c["duration"] >= turn_timeout / 2}
+    assert not slow, f"waited out the turn clock: {slow}"
+    assert elapsed < turn_timeout, f"{elapsed:.0f} s"

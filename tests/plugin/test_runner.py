@@ -8,7 +8,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from tests.conftest import agent_command
+from tests.conftest import RUNNER, agent_command
 
 
 @pytest.mark.parametrize(
@@ -242,3 +242,33 @@ def test_help_shows_readable_placeholders_and_the_revisions_of_each_target() -> 
     text = " ".join(parser.format_help().split())
     for target in ("acp", "mcp", "http"):
         assert f"{target} {', '.join(revisions.available(target))}" in text, target
+
+
+def test_hypothesis_files_go_to_the_report_folder_not_the_working_directory(tmp_path) -> None:
+    """Hypothesis keeps a cache in `.hypothesis/` of the working directory: a run puts it in its
+    report folder, and leaves the directory it was started in as it was."""
+    import os
+    import subprocess
+
+    env = {k: v for k, v in os.environ.items() if k != "HYPOTHESIS_STORAGE_DIRECTORY"}
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(RUNNER),
+            "-k",
+            "fuzz.status.params",
+            "--profile",
+            "smoke",
+            "--report-dir",
+            "out",
+            "-q",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=180,
+    )
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+    assert (tmp_path / "out" / ".hypothesis").is_dir()

@@ -16,6 +16,7 @@ import anyio
 from conformance.core import revisions
 from conformance.core.config import UsageError
 from conformance.core.outcomes import HarnessError, MissingInput, NotTestable, Unanswered, Unprepared, shorten
+from conformance.targets.acp.expect import SESSION_NOT_FOUND
 from conformance.targets.acp.options import AcpOptions
 from conformance.transport.peer import JsonRpcPeer, Reply
 
@@ -86,6 +87,11 @@ class AcpTarget:
         self.init_result: dict[str, Any] = {}
         self._peer = peer  # a second connection's own peer; None: the harness's main one
         self.turn_ends: dict[str, float] = {}  # when each session's last turn ended (as the suite saw it)
+        self.prompted_at: dict[str, float] = {}  # when the suite last sent each session a prompt
+        # When a status answer last said the session has no turn going (v2 `idle`, inactive, an
+        # error): the agent's own word that a turn it was asked during is over.
+        self.no_turn_said: dict[str, float] = {}
+        self.ran_out: set[str] = set()  # sessions whose turn was waited for a whole turn clock in vain
 
     @property
     def peer(self) -> JsonRpcPeer:
@@ -260,7 +266,11 @@ class AcpTarget:
     # -- raw calls -----------------------------------------------------------------------------
 
     async def call(self, method: str, params: Any = None, *, timeout: float | None = None) -> Reply:
-        return await self.peer.request(method, params, timeout=timeout)
+        reply = await self.peer.request(method, params, timeout=timeout)
+        asked = params.get("sessionId") if isinstance(params, dict) else None
+        if method == self.status_method and isinstance(asked, str) and says_no_turn(reply):
+            self.no_turn_said[asked] = anyio.current_time()
+        return reply
 
     async def status(self, session_id: Any) -> Reply:
         return await self.call("session/status", {"sessionId": session_id})
@@ -365,6 +375,7 @@ class AcpTarget:
         if not taken:
             self.harness.take_turn()
         mark = len(self.peer.notifications)
+        self.prompted_at[session_id] = anyio.current_time()
         reply = await self.peer.request(
             "session/prompt",
             {"sessionId": session_id, "prompt": [{"type": "text", "text": text}]},
@@ -374,13 +385,13 @@ class AcpTarget:
         if self.protocol == 2 and wait and reply.ok:
             ended = await self.wait_state(session_id, "idle", since=mark)
             if ended is None and self.peer.exited is None:
-                raise Unanswered(
-                    "session/prompt",
-                    reply.id,
-                    self.turn_timeout,
-                    clock="turn",
-                    why=f"its turn reported no `idle` state_update within {self.turn_timeout:g} s (--turn-timeout)",
-                )
+                why = f"its turn reported no `idle` state_update within {self.turn_timeout:g} s (--turn-timeout)"
+                if self.turn_over_said(session_id):
+                    why = (
+                        "its turn reported no `idle` state_update, though its status answer said no turn was going "
+                        f"(waited {self.harness.config.timeout:g} s, --timeout, after that)"
+                    )
+                raise Unanswered("session/prompt", reply.id, self.turn_timeout, clock="turn", why=why)
         self.turn_ends[session_id] = anyio.current_time()
         return reply
 
@@ -414,25 +425,52 @@ class AcpTarget:
     ) -> dict[str, Any] | None:
         """:meth:`state_reached`, waiting for it on the turn clock (--turn-timeout): a turn's states
         come as the model works."""
-        with anyio.move_on_after(self.turn_timeout):
+        with anyio.move_on_after(self.turn_timeout) as clock:
             while self.peer.exited is None:  # a dead agent sends no more updates
                 if (update := self.state_reached(session_id, state, since=since, ending=ending)) is not None:
                     return update
+                self.end_wait_on_evidence(clock, session_id)
                 await anyio.sleep(0.005)
+        self._ran_out(clock, session_id)
         return None
+
+    def _ran_out(self, clock: anyio.CancelScope, session_id: str) -> None:
+        if clock.cancelled_caught and self.peer.exited is None and not self.turn_over_said(session_id):
+            if session_id not in self.ran_out:  # a later, shortened wait for it is no second turn clock
+                self.harness.turn_ran_out()
+            self.ran_out.add(session_id)
+
+    def turn_over_said(self, session_id: str) -> bool:
+        """Whether the agent itself said, since the session's last prompt, that no turn is going
+        (a status answer: v2 `idle`, inactive, an error): a turn it ended, cancelled or abandoned."""
+        prompted = self.prompted_at.get(session_id)
+        said = self.no_turn_said.get(session_id)
+        return prompted is not None and said is not None and said > prompted
+
+    def end_wait_on_evidence(self, clock: anyio.CancelScope, session_id: str) -> None:
+        """A wait for the turn's update ends within --timeout once the agent has said its turn is
+        over: a turn it ended, cancelled or abandoned is evidence, not a reason to wait out the
+        turn clock (the update that says so may still be on its way: the request clock's worth).
+        So does a wait for a turn that already outlived one whole turn clock in vain."""
+        if self.turn_over_said(session_id):
+            clock.deadline = min(clock.deadline, self.no_turn_said[session_id] + self.harness.config.timeout)
+        elif session_id in self.ran_out:  # its turn outlived the turn clock once already
+            clock.deadline = min(clock.deadline, anyio.current_time() + self.harness.config.timeout)
 
     async def wait_turn_end(self, session_id: str, *, since: int) -> dict[str, Any] | None:
         """The `state_update` that ends a v2 turn, waiting on the turn clock (--turn-timeout): the
         first `idle` one that carries a stopReason, or, since the stopReason is only a SHOULD, an
         `idle` one after which the session goes quiet."""
-        with anyio.move_on_after(self.turn_timeout):
+        with anyio.move_on_after(self.turn_timeout) as clock:
             while self.peer.exited is None:
                 if (ending := self.state_reached(session_id, "idle", since=since, ending=True)) is not None:
                     return ending
                 plain = self.state_reached(session_id, "idle", since=since)
                 if plain is not None and await self.quiet({session_id}):
                     return self.state_reached(session_id, "idle", since=since, ending=True) or plain
+                self.end_wait_on_evidence(clock, session_id)
                 await anyio.sleep(0.005)
+        self._ran_out(clock, session_id)
         return None
 
     async def list_sessions(self) -> dict[str, dict[str, Any]]:
@@ -491,6 +529,18 @@ class AcpTarget:
     @staticmethod
     def unknown_id() -> str:
         return f"sess_never_created_{uuid.uuid4().hex}"
+
+
+def says_no_turn(reply: Reply) -> bool:
+    """Whether a status answer says the session has no turn going: the v2 snapshot `idle`, the
+    session not in memory (inactive), or no such session (-32002)."""
+    if not reply.ok:
+        return reply.code == SESSION_NOT_FOUND
+    result = reply.result if isinstance(reply.result, dict) else {}
+    state = result.get("state")
+    if isinstance(state, dict) and state.get("state") == "idle":
+        return True
+    return revisions.canonical(result.get("status")) == "inactive"
 
 
 # pyright checks the class against the Protocol the harness drives targets by: a driver that drifts

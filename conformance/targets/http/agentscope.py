@@ -29,6 +29,14 @@ _MAX_BODY = 4000
 _OMIT: Any = object()  # "leave this out of the request", distinct from None
 
 
+class Refused(AssertionError):
+    """A setup request the service refused (the suite cannot go on as planned), with its code."""
+
+    def __init__(self, message: str, code: int) -> None:
+        super().__init__(message)
+        self.code = code
+
+
 class AgentScopeDriver:
     def __init__(self, base_url: str, *, timeout: float = 15.0, model_name: str = "fake-model") -> None:
         self.base_url = base_url.rstrip("/")
@@ -138,9 +146,10 @@ class AgentScopeDriver:
 
     async def _ok(self, response: httpx.Response, *codes: int) -> dict[str, Any]:
         if response.status_code not in (codes or (200, 201)):
-            raise AssertionError(
+            raise Refused(
                 f"{response.request.method} {response.request.url.path} -> {response.status_code}: "
-                f"{response.text[:500]}"
+                f"{response.text[:500]}",
+                response.status_code,
             )
         return response.json() if response.content else {}
 

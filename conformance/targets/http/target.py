@@ -30,7 +30,7 @@ from conformance.core import revisions
 from conformance.core.config import AgentConfig
 from conformance.core.outcomes import AgentExited, HarnessError, MissingInput, NotTestable, Unanswered
 from conformance.core.transcript import NOTE, RECV, SEND, StderrTail, Transcript
-from conformance.targets.http.agentscope import STATUSES, AgentScopeDriver
+from conformance.targets.http.agentscope import STATUSES, AgentScopeDriver, Refused
 from conformance.targets.http.calibration import flatten, parsed, shaped_like
 from conformance.targets.http.options import HttpOptions
 from conformance.transport.process import _drain, read_url
@@ -44,6 +44,7 @@ __all__ = ["HttpService", "HttpStatusTarget", "StatusProbe"]
 STATUS_PATH = "/sessions/{session_id}/status"
 MAX_BODY = 4000
 SHAPE_SAMPLES = 4  # real ids of each kind a run learns their shape from
+CONNECT_RETRY = 0.05  # seconds between tries to reach a service that printed its URL
 
 
 class HttpConnection:
@@ -223,14 +224,30 @@ class HttpStatusTarget:
             self._driver.request = recorded
         return self._driver
 
+    async def _first_answer(self, driver: AgentScopeDriver) -> httpx.Response:
+        """GET /openapi.json, the service's first answer: a service may print its URL a moment
+        before it accepts connections (a port chosen, then a server started on it), so a refused
+        connection is tried again until --timeout has passed since the URL was printed (at once
+        a failure for a service given by --http-url, which was listening already)."""
+        started = self.harness.config.restartable
+        deadline = anyio.current_time() + (self.harness.config.timeout if started else 0)
+        while True:
+            try:
+                return await driver.request("GET", "/openapi.json", record_body=False)
+            except httpx.ConnectError as exc:
+                if anyio.current_time() >= deadline or not self.harness.agent_alive:
+                    raise HarnessError(
+                        f"cannot reach {driver.base_url} (the URL the service printed) within "
+                        f"{self.harness.config.timeout:g} s (--timeout): {exc}"
+                    ) from None
+                await anyio.sleep(CONNECT_RETRY)
+
     async def handshake(self) -> dict[str, Any]:
         driver = self.driver
         try:
-            response = await driver.request("GET", "/openapi.json", record_body=False)
+            response = await self._first_answer(driver)
             document = response.json() if response.status_code == 200 else {}
-        except (httpx.HTTPError, ValueError) as exc:
-            if isinstance(exc, httpx.ConnectError):
-                raise HarnessError(f"cannot reach {driver.base_url}: {exc}") from None
+        except (httpx.HTTPError, ValueError):
             document = {}
         self.openapi = document if isinstance(document, dict) else {}
         self.drivable = AgentScopeDriver.recognise(self.openapi)
@@ -289,11 +306,23 @@ class HttpStatusTarget:
         if not self.drivable:
             return self.given_session()
         if self._agent_id is None:
-            self._agent_id = await self.driver.create_agent(self.user_id, self._model.base_url)
-            self._agent_ids.append(self._agent_id)
-            await self._learn_id_shapes()
-        sid = await self._create_session()
+            await self._make_agent()
+        try:
+            sid = await self._create_session()
+        except Refused as refused:
+            if refused.code != 404:
+                raise
+            # The agent it made is gone (a service that keeps nothing across a restart, a store
+            # that keeps the sessions but not the agents): made again, with its credential.
+            await self._make_agent()
+            sid = await self._create_session()
+        assert self._agent_id is not None  # made above
         return self._agent_id, sid
+
+    async def _make_agent(self) -> None:
+        self._agent_id = await self.driver.create_agent(self.user_id, self._model.base_url)
+        self._agent_ids.append(self._agent_id)
+        await self._learn_id_shapes()
 
     async def _create_session(self) -> str:
         assert self._agent_id is not None

@@ -506,6 +506,29 @@ V2_BROKEN: dict[str, Variant] = {
     "v2_sibling_running_read_as_own": Variant(1, {"status.state.own-last-update": "fail"}),
     # `running` while blocked on the user, with no other work: the SHOULD of requires_action.
     "v2_running_while_blocked": Variant(0, {"status.state.requires-action": "warn"}),
+    # Status drops the pending permission request and abandons the turn: no update ever ends it,
+    # and the snapshot says idle. Each wait for its end stops --timeout after that answer.
+    "v2_status_drops_permission": Variant(
+        1,
+        {
+            "status.active.during-turn": "fail",
+            "status.state.own-last-update": "fail",
+            "status.state.requires-action": "warn",
+        },
+        focus="status.state or status.active",
+        args=("--timeout", "3"),  # each wait for the abandoned turn ends this long after the snapshot
+    ),
+    # The session is out of the pool while its turn works: status during the turn reads inactive,
+    # with no snapshot (the state cases that ask during a turn have none to judge).
+    "v2_prompt_checks_out_session": Variant(
+        1,
+        {
+            "status.active.during-turn": "fail",
+            "status.state.requires-action": "n/a",
+            "status.state.running-during-turn": "n/a",
+        },
+        focus="status.state or status.active",
+    ),
 }
 
 # v2 agents that take paths the spec allows: their outcomes differ from the baseline, all legally.

@@ -583,15 +583,26 @@ CONFORMING: dict[str, Variant] = {
     "users_normalised_everywhere": Variant(0, {}, focus="boundary or identity"),
     # Extra fields in the status body, and every probe a 0.25 s storage read.
     "slow_status_extra_fields": Variant(0, {}, focus="shape or running-during-run or parallel"),
+    # A new port each start, its URL printed a moment before it listens, nothing kept across a
+    # restart: the restart twins are not testable (the baseline's outcome), the cases after go on.
+    "new_port_keeps_nothing": Variant(0, {}, focus="twins.restart or later or safe"),
+    # Sessions kept across a restart, not the agents and credentials: the restart twins are
+    # judged, and the cases after it make a new agent.
+    "store_keeps_sessions_only": Variant(
+        0,
+        {"http.twins.restart": "pass"},
+        focus="twins.restart or later or safe",
+        agent_args=("--store", "s.json"),
+    ),
 }
 
 
-def _variant(name: str) -> str:
-    return python_command(str(HTTP_AGENTS / f"{name}.py"), "--listen", "127.0.0.1:0")
+def _variant(name: str, *flags: str) -> str:
+    return python_command(str(HTTP_AGENTS / f"{name}.py"), "--listen", "127.0.0.1:0", *flags)
 
 
 def _start(name: str, variant: Variant) -> tuple[str, ...]:
-    return ("--http-cmd", _variant(name), *FAST)
+    return ("--http-cmd", _variant(name, *variant.agent_args), *FAST)
 
 
 # A broken service runs its focus, less the slow cases its delta does not name; a conforming one
