@@ -236,39 +236,37 @@ def _uv_install(entry: Entry, tmp: Path, timeout: float) -> None:
     python = entry.python or sys.executable
     if entry.python and shutil.which(entry.python) is None and not Path(entry.python).is_file():
         raise Unsupported(f"the entry asks for Python {entry.python!r}, which is not on this machine")
+    venv_python = str(tmp / "venv" / "bin" / "python")
     uv = shutil.which("uv")
-    if uv:
-        _run([uv, "venv", "--quiet", "--python", python, str(tmp / "venv")], timeout, "uv venv")
-        _run(
-            [
-                uv,
-                "pip",
-                "install",
-                "--quiet",
-                "--python",
-                str(tmp / "venv" / "bin" / "python"),
-                entry.package,
-            ],
-            timeout,
-            f"uv pip install {entry.package}",
-        )
-        return
-    _run([python, "-m", "venv", str(tmp / "venv")], timeout, "python -m venv")
-    env = {k: v for k, v in os.environ.items() if k not in ("PIP_NO_DEPS", "PYTHONPATH")}
-    _run(
-        [
-            str(tmp / "venv" / "bin" / "python"),
+    try:
+        if uv:
+            _run([uv, "venv", "--quiet", "--python", python, str(tmp / "venv")], timeout, "uv venv")
+            install = [uv, "pip", "install", "--quiet", "--python", venv_python, entry.package]
+            _run(install, timeout, f"uv pip install {entry.package}")
+            return
+        _run([python, "-m", "venv", str(tmp / "venv")], timeout, "python -m venv")
+        env = {k: v for k, v in os.environ.items() if k not in ("PIP_NO_DEPS", "PYTHONPATH")}
+        install = [
+            venv_python,
             "-m",
             "pip",
             "install",
             "--quiet",
             "--disable-pip-version-check",
             entry.package,
-        ],
-        timeout,
-        f"pip install {entry.package}",
-        env,
-    )
+        ]
+        _run(install, timeout, f"pip install {entry.package}", env)
+    except InstallError as exc:
+        # Only releases for another Python: the package exists, this machine's Python cannot run it.
+        wanted = [w.strip(" ,") for w in re.findall(r"Requires-Python ([^;/]+)", str(exc))]
+        if not wanted:
+            raise
+        whole = [w for w in wanted if re.search(r"\d$", w) and ">" in w]  # the tail may cut the last one
+        have = entry.python or ".".join(map(str, sys.version_info[:2]))
+        raise Unsupported(
+            f"{entry.package} needs Python {(whole or wanted)[-1]} (Requires-Python); the venv's Python is {have} "
+            '(an entry may name another: python = "python3.12")'
+        ) from exc
 
 
 def _uv_command(entry: Entry, folder: Path) -> list[str]:
