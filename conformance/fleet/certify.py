@@ -206,6 +206,10 @@ def sweep(mark: str) -> list[dict[str, Any]]:
     return found
 
 
+def _object(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
 def row_from_report(path: Path) -> dict[str, Any]:
     """What a fleet row takes from a run's report.json (absent or unreadable: a row without a verdict)."""
     try:
@@ -216,12 +220,9 @@ def row_from_report(path: Path) -> dict[str, Any]:
         return {"status": "no-verdict", "verdict": None, "reason": f"the report is unreadable: {exc}"}
     if not isinstance(report, dict):
         return {"status": "no-verdict", "verdict": None, "reason": "the report is not an object"}
-    verdict = report.get("verdict") if isinstance(report.get("verdict"), dict) else {}
-    agent = report.get("agent") if isinstance(report.get("agent"), dict) else {}
-    spec = report.get("spec") if isinstance(report.get("spec"), dict) else {}
-    prompts = report.get("prompts") if isinstance(report.get("prompts"), dict) else {}
+    verdict, agent, spec, prompts = (_object(report.get(k)) for k in ("verdict", "agent", "spec", "prompts"))
     wire = report.get("wire") if isinstance(report.get("wire"), dict) else None
-    cases = report.get("cases") if isinstance(report.get("cases"), list) else []
+    cases: list[Any] = report["cases"] if isinstance(report.get("cases"), list) else []
     label = verdict.get("label") if isinstance(verdict.get("label"), str) else None
     failing = sorted(
         {

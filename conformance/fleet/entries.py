@@ -97,7 +97,7 @@ def load_list(source: str) -> list[Entry]:
     """The entries of a registry JSON, an agent.json or a TOML list (by content, not by name)."""
     text, name = read_source(source)
     stripped = text.lstrip()
-    if stripped.startswith(("{", "[")):
+    if stripped.startswith("{"):
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:

@@ -22,6 +22,7 @@ import tarfile
 import threading
 import urllib.request
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 from conformance.fleet.entries import Entry
@@ -64,10 +65,12 @@ def _safe(name: str) -> str:
 
 
 def _tail(text: str, lines: int = 3) -> str:
-    """The last meaningful lines of an installer's output, on one line."""
-    kept = [line.strip() for line in text.splitlines() if line.strip() and not line.startswith("WARNING")]
-    errors = [line for line in kept if "ERR" in line.upper() or "not found" in line.lower()]
-    return " / ".join((errors or kept)[-lines:])[:600]
+    """An installer's first error lines (npm and pip say what went wrong first, then how to read
+    their logs), on one line."""
+    noise = ("complete log", "Note that you can", "tarball, folder", "WARNING")
+    kept = [line.strip() for line in text.splitlines() if line.strip() and not any(n in line for n in noise)]
+    errors = [line for line in kept if "ERR" in line.upper() and not re.fullmatch(r"npm error( \d+)?", line)]
+    return " / ".join((errors or kept[-lines:])[:lines])[:600]
 
 
 def _run(argv: list[str], timeout: float, what: str, env: dict[str, str] | None = None) -> None:
@@ -139,14 +142,14 @@ def _complete(folder: Path) -> bool:
     return (folder / ".complete").is_file()
 
 
-def _fresh(folder: Path, build: object) -> None:
+def _fresh(folder: Path, build: Callable[[Path], None]) -> None:
     """Installs into a temporary folder beside ``folder`` and renames it into place when done."""
     folder.parent.mkdir(parents=True, exist_ok=True)
     tmp = folder.with_name(folder.name + f".part-{os.getpid()}-{threading.get_ident()}")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir()
     try:
-        build(tmp)  # type: ignore[operator]
+        build(tmp)
         (tmp / ".complete").write_text("", encoding="utf-8")
         shutil.rmtree(folder, ignore_errors=True)
         tmp.rename(folder)
