@@ -5,6 +5,7 @@ matrix, and the rendered reports (escaped, schema-valid). No agent runs here."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -289,4 +290,40 @@ def test_the_example_workflow_plans_with_the_list_and_merges_with_the_action_upl
     )
     assert (
         action["with"]["artifact-name"] == "${{ matrix.artifact }}" and action["with"]["fail-job"] == "false"
+    )
+
+
+def test_a_binary_archive_for_this_platform_is_unpacked_once_and_reused(tmp_path: Path) -> None:
+    import io
+    import tarfile
+    import zipfile
+
+    from conformance.fleet.install import InstallError, install
+
+    archive = tmp_path / "agent.tar.gz"
+    script = b"#!/bin/sh\necho agent\n"
+    with tarfile.open(archive, "w:gz") as tar:
+        info = tarfile.TarInfo("dist/agent")
+        info.size, info.mode = len(script), 0o644
+        tar.addfile(info, io.BytesIO(script))
+    spec = {"archive": str(archive), "cmd": "./dist/agent", "args": ["acp"]}
+    (entry,) = load_list(
+        registry(tmp_path, [{"id": "b", "version": "1", "distribution": {"binary": {platform_key(): spec}}}])
+    )
+    first = install(entry, tmp_path / "cache")
+    assert not first.cached and first.argv[1:] == ["acp"]
+    assert Path(first.argv[0]).read_bytes() == script and os.access(first.argv[0], os.X_OK)
+    assert install(entry, tmp_path / "cache").cached, "the second run reuses the cache"
+
+    evil = tmp_path / "evil.zip"
+    with zipfile.ZipFile(evil, "w") as z:
+        z.writestr("../outside", "x")
+    spec = {"archive": str(evil), "cmd": "./outside"}
+    (entry,) = load_list(
+        registry(tmp_path, [{"id": "e", "version": "1", "distribution": {"binary": {platform_key(): spec}}}])
+    )
+    with pytest.raises(InstallError, match="outside its folder"):
+        install(entry, tmp_path / "cache")
+    assert not (tmp_path / "cache" / "binary" / "outside").exists() and not list(
+        (tmp_path / "cache" / "binary").glob("e@1*")
     )
