@@ -239,6 +239,7 @@ def row_from_report(path: Path) -> dict[str, Any]:
         "verdict": label if label != "error" else None,
         "explanation": str(verdict.get("explanation") or "")[:1000],
         "revision": spec.get("revision"),
+        "revisionWhy": str(spec.get("why") or "")[:300],
         "wire": wire,
         "initialize": {
             "protocolVersion": agent.get("protocolVersion"),

@@ -15,6 +15,7 @@ import json
 import shlex
 import shutil
 import sys
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
@@ -239,20 +240,21 @@ def run_main(argv: list[str]) -> int:
     previous_dir = Path(args.previous).parent if args.previous else out
     started_at = datetime.now(UTC).isoformat(timespec="seconds")
     clock = time.monotonic()
-    done = 0
+    done = [0]
+    counting = threading.Lock()
 
     def one(entry: Entry) -> dict[str, Any]:
-        nonlocal done
         old = before.get(entry.id)
         if args.changed_only and _reusable(entry, old):
             assert old is not None
             row = _reuse(old, previous_dir, out)
         else:
             row = run_one(entry, out, cache, limits, args.install_timeout)
-        done += 1
+        with counting:
+            done[0] += 1
         said = f": {row['reason']}" if row.get("reason") and not row.get("verdict") else ""
         print(
-            f"[{done}/{len(entries)}] {entry.id} {entry.version}: {label(row)}{' (reused)' if row.get('reused') else ''}"
+            f"[{done[0]}/{len(entries)}] {entry.id} {entry.version}: {label(row)}{' (reused)' if row.get('reused') else ''}"
             f"{said[:300]}",
             file=sys.stderr,
             flush=True,
