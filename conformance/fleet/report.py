@@ -30,10 +30,10 @@ STATUSES = ("certified", "no-verdict", "install-failed", "unsupported", "invalid
 EXIT_CODES = {
     0: "every certifiable agent came out conformant",
     1: "an agent came out non-conformant, or an installed agent ended without a verdict "
-    "(it hung, crashed, printed garbage or ran past its time limit)",
+    "(it hung in initialize, crashed or printed garbage)",
     2: "usage error (an unreadable list or folder, a bad option), or no agent could be certified at all",
     3: "no agent is non-conformant, but one does not implement the method or was not fully tested "
-    "(unimplemented, untested, partial, incomplete)",
+    "(unimplemented, untested, partial, or incomplete: stopped at its time limit)",
 }
 _STATUS_COLORS = {
     "no-verdict": "#6a1b9a",

@@ -327,3 +327,48 @@ def test_a_binary_archive_for_this_platform_is_unpacked_once_and_reused(tmp_path
     assert not (tmp_path / "cache" / "binary" / "outside").exists() and not list(
         (tmp_path / "cache" / "binary").glob("e@1*")
     )
+
+
+def test_merge_joins_a_shards_fleet_report_the_actions_report_folders_and_the_missing(tmp_path: Path) -> None:
+    listing = write(
+        tmp_path,
+        "fleet.toml",
+        '[[agent]]\nid = "a"\nversion = "1"\nnpx = { package = "a@1" }\n\n'
+        '[[agent]]\nid = "b"\nversion = "2"\nnpx = { package = "b@2" }\n\n'
+        '[[agent]]\nid = "c"\nversion = "3"\nnpx = { package = "c@3" }\n\n'
+        '[[agent]]\nid = "mac"\nversion = "1"\nbinary = { darwin-aarch64 = { archive = "a.zip", cmd = "./a" } }\n',
+    )
+    # A shard's `fleet --only a` output: fleet.json with its agent folder.
+    shard = tmp_path / "downloads" / "fleet-shard-1"
+    (shard / "agents" / "a@1" / "report").mkdir(parents=True)
+    (shard / "agents" / "a@1" / "report" / "report.html").write_text("a")
+    shard_row = row("a", "1", "unimplemented", folder="agents/a@1", report="agents/a@1/report/report.html")
+    shard_doc = command.fleet_document([shard_row], listing, None, None, "2026-12-06T00:00:00+00:00", 1.0)
+    (shard / "fleet.json").write_text(json.dumps(shard_doc))
+    # The Action's upload for b: its report folder, named after the plan's artifact.
+    action = tmp_path / "downloads" / "fleet-b@2"
+    action.mkdir(parents=True)
+    (action / "report.json").write_text(
+        json.dumps(
+            {
+                "verdict": {"label": "non-conformant", "explanation": "a MUST is broken"},
+                "spec": {"revision": "rfd-2026-10-26"},
+                "agent": {"agentInfo": {"name": "b-agent", "version": "2"}, "protocolVersion": 1},
+                "prompts": {"sent": 3},
+                "cases": [{"id": "status.result.shape", "outcome": "fail"}, {"id": "x", "outcome": "pass"}],
+            }
+        )
+    )
+    out = tmp_path / "merged"
+    code = command.main(["merge", str(shard), str(action), "--list", listing, "--out", str(out)])
+    merged = json.loads((out / "fleet.json").read_text())
+    jsonschema.validate(merged, SCHEMA)
+    got = {r["id"]: r for r in merged["agents"]}
+    assert [r["id"] for r in merged["agents"]] == ["a", "b", "c", "mac"], "the list's order"
+    assert got["a"]["verdict"] == "unimplemented" and (out / got["a"]["report"]).is_file()
+    assert got["b"]["verdict"] == "non-conformant" and got["b"]["failing"] == ["status.result.shape"]
+    assert (out / got["b"]["report"]).parent.joinpath("report.json").is_file()
+    assert got["c"]["status"] == "no-verdict" and "no report folder came back" in got["c"]["reason"]
+    assert got["mac"]["status"] == "unsupported"
+    assert code == merged["exitCode"] == 1
+    assert command.main(["merge", str(tmp_path / "nothing-here"), "--out", str(out)]) == 2
