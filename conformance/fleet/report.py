@@ -71,7 +71,7 @@ def badge_svg(row: dict[str, Any]) -> str:
     """A shields-style badge: the agent and version on the left, its outcome (and revision) on the right."""
     left = f"{row.get('name') or row.get('id')} {row.get('version') or ''}".strip()[:40]
     right = label(row) + (f" · {row['revision']}" if row.get("revision") else "")
-    lw, rw = 12 + 7 * len(left), 12 + 7 * len(right)
+    lw, rw = 12 + round(6.2 * len(left)), 12 + round(6.2 * len(right))
     title = html_text(f"{left}: {right}")
     return (
         f"<svg xmlns='http://www.w3.org/2000/svg' width='{lw + rw}' height='20' role='img' aria-label='{title}'>"
@@ -174,7 +174,8 @@ def fleet_markdown(fleet: dict[str, Any]) -> str:
 _STYLE = """
 body{font-family:system-ui,sans-serif;margin:1.5em;color:#222}
 table{border-collapse:collapse;width:100%}th,td{border:1px solid #ccc;padding:.35em .5em;text-align:left;vertical-align:top}
-th{background:#f3f3f3}.verdict{color:#fff;padding:.1em .4em;border-radius:3px;white-space:nowrap}
+th{background:#f3f3f3}td.nowrap{white-space:nowrap}details pre{max-width:40em;overflow:auto;font-size:.8em}
+.verdict{color:#fff;padding:.1em .4em;border-radius:3px;white-space:nowrap}
 .reason{color:#555;font-size:.9em}code{font-size:.85em}ul.changes li{margin:.2em 0}
 """
 
@@ -201,12 +202,18 @@ def fleet_html(fleet: dict[str, Any]) -> str:
             f"<img src='{html_text(row['badge'])}' alt='{html_text(label(row))}'>" if row.get("badge") else ""
         )
         prompts = row.get("promptsSent")
+        initialize = row.get("initialize")
+        said = (
+            f"<details class='initialize'><summary>initialize</summary><pre>{html_text(initialize)}</pre></details>"
+            if initialize
+            else ""
+        )
         out.append(
             f"<tr data-agent='{html_text(row['id'])}' data-verdict='{html_text(label(row))}'><td>{badge}</td>"
             f"<td>{html_text(row.get('name') or row['id'])}<div class='reason'>{html_text(row.get('kind') or '')} "
-            f"{html_text(row.get('package') or '')}</div></td><td>{html_text(row.get('version') or '—')}</td>"
+            f"{html_text(row.get('package') or '')}</div>{said}</td><td class='nowrap'>{html_text(row.get('version') or '—')}</td>"
             f"<td><span class='verdict' style='background:{_color(row)}'>{html_text(label(row))}</span>{reason}{reused}</td>"
-            f"<td>{html_text(row.get('revision') or '—')}</td><td>{rules}</td>"
+            f"<td class='nowrap'>{html_text(row.get('revision') or '—')}</td><td>{rules}</td>"
             f"<td>{prompts if prompts is not None else '—'}</td><td>{_seconds(row)}</td><td>{report}</td></tr>"
         )
     out.append("</tbody></table>")

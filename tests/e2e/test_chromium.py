@@ -184,6 +184,7 @@ def test_fleet_page_shows_a_row_per_agent_its_badge_and_the_history(browser, tmp
             "verdict": "non-conformant",
             "revision": "rfd-2026-10-26",
             "failing": ["status.result.shape"],
+            "initialize": {"protocolVersion": 1, "agentInfo": {"name": hostile, "version": "2"}},
         },
         {
             "id": "qwen",
@@ -207,6 +208,9 @@ def test_fleet_page_shows_a_row_per_agent_its_badge_and_the_history(browser, tmp
     assert "Node >=22" in page.locator("tr[data-agent='qwen']").inner_text()
     assert hostile in page.locator("tr[data-agent='broken']").inner_text(), "an agent's name is shown as text"
     assert page.title() != "pwned"
+    initialize = page.locator("tr[data-agent='broken'] details.initialize")
+    initialize.locator("summary").click()
+    assert '"protocolVersion": 1' in initialize.locator("pre").inner_text(), "what initialize said, unfolded"
     for i in range(3):  # every badge is an SVG file beside the page, and it loads
         assert table.nth(i).locator("img").evaluate("img => img.complete && img.naturalWidth > 0")
     kinds = page.locator("#changes li").evaluate_all("items => items.map(i => i.dataset.kind)")

@@ -372,3 +372,24 @@ def test_merge_joins_a_shards_fleet_report_the_actions_report_folders_and_the_mi
     assert got["mac"]["status"] == "unsupported"
     assert code == merged["exitCode"] == 1
     assert command.main(["merge", str(tmp_path / "nothing-here"), "--out", str(out)]) == 2
+
+
+def test_a_list_at_a_url_is_read_once(tmp_path: Path) -> None:
+    import threading
+    from functools import partial
+    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+    registry(tmp_path, [{"id": "a", "version": "1", "distribution": {"npx": {"package": "a@1"}}}])
+    handler = partial(SimpleHTTPRequestHandler, directory=str(tmp_path))
+    handler.log_message = lambda *args: None  # type: ignore[attr-defined]  # the test's output stays quiet
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        base = f"http://127.0.0.1:{server.server_address[1]}"
+        (entry,) = load_list(f"{base}/registry.json")
+        assert entry.package == "a@1"
+        with pytest.raises(ListError, match="cannot read the fleet list"):
+            load_list(f"{base}/missing.json")
+    finally:
+        server.shutdown()
+        server.server_close()
