@@ -75,7 +75,7 @@ def suite_argv(entry: Entry, agent: list[str], report_dir: Path, cwd: Path, limi
     return argv + list(entry.suite_args)
 
 
-def fresh_environment(home: Path, mark: str, entry: Entry) -> dict[str, str]:
+def fresh_environment(home: Path, mark: str, entry: Entry, path: str = "") -> dict[str, str]:
     given = {key for key, _ in entry.env}
     env = {
         k: v
@@ -92,10 +92,14 @@ def fresh_environment(home: Path, mark: str, entry: Entry) -> dict[str, str]:
         MARKER: mark,
         "NO_COLOR": "1",
     }
+    if path:
+        env["PATH"] = os.pathsep.join([path, env.get("PATH", "")])
     return env
 
 
-def certify_entry(entry: Entry, agent: list[str], folder: Path, limits: Limits) -> dict[str, Any]:
+def certify_entry(
+    entry: Entry, agent: list[str], folder: Path, limits: Limits, path: str = ""
+) -> dict[str, Any]:
     """Runs the suite on one agent into ``folder`` (report/, suite.log); what the row says of it."""
     report_dir = folder / "report"
     work = folder / "work"
@@ -117,7 +121,7 @@ def certify_entry(entry: Entry, agent: list[str], folder: Path, limits: Limits) 
             stdout=log,
             stderr=subprocess.STDOUT,
             cwd=cwd,
-            env=fresh_environment(home, mark, entry),
+            env=fresh_environment(home, mark, entry, path),
             start_new_session=True,
         )
         try:

@@ -171,8 +171,10 @@ def run_one(entry: Entry, out: Path, cache: Path, limits: Limits, install_timeou
             "cached": installed.cached,
         }
         row["installSeconds"] = round(installed.seconds, 1)
+        if installed.path:
+            row["pathFirst"] = installed.path
         try:
-            row |= certify_entry(entry, installed.argv, folder, limits)
+            row |= certify_entry(entry, installed.argv, folder, limits, installed.path)
         except Exception as exc:
             row |= {
                 "status": "no-verdict",

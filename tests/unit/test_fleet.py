@@ -393,3 +393,29 @@ def test_a_list_at_a_url_is_read_once(tmp_path: Path) -> None:
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_a_package_that_needs_a_newer_node_gets_one_of_its_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from conformance.fleet import install
+
+    monkeypatch.setattr(install, "_node_major", lambda: 20)
+    assert install._node_needed({"engines": {"node": ">=22.0.0"}}) == "22"
+    assert install._node_needed({"engines": {"node": ">=18"}}) == ""
+    assert install._node_needed({"engines": {"node": "^20 || ^22"}}) == "", "only a lower bound is read"
+    assert install._node_needed({}) == ""
+    (entry,) = load_list(
+        write(
+            tmp_path, "f.toml", '[[agent]]\nid = "q"\nversion = "1"\nnpx = { package = "q@1" }\nnode = "24"\n'
+        )
+    )
+    assert entry.node == "24"
+    (bad,) = load_list(
+        write(
+            tmp_path,
+            "g.toml",
+            '[[agent]]\nid = "q"\nversion = "1"\nnpx = { package = "q@1" }\nnode = "latest"\n',
+        )
+    )
+    assert "node is not a version" in bad.problem
