@@ -38,6 +38,9 @@ class Limits:
     max_prompts: int = 20
     time_limit: float = 900.0
     grace: float = 20.0  # after SIGTERM, the suite's time to write its partial report
+    # The suite's --timeout: a released agent's first initialize in a fresh HOME can take 10 s and
+    # more on a loaded machine (the registry's own matrix waits 120 s for it).
+    timeout: float = 30.0
 
 
 def suite_command() -> list[str]:
@@ -68,6 +71,8 @@ def suite_argv(entry: Entry, agent: list[str], report_dir: Path, cwd: Path, limi
     ]
     if entry.transport != "stdio":
         argv += ["--transport", entry.transport]
+    if "--timeout" not in entry.suite_args:
+        argv += ["--timeout", str(limits.timeout)]
     if entry.auth_method:
         argv += ["--auth-method", entry.auth_method]
     for key, value in entry.env:

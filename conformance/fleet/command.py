@@ -74,6 +74,14 @@ def run_parser() -> argparse.ArgumentParser:
         help="time limit per agent (default 900)",
     )
     p.add_argument(
+        "--timeout",
+        type=float,
+        default=30.0,
+        metavar="SECONDS",
+        help="the suite's --timeout for each agent (default 30: a first initialize in a fresh HOME is slow); "
+        "an entry's own args may set another",
+    )
+    p.add_argument(
         "--install-timeout",
         type=float,
         default=900.0,
@@ -237,7 +245,7 @@ def run_main(argv: list[str]) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     cache = args.cache or default_cache()
-    limits = Limits(max_prompts=args.max_prompts, time_limit=args.time_limit)
+    limits = Limits(max_prompts=args.max_prompts, time_limit=args.time_limit, timeout=args.timeout)
     before = {str(r.get("id")): r for r in (previous or {}).get("agents", []) if isinstance(r, dict)}
     previous_dir = Path(args.previous).parent if args.previous else out
     started_at = datetime.now(UTC).isoformat(timespec="seconds")
@@ -270,6 +278,7 @@ def run_main(argv: list[str]) -> int:
         "workers": args.workers,
         "maxPrompts": args.max_prompts,
         "timeLimit": args.time_limit,
+        "timeout": args.timeout,
         "changedOnly": args.changed_only,
         "cache": str(cache),
     }
@@ -365,6 +374,8 @@ def action_args(entry: Entry, max_prompts: int, time_limit: float) -> str:
     ]
     if entry.transport != "stdio":
         words += ["--transport", entry.transport]
+    if "--timeout" not in entry.suite_args:
+        words += ["--timeout", "30"]
     if entry.auth_method:
         words += ["--auth-method", entry.auth_method]
     for key, value in entry.env:
