@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import shlex
 import shutil
 import sys
@@ -207,11 +208,21 @@ def _reusable(entry: Entry, old: dict[str, Any] | None) -> bool:
     )
 
 
+_FOLDER = re.compile(r"agents/[A-Za-z0-9._@+=-]{1,150}")
+
+
+def _folder(row: dict[str, Any]) -> str:
+    """The row's agent folder, if it is one the fleet writes (a report from elsewhere names no path
+    outside the report's own agents/ folder); "" otherwise."""
+    folder = row.get("folder")
+    return folder if isinstance(folder, str) and _FOLDER.fullmatch(folder) and ".." not in folder else ""
+
+
 def _reuse(old: dict[str, Any], previous_dir: Path, out: Path) -> dict[str, Any]:
     row = dict(old) | {"reused": True}
-    source = previous_dir / str(old.get("folder") or "")
-    target = out / str(old.get("folder") or "")
-    if old.get("folder") and source.is_dir() and source.resolve() != target.resolve():
+    source = previous_dir / _folder(old)
+    target = out / _folder(old)
+    if _folder(old) and source.is_dir() and source.resolve() != target.resolve():
         shutil.rmtree(target, ignore_errors=True)
         shutil.copytree(source, target)
     elif not target.is_dir():
@@ -519,7 +530,14 @@ def _rows_of(folder: Path, by_slug: dict[str, Entry], out: Path) -> list[dict[st
         data = _load_previous(str(folder / "fleet.json")) or {}
         rows = []
         for row in data.get("agents", []):
-            _copy(folder / str(row.get("folder") or ""), out / str(row.get("folder") or ""))
+            if (
+                not isinstance(row, dict)
+                or not isinstance(row.get("slug"), str)
+                or not isinstance(row.get("id"), str)
+            ):
+                continue
+            if _folder(row):
+                _copy(folder / _folder(row), out / _folder(row))
             rows.append(row)
         return rows
     if (folder / "row.json").is_file():
@@ -527,7 +545,9 @@ def _rows_of(folder: Path, by_slug: dict[str, Entry], out: Path) -> list[dict[st
             row = json.loads((folder / "row.json").read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
             raise ListError(f"{folder}/row.json cannot be read: {exc}") from exc
-        _copy(folder, out / "agents" / str(row.get("slug")))
+        if not isinstance(row, dict) or not _folder(row):
+            raise ListError(f"{folder}/row.json is not a fleet row of an agents/ folder")
+        _copy(folder, out / _folder(row))
         return [row]
     if (folder / "report.json").is_file():
         name = folder.name.removeprefix(ARTIFACT_PREFIX)

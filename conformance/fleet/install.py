@@ -20,6 +20,7 @@ import subprocess
 import sys
 import tarfile
 import threading
+import time
 import urllib.request
 import zipfile
 from collections.abc import Callable
@@ -99,8 +100,6 @@ def install(entry: Entry, cache: Path, timeout: float = 900.0) -> Installed:
     """The command that starts the entry's agent, installing it first if the cache lacks it."""
     if entry.kind == "command":
         return Installed(_command(entry.command), "", cached=True)
-    import time
-
     started = time.monotonic()
     if entry.kind == "npx":
         folder = cache / "npm" / _safe(_npm_spec(entry))

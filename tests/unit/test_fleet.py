@@ -343,7 +343,13 @@ def test_merge_joins_a_shards_fleet_report_the_actions_report_folders_and_the_mi
     (shard / "agents" / "a@1" / "report").mkdir(parents=True)
     (shard / "agents" / "a@1" / "report" / "report.html").write_text("a")
     shard_row = row("a", "1", "unimplemented", folder="agents/a@1", report="agents/a@1/report/report.html")
-    shard_doc = command.fleet_document([shard_row], listing, None, None, "2026-12-06T00:00:00+00:00", 1.0)
+    # A row naming a folder outside agents/ (a tampered upload) keeps its row, and nothing is copied.
+    (tmp_path / "downloads" / "outside").mkdir()
+    (tmp_path / "downloads" / "outside" / "planted").write_text("x")
+    stray = row("stray", "1", "conformant", folder="../outside")
+    shard_doc = command.fleet_document(
+        [shard_row, stray], listing, None, None, "2026-12-06T00:00:00+00:00", 1.0
+    )
     (shard / "fleet.json").write_text(json.dumps(shard_doc))
     # The Action's upload for b: its report folder, named after the plan's artifact.
     action = tmp_path / "downloads" / "fleet-b@2"
@@ -364,7 +370,10 @@ def test_merge_joins_a_shards_fleet_report_the_actions_report_folders_and_the_mi
     merged = json.loads((out / "fleet.json").read_text())
     jsonschema.validate(merged, SCHEMA)
     got = {r["id"]: r for r in merged["agents"]}
-    assert [r["id"] for r in merged["agents"]] == ["a", "b", "c", "mac"], "the list's order"
+    assert [r["id"] for r in merged["agents"]] == ["a", "b", "c", "mac", "stray"], (
+        "the list's order, then the rest"
+    )
+    assert not (tmp_path / "outside").exists() and not list(out.rglob("planted"))
     assert got["a"]["verdict"] == "unimplemented" and (out / got["a"]["report"]).is_file()
     assert got["b"]["verdict"] == "non-conformant" and got["b"]["failing"] == ["status.result.shape"]
     assert (out / got["b"]["report"]).parent.joinpath("report.json").is_file()
