@@ -362,13 +362,10 @@ def action_command(entry: Entry) -> str:
         )
         return shlex.join([*head, *entry.args])
     if entry.kind == "uvx":
+        # uvx runs a pinned spec (pkg==1.2) only through --from, naming the command.
         python = ["--python", entry.python] if entry.python else []
-        head = (
-            ["uvx", *python, "--from", entry.package, entry.cmd]
-            if entry.cmd
-            else ["uvx", *python, entry.package]
-        )
-        return shlex.join([*head, *entry.args])
+        name = re.split(r"[=<>@\[ ;~!]", entry.package, maxsplit=1)[0]
+        return shlex.join(["uvx", *python, "--from", entry.package, entry.cmd or name, *entry.args])
     if entry.kind == "command":
         return " ".join("python" if w == "{python}" else w for w in shlex.split(entry.command))
     raise ValueError(entry.kind)

@@ -243,7 +243,7 @@ def test_the_plan_is_a_matrix_of_what_the_action_can_certify(tmp_path: Path) -> 
     assert [m["id"] for m in matrix["include"]] == ["n", "u"]
     first = matrix["include"][0]
     assert first["command"] == "npx --yes --package=n@1 n-acp --acp" and first["artifact"] == "fleet-n@1"
-    assert matrix["include"][1]["command"] == "uvx u==2"
+    assert matrix["include"][1]["command"] == "uvx --from u==2 u"
     shards = command.plan(entries, 3, 5, 300)["include"]
     assert [s["agents"] for s in shards] == ["n", "u"]
 
