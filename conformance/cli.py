@@ -271,6 +271,10 @@ def main(argv: list[str] | None = None, started: Started | None = None) -> int:
         from conformance.campaign.command import main as campaign_main
 
         return campaign_main(argv[1:])
+    if argv[:1] == ["fleet"]:
+        from conformance.fleet.command import main as fleet_main
+
+        return fleet_main(argv[1:])
     if argv[:1] == ["matrix"]:
         from conformance.reports.matrix import main as matrix_main
 

@@ -151,3 +151,76 @@ def test_matrix_of_reference_and_three_broken_agents(browser, tmp_path: Path) ->
     assert page.locator(f"[id='{case_id}'] details.transcript pre").is_visible()
     assert [u for u in requests if not u.startswith("file://")] == []
     page.close()
+
+
+def test_fleet_page_shows_a_row_per_agent_its_badge_and_the_history(browser, tmp_path: Path) -> None:
+    from conformance.fleet.command import fleet_document
+    from conformance.fleet.report import write_fleet
+
+    hostile = "<img src=x onerror=\"document.title='pwned'\">"
+    report = tmp_path / "agents" / "ref@1" / "report" / "report.html"
+    report.parent.mkdir(parents=True)
+    report.write_text("<!doctype html><title>ref report</title><p>ref</p>")
+    rows = [
+        {
+            "id": "ref",
+            "name": "reference",
+            "version": "1",
+            "slug": "ref@1",
+            "status": "certified",
+            "verdict": "conformant",
+            "revision": "rfd-2026-10-26",
+            "failing": [],
+            "promptsSent": 4,
+            "seconds": 21.0,
+            "report": "agents/ref@1/report/report.html",
+        },
+        {
+            "id": "broken",
+            "name": hostile,
+            "version": "2",
+            "slug": "broken@2",
+            "status": "certified",
+            "verdict": "non-conformant",
+            "revision": "rfd-2026-10-26",
+            "failing": ["status.result.shape"],
+            "initialize": {"protocolVersion": 1, "agentInfo": {"name": hostile, "version": "2"}},
+        },
+        {
+            "id": "qwen",
+            "name": "Qwen Code",
+            "version": "0.24.4",
+            "slug": "qwen@0.24.4",
+            "status": "unsupported",
+            "verdict": None,
+            "reason": "needs Node >=22.0.0 (engines.node); this machine has Node 20",
+        },
+    ]
+    previous = {"agents": [dict(rows[1], version="1", verdict="conformant", failing=[])]}
+    write_fleet(
+        tmp_path,
+        fleet_document(rows, "fleet.toml", previous, "prev/fleet.json", "2026-12-06T00:00:00+00:00", 30.0),
+    )
+    page, requests = open_page(browser, tmp_path / "fleet.html")
+    table = page.locator("#fleet tbody tr")
+    assert table.count() == 3
+    assert page.locator("tr[data-agent='ref'] .verdict").inner_text() == "conformant"
+    assert "Node >=22" in page.locator("tr[data-agent='qwen']").inner_text()
+    assert hostile in page.locator("tr[data-agent='broken']").inner_text(), "an agent's name is shown as text"
+    assert page.title() != "pwned"
+    initialize = page.locator("tr[data-agent='broken'] details.initialize")
+    initialize.locator("summary").click()
+    assert '"protocolVersion": 1' in initialize.locator("pre").inner_text(), "what initialize said, unfolded"
+    for i in range(3):  # every badge is an SVG file beside the page, and it loads
+        assert table.nth(i).locator("img").evaluate("img => img.complete && img.naturalWidth > 0")
+    kinds = page.locator("#changes li").evaluate_all("items => items.map(i => i.dataset.kind)")
+    assert {"new-version", "verdict-changed", "rule-newly-broken", "new-agent"} <= set(kinds)
+    assert page.locator("#exit-code").inner_text() == "1"
+    assert [u for u in requests if not u.startswith("file://")] == [], (
+        "the page loads nothing from the network"
+    )
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "fleet.png"), full_page=True)
+    page.locator("tr[data-agent='ref'] a").click()
+    assert page.title() == "ref report", "the row links to the agent's report"
+    page.close()
