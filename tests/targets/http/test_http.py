@@ -465,6 +465,53 @@ BROKEN: dict[str, Variant] = {
         focus="boundary or identity",
         rule=("http.boundary.encodings", "normalisation"),
     ),
+    # -- the protocol underneath, as clients, caches and proxies use it (RFC 9110) -------------------
+    "etag_from_record": Variant(
+        1, {"http.protocol.conditional": "fail"}, focus="protocol", rule=("http.protocol.conditional", "etag")
+    ),
+    "last_modified_from_creation": Variant(
+        1,
+        {"http.protocol.conditional": "fail"},
+        focus="protocol",
+        rule=("http.protocol.conditional", "last-modified"),
+    ),
+    "head_for_anyone": Variant(
+        1,
+        {"http.protocol.owner-everywhere": "fail"},
+        focus="protocol",
+        rule=("http.protocol.owner-everywhere", "head"),
+    ),
+    "trailing_slash_skips_owner": Variant(
+        1,
+        {"http.protocol.owner-everywhere": "fail"},
+        focus="protocol",
+        rule=("http.protocol.owner-everywhere", "trailing-slash"),
+    ),
+    "redirect_drops_owner": Variant(
+        1,
+        {"http.protocol.owner-everywhere": "fail"},
+        focus="protocol",
+        rule=("http.protocol.owner-everywhere", "trailing-slash"),
+    ),
+    "detail_route_skips_owner": Variant(
+        1,
+        {"http.protocol.owner-everywhere": "fail"},
+        focus=f"protocol or {OWNERSHIP}",
+        rule=("http.protocol.owner-everywhere", "route"),
+    ),
+    "brotli_cache_any_caller": Variant(
+        1,
+        {"http.protocol.owner-everywhere": "fail"},
+        focus=f"protocol or {OWNERSHIP}",
+        rule=("http.protocol.owner-everywhere", "coding"),
+    ),
+    # The translated words the language case's probes saw are reported by known-value too.
+    "status_translated": Variant(
+        1,
+        {"http.protocol.language": "fail", "http.status.known-value": "fail"},
+        focus="protocol or known-value",
+        message=("http.protocol.language", "untätig"),
+    ),
 }
 # Services that defeat an assumption a probe could make (ids are free-form, every character of an
 # id is free, 404 bodies are equal, a view read twice is the same, the listing has AgentScope's
@@ -581,6 +628,13 @@ CONFORMING: dict[str, Variant] = {
     # The service gives an unanswered permission request up after 2 s: the hold ends there.
     "gives_up_parked_after_2s": Variant(0, {}, focus="states-hold"),
     "users_normalised_everywhere": Variant(0, {}, focus="boundary or identity"),
+    # Validators that follow the status: a weak ETag and a Last-Modified of when it last changed.
+    "weak_etags": Variant(0, {}, focus="protocol"),
+    # No validator at all: nothing to revalidate.
+    "no_store": Variant(0, {"http.protocol.conditional": "n/a"}, focus="protocol"),
+    # A 307 from the trailing slash to the status route itself, and HEAD served with the owner check.
+    "scoped_redirects": Variant(0, {}, focus="protocol"),
+    "localised_detail": Variant(0, {}, focus=f"protocol or {OWNERSHIP}"),
     # Extra fields in the status body, and every probe a 0.25 s storage read.
     "slow_status_extra_fields": Variant(0, {}, focus="shape or running-during-run or parallel"),
 }
