@@ -54,9 +54,13 @@ async def validators_follow_the_status(http: HttpStatusTarget, details: dict) ->
         raise MissingInput(f"the owner's own probe was answered {first.describe()}: see http.status.shape")
     etag = first.response.headers.get("etag")
     modified = first.response.headers.get("last-modified")
-    details.update(etag=etag, last_modified=modified, cache_control=first.response.headers.get("cache-control"))
+    details.update(
+        etag=etag, last_modified=modified, cache_control=first.response.headers.get("cache-control")
+    )
     if etag is None and modified is None:
-        raise NotApplicable("the service sends no validator (ETag, Last-Modified) with the status: nothing revalidates")
+        raise NotApplicable(
+            "the service sends no validator (ETag, Last-Modified) with the status: nothing revalidates"
+        )
     if modified is not None:
         await anyio.sleep(1.1)
     await parked_for_permission(http, agent_id, sid)
@@ -73,7 +77,9 @@ async def validators_follow_the_status(http: HttpStatusTarget, details: dict) ->
         again = await http.status(sid, agent_id, headers={"If-Modified-Since": modified})
         details["if_modified_since"] = again.describe()
         if again.code == 304:
-            problems.append(("last-modified", f"If-Modified-Since: {modified[:100]} was answered 304 Not Modified"))
+            problems.append(
+                ("last-modified", f"If-Modified-Since: {modified[:100]} was answered 304 Not Modified")
+            )
     if problems:
         raise Violation(
             f"the status changed from {first.status!r} to {now.status!r}, yet "
@@ -114,7 +120,10 @@ async def ownership_on_every_way_in(http: HttpStatusTarget, details: dict) -> No
     if owner.code != 200:
         raise MissingInput(f"the owner's own probe was answered {owner.describe()}: see http.status.shape")
     ways = await _ways(http, sid, owner, agent_id)
-    callers = {"another user": (http.other_user_id, agent_id), "a wrong agent_id": (None, http.other_agent_id(agent_id))}
+    callers = {
+        "another user": (http.other_user_id, agent_id),
+        "a wrong agent_id": (None, http.other_agent_id(agent_id)),
+    }
     unknown_id = http.unknown_id()
     problems: list[tuple[str, str]] = []
     seen: dict[str, str] = {}
@@ -130,7 +139,10 @@ async def ownership_on_every_way_in(http: HttpStatusTarget, details: dict) -> No
             last, control = theirs[-1], unknown[-1]
             if 200 <= last.code < 300 or last.code == 304 or last.code != control.code:
                 problems.append(
-                    (rule, f"{what} by {who} was answered {_chain(theirs)} (for an id nobody created: {_chain(unknown)})")
+                    (
+                        rule,
+                        f"{what} by {who} was answered {_chain(theirs)} (for an id nobody created: {_chain(unknown)})",
+                    )
                 )
     details["answers"] = seen
     if problems:
@@ -154,7 +166,13 @@ async def _ways(
         ("head", "HEAD of the status route", "HEAD", status_path(), None),
         ("trailing-slash", "GET of the status route with a trailing slash", "GET", status_path("/"), None),
         ("trailing-slash", "HEAD of the status route with a trailing slash", "HEAD", status_path("/"), None),
-        ("coding", f"GET with Accept-Encoding: {CODINGS}", "GET", status_path(), {"Accept-Encoding": CODINGS}),
+        (
+            "coding",
+            f"GET with Accept-Encoding: {CODINGS}",
+            "GET",
+            status_path(),
+            {"Accept-Encoding": CODINGS},
+        ),
     ]
     for template in await _status_routes(http, sid, owner, agent_id):
         ways.append(("route", f"GET {template}", "GET", _filler(template), None))
@@ -163,23 +181,27 @@ async def _ways(
 
 async def _status_routes(http: HttpStatusTarget, sid: str, owner: StatusProbe, agent_id: str) -> list[str]:
     """The OpenAPI document's other GET routes with one session path parameter (and no other
-    required one but agent_id) whose answer to the owner carries the session's status word."""
-    paths = http.openapi.get("paths") if isinstance(http.openapi.get("paths"), dict) else {}
-    found = []
-    for template, item in sorted(paths.items()):
+    required one but agent_id) whose answer to the owner carries the session's status word; at
+    most MAX_ROUTES of them, out of at most twice as many asked (the document is the service's)."""
+    paths = found if isinstance(found := http.openapi.get("paths"), dict) else {}
+    routes: list[str] = []
+    asked = 0
+    for template, item in sorted(paths.items(), key=lambda pair: str(pair[0])):
         get = item.get("get") if isinstance(item, dict) else None
         if not isinstance(template, str) or template == STATUS_PATH or not isinstance(get, dict):
             continue
-        names = [p.get("name") for p in get.get("parameters") or [] if isinstance(p, dict) and p.get("required")]
+        parameters = listed if isinstance(listed := get.get("parameters"), list) else []
+        names = [p.get("name") for p in parameters if isinstance(p, dict) and p.get("required")]
         holes = [n for n in names if isinstance(n, str) and "{" + n + "}" in template]
         if len(holes) != 1 or "session" not in holes[0] or set(names) - {holes[0], "agent_id", "x-user-id"}:
             continue
+        asked += 1
         answer = (await http.ask("GET", _filler(template)(sid), params={"agent_id": agent_id}))[-1]
         if answer.code == 200 and owner.status in flatten(answer.body, "body").values():
-            found.append(template)
-        if len(found) == MAX_ROUTES:
+            routes.append(template)
+        if len(routes) == MAX_ROUTES or asked == 2 * MAX_ROUTES:
             break
-    return found
+    return routes
 
 
 def _filler(template: str) -> Any:
@@ -190,7 +212,11 @@ def _filler(template: str) -> Any:
 
 def _chain(answers: list[StatusProbe]) -> str:
     """Each answer's code, then the last one's body: ``307 -> 404 '{...}'``."""
-    return " -> ".join(str(a.code) for a in answers[:-1]) + (" -> " if len(answers) > 1 else "") + answers[-1].describe()
+    return (
+        " -> ".join(str(a.code) for a in answers[:-1])
+        + (" -> " if len(answers) > 1 else "")
+        + answers[-1].describe()
+    )
 
 
 @case("http.protocol.language", level=Level.MUST, spec=ONE_VALUE, needs=HTTP_CAPABILITY)
@@ -202,9 +228,16 @@ async def status_words_are_protocol_values(http: HttpStatusTarget, details: dict
     plain = await http.status(sid, agent_id)
     if plain.code != 200 or plain.status not in STATUSES:
         raise MissingInput(f"the owner's own probe was answered {plain.describe()}: see http.status.shape")
-    answers = {language: await http.status(sid, agent_id, headers={"Accept-Language": language}) for language in LANGUAGES}
+    answers = {
+        language: await http.status(sid, agent_id, headers={"Accept-Language": language})
+        for language in LANGUAGES
+    }
     details["answers"] = {language: probe.describe() for language, probe in answers.items()}
-    moved = {language: probe for language, probe in answers.items() if probe.code != 200 or probe.status != plain.status}
+    moved = {
+        language: probe
+        for language, probe in answers.items()
+        if probe.code != 200 or probe.status != plain.status
+    }
     if moved:
         language, probe = next(iter(moved.items()))
         raise Violation(

@@ -447,7 +447,11 @@ class HttpStatusTarget:
                 target = response.url.join(location)
             except (httpx.InvalidURL, ValueError):
                 break
-            if (target.scheme, target.host, target.port) != (response.url.scheme, response.url.host, response.url.port):
+            if (target.scheme, target.host, target.port) != (
+                response.url.scheme,
+                response.url.host,
+                response.url.port,
+            ):
                 break
             if response.status_code in (301, 302, 303) and method != "HEAD":
                 method = "GET"

@@ -16,7 +16,9 @@ def extend(app, service):
 
     async def slash_status(session_id: str, request: Request) -> Response:
         query = f"?{request.url.query}" if request.url.query else ""
-        return RedirectResponse(f"/sessions/{request.path_params['session_id']}/status{query}", status_code=307)
+        return RedirectResponse(
+            f"/sessions/{request.path_params['session_id']}/status{query}", status_code=307
+        )
 
     async def head_status(session_id: str, agent_id: str, user_id: str = Depends(caller)) -> Response:
         answer = await service.session_status(user_id, agent_id, session_id)
