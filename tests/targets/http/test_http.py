@@ -512,6 +512,20 @@ BROKEN: dict[str, Variant] = {
         focus="protocol or known-value",
         message=("http.protocol.language", "untätig"),
     ),
+    # -- failure and interruption: the status watched right after and for a while -------------------
+    "error_keeps_lease": Variant(1, {"http.failure.model-error": "fail"}, focus="failure or idle-after-run"),
+    "interrupt_keeps_lease": Variant(
+        1,
+        {"http.failure.interrupt": "fail"},
+        focus="failure or idle-after-run",
+        rule=("http.failure.interrupt", "ended"),
+    ),
+    "interrupt_releases_early": Variant(
+        1,
+        {"http.failure.interrupt": "fail"},
+        focus="failure or running-during-run",
+        rule=("http.failure.interrupt", "worker"),
+    ),
 }
 # Services that defeat an assumption a probe could make (ids are free-form, every character of an
 # id is free, 404 bodies are equal, a view read twice is the same, the listing has AgentScope's
@@ -635,6 +649,8 @@ CONFORMING: dict[str, Variant] = {
     # A 307 from the trailing slash to the status route itself, and HEAD served with the owner check.
     "scoped_redirects": Variant(0, {}, focus="protocol"),
     "localised_detail": Variant(0, {}, focus=f"protocol or {OWNERSHIP}"),
+    # An interrupt that lets the current model call end first, the lease held meanwhile.
+    "interrupt_after_model_call": Variant(0, {}, focus="failure or later or siblings"),
     # Extra fields in the status body, and every probe a 0.25 s storage read.
     "slow_status_extra_fields": Variant(0, {}, focus="shape or running-during-run or parallel"),
 }
