@@ -114,7 +114,7 @@ async def an_interrupted_run_ends(http: HttpStatusTarget, details: dict) -> None
     given up (the reader went away); a service that lets the model finish before it stops the run
     keeps reading running meanwhile, and passes."""
     agent_id, sid = await driven_session(http, "an interrupted run")
-    if not _offers_interrupt(http):
+    if not http.offers("post", "/sessions/{session_id}/interrupt"):
         raise MissingInput("the service's OpenAPI document has no POST /sessions/{session_id}/interrupt")
     tag = await http.chat(agent_id, sid, f"[slow:{STREAM_SECONDS}] answer slowly")
     request = await http.wait_for_model(tag, timeout=http.settle_time, script="slow")
@@ -166,9 +166,3 @@ def _judge_interrupt(
             observed=_compact(seen),
             rule="ended",
         )
-
-
-def _offers_interrupt(http: HttpStatusTarget) -> bool:
-    paths = found if isinstance(found := http.openapi.get("paths"), dict) else {}
-    item = paths.get("/sessions/{session_id}/interrupt")
-    return isinstance(item, dict) and "post" in item

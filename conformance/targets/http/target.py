@@ -370,8 +370,13 @@ class HttpStatusTarget:
 
     def deletes(self) -> bool:
         """The service documents DELETE /sessions/{session_id} (AgentScope does)."""
-        item = (self.openapi.get("paths") or {}).get("/sessions/{session_id}")
-        return isinstance(item, dict) and "delete" in item
+        return self.offers("delete", "/sessions/{session_id}")
+
+    def offers(self, method: str, path: str) -> bool:
+        """The service's OpenAPI document has ``method`` (lower case) on ``path``."""
+        paths = found if isinstance(found := self.openapi.get("paths"), dict) else {}
+        item = paths.get(path)
+        return isinstance(item, dict) and method in item
 
     # -- probing -------------------------------------------------------------------------------
 
