@@ -512,6 +512,13 @@ BROKEN: dict[str, Variant] = {
         focus="protocol or known-value",
         message=("http.protocol.language", "untätig"),
     ),
+    # -- twins inside a drawn sequence (seed 0: wait, wait, say, external) --------------------------
+    "revalidation_saves_session": Variant(
+        1, {"http.twins.sequence": "fail"}, focus="twins.sequence or protocol or safe"
+    ),
+    "listing_status_from_probe": Variant(
+        1, {"http.twins.sequence": "fail"}, focus="twins.sequence or side-effects or siblings"
+    ),
     # -- failure and interruption: the status watched right after and for a while -------------------
     "error_keeps_lease": Variant(1, {"http.failure.model-error": "fail"}, focus="failure or idle-after-run"),
     "interrupt_keeps_lease": Variant(
@@ -534,8 +541,8 @@ BROKEN: dict[str, Variant] = {
 # as sent, DELETE takes a running session, POST /chat/ starts runs and takes answers, a dot segment
 # reaches the route): none may fail a case.
 CONFORMING: dict[str, Variant] = {
-    "clock_fields": Variant(0, {}, focus="side-effects or parked-stays"),
-    "listing_other_layout": Variant(0, {}, focus="side-effects or parked-stays"),
+    "clock_fields": Variant(0, {}, focus="side-effects or parked-stays or twins.sequence"),
+    "listing_other_layout": Variant(0, {}, focus="side-effects or parked-stays or twins.sequence"),
     "request_id_in_404": Variant(0, {}, focus=OWNERSHIP),
     "timestamp_in_404": Variant(0, {}, focus=OWNERSHIP),
     "hex_ids_validated": Variant(0, {}, focus=f"unknown or side-effects or {OWNERSHIP}"),
@@ -643,14 +650,14 @@ CONFORMING: dict[str, Variant] = {
     "gives_up_parked_after_2s": Variant(0, {}, focus="states-hold"),
     "users_normalised_everywhere": Variant(0, {}, focus="boundary or identity"),
     # Validators that follow the status: a weak ETag and a Last-Modified of when it last changed.
-    "weak_etags": Variant(0, {}, focus="protocol"),
+    "weak_etags": Variant(0, {}, focus="protocol or twins.sequence"),
     # No validator at all: nothing to revalidate.
     "no_store": Variant(0, {"http.protocol.conditional": "n/a"}, focus="protocol"),
     # A 307 from the trailing slash to the status route itself, and HEAD served with the owner check.
     "scoped_redirects": Variant(0, {}, focus="protocol"),
     "localised_detail": Variant(0, {}, focus=f"protocol or {OWNERSHIP}"),
     # An interrupt that lets the current model call end first, the lease held meanwhile.
-    "interrupt_after_model_call": Variant(0, {}, focus="failure or later or siblings"),
+    "interrupt_after_model_call": Variant(0, {}, focus="failure or later or siblings or twins.sequence"),
     # Extra fields in the status body, and every probe a 0.25 s storage read.
     "slow_status_extra_fields": Variant(0, {}, focus="shape or running-during-run or parallel"),
 }
