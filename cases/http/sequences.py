@@ -49,7 +49,9 @@ class Divergence:
     """Where the twins parted after a step: the field, and what the probed and the other showed."""
 
     step: int
-    where: str  # "views" (after the step) or "probes" (the probe phase changed the field)
+    where: (
+        str  # "views" (after the step), "probes" (the probe phase changed the field), "status" (at the end)
+    )
     path: str
     probed: str
     other: str
@@ -60,6 +62,8 @@ class Divergence:
 
     def describe(self, steps: list[str]) -> str:
         when = f"after step {self.step + 1} ({steps[self.step]})"
+        if self.where == "status":
+            return f"at the end, the status reads {self.probed} for the probed twin and {self.other} for the other"
         if self.where == "probes":
             return f"{when}, the probes changed {self.path} of the probed twin (now {self.probed}), not of the other"
         return f"{when}, {self.path} reads {self.probed} for the probed twin and {self.other} for the other"
@@ -95,9 +99,9 @@ def draw(rng: random.Random) -> list[str]:
 async def twins_through_a_sequence(http: HttpStatusTarget, details: dict) -> None:
     """Twin sessions through a drawn sequence of turns, parked turns, answers, interrupts and
     waits, every way of asking the status sent to one of them only: after each step their
-    messages and listing entries agree, and the probes change nothing of the probed twin that
-    the other did not see change. A divergence counts once it follows the probe to the other
-    twin in a replay with the roles swapped."""
+    messages and listing entries agree, the probes change nothing of the probed twin that the
+    other did not see change, and at the end both read the same status. A divergence counts once
+    it follows the probe to the other twin in a replay with the roles swapped."""
     http.require_driving("twin sessions driven through a sequence")
     steps = draw(random.Random(http.harness.config.seed or 0))
     details["sequence"] = steps
@@ -137,7 +141,30 @@ async def _run(http: HttpStatusTarget, steps: list[str], *, probed_first: bool) 
             await _reach(http, agent_id, sid, state, befores[sid], step)
         found += await _compare(http, pair, index)
         found += await _probe(http, pair, index)
-    return found
+    return found + await _statuses(http, pair, len(steps) - 1)
+
+
+async def _statuses(http: HttpStatusTarget, pair: Pair, index: int) -> list[Divergence]:
+    """Once the sequence is over, the other twin is asked too: both statuses must agree (read
+    again until they do, at most --timeout)."""
+    words: dict[str, str] = {}
+
+    async def agree() -> bool:
+        for sid in (pair.probed, pair.other):
+            probe = await http.status(sid, pair.agent_id)
+            words[sid] = (
+                f"HTTP {probe.code} {probe.status}" if probe.status is not None else f"HTTP {probe.code}"
+            )
+        return words[pair.probed] == words[pair.other]
+
+    with anyio.move_on_after(http.settle_time):
+        while not await agree():
+            await anyio.sleep(POLL)
+    if words.get(pair.probed) == words.get(pair.other):
+        return []
+    return [
+        Divergence(index, "status", "the status", words.get(pair.probed, "?"), words.get(pair.other, "?"))
+    ]
 
 
 async def _apply(http: HttpStatusTarget, pair: Pair, sid: str, step: str) -> None:

@@ -3,6 +3,7 @@ accept Brotli (br) in a cache keyed by the request's URL (its Vary names Accept-
 caller); a status is below its 500-byte threshold and goes out as is. Once the owner has asked
 with br, as browsers do, anyone asking with br is served the owner's answer. Caught by
 http.protocol.owner-everywhere (rule coding).
+The suite at 856482f certified it (exit 0): its requests asked for gzip and deflate only.
 """
 
 from _routes import run

@@ -2,6 +2,7 @@
 whether the session exists (200, else 404), whoever asks and with whatever agent_id, while GET
 checks the owner. HEAD is GET without content (RFC 9110 9.3.2), so its 200 tells another user
 the session exists. Caught by http.protocol.owner-everywhere (rule head).
+The suite at 856482f certified it (exit 0): it never sent HEAD.
 """
 
 from _routes import run

@@ -2,6 +2,7 @@
 its cancellation branch before the clean-up, so the run lease stays held (and its renewer keeps
 renewing it): the session reads running for good after an interrupt. Caught by
 http.failure.interrupt (rule ended).
+The suite at 856482f certified it (exit 0): it interrupted runs only to clean up, never watching the status after.
 """
 
 import asyncio

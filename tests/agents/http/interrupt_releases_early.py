@@ -3,6 +3,7 @@ interrupted at once, and leaves a stop flag the worker reads only between model 
 worker goes on reading its model's stream to the end. Meanwhile the session reads idle with a
 worker at work (and a new run could start beside it). Caught by http.failure.interrupt (rule
 worker).
+The suite at 856482f certified it (exit 0): it interrupted runs only to clean up, never watching the status after.
 """
 
 import pathlib

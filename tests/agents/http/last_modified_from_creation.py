@@ -2,6 +2,7 @@
 time (the only date its record keeps), and no ETag; If-Modified-Since with it is 304 whatever
 happened since, so after the session parked for permission a revalidating client keeps reading
 idle. Caught by http.protocol.conditional (rule last-modified).
+The suite at 856482f certified it (exit 0): it never revalidated a status.
 """
 
 import json

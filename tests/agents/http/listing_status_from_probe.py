@@ -3,6 +3,8 @@ record, and the listing shows that saved status (falling back to deriving it for
 probe has asked). A probed session's listing entry then keeps the status of its last probe: idle
 after it parked, while an unprobed twin's entry reads awaiting_*. Caught by http.twins.sequence
 (rule probed).
+The suite at 856482f certified it (exit 0): no case compared a probed session's listing entry
+with an unprobed twin's after a state change.
 """
 
 import pathlib

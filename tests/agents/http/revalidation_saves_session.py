@@ -3,6 +3,7 @@ answered 304) is taken for the client's sign of life and saves the session back 
 moves, so the listing reorders). A plain GET changes nothing, so the old probes never showed it;
 a client whose cache revalidates does. Caught by http.twins.sequence (rule probed): the probed
 twin's updated_at moves while its twin's does not.
+The suite at 856482f certified it (exit 0): it never revalidated a status.
 """
 
 import json

@@ -2,6 +2,7 @@
 under Accept-Language: de, French under fr), as a service does that renders the same enum for its
 own web page. The status is a protocol value, one of the four; a client sending its browser's
 language reads "untätig". Caught by http.protocol.language.
+The suite at 856482f certified it (exit 0): it never sent Accept-Language.
 """
 
 import contextvars

@@ -2,6 +2,7 @@
 clients that append one, instead of a redirect), looks the session up by id alone and skips the
 owner and agent checks. Another user and a wrong agent_id read the session's status there.
 Caught by http.protocol.owner-everywhere (rule trailing-slash).
+The suite at 856482f certified it (exit 0): it never asked the path with a trailing slash.
 """
 
 from _routes import run
