@@ -112,7 +112,8 @@ async def an_interrupted_run_ends(http: HttpStatusTarget, details: dict) -> None
 
     Calibrated: the run's stream is known to be read to its end (the fake model sent it whole) or
     given up (the reader went away); a service that lets the model finish before it stops the run
-    keeps reading running meanwhile, and passes."""
+    keeps reading running meanwhile, and passes. A service that does not stream its model's answer
+    cannot show whether its worker still reads it: only the rule ended is judged there."""
     agent_id, sid = await driven_session(http, "an interrupted run")
     if not http.offers("post", "/sessions/{session_id}/interrupt"):
         raise MissingInput("the service's OpenAPI document has no POST /sessions/{session_id}/interrupt")
@@ -146,7 +147,16 @@ def _judge_interrupt(
     released: list[float],
     seen: list[str],
 ) -> None:
-    if released and request["complete"] and request["done"] is not None and released[0] < request["done"]:
+    # Only a streamed answer tells a reader that went away: a whole answer sent late to a closed
+    # connection is still "sent" (the kernel takes it).
+    streamed = request["body"].get("stream") is True
+    if (
+        streamed
+        and released
+        and request["complete"]
+        and request["done"] is not None
+        and released[0] < request["done"]
+    ):
         raise Violation(
             f"after the interrupt the session read {probe.status!r} while its run still read the model's stream, "
             f"to its end {request['done'] - released[0]:.1f} s later: the lease was released with a worker at work",

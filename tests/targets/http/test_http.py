@@ -546,7 +546,7 @@ CONFORMING: dict[str, Variant] = {
     "request_id_in_404": Variant(0, {}, focus=OWNERSHIP),
     "timestamp_in_404": Variant(0, {}, focus=OWNERSHIP),
     "hex_ids_validated": Variant(0, {}, focus=f"unknown or side-effects or {OWNERSHIP}"),
-    "unstreamed_model": Variant(0, {}, focus="running-during-run or while-running"),
+    "unstreamed_model": Variant(0, {}, focus="running-during-run or while-running or failure"),
     "queued_runs": Variant(
         0,
         {},
