@@ -22,7 +22,7 @@ from conformance.core.outcomes import MissingInput, NotTestable, Violation
 from conformance.core.registry import Level, case
 from conformance.targets.http.target import HttpStatusTarget, StatusProbe
 
-WATCH = 1.0  # seconds the status is watched once the run has ended
+WATCH = 0.5  # seconds the status is watched once the run has ended
 STEP = 0.1  # seconds between the probes of a watch
 STREAM_SECONDS = 2  # the interrupted run's model stream
 
@@ -70,7 +70,7 @@ def _compact(seen: list[str]) -> list[str]:
 async def a_run_whose_model_fails_ends(http: HttpStatusTarget, details: dict) -> None:
     """A run whose model call fails mid-turn (HTTP 400, not retried) ends: its session stops
     reading running once the call has failed, and does not read running again while no model
-    call is made (watched for a second).
+    call is made (watched for half a second).
 
     Calibrated: judged only once every model call of the run has ended and --timeout has passed
     since the last (a service may record the error, or retry, before it lets go)."""
@@ -106,7 +106,7 @@ async def a_run_whose_model_fails_ends(http: HttpStatusTarget, details: dict) ->
 async def an_interrupted_run_ends(http: HttpStatusTarget, details: dict) -> None:
     """A run interrupted (POST /sessions/{id}/interrupt) while its model streams: the session
     stops reading running once the run has stopped, and does not read running again (watched for
-    a second); and it reads running as long as the worker still reads the stream: a status other
+    half a second); and it reads running as long as the worker still reads the stream: a status other
     than running while the interrupted stream goes on being read to its end is a lease released
     with a worker at work.
 
