@@ -657,7 +657,7 @@ CONFORMING: dict[str, Variant] = {
     "scoped_redirects": Variant(0, {}, focus="protocol"),
     "localised_detail": Variant(0, {}, focus=f"protocol or {OWNERSHIP}"),
     # An interrupt that lets the current model call end first, the lease held meanwhile.
-    "interrupt_after_model_call": Variant(0, {}, focus="failure or later or siblings or twins.sequence"),
+    "interrupt_after_model_call": Variant(0, {}, focus="failure or twins.sequence or running-during-run"),
     # Extra fields in the status body, and every probe a 0.25 s storage read.
     "slow_status_extra_fields": Variant(0, {}, focus="shape or running-during-run or parallel"),
 }
