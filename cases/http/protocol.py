@@ -15,7 +15,7 @@ from email.utils import parsedate_to_datetime
 from typing import Any
 
 import anyio
-from conformance.cases.http.states import driven_session, parked_for_permission
+from conformance.cases.http.states import driven_session, parked_for_external, parked_for_permission
 from conformance.cases.http.status import HTTP_CAPABILITY, NOT_FOUND, ONE_VALUE, STATUSES
 
 from conformance.core.outcomes import MissingInput, NotApplicable, NotTestable, Violation
@@ -44,7 +44,8 @@ MAX_ROUTES = 8  # routes of the OpenAPI document asked, besides the status route
 async def validators_follow_the_status(http: HttpStatusTarget, details: dict) -> None:
     """A validator the service sent with a status (ETag, Last-Modified) does not revalidate the
     status once it has changed: If-None-Match / If-Modified-Since with it after an idle session
-    parked for permission is a 200 with the new status, never 304 (a cache would keep showing idle).
+    parked for permission (or, where nothing asks permission, for an external executor) is a 200
+    with the new status, never 304 (a cache would keep showing idle).
 
     Calibrated: judged only once an unconditional probe reads the new status. A Last-Modified date
     has whole seconds (RFC 9110 5.6.7): the change is made more than a second after it."""
@@ -63,7 +64,13 @@ async def validators_follow_the_status(http: HttpStatusTarget, details: dict) ->
         )
     if modified is not None:
         await anyio.sleep(1.1)
-    await parked_for_permission(http, agent_id, sid)
+    try:
+        await parked_for_permission(http, agent_id, sid)
+    except (NotTestable, MissingInput) as nothing:
+        # A service whose toolkit asks no permission may still wait for an executor.
+        details["no_permission_park"] = str(nothing)[:300]
+        await http.settle(agent_id, sid)
+        await parked_for_external(http, agent_id, sid, details)
     now = await http.status(sid, agent_id)
     if now.status == first.status:
         raise NotTestable(f"the status did not change ({now.describe()}): see http.state.awaiting-permission")
