@@ -11,10 +11,12 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
+from conformance.cases.http.sequences import AFTER, CHOICES, Divergence, draw
 from conformance.cases.http.status import Unknown404
 
 from conformance import cases
 from conformance.core.registry import CASES
+from conformance.reference.http.service import matches
 from conformance.targets.http.agentscope import segment
 from conformance.targets.http.calibration import differing, flatten, parts_of, shaped_like
 from conformance.targets.http.target import StatusProbe, find_entry
@@ -1005,3 +1007,28 @@ def test_a_parked_call_is_lost_when_it_neither_waits_nor_has_a_result() -> None:
     assert unanswered([call], view(finished, result)) == []  # ended, with the result the service gave it
     assert unanswered([call], view(finished)) == [call]  # ended by nothing: lost
     assert unanswered([call], view(dict(finished, call_id="call_1"))) == [call]  # its own block names it only
+
+
+# -- the protocol cases' and the sequence's judgement, on data ----------------------------------
+
+
+def test_if_none_match_is_compared_weakly() -> None:
+    assert matches('"a1"', '"a1"') and matches('W/"a1"', '"a1"') and matches('"a1"', 'W/"a1"')
+    assert matches('"b2", W/"a1"', '"a1"') and matches(" * ", '"a1"')
+    assert not matches('"b2"', '"a1"') and not matches(None, '"a1"') and not matches("", '"a1"')
+
+
+def test_a_drawn_sequence_takes_only_the_steps_its_state_allows() -> None:
+    for seed in range(200):
+        state = "idle"
+        for step in draw(random.Random(seed)):
+            assert step in CHOICES[state], (seed, state, step)
+            state = AFTER.get(step, state)
+
+
+def test_a_divergence_is_confirmed_only_when_it_follows_the_probe() -> None:
+    first = Divergence(3, "views", "listing.status", "'idle'", "'awaiting_permission'")
+    follows = Divergence(3, "views", "listing.status", "'idle'", "'awaiting_permission'")
+    stays = Divergence(3, "views", "listing.status", "'awaiting_permission'", "'idle'")
+    assert first.key == follows.key and first.key != stays.key
+    assert "step 4 (external)" in first.describe(["say", "wait", "say", "external"])
