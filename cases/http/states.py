@@ -51,6 +51,14 @@ async def driven_session(http: HttpStatusTarget, what: str) -> tuple[str, str]:
     return await http.new_session()
 
 
+async def stop_run(http: HttpStatusTarget, agent_id: str, sid: str) -> None:
+    """End a run the case has seen all it needs of: interrupted where the service offers it
+    (the rest of a slow model call is not waited for), then until the session reads idle."""
+    if http.offers("post", "/sessions/{session_id}/interrupt"):
+        await http.driver.interrupt(http.user_id, agent_id, sid)
+    await http.settle(agent_id, sid)
+
+
 def expect(probe: StatusProbe, wanted: str, when: str) -> None:
     if probe.status != wanted:
         raise Violation(
@@ -82,7 +90,7 @@ async def running_while_the_lease_is_held(http: HttpStatusTarget, details: dict)
         if probe.late
         else "while the run was waiting on its model (its call still in flight)"
     )
-    await http.settle(agent_id, sid)
+    await stop_run(http, agent_id, sid)
     expect(probe, "running", when)
 
 
@@ -512,7 +520,7 @@ async def ownership_holds_while_running(http: HttpStatusTarget, details: dict) -
         )
     problems = await expect_hidden(http, agent_id, sid, details)
     still_running = request["done"] is None
-    await http.settle(agent_id, sid)
+    await stop_run(http, agent_id, sid)
     if problems:
         raise Violation(
             "while the session was running: " + "; ".join(problems),

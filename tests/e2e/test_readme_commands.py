@@ -127,8 +127,17 @@ class Promise:
 HTTP_PLAIN_DRIVEN = {
     c
     for c in HTTP_BASELINE
-    if c.startswith(("http.state.", "http.ownership.while-", "http.later.", "http.twins.", "http.neighbour."))
-    or c in ("http.safe.parked-stays-parked", "http.concurrency.races")
+    if c.startswith(
+        (
+            "http.state.",
+            "http.ownership.while-",
+            "http.later.",
+            "http.twins.",
+            "http.neighbour.",
+            "http.failure.",
+        )
+    )
+    or c in ("http.safe.parked-stays-parked", "http.concurrency.races", "http.protocol.conditional")
 }
 CONFORMANT = Promise(0, "CONFORMANT")
 PARTIAL = Promise(0, "PARTIAL", process=True)

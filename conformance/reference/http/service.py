@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import hashlib
 import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
@@ -189,6 +190,17 @@ class ReferenceService(Runs, Machinery):
     def status_body(self, session: Session, session_id: str, status: str) -> Response:
         return JSONResponse({"session_id": session_id, "status": status})
 
+    def revalidated(self, request: Request, response: Response) -> Response:
+        """A 200 carries a strong ETag of its own bytes (RFC 9110 8.8.3), so a client's cache
+        revalidates it; If-None-Match naming it (weak comparison, RFC 9110 13.1.2) is 304."""
+        if response.status_code != 200:
+            return response
+        etag = '"' + hashlib.sha256(bytes(response.body)).hexdigest()[:32] + '"'
+        response.headers["etag"] = etag
+        if matches(request.headers.get("if-none-match"), etag):
+            return Response(status_code=304, headers={"etag": etag})
+        return response
+
     def derive_status(self, session: Session) -> str:
         """RUNNING from the lease first; only without a holder does the persisted tail count."""
         if self.lease_held(session.id):
@@ -309,6 +321,17 @@ class ReferenceService(Runs, Machinery):
         }
 
 
+def matches(if_none_match: str | None, etag: str) -> bool:
+    """Whether an If-None-Match value names ``etag``: ``*``, or a list holding it compared
+    weakly (the ``W/`` prefix ignored on both sides, RFC 9110 8.8.3.2)."""
+    if if_none_match is None:
+        return False
+    if if_none_match.strip() == "*":
+        return True
+    wanted = etag.removeprefix("W/")
+    return any(tag.strip().removeprefix("W/") == wanted for tag in if_none_match.split(","))
+
+
 # -- the app --------------------------------------------------------------------------------------
 
 
@@ -363,10 +386,10 @@ def create_app(service: ReferenceService | None = None) -> FastAPI:
         responses={404: {"description": "Not found"}},
     )
     async def get_session_status(
-        session_id: str, agent_id: str = AgentQuery, user_id: str = Depends(caller)
+        request: Request, session_id: str, agent_id: str = AgentQuery, user_id: str = Depends(caller)
     ) -> Response:
         """Return the unified SessionStatus for a session (404 unless it is the caller's)."""
-        return await svc.session_status(user_id, agent_id, session_id)
+        return svc.revalidated(request, await svc.session_status(user_id, agent_id, session_id))
 
     @app.post("/credential/", status_code=201, tags=["credential"])
     async def create_credential(

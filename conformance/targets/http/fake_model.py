@@ -65,9 +65,10 @@ class FakeChatModel:
     ) -> None:
         self.slow_seconds = slow_seconds
         self.permission_path = permission_path
-        # Each request body, plus the script it got, when it came (`at`) and when its answer was
-        # sent whole (`done`, None while it is in flight): a case can tell the run was still
-        # waiting on its model while it probed the status.
+        # Each request body, plus the script it got, when it came (`at`), when its answer ended
+        # (`done`, None while it is in flight) and whether it was sent whole (`complete`): a case
+        # can tell the run was still waiting on its model while it probed the status, and whether
+        # the run read its answer to the end.
         self.requests: list[dict[str, Any]] = []
         self._server: asyncio.base_events.Server | None = None
         self._tasks: set[asyncio.Task[None]] = set()
@@ -146,7 +147,14 @@ class FakeChatModel:
             body = json.loads(raw or b"{}")
             script, arg = self.choose(body)
             tools = [t.get("function", {}).get("name", "") for t in body.get("tools") or []]
-            entry = {"body": body, "script": script, "arg": arg, "at": time.time(), "done": None}
+            entry = {
+                "body": body,
+                "script": script,
+                "arg": arg,
+                "at": time.time(),
+                "done": None,
+                "complete": False,
+            }
             self.requests.append(entry)
             try:
                 if script == "fail":
@@ -155,6 +163,9 @@ class FakeChatModel:
                     )
                     return
                 await self._answer(writer, body, script, arg, tools)
+                # Sent whole: a streamed answer whose reader went away (an interrupted run that
+                # closed its request) ends in a ConnectionError before this line.
+                entry["complete"] = True
             finally:
                 entry["done"] = time.time()
         except (asyncio.IncompleteReadError, ConnectionError, asyncio.CancelledError, ValueError):

@@ -45,6 +45,7 @@ STATUS_PATH = "/sessions/{session_id}/status"
 MAX_BODY = 4000
 SHAPE_SAMPLES = 4  # real ids of each kind a run learns their shape from
 CONNECT_RETRY = 0.05  # seconds between tries to reach a service that printed its URL
+MAX_REDIRECTS = 5  # redirects of one request followed, within the service's origin
 
 
 class HttpConnection:
@@ -398,8 +399,13 @@ class HttpStatusTarget:
 
     def deletes(self) -> bool:
         """The service documents DELETE /sessions/{session_id} (AgentScope does)."""
-        item = (self.openapi.get("paths") or {}).get("/sessions/{session_id}")
-        return isinstance(item, dict) and "delete" in item
+        return self.offers("delete", "/sessions/{session_id}")
+
+    def offers(self, method: str, path: str) -> bool:
+        """The service's OpenAPI document has ``method`` (lower case) on ``path``."""
+        paths = found if isinstance(found := self.openapi.get("paths"), dict) else {}
+        item = paths.get(path)
+        return isinstance(item, dict) and method in item
 
     # -- probing -------------------------------------------------------------------------------
 
@@ -437,6 +443,54 @@ class HttpStatusTarget:
                 f"GET /sessions/{session_id[:100]}/status (agent_id {agent_id!r:.100}): {probe.describe()}",
             )
         return probe
+
+    async def ask(
+        self,
+        method: str,
+        path: str,
+        *,
+        user_id: str | None = None,
+        params: dict[str, Any] | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> list[StatusProbe]:
+        """``method path`` as ``user_id`` (the caller by default), following the redirects the
+        service answers within its own origin as a client does (RFC 9110 15.4: 307 and 308 keep
+        the method, 301 to 303 turn anything but HEAD into GET), the caller's headers kept, at
+        most MAX_REDIRECTS of them: every answer, in order. A redirect elsewhere is not followed."""
+        answers: list[StatusProbe] = []
+        user = self.user_id if user_id is None else user_id
+        for _ in range(MAX_REDIRECTS + 1):
+            try:
+                response = await self.driver.request(
+                    method, path, user_id=user, params=params, headers=headers, record_body=method != "HEAD"
+                )
+            except httpx.TimeoutException:
+                raise Unanswered(f"{method} {path[:200]}", "", self.harness.config.timeout) from None
+            except (httpx.ReadError, httpx.RemoteProtocolError, httpx.WriteError) as exc:
+                raise Unanswered(
+                    f"{method} {path[:200]}",
+                    "",
+                    self.harness.config.timeout,
+                    why=f"the service closed the connection without an answer ({type(exc).__name__})",
+                ) from None
+            answers.append(StatusProbe(response))
+            location = response.headers.get("location")
+            if not 300 <= response.status_code < 400 or location is None:
+                break
+            try:
+                target = response.url.join(location)
+            except (httpx.InvalidURL, ValueError):
+                break
+            if (target.scheme, target.host, target.port) != (
+                response.url.scheme,
+                response.url.host,
+                response.url.port,
+            ):
+                break
+            if response.status_code in (301, 302, 303) and method != "HEAD":
+                method = "GET"
+            path, params = target.raw_path.decode("ascii", "replace"), None
+        return answers
 
     async def prompt(self, agent_id: str, session_id: str, text: str) -> httpx.Response:
         """POST /chat/ with one user message, as the service answered it (a prompt: it starts a turn)."""

@@ -52,6 +52,7 @@ __all__ = [
     "Twin",
     "TwinRun",
     "judge",
+    "shared",
     "tail_of",
     "unanswered",
 ]
@@ -195,6 +196,12 @@ def _kind(value: Any) -> str:
     if isinstance(value, str):
         return "<text>" if any(c.isdigit() for c in value) or len(value) > 40 else repr(value)
     return f"<{type(value).__name__}>"
+
+
+def shared(view: dict[str, Any]) -> dict[str, str]:
+    """A flattened view in the terms two twins treated alike share: words as they are, each value
+    that names one session (an id, a time) or a number by its kind only."""
+    return {path: _kind(value) for path, value in view.items()}
 
 
 def http_view(response: Any) -> dict[str, Any]:

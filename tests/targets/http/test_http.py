@@ -11,10 +11,12 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
+from conformance.cases.http.sequences import AFTER, CHOICES, Divergence, draw
 from conformance.cases.http.status import Unknown404
 
 from conformance import cases
 from conformance.core.registry import CASES
+from conformance.reference.http.service import matches
 from conformance.targets.http.agentscope import segment
 from conformance.targets.http.calibration import differing, flatten, parts_of, shaped_like
 from conformance.targets.http.target import StatusProbe, find_entry
@@ -465,6 +467,74 @@ BROKEN: dict[str, Variant] = {
         focus="boundary or identity",
         rule=("http.boundary.encodings", "normalisation"),
     ),
+    # -- the protocol underneath, as clients, caches and proxies use it (RFC 9110) -------------------
+    "etag_from_record": Variant(
+        1, {"http.protocol.conditional": "fail"}, focus="protocol", rule=("http.protocol.conditional", "etag")
+    ),
+    "last_modified_from_creation": Variant(
+        1,
+        {"http.protocol.conditional": "fail"},
+        focus="protocol",
+        rule=("http.protocol.conditional", "last-modified"),
+    ),
+    "head_for_anyone": Variant(
+        1,
+        {"http.protocol.owner-everywhere": "fail"},
+        focus="protocol",
+        rule=("http.protocol.owner-everywhere", "head"),
+    ),
+    "trailing_slash_skips_owner": Variant(
+        1,
+        {"http.protocol.owner-everywhere": "fail"},
+        focus="protocol",
+        rule=("http.protocol.owner-everywhere", "trailing-slash"),
+    ),
+    "redirect_drops_owner": Variant(
+        1,
+        {"http.protocol.owner-everywhere": "fail"},
+        focus="protocol",
+        rule=("http.protocol.owner-everywhere", "trailing-slash"),
+    ),
+    "detail_route_skips_owner": Variant(
+        1,
+        {"http.protocol.owner-everywhere": "fail"},
+        focus=f"protocol or {OWNERSHIP}",
+        rule=("http.protocol.owner-everywhere", "route"),
+    ),
+    "brotli_cache_any_caller": Variant(
+        1,
+        {"http.protocol.owner-everywhere": "fail"},
+        focus=f"protocol or {OWNERSHIP}",
+        rule=("http.protocol.owner-everywhere", "coding"),
+    ),
+    # The translated words the language case's probes saw are reported by known-value too.
+    "status_translated": Variant(
+        1,
+        {"http.protocol.language": "fail", "http.status.known-value": "fail"},
+        focus="protocol or known-value",
+        message=("http.protocol.language", "untätig"),
+    ),
+    # -- twins inside a drawn sequence (seed 0: wait, wait, say, external) --------------------------
+    "revalidation_saves_session": Variant(
+        1, {"http.twins.sequence": "fail"}, focus="twins.sequence or protocol or safe"
+    ),
+    "listing_status_from_probe": Variant(
+        1, {"http.twins.sequence": "fail"}, focus="twins.sequence or side-effects or siblings"
+    ),
+    # -- failure and interruption: the status watched right after and for a while -------------------
+    "error_keeps_lease": Variant(1, {"http.failure.model-error": "fail"}, focus="failure or idle-after-run"),
+    "interrupt_keeps_lease": Variant(
+        1,
+        {"http.failure.interrupt": "fail"},
+        focus="failure or idle-after-run",
+        rule=("http.failure.interrupt", "ended"),
+    ),
+    "interrupt_releases_early": Variant(
+        1,
+        {"http.failure.interrupt": "fail"},
+        focus="failure or running-during-run",
+        rule=("http.failure.interrupt", "worker"),
+    ),
 }
 # Services that defeat an assumption a probe could make (ids are free-form, every character of an
 # id is free, 404 bodies are equal, a view read twice is the same, the listing has AgentScope's
@@ -473,12 +543,12 @@ BROKEN: dict[str, Variant] = {
 # as sent, DELETE takes a running session, POST /chat/ starts runs and takes answers, a dot segment
 # reaches the route): none may fail a case.
 CONFORMING: dict[str, Variant] = {
-    "clock_fields": Variant(0, {}, focus="side-effects or parked-stays"),
-    "listing_other_layout": Variant(0, {}, focus="side-effects or parked-stays"),
+    "clock_fields": Variant(0, {}, focus="side-effects or parked-stays or twins.sequence"),
+    "listing_other_layout": Variant(0, {}, focus="side-effects or parked-stays or twins.sequence"),
     "request_id_in_404": Variant(0, {}, focus=OWNERSHIP),
     "timestamp_in_404": Variant(0, {}, focus=OWNERSHIP),
     "hex_ids_validated": Variant(0, {}, focus=f"unknown or side-effects or {OWNERSHIP}"),
-    "unstreamed_model": Variant(0, {}, focus="running-during-run or while-running"),
+    "unstreamed_model": Variant(0, {}, focus="running-during-run or while-running or failure"),
     "queued_runs": Variant(
         0,
         {},
@@ -581,6 +651,15 @@ CONFORMING: dict[str, Variant] = {
     # The service gives an unanswered permission request up after 2 s: the hold ends there.
     "gives_up_parked_after_2s": Variant(0, {}, focus="states-hold"),
     "users_normalised_everywhere": Variant(0, {}, focus="boundary or identity"),
+    # Validators that follow the status: a weak ETag and a Last-Modified of when it last changed.
+    "weak_etags": Variant(0, {}, focus="protocol or twins.sequence"),
+    # No validator at all: nothing to revalidate.
+    "no_store": Variant(0, {"http.protocol.conditional": "n/a"}, focus="protocol"),
+    # A 307 from the trailing slash to the status route itself, and HEAD served with the owner check.
+    "scoped_redirects": Variant(0, {}, focus="protocol"),
+    "localised_detail": Variant(0, {}, focus=f"protocol or {OWNERSHIP}"),
+    # An interrupt that lets the current model call end first, the lease held meanwhile.
+    "interrupt_after_model_call": Variant(0, {}, focus="failure or twins.sequence or running-during-run"),
     # Extra fields in the status body, and every probe a 0.25 s storage read.
     "slow_status_extra_fields": Variant(0, {}, focus="shape or running-during-run or parallel"),
     # A new port each start, its URL printed a moment before it listens, nothing kept across a
@@ -939,3 +1018,28 @@ def test_a_parked_call_is_lost_when_it_neither_waits_nor_has_a_result() -> None:
     assert unanswered([call], view(finished, result)) == []  # ended, with the result the service gave it
     assert unanswered([call], view(finished)) == [call]  # ended by nothing: lost
     assert unanswered([call], view(dict(finished, call_id="call_1"))) == [call]  # its own block names it only
+
+
+# -- the protocol cases' and the sequence's judgement, on data ----------------------------------
+
+
+def test_if_none_match_is_compared_weakly() -> None:
+    assert matches('"a1"', '"a1"') and matches('W/"a1"', '"a1"') and matches('"a1"', 'W/"a1"')
+    assert matches('"b2", W/"a1"', '"a1"') and matches(" * ", '"a1"')
+    assert not matches('"b2"', '"a1"') and not matches(None, '"a1"') and not matches("", '"a1"')
+
+
+def test_a_drawn_sequence_takes_only_the_steps_its_state_allows() -> None:
+    for seed in range(200):
+        state = "idle"
+        for step in draw(random.Random(seed)):
+            assert step in CHOICES[state], (seed, state, step)
+            state = AFTER.get(step, state)
+
+
+def test_a_divergence_is_confirmed_only_when_it_follows_the_probe() -> None:
+    first = Divergence(3, "views", "listing.status", "'idle'", "'awaiting_permission'")
+    follows = Divergence(3, "views", "listing.status", "'idle'", "'awaiting_permission'")
+    stays = Divergence(3, "views", "listing.status", "'awaiting_permission'", "'idle'")
+    assert first.key == follows.key and first.key != stays.key
+    assert "step 4 (external)" in first.describe(["say", "wait", "say", "external"])

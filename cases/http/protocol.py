@@ -1,0 +1,255 @@
+"""HTTP status through the protocol underneath, as clients, caches and proxies use it (RFC 9110):
+revalidation with the validators the service itself sends, HEAD, the path with a trailing slash
+and the redirects the service answers it with, content codings, ``Accept-Language``, and the
+other routes of the service's OpenAPI document that show a session's status.
+
+Each is a feature a real client uses without asking the service: a browser revalidates with
+``If-None-Match``, a proxy turns a GET into a HEAD, a router appends a slash, a gateway asks for
+gzip, a user agent sends its language. The status is the same resource whichever of them asks,
+so the spec's answer (the session's status, to its owner only) holds through every one.
+"""
+
+from __future__ import annotations
+
+from email.utils import parsedate_to_datetime
+from typing import Any
+
+import anyio
+from conformance.cases.http.states import driven_session, parked_for_external, parked_for_permission
+from conformance.cases.http.status import HTTP_CAPABILITY, NOT_FOUND, ONE_VALUE, STATUSES
+
+from conformance.core.outcomes import MissingInput, NotApplicable, NotTestable, Violation
+from conformance.core.registry import Level, case
+from conformance.core.revisions import requirement
+from conformance.targets.http.agentscope import segment
+from conformance.targets.http.calibration import flatten
+from conformance.targets.http.target import STATUS_PATH, HttpStatusTarget, StatusProbe
+
+# "The 304 (Not Modified) status code indicates that a conditional GET or HEAD request has been…"
+NOT_MODIFIED = requirement("agentscope-2.0.4", "not-modified")
+# "The HEAD method is identical to GET except that the server MUST NOT send content in the…"
+HEAD = requirement("agentscope-2.0.4", "head")
+LANGUAGES = ("de", "fr-CH, fr;q=0.9", "ja")  # Accept-Language values a user agent sends
+CODINGS = "br, gzip;q=0.5"  # what a browser or a gateway asks for; httpx itself asks "gzip, deflate"
+MAX_ROUTES = 8  # routes of the OpenAPI document asked, besides the status route
+
+
+@case(
+    "http.protocol.conditional",
+    level=Level.MUST,
+    spec=NOT_MODIFIED,
+    needs=HTTP_CAPABILITY,
+    rules=("etag", "last-modified"),
+)
+async def validators_follow_the_status(http: HttpStatusTarget, details: dict) -> None:
+    """A validator the service sent with a status (ETag, Last-Modified) does not revalidate the
+    status once it has changed: If-None-Match / If-Modified-Since with it after an idle session
+    parked for permission (or, where nothing asks permission, for an external executor) is a 200
+    with the new status, never 304 (a cache would keep showing idle).
+
+    Calibrated: judged only once an unconditional probe reads the new status. A Last-Modified date
+    has whole seconds (RFC 9110 5.6.7): the change is made more than a second after it."""
+    agent_id, sid = await driven_session(http, "a session whose status changes")
+    first = await http.status(sid, agent_id)
+    if first.code != 200:
+        raise MissingInput(f"the owner's own probe was answered {first.describe()}: see http.status.shape")
+    etag = first.response.headers.get("etag")
+    modified = first.response.headers.get("last-modified")
+    details.update(
+        etag=etag, last_modified=modified, cache_control=first.response.headers.get("cache-control")
+    )
+    if etag is None and modified is None:
+        raise NotApplicable(
+            "the service sends no validator (ETag, Last-Modified) with the status: nothing revalidates"
+        )
+    if modified is not None:
+        await anyio.sleep(1.1)
+    try:
+        await parked_for_permission(http, agent_id, sid)
+    except (NotTestable, MissingInput) as nothing:
+        # A service whose toolkit asks no permission may still wait for an executor.
+        details["no_permission_park"] = str(nothing)[:300]
+        await http.settle(agent_id, sid)
+        await parked_for_external(http, agent_id, sid, details)
+    now = await http.status(sid, agent_id)
+    if now.status == first.status:
+        raise NotTestable(f"the status did not change ({now.describe()}): see http.state.awaiting-permission")
+    problems: list[tuple[str, str]] = []
+    if etag is not None:
+        again = await http.status(sid, agent_id, headers={"If-None-Match": etag})
+        details["if_none_match"] = again.describe()
+        if again.code == 304:
+            problems.append(("etag", f"If-None-Match: {etag[:100]} was answered 304 Not Modified"))
+    if modified is not None and _date(modified) is not None:
+        again = await http.status(sid, agent_id, headers={"If-Modified-Since": modified})
+        details["if_modified_since"] = again.describe()
+        if again.code == 304:
+            problems.append(
+                ("last-modified", f"If-Modified-Since: {modified[:100]} was answered 304 Not Modified")
+            )
+    if problems:
+        raise Violation(
+            f"the status changed from {first.status!r} to {now.status!r}, yet "
+            + "; ".join(p for _, p in problems)
+            + f": a client revalidating its copy keeps reading {first.status!r}",
+            expected=f"HTTP 200 with the new status {now.status!r} (the validator no longer matches)",
+            observed=[p for _, p in problems],
+            rule=problems[0][0],
+        )
+
+
+def _date(value: str) -> Any:
+    try:
+        return parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+
+
+@case(
+    "http.protocol.owner-everywhere",
+    level=Level.MUST,
+    spec=NOT_FOUND,
+    needs=HTTP_CAPABILITY,
+    rules=("head", "trailing-slash", "coding", "route"),
+)
+async def ownership_on_every_way_in(http: HttpStatusTarget, details: dict) -> None:
+    """Every way a client can ask for a session's status enforces the owner: HEAD (RFC 9110 9.3.2:
+    identical to GET), the path with a trailing slash and wherever the service redirects it, a
+    request asking for compressed content, and every other GET route of the service's OpenAPI
+    document whose answer to the owner carries the status. Another user and a wrong agent_id get
+    nothing there they would not get for a session that does not exist.
+
+    Calibrated: each way is asked for an unknown id by the same caller too; an answer differing
+    from that one (or any 2xx or 304) tells the session apart. A way the service does not offer
+    (405, 404 for everyone) is the same for both, and passes."""
+    agent_id, sid = await http.new_session()
+    owner = await http.status(sid, agent_id)
+    if owner.code != 200:
+        raise MissingInput(f"the owner's own probe was answered {owner.describe()}: see http.status.shape")
+    ways = await _ways(http, sid, owner, agent_id)
+    callers = {
+        "another user": (http.other_user_id, agent_id),
+        "a wrong agent_id": (None, http.other_agent_id(agent_id)),
+    }
+    unknown_id = http.unknown_id()
+    problems: list[tuple[str, str]] = []
+    seen: dict[str, str] = {}
+    for rule, what, method, path, headers in ways:
+        # The owner first, as in use: a cache in front that keeps the owner's answer is asked after it.
+        mine = await http.ask(method, path(sid), params={"agent_id": agent_id}, headers=headers)
+        seen[f"{what}, the owner"] = _chain(mine)
+        for who, (user, agent) in callers.items():
+            params = {"agent_id": agent}
+            theirs = await http.ask(method, path(sid), user_id=user, params=params, headers=headers)
+            unknown = await http.ask(method, path(unknown_id), user_id=user, params=params, headers=headers)
+            seen[f"{what}, {who}"] = _chain(theirs)
+            last, control = theirs[-1], unknown[-1]
+            if 200 <= last.code < 300 or last.code == 304 or last.code != control.code:
+                problems.append(
+                    (
+                        rule,
+                        f"{what} by {who} was answered {_chain(theirs)} (for an id nobody created: {_chain(unknown)})",
+                    )
+                )
+    details["answers"] = seen
+    if problems:
+        raise Violation(
+            "the owner check does not hold on every way in: " + "; ".join(p for _, p in problems[:4]),
+            expected="the answer an id nobody created gets (HTTP 404 on the status route), or a refusal of the way itself",
+            observed=[p for _, p in problems][:10],
+            rule=problems[0][0],
+        )
+
+
+async def _ways(
+    http: HttpStatusTarget, sid: str, owner: StatusProbe, agent_id: str
+) -> list[tuple[str, str, str, Any, dict[str, str] | None]]:
+    """(rule, what, method, path of an id, headers) of every way in the case asks."""
+
+    def status_path(suffix: str = "") -> Any:
+        return lambda session_id: f"/sessions/{segment(session_id)}/status{suffix}"
+
+    ways: list[tuple[str, str, str, Any, dict[str, str] | None]] = [
+        ("head", "HEAD of the status route", "HEAD", status_path(), None),
+        ("trailing-slash", "GET of the status route with a trailing slash", "GET", status_path("/"), None),
+        ("trailing-slash", "HEAD of the status route with a trailing slash", "HEAD", status_path("/"), None),
+        (
+            "coding",
+            f"GET with Accept-Encoding: {CODINGS}",
+            "GET",
+            status_path(),
+            {"Accept-Encoding": CODINGS},
+        ),
+    ]
+    for template in await _status_routes(http, sid, owner, agent_id):
+        ways.append(("route", f"GET {template}", "GET", _filler(template), None))
+    return ways
+
+
+async def _status_routes(http: HttpStatusTarget, sid: str, owner: StatusProbe, agent_id: str) -> list[str]:
+    """The OpenAPI document's other GET routes with one session path parameter (and no other
+    required one but agent_id) whose answer to the owner carries the session's status word; at
+    most MAX_ROUTES of them, out of at most twice as many asked (the document is the service's)."""
+    paths = found if isinstance(found := http.openapi.get("paths"), dict) else {}
+    routes: list[str] = []
+    asked = 0
+    for template, item in sorted(paths.items(), key=lambda pair: str(pair[0])):
+        get = item.get("get") if isinstance(item, dict) else None
+        if not isinstance(template, str) or template == STATUS_PATH or not isinstance(get, dict):
+            continue
+        parameters = listed if isinstance(listed := get.get("parameters"), list) else []
+        names = [p.get("name") for p in parameters if isinstance(p, dict) and p.get("required")]
+        holes = [n for n in names if isinstance(n, str) and "{" + n + "}" in template]
+        if len(holes) != 1 or "session" not in holes[0] or set(names) - {holes[0], "agent_id", "x-user-id"}:
+            continue
+        asked += 1
+        answer = (await http.ask("GET", _filler(template)(sid), params={"agent_id": agent_id}))[-1]
+        if answer.code == 200 and owner.status in flatten(answer.body, "body").values():
+            routes.append(template)
+        if len(routes) == MAX_ROUTES or asked == 2 * MAX_ROUTES:
+            break
+    return routes
+
+
+def _filler(template: str) -> Any:
+    head, _, rest = template.partition("{")
+    tail = rest.partition("}")[2]
+    return lambda session_id: f"{head}{segment(session_id)}{tail}"
+
+
+def _chain(answers: list[StatusProbe]) -> str:
+    """Each answer's code, then the last one's body: ``307 -> 404 '{...}'``."""
+    return (
+        " -> ".join(str(a.code) for a in answers[:-1])
+        + (" -> " if len(answers) > 1 else "")
+        + answers[-1].describe()
+    )
+
+
+@case("http.protocol.language", level=Level.MUST, spec=ONE_VALUE, needs=HTTP_CAPABILITY)
+async def status_words_are_protocol_values(http: HttpStatusTarget, details: dict) -> None:
+    """The status is a protocol value, not a text for people: the same word under any
+    Accept-Language a user agent sends (de, fr-CH, ja), one of the spec's four. A localised
+    detail in an error body is the service's to give; the status word is not translated."""
+    agent_id, sid = await http.new_session()
+    plain = await http.status(sid, agent_id)
+    if plain.code != 200 or plain.status not in STATUSES:
+        raise MissingInput(f"the owner's own probe was answered {plain.describe()}: see http.status.shape")
+    answers = {
+        language: await http.status(sid, agent_id, headers={"Accept-Language": language})
+        for language in LANGUAGES
+    }
+    details["answers"] = {language: probe.describe() for language, probe in answers.items()}
+    moved = {
+        language: probe
+        for language, probe in answers.items()
+        if probe.code != 200 or probe.status != plain.status
+    }
+    if moved:
+        language, probe = next(iter(moved.items()))
+        raise Violation(
+            f"under Accept-Language: {language} the status was answered {probe.describe()}, "
+            f"without it {plain.status!r}: the status word is translated",
+            expected=f"status {plain.status!r} whatever the language asked for",
+            observed={language: probe.describe() for language, probe in moved.items()},
+        )

@@ -1,0 +1,246 @@
+"""HTTP status inside a differential sequence: two sessions treated alike by every step, probed apart.
+
+The steps are drawn (from the run's seed) out of what the service's API offers a session in its
+state: a turn, a turn parked on a permission request or on an external executor, the answers to
+those (allow, deny, a result), an interrupt, a wait. Each is applied to both twins of a pair;
+every way of asking the status (GET, a revalidation with the ETag the service sent, HEAD, the
+path with a trailing slash, another language, another user) goes to one twin only. After each
+step every view the service offers of both (their messages and listing entries, field by field,
+in the terms two sessions share: words as they are, ids and times by kind) must agree, and the
+probes must change nothing of the probed twin that time did not change of the other.
+
+A divergence is confirmed before it is blamed on the probes: the same steps are replayed on a
+fresh pair whose other twin is probed. Only a divergence that follows the probe (the same field,
+the probed twin showing the same value both times) is a side effect; one that stays with a
+place (the first-created session evicted first) or does not come back (a run ending a moment
+later in one twin) is shown, not judged.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+import anyio
+from conformance.cases.http.states import driven_session
+from conformance.cases.http.status import HTTP_CAPABILITY, SAFE
+
+from conformance.core.outcomes import Violation
+from conformance.core.registry import Level, case
+from conformance.targets.http.agentscope import segment
+from conformance.targets.http.calibration import differing
+from conformance.targets.http.target import HttpStatusTarget
+from conformance.targets.http.twins import shared, tail_of, waiting_states
+
+STEPS = 4  # lifecycle steps of a sequence
+POLL = 0.1  # seconds between the reads that wait for both twins
+CHOICES = {
+    "idle": ("say", "park", "external", "wait"),
+    "asking": ("allow", "deny", "interrupt", "wait"),
+    "submitted": ("submit", "interrupt", "wait"),
+}
+AFTER = {"say": "idle", "park": "asking", "external": "submitted", "allow": "idle", "deny": "idle"}
+AFTER |= {"submit": "idle", "interrupt": "idle"}
+TEXTS = {"say": "say OK", "park": "[permission] write the probe file", "external": "[external] ask the user"}
+
+
+@dataclass
+class Divergence:
+    """Where the twins parted after a step: the field, and what the probed and the other showed."""
+
+    step: int
+    where: (
+        str  # "views" (after the step), "probes" (the probe phase changed the field), "status" (at the end)
+    )
+    path: str
+    probed: str
+    other: str
+
+    @property
+    def key(self) -> tuple[int, str, str, str, str]:
+        return (self.step, self.where, self.path, self.probed, self.other)
+
+    def describe(self, steps: list[str]) -> str:
+        when = f"after step {self.step + 1} ({steps[self.step]})"
+        if self.where == "status":
+            return f"at the end, the status reads {self.probed} for the probed twin and {self.other} for the other"
+        if self.where == "probes":
+            return f"{when}, the probes changed {self.path} of the probed twin (now {self.probed}), not of the other"
+        return f"{when}, {self.path} reads {self.probed} for the probed twin and {self.other} for the other"
+
+
+@dataclass
+class Pair:
+    agent_id: str
+    first: str  # created first
+    second: str
+    probed_first: bool
+
+    @property
+    def probed(self) -> str:
+        return self.first if self.probed_first else self.second
+
+    @property
+    def other(self) -> str:
+        return self.second if self.probed_first else self.first
+
+
+def draw(rng: random.Random) -> list[str]:
+    """A sequence of STEPS steps, each one the state the twins are in allows."""
+    steps, state = [], "idle"
+    for _ in range(STEPS):
+        step = rng.choice(CHOICES[state])
+        steps.append(step)
+        state = AFTER.get(step, state)
+    return steps
+
+
+@case("http.twins.sequence", level=Level.MUST, spec=SAFE, needs=HTTP_CAPABILITY, rules=("probed",), slow=True)
+async def twins_through_a_sequence(http: HttpStatusTarget, details: dict) -> None:
+    """Twin sessions through a drawn sequence of turns, parked turns, answers, interrupts and
+    waits, every way of asking the status sent to one of them only: after each step their
+    messages and listing entries agree, the probes change nothing of the probed twin that the
+    other did not see change, and at the end both read the same status. A divergence counts once
+    it follows the probe to the other twin in a replay with the roles swapped."""
+    http.require_driving("twin sessions driven through a sequence")
+    steps = draw(random.Random(http.harness.config.seed or 0))
+    details["sequence"] = steps
+    found = await _run(http, steps, probed_first=True)
+    details["diverged"] = [d.describe(steps) for d in found]
+    if not found:
+        return
+    again = {d.key for d in await _run(http, steps, probed_first=False)}
+    confirmed = [d for d in found if d.key in again]
+    details["confirmed"] = [d.describe(steps) for d in confirmed]
+    if confirmed:
+        raise Violation(
+            f"twin sessions treated alike but for the status probes parted: {confirmed[0].describe(steps)}; "
+            "replayed with the other twin probed, the difference followed the probe",
+            expected="the probed twin shows what its twin shows, after every step",
+            observed=[d.describe(steps) for d in confirmed][:6],
+            rule="probed",
+        )
+
+
+async def _run(http: HttpStatusTarget, steps: list[str], *, probed_first: bool) -> list[Divergence]:
+    agent_id, first = await driven_session(http, "twin sessions")
+    _, second = await http.new_session()
+    pair = Pair(agent_id, first, second, probed_first)
+    found: list[Divergence] = []
+    state = "idle"
+    for index, step in enumerate(steps):
+        befores = {sid: tail_of(await http.snapshot(agent_id, sid)) for sid in (pair.probed, pair.other)}
+        # By place, not by role: what the order of the requests does stays with a place in the replay.
+        order = [pair.first, pair.second] if index % 2 == 0 else [pair.second, pair.first]
+        for sid in order:
+            await _apply(http, pair, sid, step)
+        state = AFTER.get(step, state)
+        if step == "wait":
+            await anyio.sleep(0.3)
+        for sid in order:
+            await _reach(http, agent_id, sid, state, befores[sid], step)
+        found += await _compare(http, pair, index)
+        found += await _probe(http, pair, index)
+    return found + await _statuses(http, pair, len(steps) - 1)
+
+
+async def _statuses(http: HttpStatusTarget, pair: Pair, index: int) -> list[Divergence]:
+    """Once the sequence is over, the other twin is asked too: both statuses must agree (read
+    again until they do, at most --timeout)."""
+    words: dict[str, str] = {}
+
+    async def agree() -> bool:
+        for sid in (pair.probed, pair.other):
+            probe = await http.status(sid, pair.agent_id)
+            words[sid] = (
+                f"HTTP {probe.code} {probe.status}" if probe.status is not None else f"HTTP {probe.code}"
+            )
+        return words[pair.probed] == words[pair.other]
+
+    with anyio.move_on_after(http.settle_time):
+        while not await agree():
+            await anyio.sleep(POLL)
+    if words.get(pair.probed) == words.get(pair.other):
+        return []
+    return [
+        Divergence(index, "status", "the status", words.get(pair.probed, "?"), words.get(pair.other, "?"))
+    ]
+
+
+async def _apply(http: HttpStatusTarget, pair: Pair, sid: str, step: str) -> None:
+    user, agent_id = http.user_id, pair.agent_id
+    if step in TEXTS:
+        await http.chat(agent_id, sid, TEXTS[step])
+    elif step in ("allow", "deny"):
+        await http.driver.confirm(user, agent_id, sid, allow=step == "allow")
+    elif step == "submit":
+        await http.driver.submit_external_result(user, agent_id, sid)
+    elif step == "interrupt":
+        await http.driver.interrupt(user, agent_id, sid)
+
+
+async def _reach(
+    http: HttpStatusTarget, agent_id: str, sid: str, state: str, before: tuple[str, ...], step: str
+) -> None:
+    """Until the twin's messages show the step done (its turn ended, or parked as ``state`` says),
+    at most --timeout: read through the messages, never the status (the other twin is not probed)."""
+
+    async def done() -> bool:
+        view = await http.snapshot(agent_id, sid)
+        tail = tail_of(view)
+        if step != "wait" and tail == before:
+            return False
+        waiting = waiting_states(view)
+        if state == "idle":
+            return not waiting and (
+                not tail or (tail[-1].startswith("assistant:") and tail[-1].endswith(")"))
+            )
+        return state in waiting
+
+    with anyio.move_on_after(http.settle_time):
+        while not await done():
+            await anyio.sleep(POLL)
+
+
+async def _compare(http: HttpStatusTarget, pair: Pair, index: int) -> list[Divergence]:
+    """The twins' views in shared terms, read again until they agree (a run that ends, or a lease
+    released, a moment later in one twin), at most --timeout: what still differs then."""
+    differ: dict[str, tuple[str, str]] = {}
+
+    async def agree() -> bool:
+        mine = shared(await http.snapshot(pair.agent_id, pair.probed))
+        theirs = shared(await http.snapshot(pair.agent_id, pair.other))
+        differ.clear()
+        for path in mine.keys() | theirs.keys():
+            if mine.get(path, "absent") != theirs.get(path, "absent"):
+                differ[path] = (mine.get(path, "absent"), theirs.get(path, "absent"))
+        return not differ
+
+    with anyio.move_on_after(http.settle_time):
+        while not await agree():
+            await anyio.sleep(POLL)
+    return [Divergence(index, "views", path, a, b) for path, (a, b) in sorted(differ.items())[:8]]
+
+
+async def _probe(http: HttpStatusTarget, pair: Pair, index: int) -> list[Divergence]:
+    """Every way of asking the status, to the probed twin only; then what the probes changed of
+    it that did not change of the other meanwhile."""
+    agent_id, sid = pair.agent_id, pair.probed
+    before = {s: await http.snapshot(agent_id, s) for s in (pair.probed, pair.other)}
+    plain = await http.status(sid, agent_id)
+    etag = plain.response.headers.get("etag")
+    if etag is not None:
+        await http.status(sid, agent_id, headers={"If-None-Match": etag})
+    path = f"/sessions/{segment(sid)}/status"
+    await http.ask("HEAD", path, params={"agent_id": agent_id})
+    await http.ask("GET", path + "/", params={"agent_id": agent_id})
+    await http.status(sid, agent_id, headers={"Accept-Language": "de"})
+    await http.status(sid, agent_id, user_id=http.other_user_id)
+    after = {s: await http.snapshot(agent_id, s) for s in (pair.probed, pair.other)}
+    mine = differing(before[pair.probed], after[pair.probed])
+    theirs = differing(before[pair.other], after[pair.other])
+    probed = shared(after[pair.probed])
+    return [
+        Divergence(index, "probes", p, probed.get(p, "absent"), "unchanged")
+        for p in sorted(mine - theirs)[:8]
+    ]
