@@ -58,6 +58,7 @@ HTTP_OPTIONS = (
     "2",
 )
 SEQ = "heartbeat.instructions.model-based"
+SURFACE = "heartbeat.surface.twin-sequences"
 # The cases that send an invalid call and judge how it is rejected.
 ARGS = [
     "heartbeat.args.missing-idempotency-key",
@@ -76,6 +77,9 @@ ARGS = [
 # case if it is a case's sole catcher (by_area()).
 BROKEN: dict[str, Variant] = {
     "no_tool": Variant(3, dict.fromkeys(HEARTBEAT, "unimplemented")),
+    # Twin sequences over the server's surface: a tool name it does not list, another tool it lists.
+    "any_tool_heartbeats": Variant(1, {SURFACE: "fail"}, rule=(SURFACE, "unlisted")),
+    "summary_tool_acknowledges": Variant(1, {SURFACE: "fail"}, rule=(SURFACE, "tool")),
     "schema_key_optional": Variant(1, {"heartbeat.schema.required": "fail"}),
     "schema_requires_status": Variant(1, {"heartbeat.schema.required": "fail"}),
     "schema_open": Variant(1, {"heartbeat.schema.closed": "fail"}),
@@ -377,6 +381,7 @@ REDELIVERED = [
 # bytes, pages are small…): the reference's outcomes, or ones that conclude nothing (never fail/warn).
 # The sequences run where a server defeats one of their assumptions too (SEQ: "pass").
 CONFORMING: dict[str, Variant] = {
+    "several_tools": Variant(0, {}, also=(SURFACE,)),
     "status_defaults_active": Variant(0, {}),
     "state_nested": Variant(0, {}),
     "replay_flagged": Variant(0, {}, focus="heartbeat.idempotency"),

@@ -1,0 +1,69 @@
+"""Conforming MCP server: lists three tools beside the heartbeat that legitimately do other
+things with the same sessions: ``session_summary`` reads a session's reported state and how many
+instructions are pending (changing nothing), ``session_note`` keeps a free-text note of its own on
+a session, ``echo`` answers its text.
+
+Defeats the assumption that the heartbeat is the server's only tool: heartbeat.surface.twin-sequences
+calls each of them on one twin and must find the twins alike.
+"""
+
+import pathlib
+import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3]))
+
+from conformance.reference.mcp.server import OtherTool, main
+from conformance.reference.mcp.store import NOT_ACCESSIBLE, STATE_FIELDS, HeartbeatError
+
+SESSION = {"type": "string", "description": "Session ID"}
+NOTES = {}
+
+
+def session_of(store, caller, args):
+    session = store.sessions.get(str(args.get("sessionId")))
+    if session is None or not store.may_access(caller, session):
+        raise HeartbeatError(NOT_ACCESSIBLE)
+    return session
+
+
+def summary(store, caller, args):
+    session = session_of(store, caller, args)
+    return {
+        **{name: session.state.get(name) for name in STATE_FIELDS},
+        "pendingInstructions": len(store.pending(session)),
+    }
+
+
+def note(store, caller, args):
+    session_of(store, caller, args)
+    NOTES[(caller, args["sessionId"])] = str(args.get("note", ""))[:1000]
+    return {"saved": True}
+
+
+TOOLS = (
+    OtherTool(
+        "session_summary",
+        "A session's last reported state and how many instructions are pending.",
+        {"type": "object", "properties": {"sessionId": SESSION}, "required": ["sessionId"]},
+        summary,
+    ),
+    OtherTool(
+        "session_note",
+        "Keep a note on a session (not shown to the agent).",
+        {
+            "type": "object",
+            "properties": {"sessionId": SESSION, "note": {"type": "string"}},
+            "required": ["sessionId", "note"],
+        },
+        note,
+    ),
+    OtherTool(
+        "echo",
+        "Answer the text given.",
+        {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
+        lambda store, caller, args: {"text": str(args.get("text", ""))[:1000]},
+    ),
+)
+
+if __name__ == "__main__":
+    main(other_tools=TOOLS)
