@@ -76,6 +76,8 @@ UNLISTED_TOOL = "conformance_unlisted_tool"
 MAX_PAGES = 20  # of one drain step (the sequences enqueue a handful)
 MAX_SHOWN = 120
 MAX_TOOLS = 8  # other tools exercised (a server may list hundreds)
+RESTARTS = 8  # server restarts in one run of the sequences
+RESTART_BUDGET = 60.0  # seconds of search a profile needs for its sequences to draw restarts
 
 
 class Divergence(AssertionError):
@@ -93,7 +95,7 @@ class _Found(BudgetSpent):
 
 @dataclass
 class TwinStep:
-    op: str  # enqueue | heartbeat | ack-all | drain | report | nudge
+    op: str  # enqueue | heartbeat | ack-all | drain | report | restart | nudge
     count: int = 0  # enqueue: how many; heartbeat: how many delivered ones to acknowledge
     kind: str = ""  # nudge: which (see NUDGES; tool:NAME)
     answer: str = ""
@@ -113,6 +115,8 @@ class TwinStep:
             return f"heartbeat(ack {self.count}) on both twins"
         if self.op == "nudge":
             return f"nudge({self.kind}) on one twin, then both read"
+        if self.op == "restart":
+            return "restart the server"
         return f"{self.op} on both twins"
 
 
@@ -229,8 +233,10 @@ class TwinDriver:
         other: McpTarget | None,
         *,
         nudged_first: bool = True,
+        restarts: list[int] | None = None,
     ) -> None:
         self.mcp = mcp
+        self.restarts = restarts if restarts is not None else [0]  # left in the run (shared by its examples)
         self.probe = probe
         self.settle = settle
         self.other = other
@@ -285,6 +291,18 @@ class TwinDriver:
         if self.settle:
             await anyio.sleep(self.settle)
         step.answer = f"{len(self.texts)} enqueued so far"
+
+    async def _op_restart(self, step: TwinStep) -> None:
+        """The server restarted between two steps (same command and working directory), as the
+        harness restarts it: the twins must still answer alike. Whether what it held survives is
+        the server's (no sentence requires durability)."""
+        if self.restarts[0] <= 0:
+            step.answer = "skipped: no restart left in this run's budget (or the server cannot be restarted)"
+            return
+        self.restarts[0] -= 1
+        await self.mcp.harness.restart_agent()
+        await self.mcp.handshake()
+        step.answer = "restarted"
 
     async def _heartbeat(self, twin: _Twin, **fields: Any) -> View:
         return (await self._call(twin, **fields))[0]
@@ -403,15 +421,18 @@ class TwinRun:
     swapped: str | None = None  # what the run with the roles swapped showed
 
 
-def _strategy(kinds: list[str]) -> st.SearchStrategy[TwinStep]:
-    return st.one_of(
+def _strategy(kinds: list[str], restarts: bool) -> st.SearchStrategy[TwinStep]:
+    ops = [
         st.builds(TwinStep, op=st.just("enqueue"), count=st.integers(1, 3)),
         st.builds(TwinStep, op=st.just("heartbeat"), count=st.integers(0, 2)),
         st.builds(TwinStep, op=st.just("ack-all")),
         st.builds(TwinStep, op=st.just("drain")),
         st.builds(TwinStep, op=st.just("report")),
         st.builds(TwinStep, op=st.just("nudge"), kind=st.sampled_from(kinds)),
-    )
+    ]
+    if restarts:
+        ops.append(st.builds(TwinStep, op=st.just("restart")))
+    return st.one_of(ops)
 
 
 def steered(kinds: list[str]) -> list[list[TwinStep]]:
@@ -431,8 +452,9 @@ def run_once(
     other: McpTarget | None,
     *,
     nudged_first: bool = True,
+    restarts: list[int] | None = None,
 ) -> tuple[Divergence | None, list[TwinStep]]:
-    driver = TwinDriver(mcp, probe, settle, other, nudged_first=nudged_first)
+    driver = TwinDriver(mcp, probe, settle, other, nudged_first=nudged_first, restarts=restarts)
     try:
         anyio.from_thread.run(driver.run_all, [TwinStep.from_json(s.to_json()) for s in steps])
     except Divergence as found:
@@ -458,6 +480,11 @@ def run_twin_sequences(
         chosen = random.SystemRandom().randrange(2**32)
     kinds = surface(mcp, other_caller=other is not None)
     examples, started, found = [0], time.monotonic(), {}
+    # A restart costs a process start (seconds for a server on an SDK): drawn only by the profiles
+    # that search for minutes (thorough, campaign rounds), at most RESTARTS in a run; none where the
+    # server cannot be restarted or caller B's connection would not follow it to its new address.
+    can_restart = mcp.harness.config.restartable and other is None
+    restarts = [RESTARTS if can_restart and profile.budget >= RESTART_BUDGET else 0]
     budget = profile.budget / 2
 
     def sequence(steps: list[TwinStep]) -> None:
@@ -469,22 +496,26 @@ def run_twin_sequences(
             return
         examples[0] += 1
         progress.example()
-        failure, ran = run_once(mcp, steps, probe, settle, other)
+        failure, ran = run_once(mcp, steps, probe, settle, other, restarts=restarts)
         if failure is not None and failure.kind is not None:
             found["steps"] = steps[: len(ran)]
             raise _Found
 
-    test = given(st.lists(_strategy(kinds), min_size=1, max_size=max(4, profile.steps // 5)))(sequence)
+    test = given(
+        st.lists(_strategy(kinds, restarts[0] > 0), min_size=1, max_size=max(4, profile.steps // 5))
+    )(sequence)
     for steps in steered(kinds):
         test = example(steps)(test)
     with contextlib.suppress(BudgetSpent, Flaky):
-        seed(chosen)(hypothesis_settings(profile, max(4, profile.max_examples // 15), None)(test))()
+        seed(chosen)(hypothesis_settings(profile, max(4, profile.max_examples // 30), None)(test))()
     if "steps" not in found:
         return TwinRun(profile.name, chosen, examples[0], None, [])
-    failure, steps, ran = _minimize(mcp, found["steps"], probe, settle, other)
+    failure, steps, ran = _minimize(mcp, found["steps"], probe, settle, other, can_restart)
     if failure is None or failure.kind is None:
         return TwinRun(profile.name, chosen, examples[0], None, [])
-    swapped, _ = run_once(mcp, steps, probe, settle, other, nudged_first=False)
+    swapped, _ = run_once(
+        mcp, steps, probe, settle, other, nudged_first=False, restarts=_restarts(steps, can_restart)
+    )
     if swapped is None or swapped.kind is None:
         return TwinRun(
             profile.name, chosen, examples[0], None, [], swapped="no divergence with the roles swapped"
@@ -493,22 +524,32 @@ def run_twin_sequences(
 
 
 def _minimize(
-    mcp: McpTarget, steps: list[TwinStep], probe: StateProbe | None, settle: float, other: McpTarget | None
+    mcp: McpTarget,
+    steps: list[TwinStep],
+    probe: StateProbe | None,
+    settle: float,
+    other: McpTarget | None,
+    can_restart: bool,
 ) -> tuple[Divergence | None, list[TwinStep], list[TwinStep]]:
     """Remove steps one at a time while a nudge is still blamed for a divergence: the failure, the
     steps left, and the steps of their last run (with answers and frames)."""
-    failure, ran = run_once(mcp, steps, probe, settle, other)
+    failure, ran = run_once(mcp, steps, probe, settle, other, restarts=_restarts(steps, can_restart))
     if failure is None or failure.kind is None:
         return None, steps, ran
     current, i = list(steps), 0
     while i < len(current):
         trial = current[:i] + current[i + 1 :]
-        again, trial_ran = run_once(mcp, trial, probe, settle, other)
+        again, trial_ran = run_once(mcp, trial, probe, settle, other, restarts=_restarts(trial, can_restart))
         if again is not None and again.kind is not None:
             failure, current, ran = again, trial, trial_ran
         else:
             i += 1
     return failure, current, ran
+
+
+def _restarts(steps: list[TwinStep], can_restart: bool) -> list[int]:
+    """A replay's restart budget: each restart step it has (none where the server cannot restart)."""
+    return [sum(1 for s in steps if s.op == "restart") if can_restart else 0]
 
 
 def _numbers(numbers: tuple[int, ...]) -> str:
