@@ -15,13 +15,23 @@ from conformance.core.outcomes import NotApplicable, NotTestable, Violation
 from conformance.core.registry import Level, case
 from conformance.core.revisions import requirement
 from conformance.targets.mcp import differential
-from conformance.targets.mcp.era import SERVER_INFO_KEY, identity
+from conformance.targets.mcp.era import (
+    CLIENT_INFO,
+    HANDSHAKE_VERSIONS,
+    SERVER_INFO_KEY,
+    UNSUPPORTED_PROTOCOL_VERSION,
+    identity,
+)
 from conformance.targets.mcp.target import McpTarget, new_session_id
 
 # "Report session status, progress, and the current step."
 PURPOSE = requirement("mcp-session-heartbeat-2025-06-18", "purpose")
 # "Identifies the server software producing the response. Servers SHOULD include this field on …"
 SERVER_INFO = requirement("mcp-session-heartbeat-2025-06-18", "server-info")
+# "Otherwise, the server MUST respond with another protocol version it supports."
+NEGOTIATION = requirement("mcp-session-heartbeat-2025-06-18", "version-negotiation")
+# A protocol revision no MCP server supports: dated before MCP existed.
+UNSUPPORTED_ASKED = "1999-01-01"
 
 
 @case("heartbeat.wire.same-answers", level=Level.SHOULD, spec=PURPOSE, needs=("heartbeat",))
@@ -101,4 +111,41 @@ async def results_identify_the_server(mcp: McpTarget, details: dict) -> None:
             "the stateless era's results do not identify the server: " + "; ".join(said),
             expected=f'_meta["{SERVER_INFO_KEY}"]: {{"name": …, "version": …}} on every result',
             observed={what: details.get(what) for what, _ in answers},
+        )
+
+
+@case("heartbeat.wire.version-negotiation", level=Level.MUST, spec=NEGOTIATION, needs=("heartbeat",))
+async def unsupported_version_not_echoed(mcp: McpTarget, details: dict) -> None:
+    """initialize asking for a protocol revision no server supports is answered with a revision of
+    the handshake era the server supports, never the one asked for."""
+    async with mcp.fresh_connection("negotiation") as (peer, _):
+        params = {"protocolVersion": UNSUPPORTED_ASKED, "capabilities": {}, "clientInfo": dict(CLIENT_INFO)}
+        reply = await peer.request("initialize", params)
+    if not reply.ok:
+        if reply.code == UNSUPPORTED_PROTOCOL_VERSION:  # the stateless era refuses any initialize so
+            raise NotApplicable(
+                f"the server does not speak the handshake era: initialize was refused with {reply.describe()}"
+            )
+        raise Violation(
+            f"initialize asking for protocolVersion {UNSUPPORTED_ASKED!r} was refused with {reply.describe()}; a "
+            "server that does not support the requested version answers with one it supports",
+            expected="a result with a protocolVersion the server supports",
+            observed=reply.describe(),
+        )
+    answered = reply.result.get("protocolVersion") if isinstance(reply.result, dict) else None
+    details["answered"] = str(answered)[:60]
+    if answered == UNSUPPORTED_ASKED:
+        raise Violation(
+            f"initialize asking for protocolVersion {UNSUPPORTED_ASKED!r}, a revision no MCP server supports, was "
+            "answered with that same version: the server echoes what it is asked for instead of answering a "
+            "version it supports",
+            expected=f"one of {', '.join(HANDSHAKE_VERSIONS)} (the revisions of the handshake era)",
+            observed=answered,
+        )
+    if answered not in HANDSHAKE_VERSIONS:
+        raise Violation(
+            f"initialize asking for protocolVersion {UNSUPPORTED_ASKED!r} was answered with {str(answered)[:60]!r}, "
+            "which is no MCP revision of the handshake era",
+            expected=f"one of {', '.join(HANDSHAKE_VERSIONS)}",
+            observed=str(answered)[:200],
         )

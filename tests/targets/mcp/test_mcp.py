@@ -87,6 +87,8 @@ BROKEN: dict[str, Variant] = {
     # Volume and repetition: the oldest of 120 pending pushed out; the same text twice delivered once.
     "ring_buffer_100": Variant(1, {VOLUME: "fail"}, message=(VOLUME, "never delivered")),
     "ids_from_text_hash": Variant(1, {VOLUME: "fail"}, message=(VOLUME, "not two")),
+    # The MCP lifecycle: initialize asking for a revision nobody supports is answered with it.
+    "echoes_protocol_version": Variant(1, {"heartbeat.wire.version-negotiation": "fail"}),
     "schema_key_optional": Variant(1, {"heartbeat.schema.required": "fail"}),
     "schema_requires_status": Variant(1, {"heartbeat.schema.required": "fail"}),
     "schema_open": Variant(1, {"heartbeat.schema.closed": "fail"}),
@@ -389,6 +391,7 @@ REDELIVERED = [
 # The sequences run where a server defeats one of their assumptions too (SEQ: "pass").
 CONFORMING: dict[str, Variant] = {
     "several_tools": Variant(0, {}, also=(SURFACE,)),
+    "negotiates_older_version": Variant(0, {}, focus="heartbeat.wire"),
     "bounded_queue_refuses": Variant(
         0, {}, focus="heartbeat.volume or heartbeat.instructions", also=(VOLUME,)
     ),
