@@ -544,6 +544,13 @@ def by_area(variants: dict[str, Variant]) -> dict[str, Variant]:
 # stateless one, are n/a), and a server whose bug is in the stdio operator's spool.
 HANDSHAKE_ONLY = dict.fromkeys(["heartbeat.wire.same-answers", "heartbeat.wire.server-identity"], "n/a")
 STDIO_BROKEN: dict[str, Variant] = {
+    # JSON-RPC as clients use it: string ids, a tools/call sent as a notification.
+    "string_ids_as_numbers": Variant(
+        1, {"heartbeat.wire.request-ids": "fail"} | HANDSHAKE_ONLY, focus="heartbeat.wire"
+    ),
+    "answers_notifications": Variant(
+        1, {"heartbeat.wire.notification-unanswered": "fail"} | HANDSHAKE_ONLY, focus="heartbeat.wire"
+    ),
     "result_not_tool_result": Variant(1, {"heartbeat.result.shape": "fail"} | HANDSHAKE_ONLY),
     # The schema cases read the same (non-object) schema, so they fail with it.
     "schema_not_object": Variant(
