@@ -23,7 +23,7 @@ from conformance.targets.mcp.target import McpTarget
 NAME = requirement("mcp-session-heartbeat-2025-06-18", "name")
 SEQUENCES_ID = "heartbeat.surface.twin-sequences"
 # The rule a finding names: the kind of the nudge blamed (tool:NAME is "tool").
-RULES = ("rejected", "retry", "unlisted", "tool", "other-caller")
+RULES = ("rejected", "retry", "unlisted", "tool", "resources", "prompts", "other-caller")
 
 
 @contextlib.asynccontextmanager
@@ -48,6 +48,7 @@ async def twin_sequences(mcp: McpTarget, details: dict) -> None:
     from conformance.targets.mcp.twinseq import NUDGES, run_twin_sequences, surface
 
     config = mcp.harness.config
+    await mcp.require_made_up_sessions()  # twins are sessions the suite opens
     probe, unreadable = await calibrated(mcp)
     details["probe"] = probe.describe() if probe is not None else f"none: {unreadable}"
     settle = (await calibrate_timing(mcp)).settle if mcp.can_instruct else 0.0

@@ -90,7 +90,10 @@ def build_server(
     input_schema: dict[str, Any] = INPUT_SCHEMA,
     tool_name: str = TOOL,
     other_tools: tuple[OtherTool, ...] = (),
+    handlers: dict[str, Any] | None = None,
 ) -> Server[Any]:
+    """The MCP server over ``store``; ``handlers``: more of the SDK's ``on_*`` handlers (a variant's
+    resources or prompts)."""
     others = {t.name: t for t in other_tools}
 
     async def list_tools(ctx: ServerRequestContext[Any], params: Any) -> types.ListToolsResult:
@@ -122,7 +125,11 @@ def build_server(
         )
 
     return Server(
-        "session-heartbeat-reference", version="0.1.0", on_list_tools=list_tools, on_call_tool=call_tool
+        "session-heartbeat-reference",
+        version="0.1.0",
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+        **(handlers or {}),
     )
 
 
@@ -242,10 +249,11 @@ def main(
     tool_name: str = TOOL,
     middleware: tuple[Callable[..., Any], ...] = (),
     other_tools: tuple[OtherTool, ...] = (),
+    handlers: Callable[[HeartbeatStore], dict[str, Any]] | None = None,
 ) -> None:
     """Serve; the keyword arguments let a variant change one rule (tests/agents/mcp), ``middleware``
     its MCP plumbing (server middleware, outermost first), ``other_tools`` the tools it lists beside
-    the heartbeat."""
+    the heartbeat, ``handlers`` more SDK handlers made for the store (resources, prompts)."""
     args = build_parser().parse_args(argv)
     store = store_factory(
         page_size=args.page_size,
@@ -257,7 +265,13 @@ def main(
         io_delay=args.io_delay,
         max_length=args.max_length,
     )
-    server = build_server(store, input_schema=input_schema, tool_name=tool_name, other_tools=other_tools)
+    server = build_server(
+        store,
+        input_schema=input_schema,
+        tool_name=tool_name,
+        other_tools=other_tools,
+        handlers=handlers(store) if handlers is not None else None,
+    )
     server.middleware.extend(middleware)
     if args.modern_only:
         server.middleware.append(modern_only)

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import contextlib
 import random
+import re
 import time
 import uuid
 from dataclasses import asdict, dataclass, field
@@ -38,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 import anyio.from_thread
-from hypothesis import example, given, seed
+from hypothesis import given, seed
 from hypothesis import strategies as st
 from hypothesis.errors import Flaky
 
@@ -71,6 +72,8 @@ NUDGES = {
     "unlisted": "a call of a tool name the server does not list, with a heartbeat's arguments",
     "tool": "a call of another tool the server lists, with arguments drawn from its inputSchema",
     "other-caller": "caller B's heartbeat for the twin's session id",
+    "resources": "reads of every resource the server lists, and of each resource template filled with the twin's id",
+    "prompts": "a get of every prompt the server lists, its arguments naming the twin",
 }
 UNLISTED_TOOL = "conformance_unlisted_tool"
 MAX_PAGES = 20  # of one drain step (the sequences enqueue a handful)
@@ -209,9 +212,29 @@ def surface(mcp: McpTarget, *, other_caller: bool) -> list[str]:
         str(t.get("name")) for t in mcp.tools if isinstance(t.get("name"), str) and t.get("name") != TOOL
     ]
     kinds += [f"tool:{name}" for name in names[:MAX_TOOLS]]
+    capabilities = mcp.era.capabilities if mcp.era is not None else None
+    if isinstance(capabilities, dict):
+        kinds += [k for k in ("resources", "prompts") if isinstance(capabilities.get(k), dict)]
     if other_caller:
         kinds.append("other-caller")
     return kinds
+
+
+def fill_template(template: str, session_id: str) -> str:
+    """A URI template (RFC 6570, simple expansions) with each variable set: the twin's id where
+    its name speaks of a session, a marker elsewhere."""
+
+    def value(match: re.Match[str]) -> str:
+        name = match.group(1).lstrip("+#./;?&").split(",")[0].split(":")[0].rstrip("*")
+        return session_id if "session" in name.lower() else "conformance"
+
+    return re.sub(r"\{([^}]{1,100})\}", value, template)
+
+
+async def _listed(mcp: McpTarget, method: str, key: str) -> list[dict[str, Any]]:
+    reply = await mcp.request(method, {})
+    items = reply.result.get(key) if reply.ok and isinstance(reply.result, dict) else None
+    return [i for i in items[:MAX_TOOLS] if isinstance(i, dict)] if isinstance(items, list) else []
 
 
 @dataclass
@@ -386,6 +409,29 @@ class TwinDriver:
             tool = next((t for t in self.mcp.tools if t.get("name") == name), {})
             reply = await self.mcp.call(arguments_for(tool.get("inputSchema"), twin.sid), name=name)
             what = "an error" if reply.rejected else "a result"
+        elif kind == "resources":
+            uris = [
+                str(r.get("uri"))
+                for r in await _listed(self.mcp, "resources/list", "resources")
+                if r.get("uri")
+            ]
+            templates = await _listed(self.mcp, "resources/templates/list", "resourceTemplates")
+            uris += [
+                fill_template(str(t.get("uriTemplate")), twin.sid) for t in templates if t.get("uriTemplate")
+            ]
+            read = [await self.mcp.request("resources/read", {"uri": uri}) for uri in uris]
+            what = f"{len(read)} read ({sum(1 for r in read if r.ok)} answered)"
+        elif kind == "prompts":
+            got = []
+            for prompt in await _listed(self.mcp, "prompts/list", "prompts"):
+                names = [str(a.get("name")) for a in prompt.get("arguments") or [] if isinstance(a, dict)]
+                arguments = {n: twin.sid if "session" in n.lower() else "conformance" for n in names[:20]}
+                got.append(
+                    await self.mcp.request(
+                        "prompts/get", {"name": prompt.get("name"), "arguments": arguments}
+                    )
+                )
+            what = f"{len(got)} got ({sum(1 for r in got if r.ok)} answered)"
         else:  # other-caller
             assert self.other is not None
             reply = await self.other.heartbeat(
@@ -501,13 +547,23 @@ def run_twin_sequences(
             found["steps"] = steps[: len(ran)]
             raise _Found
 
-    test = given(
-        st.lists(_strategy(kinds, restarts[0] > 0), min_size=1, max_size=max(4, profile.steps // 5))
-    )(sequence)
+    # Each nudge once, whatever the budget (a slow server spends it on these alone): the surface
+    # is tried whole; then generated sequences while the budget lasts.
     for steps in steered(kinds):
-        test = example(steps)(test)
-    with contextlib.suppress(BudgetSpent, Flaky):
-        seed(chosen)(hypothesis_settings(profile, max(4, profile.max_examples // 30), None)(test))()
+        if mcp.harness.closing:
+            raise RunInterrupted
+        examples[0] += 1
+        progress.example()
+        failure, ran = run_once(mcp, steps, probe, settle, other, restarts=restarts)
+        if failure is not None and failure.kind is not None:
+            found["steps"] = steps[: len(ran)]
+            break
+    if "steps" not in found:
+        test = given(
+            st.lists(_strategy(kinds, restarts[0] > 0), min_size=1, max_size=max(4, profile.steps // 5))
+        )(sequence)
+        with contextlib.suppress(BudgetSpent, Flaky):
+            seed(chosen)(hypothesis_settings(profile, max(2, profile.max_examples // 60), None)(test))()
     if "steps" not in found:
         return TwinRun(profile.name, chosen, examples[0], None, [])
     failure, steps, ran = _minimize(mcp, found["steps"], probe, settle, other, can_restart)

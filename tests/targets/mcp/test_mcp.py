@@ -84,6 +84,7 @@ BROKEN: dict[str, Variant] = {
     # Twin sequences over the server's surface: a tool name it does not list, another tool it lists.
     "any_tool_heartbeats": Variant(1, {SURFACE: "fail"}, rule=(SURFACE, "unlisted")),
     "summary_tool_acknowledges": Variant(1, {SURFACE: "fail"}, rule=(SURFACE, "tool")),
+    "inbox_resource_acknowledges": Variant(1, {SURFACE: "fail"}, rule=(SURFACE, "resources")),
     # Volume and repetition: the oldest of 120 pending pushed out; the same text twice delivered once.
     "ring_buffer_100": Variant(1, {VOLUME: "fail"}, message=(VOLUME, "never delivered")),
     "ids_from_text_hash": Variant(1, {VOLUME: "fail"}, message=(VOLUME, "not two")),
@@ -438,7 +439,12 @@ CONFORMING: dict[str, Variant] = {
                 c
                 for c in HEARTBEAT
                 if not c.startswith(
-                    ("heartbeat.tools.", "heartbeat.schema.", "heartbeat.wire.server-identity")
+                    (
+                        "heartbeat.tools.",
+                        "heartbeat.schema.",
+                        "heartbeat.wire.server-identity",
+                        "heartbeat.wire.version-negotiation",
+                    )
                 )
             ],
             "not-testable",
