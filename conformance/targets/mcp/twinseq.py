@@ -304,6 +304,9 @@ class TwinDriver:
     # -- steps applied to both -----------------------------------------------------------------
 
     async def _op_enqueue(self, step: TwinStep) -> None:
+        if not self.mcp.can_instruct:  # the nudges still show on the state the probe reads
+            step.answer = "skipped: no operator hook (--instruct-cmd or --instruct-url)"
+            return
         new = [
             f"conformance twin {len(self.texts) + n + 1} {uuid.uuid4().hex[:8]}" for n in range(step.count)
         ]

@@ -36,6 +36,7 @@ HOOKED = [
     "heartbeat.boundary.instruction-lengths",
     "heartbeat.boundary.instruction-encodings",
     "heartbeat.boundary.empty-ack-list",
+    "heartbeat.volume.many-pending",
 ]
 # Over Streamable HTTP, with two callers and the operator endpoint, every case runs; the twins
 # need the server's policies (--mcp-session-cap, --mcp-session-ttl, --mcp-request-limit).
