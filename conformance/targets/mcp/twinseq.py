@@ -30,6 +30,7 @@ Judgement on data here (:func:`view_of`, :func:`compare`); the rest makes the ca
 from __future__ import annotations
 
 import contextlib
+import itertools
 import random
 import re
 import time
@@ -46,7 +47,7 @@ from hypothesis.errors import Flaky
 from conformance.core import progress
 from conformance.core.outcomes import MissingInput, NotTestable, RunInterrupted
 from conformance.core.profiles import BudgetSpent, Profile, hypothesis_settings
-from conformance.targets.mcp.probe import ABSENT, StateProbe, same
+from conformance.targets.mcp.probe import ABSENT, CANDIDATES, StateProbe, same
 from conformance.targets.mcp.target import TOOL, McpTarget, ToolReply, carries, new_key, new_session_id
 
 if TYPE_CHECKING:
@@ -269,7 +270,9 @@ class TwinDriver:
         self.texts: list[str] = []
         self.steps: list[TwinStep] = []
         self.last_nudge: str | None = None
-        self._values = iter(probe.values(64) if probe is not None and probe.field != "status" else [])
+        # Values of the probe's field, in turn (status has three: a value may come back, which a
+        # report of it to both twins allows).
+        self._values = itertools.cycle(CANDIDATES[probe.field](64) if probe is not None else [0])
 
     @property
     def order(self) -> tuple[_Twin, _Twin]:
@@ -456,7 +459,7 @@ class TwinDriver:
         await self._both(step, read)
 
     def _next_value(self) -> Any:
-        return next(self._values, random.randint(1, 99))
+        return next(self._values)
 
 
 @dataclass
