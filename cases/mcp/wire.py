@@ -9,19 +9,37 @@ server that speaks both must answer the same calls alike. In the stateless era, 
 
 from __future__ import annotations
 
+import json
+import uuid
 from typing import Any
+
+import anyio
 
 from conformance.core.outcomes import NotApplicable, NotTestable, Violation
 from conformance.core.registry import Level, case
 from conformance.core.revisions import requirement
 from conformance.targets.mcp import differential
-from conformance.targets.mcp.era import SERVER_INFO_KEY, identity
-from conformance.targets.mcp.target import McpTarget, new_session_id
+from conformance.targets.mcp.era import (
+    CLIENT_INFO,
+    HANDSHAKE_VERSIONS,
+    SERVER_INFO_KEY,
+    UNSUPPORTED_PROTOCOL_VERSION,
+    identity,
+)
+from conformance.targets.mcp.target import McpTarget, new_key, new_session_id
 
 # "Report session status, progress, and the current step."
 PURPOSE = requirement("mcp-session-heartbeat-2025-06-18", "purpose")
 # "Identifies the server software producing the response. Servers SHOULD include this field on …"
 SERVER_INFO = requirement("mcp-session-heartbeat-2025-06-18", "server-info")
+# "Otherwise, the server MUST respond with another protocol version it supports."
+NEGOTIATION = requirement("mcp-session-heartbeat-2025-06-18", "version-negotiation")
+# "It MUST be the same as the value of the id member in the Request Object."
+ID_ECHO = requirement("mcp-session-heartbeat-2025-06-18", "id-echo")
+# "The Server MUST NOT reply to a Notification, including those that are within a batch request."
+NOTIFICATION = requirement("mcp-session-heartbeat-2025-06-18", "notification")
+# A protocol revision no MCP server supports: dated before MCP existed.
+UNSUPPORTED_ASKED = "1999-01-01"
 
 
 @case("heartbeat.wire.same-answers", level=Level.SHOULD, spec=PURPOSE, needs=("heartbeat",))
@@ -101,4 +119,103 @@ async def results_identify_the_server(mcp: McpTarget, details: dict) -> None:
             "the stateless era's results do not identify the server: " + "; ".join(said),
             expected=f'_meta["{SERVER_INFO_KEY}"]: {{"name": …, "version": …}} on every result',
             observed={what: details.get(what) for what, _ in answers},
+        )
+
+
+@case("heartbeat.wire.version-negotiation", level=Level.MUST, spec=NEGOTIATION, needs=("heartbeat",))
+async def unsupported_version_not_echoed(mcp: McpTarget, details: dict) -> None:
+    """initialize asking for a protocol revision no server supports is answered with a revision of
+    the handshake era the server supports, never the one asked for."""
+    async with mcp.fresh_connection("negotiation") as (peer, _):
+        params = {"protocolVersion": UNSUPPORTED_ASKED, "capabilities": {}, "clientInfo": dict(CLIENT_INFO)}
+        reply = await peer.request("initialize", params)
+    if not reply.ok:
+        if reply.code == UNSUPPORTED_PROTOCOL_VERSION:  # the stateless era refuses any initialize so
+            raise NotApplicable(
+                f"the server does not speak the handshake era: initialize was refused with {reply.describe()}"
+            )
+        raise Violation(
+            f"initialize asking for protocolVersion {UNSUPPORTED_ASKED!r} was refused with {reply.describe()}; a "
+            "server that does not support the requested version answers with one it supports",
+            expected="a result with a protocolVersion the server supports",
+            observed=reply.describe(),
+        )
+    answered = reply.result.get("protocolVersion") if isinstance(reply.result, dict) else None
+    details["answered"] = str(answered)[:60]
+    if answered == UNSUPPORTED_ASKED:
+        raise Violation(
+            f"initialize asking for protocolVersion {UNSUPPORTED_ASKED!r}, a revision no MCP server supports, was "
+            "answered with that same version: the server echoes what it is asked for instead of answering a "
+            "version it supports",
+            expected=f"one of {', '.join(HANDSHAKE_VERSIONS)} (the revisions of the handshake era)",
+            observed=answered,
+        )
+    if answered not in HANDSHAKE_VERSIONS:
+        raise Violation(
+            f"initialize asking for protocolVersion {UNSUPPORTED_ASKED!r} was answered with {str(answered)[:60]!r}, "
+            "which is no MCP revision of the handshake era",
+            expected=f"one of {', '.join(HANDSHAKE_VERSIONS)}",
+            observed=str(answered)[:200],
+        )
+
+
+def _heartbeat_frame(mcp: McpTarget, frame_id: Any, session_id: str, **fields: Any) -> dict[str, Any]:
+    """A tools/call of the heartbeat as a raw frame, in the run's era (no id: a notification)."""
+    from conformance.targets.mcp import era as eras
+
+    params: dict[str, Any] = {
+        "name": "session_heartbeat",
+        "arguments": {"sessionId": session_id, "idempotencyKey": new_key(), **fields},
+    }
+    if mcp.era is not None and mcp.era.modern:
+        params = eras.stamp(params, mcp.era.version)
+    frame: dict[str, Any] = {"jsonrpc": "2.0", "method": "tools/call", "params": params}
+    if frame_id is not None:
+        frame["id"] = frame_id
+    return frame
+
+
+@case("heartbeat.wire.request-ids", level=Level.MUST, spec=ID_ECHO, needs=("heartbeat",))
+async def string_and_number_ids_echoed(mcp: McpTarget, details: dict) -> None:
+    """A heartbeat sent with a string id, and one with a large number id, is answered under that
+    very id (the same JSON type and value)."""
+    await mcp.require_made_up_sessions()
+    wrong = []
+    for frame_id in (f"conformance-{uuid.uuid4().hex[:12]}", 2**31 + 12345):
+        line = json.dumps(_heartbeat_frame(mcp, frame_id, new_session_id(), status="active")).encode()
+        reply = await mcp.peer.exchange_raw(line, frame_id, wait=True, timeout=mcp.harness.config.timeout)
+        got = reply.frame if reply.frame is not None else reply.stray
+        answered = got.get("id") if isinstance(got, dict) else None
+        if reply.frame is None or type(answered) is not type(frame_id) or answered != frame_id:
+            wrong.append(f"id {frame_id!r} answered under id {answered!r}")
+    if wrong:
+        raise Violation(
+            "; ".join(wrong),
+            expected="each response under the id of its request, of the same JSON type",
+            observed=wrong,
+        )
+
+
+@case("heartbeat.wire.notification-unanswered", level=Level.MUST, spec=NOTIFICATION, needs=("heartbeat",))
+async def heartbeat_notification_unanswered(mcp: McpTarget, details: dict) -> None:
+    """A heartbeat sent as a notification (no id) gets no response; the next request is answered
+    as usual."""
+    await mcp.require_made_up_sessions()
+    line = json.dumps(_heartbeat_frame(mcp, None, new_session_id(), status="active")).encode()
+    # An answer would come under id null: caught here, and judged by this sentence rather than
+    # taken for a response to no request.
+    pending = mcp.peer.expect(None)
+    try:
+        await mcp.peer.send_raw(line)
+        # A request after it: on one connection its answer comes after any answer to the notification.
+        await mcp.ok_heartbeat(new_session_id())
+        await anyio.sleep(mcp.settle)
+    finally:
+        mcp.peer.unexpect(None)
+    answers = [pending.frame] if pending.frame is not None else []
+    if answers:
+        raise Violation(
+            "a tools/call of session_heartbeat sent as a notification (no id) was answered",
+            expected="no response to a notification",
+            observed=answers[:2],
         )

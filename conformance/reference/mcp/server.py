@@ -35,6 +35,7 @@ import functools
 import json
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import anyio
@@ -54,7 +55,7 @@ if not __package__:
 from .serving import serve_asgi
 from .store import INPUT_SCHEMA, HeartbeatError, HeartbeatStore, spool_dir
 
-__all__ = ["build_server", "main", "serve_http", "serve_stdio"]
+__all__ = ["OtherTool", "build_server", "main", "serve_http", "serve_stdio"]
 
 TOOL = "session_heartbeat"
 DESCRIPTION = (
@@ -72,20 +73,48 @@ def caller_of(ctx: ServerRequestContext[Any]) -> str:
     return headers.get("authorization") or "anonymous"
 
 
+@dataclass(frozen=True)
+class OtherTool:
+    """A tool beside the heartbeat (a variant's): its listing and what a call runs, given the store,
+    the caller and the arguments (a HeartbeatError refuses the call)."""
+
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+    run: Callable[[HeartbeatStore, str, dict[str, Any]], dict[str, Any]]
+
+
 def build_server(
-    store: HeartbeatStore, *, input_schema: dict[str, Any] = INPUT_SCHEMA, tool_name: str = TOOL
+    store: HeartbeatStore,
+    *,
+    input_schema: dict[str, Any] = INPUT_SCHEMA,
+    tool_name: str = TOOL,
+    other_tools: tuple[OtherTool, ...] = (),
+    handlers: dict[str, Any] | None = None,
 ) -> Server[Any]:
+    """The MCP server over ``store``; ``handlers``: more of the SDK's ``on_*`` handlers (a variant's
+    resources or prompts)."""
+    others = {t.name: t for t in other_tools}
+
     async def list_tools(ctx: ServerRequestContext[Any], params: Any) -> types.ListToolsResult:
         tool = types.Tool(name=tool_name, description=DESCRIPTION, input_schema=input_schema)
-        return types.ListToolsResult(tools=[tool])
+        listed = [
+            types.Tool(name=t.name, description=t.description, input_schema=t.input_schema)
+            for t in others.values()
+        ]
+        return types.ListToolsResult(tools=[tool, *listed])
 
     async def call_tool(
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
-        if params.name != tool_name:
+        other = others.get(params.name)
+        if params.name != tool_name and other is None:
             return error_result(f"unknown tool {params.name!r}")
         try:
-            result = await store.call(caller_of(ctx), dict(params.arguments or {}))
+            if other is not None:
+                result = other.run(store, caller_of(ctx), dict(params.arguments or {}))
+            else:
+                result = await store.call(caller_of(ctx), dict(params.arguments or {}))
         except HeartbeatError as exc:
             if exc.code is not None:
                 raise MCPError(exc.code, str(exc)) from None
@@ -96,7 +125,11 @@ def build_server(
         )
 
     return Server(
-        "session-heartbeat-reference", version="0.1.0", on_list_tools=list_tools, on_call_tool=call_tool
+        "session-heartbeat-reference",
+        version="0.1.0",
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+        **(handlers or {}),
     )
 
 
@@ -215,9 +248,12 @@ def main(
     input_schema: dict[str, Any] = INPUT_SCHEMA,
     tool_name: str = TOOL,
     middleware: tuple[Callable[..., Any], ...] = (),
+    other_tools: tuple[OtherTool, ...] = (),
+    handlers: Callable[[HeartbeatStore], dict[str, Any]] | None = None,
 ) -> None:
     """Serve; the keyword arguments let a variant change one rule (tests/agents/mcp), ``middleware``
-    its MCP plumbing (server middleware, outermost first)."""
+    its MCP plumbing (server middleware, outermost first), ``other_tools`` the tools it lists beside
+    the heartbeat, ``handlers`` more SDK handlers made for the store (resources, prompts)."""
     args = build_parser().parse_args(argv)
     store = store_factory(
         page_size=args.page_size,
@@ -229,7 +265,13 @@ def main(
         io_delay=args.io_delay,
         max_length=args.max_length,
     )
-    server = build_server(store, input_schema=input_schema, tool_name=tool_name)
+    server = build_server(
+        store,
+        input_schema=input_schema,
+        tool_name=tool_name,
+        other_tools=other_tools,
+        handlers=handlers(store) if handlers is not None else None,
+    )
     server.middleware.extend(middleware)
     if args.modern_only:
         server.middleware.append(modern_only)

@@ -413,7 +413,7 @@ def run_queue_sequences(target: McpTarget, profile: Profile, *, seed_value: int 
     examples, started = [0], time.monotonic()
     last: dict[str, Any] = {}
     shrink_budget = profile.budget / 2
-    config = hypothesis_settings(profile, max(10, profile.max_examples // 4), None)
+    config = hypothesis_settings(profile, max(10, profile.max_examples // 6), None)
     try:
         timing = anyio.from_thread.run(calibrate_timing, target)
     except QueueFailure as failure:

@@ -436,15 +436,13 @@ class McpTarget:
             self.harness.note_problems(peer)
 
     @contextlib.asynccontextmanager
-    async def other_era(self) -> AsyncIterator[McpTarget]:
-        """Caller A in the era this run does not speak, for comparing the eras: over HTTP another
+    async def fresh_connection(self, label: str) -> AsyncIterator[tuple[JsonRpcPeer, StdioProcess | None]]:
+        """Caller A on a connection of its own, nothing sent on it yet: over HTTP another
         connection to the server; on stdio, where a process's first request fixes its era, a
         second process of the same command in the same working directory. Its frames are labelled
-        with its revision. NotApplicable when the server does not speak that era."""
-        assert self.era is not None
-        other = eras.SPEC_WIRE if self.era.modern else eras.MODERN
+        ``label``; the peer's read loop runs until the block ends."""
         config = self.harness.config
-        transcript = self.harness.transcript.for_connection(other)
+        transcript = self.harness.transcript.for_connection(label)
         process: StdioProcess | None = None
         if config.transport == "http":
             from conformance.targets.mcp.http_channel import McpHttpChannel
@@ -464,20 +462,30 @@ class McpTarget:
                 tg.start_soon(peer.read_loop)
                 if process is not None:
                     tg.start_soon(process.pump_stderr)
-                there = McpTarget(self.harness, peer=peer)
-                there.options = dataclasses.replace(self.options, protocol=other)
-                try:
-                    await there.handshake()
-                except HarnessError as refused:
-                    raise NotApplicable(
-                        f"the server does not speak MCP {other} beside {self.era.version}: {refused.message}"
-                    ) from None
-                yield there
+                yield peer, process
                 tg.cancel_scope.cancel()
         finally:
             with anyio.CancelScope(shield=True):
                 await (process.terminate() if process is not None else channel.close())
             self.harness.note_problems(peer)
+
+    @contextlib.asynccontextmanager
+    async def other_era(self) -> AsyncIterator[McpTarget]:
+        """Caller A in the era this run does not speak, for comparing the eras (on a fresh
+        connection: see fresh_connection), its frames labelled with its revision. NotApplicable
+        when the server does not speak that era."""
+        assert self.era is not None
+        other = eras.SPEC_WIRE if self.era.modern else eras.MODERN
+        async with self.fresh_connection(other) as (peer, _):
+            there = McpTarget(self.harness, peer=peer)
+            there.options = dataclasses.replace(self.options, protocol=other)
+            try:
+                await there.handshake()
+            except HarnessError as refused:
+                raise NotApplicable(
+                    f"the server does not speak MCP {other} beside {self.era.version}: {refused.message}"
+                ) from None
+            yield there
 
 
 def options_of(config: AgentConfig) -> McpOptions:

@@ -20,10 +20,12 @@ def heartbeat(arguments):
         return None, {"content": [{"type": "text", "text": str(exc)}], "isError": True}
 
 
-def serve(name, tools, call):
+def serve(name, tools, call, *, reply_id=None, answer_calls_without_id=False):
+    """``reply_id``: the id a reply goes under, given the request's (a variant's bug); with
+    ``answer_calls_without_id``, a tools/call sent as a notification is answered too."""
     for line in sys.stdin:
         message = json.loads(line)
-        if "id" not in message:
+        if "id" not in message and not (answer_calls_without_id and message.get("method") == "tools/call"):
             continue
         method, params = message.get("method"), message.get("params") or {}
         if method == "initialize":
@@ -38,13 +40,14 @@ def serve(name, tools, call):
             result = call(params.get("arguments"))
         else:
             result = None
+        rid = message.get("id") if reply_id is None else reply_id(message.get("id"))
         if result is None:
             reply = {
                 "jsonrpc": "2.0",
-                "id": message["id"],
+                "id": rid,
                 "error": {"code": -32601, "message": "Method not found"},
             }
         else:
-            reply = {"jsonrpc": "2.0", "id": message["id"], "result": result}
+            reply = {"jsonrpc": "2.0", "id": rid, "result": result}
         sys.stdout.write(json.dumps(reply) + "\n")
         sys.stdout.flush()

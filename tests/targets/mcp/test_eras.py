@@ -39,7 +39,7 @@ IDENTITY = "heartbeat.wire.server-identity"
 # The handshake era names the server once, in initialize: the per-result identity is n/a there.
 HANDSHAKE_ERA = {IDENTITY: "n/a"}
 # A server that speaks one era: there is no other to compare with.
-ONE_ERA = {SAME: "n/a"}
+ONE_ERA = {SAME: "n/a", "heartbeat.wire.version-negotiation": "n/a"}
 REFERENCE = ("-m", "conformance.reference.mcp.server")
 STDIO_HOOK = ("--instruct-cmd", REFERENCE_INSTRUCT_CMD)
 

@@ -36,12 +36,16 @@ HOOKED = [
     "heartbeat.boundary.instruction-lengths",
     "heartbeat.boundary.instruction-encodings",
     "heartbeat.boundary.empty-ack-list",
+    "heartbeat.volume.many-pending",
 ]
 # Over Streamable HTTP, with two callers and the operator endpoint, every case runs; the twins
 # need the server's policies (--mcp-session-cap, --mcp-session-ttl, --mcp-request-limit).
 HTTP_BASELINE = dict.fromkeys(HEARTBEAT, "pass") | dict.fromkeys(TWINS, "not-testable")
 # Over stdio there is one caller: the access cases say what to pass instead.
 STDIO_BASELINE = HTTP_BASELINE | dict.fromkeys(ACCESS, "not-testable")
+# The ci profile enqueues its hundred-odd instructions through a URL hook only (a command hook
+# starts a process for each).
+STDIO_BASELINE |= {"heartbeat.volume.many-pending": "not-testable"}
 REFERENCE_INSTRUCT_CMD = f"{sys.executable} -m conformance.reference.mcp.instruct {{sessionId}} {{text}}"
 HTTP_OPTIONS = (
     "--transport",
@@ -58,6 +62,8 @@ HTTP_OPTIONS = (
     "2",
 )
 SEQ = "heartbeat.instructions.model-based"
+SURFACE = "heartbeat.surface.twin-sequences"
+VOLUME = "heartbeat.volume.many-pending"
 # The cases that send an invalid call and judge how it is rejected.
 ARGS = [
     "heartbeat.args.missing-idempotency-key",
@@ -76,6 +82,15 @@ ARGS = [
 # case if it is a case's sole catcher (by_area()).
 BROKEN: dict[str, Variant] = {
     "no_tool": Variant(3, dict.fromkeys(HEARTBEAT, "unimplemented")),
+    # Twin sequences over the server's surface: a tool name it does not list, another tool it lists.
+    "any_tool_heartbeats": Variant(1, {SURFACE: "fail"}, rule=(SURFACE, "unlisted")),
+    "summary_tool_acknowledges": Variant(1, {SURFACE: "fail"}, rule=(SURFACE, "tool")),
+    "inbox_resource_acknowledges": Variant(1, {SURFACE: "fail"}, rule=(SURFACE, "resources")),
+    # Volume and repetition: the oldest of 120 pending pushed out; the same text twice delivered once.
+    "ring_buffer_100": Variant(1, {VOLUME: "fail"}, message=(VOLUME, "never delivered")),
+    "ids_from_text_hash": Variant(1, {VOLUME: "fail"}, message=(VOLUME, "not two")),
+    # The MCP lifecycle: initialize asking for a revision nobody supports is answered with it.
+    "echoes_protocol_version": Variant(1, {"heartbeat.wire.version-negotiation": "fail"}),
     "schema_key_optional": Variant(1, {"heartbeat.schema.required": "fail"}),
     "schema_requires_status": Variant(1, {"heartbeat.schema.required": "fail"}),
     "schema_open": Variant(1, {"heartbeat.schema.closed": "fail"}),
@@ -384,6 +399,11 @@ REDELIVERED = [
 # bytes, pages are small…): the reference's outcomes, or ones that conclude nothing (never fail/warn).
 # The sequences run where a server defeats one of their assumptions too (SEQ: "pass").
 CONFORMING: dict[str, Variant] = {
+    "several_tools": Variant(0, {}, also=(SURFACE,)),
+    "negotiates_older_version": Variant(0, {}, focus="heartbeat.wire"),
+    "bounded_queue_refuses": Variant(
+        0, {}, focus="heartbeat.volume or heartbeat.instructions", also=(VOLUME,)
+    ),
     "status_defaults_active": Variant(0, {}),
     "state_nested": Variant(0, {}),
     "replay_flagged": Variant(0, {}, focus="heartbeat.idempotency"),
@@ -427,7 +447,12 @@ CONFORMING: dict[str, Variant] = {
                 c
                 for c in HEARTBEAT
                 if not c.startswith(
-                    ("heartbeat.tools.", "heartbeat.schema.", "heartbeat.wire.server-identity")
+                    (
+                        "heartbeat.tools.",
+                        "heartbeat.schema.",
+                        "heartbeat.wire.server-identity",
+                        "heartbeat.wire.version-negotiation",
+                    )
                 )
             ],
             "not-testable",
@@ -533,6 +558,13 @@ def by_area(variants: dict[str, Variant]) -> dict[str, Variant]:
 # stateless one, are n/a), and a server whose bug is in the stdio operator's spool.
 HANDSHAKE_ONLY = dict.fromkeys(["heartbeat.wire.same-answers", "heartbeat.wire.server-identity"], "n/a")
 STDIO_BROKEN: dict[str, Variant] = {
+    # JSON-RPC as clients use it: string ids, a tools/call sent as a notification.
+    "string_ids_as_numbers": Variant(
+        1, {"heartbeat.wire.request-ids": "fail"} | HANDSHAKE_ONLY, focus="heartbeat.wire"
+    ),
+    "answers_notifications": Variant(
+        1, {"heartbeat.wire.notification-unanswered": "fail"} | HANDSHAKE_ONLY, focus="heartbeat.wire"
+    ),
     "result_not_tool_result": Variant(1, {"heartbeat.result.shape": "fail"} | HANDSHAKE_ONLY),
     # The schema cases read the same (non-object) schema, so they fail with it.
     "schema_not_object": Variant(
