@@ -383,7 +383,11 @@ async def permission_outranks_external(http: HttpStatusTarget, details: dict) ->
     Calibrated: judged only on a probe answered between two reads of the session's messages that
     both show the two calls waiting (one asking, one submitted; a call that has stopped waiting
     does not wait again without a new turn). A service that runs a reply's calls one at a time
-    (the second not dispatched while the first asks) or offers no external tool is not testable."""
+    (the second not dispatched while the first asks) or offers no external tool is not testable.
+
+    Then the external call alone is answered: while the messages show the permission call still
+    asking and nothing submitted, the status must still be awaiting_permission (a call answered
+    does not release its peer)."""
     agent_id, sid = await driven_session(http, "a session waiting on two parallel tool calls")
     tag = await http.chat(agent_id, sid, "[parallel] write the probe file and ask the user")
     if await http.wait_for_model(tag, timeout=http.settle_time, script="parallel") is None:
@@ -393,9 +397,13 @@ async def permission_outranks_external(http: HttpStatusTarget, details: dict) ->
         before = await http.waiting_calls(agent_id, sid)
         probe = await http.status(sid, agent_id)
         after = await http.waiting_calls(agent_id, sid)
+        partial = await _after_partial_answer(http, agent_id, sid) if _both_waiting(after) else None
     finally:
         await http.driver.interrupt(http.user_id, agent_id, sid)  # no parked turn left behind
     details["tail_calls"] = _named(after)
+    details["after_partial_answer"] = (
+        partial.describe() if partial else "not judged: the permission call never waited alone"
+    )
     if not (_both_waiting(before) and _both_waiting(after)):
         raise MissingInput(
             "the session's messages did not show both calls of the reply waiting at once, before and after the "
@@ -410,6 +418,36 @@ async def permission_outranks_external(http: HttpStatusTarget, details: dict) ->
             expected="status 'awaiting_permission'",
             observed=probe.describe(),
         )
+    if partial is not None and partial.status != "awaiting_permission":
+        raise Violation(
+            "once the external executor's result was submitted while the peer call still asked for permission "
+            f"(the messages showed it asking, nothing submitted, before and after the probe), the status was "
+            f"{partial.describe()}: a tool call still waits for the user's permission",
+            expected="status 'awaiting_permission'",
+            observed=partial.describe(),
+        )
+
+
+async def _after_partial_answer(http: HttpStatusTarget, agent_id: str, sid: str) -> StatusProbe | None:
+    """The status once only the external call of the two is answered, judged only while the
+    messages show the permission call alone still waiting; None when they never did."""
+    await http.driver.submit_external_result(http.user_id, agent_id, sid)
+    with anyio.move_on_after(http.settle_time):
+        while True:
+            before = await http.waiting_calls(agent_id, sid)
+            if _asking_alone(before):
+                probe = await http.status(sid, agent_id)
+                if probe.status == "running":  # the resumed run still holds the lease
+                    await anyio.sleep(0.05)
+                    continue
+                if _asking_alone(await http.waiting_calls(agent_id, sid)):
+                    return probe
+            await anyio.sleep(0.05)
+    return None
+
+
+def _asking_alone(calls: list[dict[str, Any]] | None) -> bool:
+    return calls is not None and {c.get("state") for c in calls} == {"asking"}
 
 
 SETTLED = ("awaiting_permission", "awaiting_external_result", "idle")

@@ -146,6 +146,8 @@ BROKEN: dict[str, Variant] = {
     "external_checked_first": Variant(
         1, {"http.state.permission-over-external": "fail"}, focus="awaiting or over-external"
     ),
+    # Answering one of two parked calls releases the other in the status alone.
+    "partial_answer_idle": Variant(1, {"http.state.permission-over-external": "fail"}, focus="over-external"),
     "unknown_status_word": Variant(
         1,
         {
