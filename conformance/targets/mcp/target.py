@@ -214,6 +214,14 @@ class McpTarget:
     def tool(self) -> dict[str, Any] | None:
         return next((t for t in self.tools if t.get("name") == TOOL), None)
 
+    def status_values(self) -> list[str]:
+        """The status values the heartbeat tool's own inputSchema offers (its enum), at most 16."""
+        schema = (self.tool or {}).get("inputSchema")
+        properties = schema.get("properties") if isinstance(schema, dict) else None
+        status = properties.get("status") if isinstance(properties, dict) else None
+        values = status.get("enum") if isinstance(status, dict) else None
+        return [v for v in values if isinstance(v, str)][:16] if isinstance(values, list) else []
+
     # -- calls ---------------------------------------------------------------------------------
 
     async def call(self, arguments: Any, *, name: str = TOOL) -> ToolReply:
@@ -331,10 +339,11 @@ class McpTarget:
         return self.options.delivery_wait or self.harness.config.timeout
 
     async def await_delivery(
-        self, session_id: str, texts: list[str], *, wait: float | None = None
+        self, session_id: str, texts: list[str], *, wait: float | None = None, **fields: Any
     ) -> Delivery:
         """Drain the session again and again until every text has come, for up to the delivery wait:
-        an operator's enqueue accepted is not proof that the instruction is pending yet."""
+        an operator's enqueue accepted is not proof that the instruction is pending yet. ``fields``
+        go with each drain's first heartbeat (a status it reports, say)."""
         started = time.monotonic()
         deadline = started + (self.delivery_wait if wait is None else wait)
         drains: list[list[Instruction]] = []
@@ -345,7 +354,7 @@ class McpTarget:
         pause = 0.02
         while True:
             begun = time.monotonic() - started if drains else 0.0
-            batch = await self.drain_replies(session_id)
+            batch = await self.drain_replies(session_id, **fields)
             replies += batch
             try:
                 items = self.items_of(batch)

@@ -94,7 +94,10 @@ BROKEN: dict[str, Variant] = {
     "schema_key_optional": Variant(1, {"heartbeat.schema.required": "fail"}),
     "schema_requires_status": Variant(1, {"heartbeat.schema.required": "fail"}),
     "schema_open": Variant(1, {"heartbeat.schema.closed": "fail"}),
-    "schema_loose_fields": Variant(1, {"heartbeat.schema.properties": "fail"}),
+    # Its schema offers a status value its validation refuses: any-status sends each one.
+    "schema_loose_fields": Variant(
+        1, {"heartbeat.schema.properties": "fail", "heartbeat.instructions.any-status": "fail"}
+    ),
     "rejects_fractional_progress": Variant(1, {"heartbeat.args.valid-call-succeeds": "fail"}),
     # Skipping progressPercent's validation also lets a string or a boolean through.
     "accepts_progress_150": Variant(
@@ -140,6 +143,7 @@ BROKEN: dict[str, Variant] = {
     "dedupe_by_arguments": Variant(
         1,
         {
+            "heartbeat.instructions.any-status": "fail",
             "heartbeat.idempotency.new-key-new-call": "fail",
             "heartbeat.idempotency.key-variants": "fail",
             "heartbeat.idempotency.key-reuse-different-args": "warn",
@@ -160,6 +164,18 @@ BROKEN: dict[str, Variant] = {
     # Nothing it is given ever arrives: each instruction case confirms the loss by asking again for
     # --delivery-wait, and half a second shows it as two do.
     "never_delivers": Variant(1, dict.fromkeys(INSTRUCTIONS, "fail"), args=("--delivery-wait", "0.5")),
+    "blocked_withholds": Variant(
+        1,
+        {"heartbeat.instructions.any-status": "fail"},
+        focus="instructions",
+        args=("--delivery-wait", "0.5"),
+    ),
+    "early_instructions_lost": Variant(
+        1,
+        {"heartbeat.instructions.any-status": "fail"},
+        focus="instructions",
+        args=("--delivery-wait", "0.5"),
+    ),
     "redelivers_acked": Variant(
         1,
         {
