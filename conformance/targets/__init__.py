@@ -113,8 +113,12 @@ def named(name: str) -> type[Target]:
             return target
     if name in BROKEN:
         raise UsageError(f"the target {name!r} is not available: {BROKEN[name]}")
-    known = ", ".join(t.name for t in _discovered()) or "none is installed"
-    raise UsageError(f"no target named {name!r}: one of {known}")
+    if not _discovered():
+        raise UsageError(
+            f"no target in the {GROUP} entry points: install the suite (pip install -e .) so its "
+            "metadata registers its targets"
+        )
+    raise UsageError(f"no target named {name!r}: one of {', '.join(t.name for t in _discovered())}")
 
 
 def chosen(values: dict[str, Any]) -> type[Target]:
