@@ -66,9 +66,9 @@ def _source(ep: EntryPoint) -> str:
 def discover() -> tuple[type[Target], ...]:
     """Every target that loads: ACP first, then the others by name. A target that does not load
     (its distribution broken or half uninstalled, a registered name that differs from its
-    declaration's, a second target of one name) is left out and named in :data:`BROKEN`, so that
-    one bad distribution stops only the runs that ask for it."""
-    targets: list[type[Target]] = []
+    declaration's, a name two distributions register) is left out and named in :data:`BROKEN`,
+    so that one bad distribution stops only the runs that ask for it."""
+    loaded: dict[str, list[tuple[EntryPoint, type[Target]]]] = {}
     BROKEN.clear()
     for ep in sorted(registered(), key=lambda ep: (ep.name != DEFAULT, ep.name, ep.value)):
         try:
@@ -79,10 +79,16 @@ def discover() -> tuple[type[Target], ...]:
             continue
         if name != ep.name:
             BROKEN.setdefault(ep.name, f"{_source(ep)}: declares the target {_one_line(repr(name), 80)}")
-        elif any(t.name == name for t in targets):
-            BROKEN.setdefault(ep.name, f"{_source(ep)}: a second target named {ep.name!r}: uninstall one")
         else:
-            targets.append(declared)
+            loaded.setdefault(name, []).append((ep, declared))
+    targets: list[type[Target]] = []
+    for name, found in loaded.items():
+        if len(found) > 1:  # which one a run would certify is not the suite's to guess
+            BROKEN[name] = (
+                f"two targets of that name, {' and '.join(_source(ep) for ep, _ in found)}: uninstall one"
+            )
+        elif name not in BROKEN:
+            targets.append(found[0][1])
     for name, why in BROKEN.items():
         print(_one_line(f"warning: the target {name!r} is left out ({GROUP}: {why})", 600), file=sys.stderr)
     return tuple(targets)

@@ -42,3 +42,25 @@ def test_a_third_partys_message_is_one_bounded_line() -> None:
     line = targets._one_line("\x1b[31mred\x1b[0m\nsecond line " + "x" * 500)
     assert "\x1b" not in line and "\n" not in line and len(line) == 300
     assert line.startswith("\\x1b[31mred\\x1b[0m second line")
+
+
+class SecondMcp:
+    """Another distribution's target that takes a name the suite's has."""
+
+    name = "mcp"
+
+
+def test_a_name_two_distributions_register_is_left_out(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Which of the two a run would certify is not the suite's to guess: neither runs, both named."""
+    installed = targets.registered()
+    second = EntryPoint(name="mcp", value=f"{__name__}:SecondMcp", group=targets.GROUP)
+    monkeypatch.setattr(targets, "registered", lambda: [*installed, second])
+    monkeypatch.setattr(targets, "BROKEN", {})
+    names = {t.name for t in targets.discover()}
+    assert "mcp" not in names and {"acp", "http"} <= names
+    why = targets.BROKEN["mcp"]
+    assert why.startswith("two targets of that name, mcp = conformance.targets.mcp.declaration:Mcp from ")
+    assert why.endswith(f" and mcp = {__name__}:SecondMcp: uninstall one"), why
+    assert capsys.readouterr().err.count("\n") == 1
