@@ -189,6 +189,14 @@ def revision_kept() -> Iterator[None]:
         revisions.reset(token)
 
 
+@pytest.fixture(autouse=True)
+def no_ambient_revision() -> Iterator[None]:
+    """A spec revision a test leaves checked is undone after it: left set, it would be the next
+    test's in this xdist worker, which would then pass or fail by the order it ran in."""
+    with revision_kept():
+        yield
+
+
 def direct_run(*args: str, cases: list[str] | None = None, report_dir: Path | None = None) -> Run:
     """The cases run in this process on one agent (conformance.direct): the same harness and
     outcomes as a command-line run, without a pytest start per run."""

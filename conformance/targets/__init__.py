@@ -6,8 +6,10 @@ package), revision files and reference implementation (docs/how-to/add-target.md
 
 from __future__ import annotations
 
+import functools
 import os
 import shlex
+import sys
 from importlib.metadata import EntryPoint, distributions
 from pathlib import Path
 from typing import Any
@@ -16,7 +18,18 @@ from conformance.core.config import AgentConfig, UsageError
 from conformance.core.redact import secret_env_values
 from conformance.targets.base import Target
 
-__all__ = ["DEFAULT", "GROUP", "TARGETS", "Target", "chosen", "configure", "discover", "named", "registered"]
+__all__ = [
+    "BROKEN",
+    "DEFAULT",
+    "GROUP",
+    "TARGETS",
+    "Target",
+    "chosen",
+    "configure",
+    "discover",
+    "named",
+    "registered",
+]
 
 GROUP = "session_status_conformance.targets"
 DEFAULT = "acp"
@@ -28,41 +41,90 @@ def registered() -> list[EntryPoint]:
     build's leftover *.egg-info older than the installed metadata."""
     found: dict[tuple[str, str], EntryPoint] = {}
     for dist in distributions():
-        for ep in dist.entry_points:
+        try:
+            points = list(dist.entry_points)
+        except Exception:  # another distribution's broken metadata is not this run's
+            continue
+        for ep in points:
             if ep.group == GROUP:
                 found.setdefault((ep.name, ep.value), ep)
     return list(found.values())
 
 
+def _one_line(text: str, limit: int = 300) -> str:
+    """A third party's text on one bounded line, its control characters escaped."""
+    line = "".join(c if c.isprintable() else repr(c)[1:-1] for c in " ".join(text.split()))
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def _source(ep: EntryPoint) -> str:
+    dist = ep.dist
+    where = f" from {dist.name} {dist.version}" if dist is not None else ""
+    return f"{ep.name} = {ep.value}{where}"
+
+
 def discover() -> tuple[type[Target], ...]:
-    """Every registered target: ACP (the default) first, then the others by name. A registered
-    name that differs from its declaration's, or two targets of one name, is a packaging error."""
+    """Every target that loads: ACP first, then the others by name. A target that does not load
+    (its distribution broken or half uninstalled, a registered name that differs from its
+    declaration's, a name two distributions register) is left out and named in :data:`BROKEN`,
+    so that one bad distribution stops only the runs that ask for it."""
+    loaded: dict[str, list[tuple[EntryPoint, type[Target]]]] = {}
+    BROKEN.clear()
+    for ep in sorted(registered(), key=lambda ep: (ep.name != DEFAULT, ep.name, ep.value)):
+        try:
+            declared = ep.load()
+            name = declared.name
+        except Exception as exc:  # any failure of a third party's import is its own
+            BROKEN.setdefault(ep.name, f"{_source(ep)}: {type(exc).__name__}: {_one_line(str(exc))}")
+            continue
+        if name != ep.name:
+            BROKEN.setdefault(ep.name, f"{_source(ep)}: declares the target {_one_line(repr(name), 80)}")
+        else:
+            loaded.setdefault(name, []).append((ep, declared))
     targets: list[type[Target]] = []
-    for ep in sorted(registered(), key=lambda ep: (ep.name != DEFAULT, ep.name)):
-        declared = ep.load()
-        if declared.name != ep.name:
-            raise RuntimeError(
-                f"entry point {ep.name} = {ep.value} ({GROUP}) declares the target {declared.name!r}"
+    for name, found in loaded.items():
+        if len(found) > 1:  # which one a run would certify is not the suite's to guess
+            BROKEN[name] = (
+                f"two targets of that name, {' and '.join(_source(ep) for ep, _ in found)}: uninstall one"
             )
-        if any(t.name == declared.name for t in targets):
-            raise RuntimeError(f"two targets named {ep.name!r} in {GROUP}: uninstall one")
-        targets.append(declared)
-    if not any(t.name == DEFAULT for t in targets):
-        raise RuntimeError(
-            f"no {DEFAULT} target in the {GROUP} entry points: install the suite (pip install -e .) so its "
-            "metadata registers its targets"
-        )
+        elif name not in BROKEN:
+            targets.append(found[0][1])
+    for name, why in BROKEN.items():
+        print(_one_line(f"warning: the target {name!r} is left out ({GROUP}: {why})", 600), file=sys.stderr)
     return tuple(targets)
 
 
-TARGETS: tuple[type[Target], ...] = discover()
+# Targets that did not load, by their registered name: why, on one line.
+BROKEN: dict[str, str] = {}
+
+# Discovered on first use, not at import (the pytest plugin imports this module in every pytest
+# session of an environment where the suite is installed).
+TARGETS: tuple[type[Target], ...]
+
+
+@functools.cache
+def _discovered() -> tuple[type[Target], ...]:
+    return discover()
+
+
+def __getattr__(name: str) -> Any:
+    if name == "TARGETS":
+        return _discovered()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def named(name: str) -> type[Target]:
-    for target in TARGETS:
+    for target in _discovered():
         if target.name == name:
             return target
-    raise KeyError(f"no target named {name!r}: one of {', '.join(t.name for t in TARGETS)}")
+    if name in BROKEN:
+        raise UsageError(f"the target {name!r} is not available: {BROKEN[name]}")
+    if not _discovered():
+        raise UsageError(
+            f"no target in the {GROUP} entry points: install the suite (pip install -e .) so its "
+            "metadata registers its targets"
+        )
+    raise UsageError(f"no target named {name!r}: one of {', '.join(t.name for t in _discovered())}")
 
 
 def chosen(values: dict[str, Any]) -> type[Target]:
@@ -70,7 +132,7 @@ def chosen(values: dict[str, Any]) -> type[Target]:
     command or URL option is given, else ACP."""
     if values.get("conformance_target"):
         return named(values["conformance_target"])
-    for target in TARGETS:
+    for target in _discovered():
         if target.name != DEFAULT and (values.get(target.command_option) or values.get(target.url_option)):
             return target
     return named(DEFAULT)

@@ -10,6 +10,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import sysconfig
 from pathlib import Path
 
@@ -63,8 +64,35 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str,
     }
     done = run(INSTALL, base, env)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    # The suite's files without the toy: uninstalled and installed again (a few seconds; the
+    # suite alone before the README's line would build the suite twice).
+    with_toy = suite_files(env)
+    for again in ("pip uninstall --yes toy-status-target", "pip install ./toy-status-target"):
+        done = run(again, base, env)
+        assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+        if "uninstall" in again:
+            (base / "suite-without-toy.json").write_text(json.dumps(suite_files(env)))
+    (base / "suite-with-toy.json").write_text(json.dumps(with_toy))
     env.pop("PYTHONPATH")  # the suite and the toy come from the venv only, as a user's would
     return base, env
+
+
+# The installed suite's files and their hashes (its RECORD, compiled files aside), by path.
+SUITE_FILES = """
+import hashlib, json, importlib.metadata as m
+files = m.distribution("session-status-conformance").files or []
+print(json.dumps({
+    str(f): hashlib.sha256(f.locate().read_bytes()).hexdigest()
+    for f in files
+    if f.suffix != ".pyc" and not f.parts[0].endswith(".dist-info")
+}))
+"""
+
+
+def suite_files(env: dict[str, str]) -> dict[str, str]:
+    done = subprocess.run(["python", "-c", SUITE_FILES], env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout)
 
 
 def run(command: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
@@ -127,14 +155,62 @@ def test_the_matrix_and_replay_take_the_toy_target(installed: tuple[Path, dict[s
     assert fixed.returncode == 0 and "FIXED" in fixed.stdout, fixed.stdout + fixed.stderr
 
 
-def test_adding_it_edited_no_file_of_the_suite() -> None:
-    """The toy's distribution imports the suite's public modules and nothing of the suite names it."""
-    mentions = [
-        str(path.relative_to(ROOT))
-        for folder in ("conformance", "cases", "schemas")
-        for path in (ROOT / folder).rglob("*")
-        if path.is_file()
-        and path.suffix in (".py", ".json", ".toml")
-        and "toy" in path.read_text(errors="replace")
+def test_adding_it_changed_no_file_of_the_suite(installed: tuple[Path, dict[str, str]]) -> None:
+    """The suite's installed files are the same, byte for byte, with the toy's distribution
+    installed beside it, without it, and after the tests here ran it."""
+    base, env = installed
+    without = json.loads((base / "suite-without-toy.json").read_text())
+    assert len(without) > 100 and "conformance/targets/__init__.py" in without
+    assert json.loads((base / "suite-with-toy.json").read_text()) == without
+    assert suite_files(env) == without
+    toy = "import importlib.metadata as m; print(*m.distribution('toy-status-target').files or [])"
+    listed = subprocess.run(["python", "-c", toy], env=env, capture_output=True, text=True, timeout=60)
+    assert listed.returncode == 0, listed.stderr[-2000:]
+    tops = {Path(f).parts[0] for f in listed.stdout.split()}
+    assert tops - {"toy_target", "toy_status_target-0.1.0.dist-info"} == set(), (
+        tops
+    )  # nothing in conformance/
+
+
+def test_the_suites_unit_tests_pass_with_the_toy_installed(tmp_path: Path) -> None:
+    """The suite's own unit tests check the suite's targets and revisions, whatever else is
+    installed: they pass with the toy target's distribution on the path."""
+    # From a copy: a build writes its build/ and *.egg-info beside the sources.
+    source = shutil.copytree(ROOT / "tests" / "toy_target", tmp_path / "toy-status-target")
+    pip = [
+        sys.executable,
+        "-m",
+        "pip",
+        "install",
+        "--quiet",
+        "--no-deps",
+        "--no-index",
+        "--no-build-isolation",
     ]
-    assert mentions == []
+    done = subprocess.run(
+        [*pip, "--target", str(tmp_path / "site"), str(source)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    env = {**os.environ, "PYTHONPATH": str(tmp_path / "site")}
+    listed = subprocess.run(
+        [sys.executable, "-c", "from conformance.targets import TARGETS; print(*(t.name for t in TARGETS))"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert listed.stdout.split() == ["acp", "http", "mcp", "toy"], listed.stderr[-2000:]
+    unit = subprocess.run(
+        [sys.executable, "-m", "pytest", "tests/unit", "-q", "-p", "no:randomly"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert unit.returncode == 0, unit.stdout[-3000:] + unit.stderr[-2000:]

@@ -77,7 +77,13 @@ def test_envelope_problems_are_recorded_against_frames(tmp_path: Path) -> None:
     try:
         rt.start()
         reply = rt.call(rt.peer.request, "session/new", {"cwd": str(tmp_path), "mcpServers": []})
-        time.sleep(0.1)
+        # The stray frames after the answer are read by then or soon after: wait for the last one.
+        deadline = time.monotonic() + 10
+        while (
+            not any("matches no request" in p.problem for p in rt.peer.problems)
+            and time.monotonic() < deadline
+        ):
+            time.sleep(0.02)
         problems = [p.problem for p in rt.peer.problems]
         assert any("not JSON" in p for p in problems), problems
         assert any("\"jsonrpc\" is '1.0'" in p for p in problems), problems

@@ -291,19 +291,18 @@ def test_a_signal_during_the_pre_flight_keeps_what_initialize_said(tmp_path: Pat
     still writes the partial report, with the agent's name, and prints its path."""
     report_dir = tmp_path / "r"
     runner = [sys.executable, str(ROOT / "runner.py"), "--report-dir", str(report_dir), "--timeout", "60"]
+    marker = tmp_path / "session-new-arrived"
     proc = subprocess.Popen(
-        [*runner, "--agent", plain_agent("--auth", "offer", "--new-delay", "60")],
+        [*runner, "--agent", plain_agent("--auth", "offer", "--new-delay", "60", "--mark-new", str(marker))],
         cwd=ROOT,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
     )
-    sandbox = report_dir / "sandbox" / "main" / ".acp-reference-sessions"
     deadline = time.monotonic() + 60
-    while not sandbox.is_dir():  # the agent has started (it makes its session store at start)
-        assert time.monotonic() < deadline and proc.poll() is None, "the agent never started"
+    while not marker.is_file():  # initialize answered; session/new pending
+        assert time.monotonic() < deadline and proc.poll() is None, "session/new never arrived"
         time.sleep(0.05)
-    time.sleep(1)  # initialize answered; session/new pending
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 2, err[-2000:]

@@ -18,9 +18,9 @@ from __future__ import annotations
 import pytest
 
 from conformance import cases
-from conformance.core import revisions
 from conformance.core.registry import CASES
 from conformance.core.traceability import AXES, load_revision
+from tests import own
 from tests.conftest import AGENTS
 
 cases.load_all()
@@ -35,14 +35,14 @@ def variant_path(variant: str):
     return AGENTS / f"{variant}.py"
 
 
-@pytest.mark.parametrize("name", revisions.available())
+@pytest.mark.parametrize("name", own.revision_names())
 def test_every_normative_sentence_has_an_audit(name: str) -> None:
     rev = load_revision(name)
     missing = [r.sentence for r in rev.requirements if not r.excluded and not r.breaks]
     assert missing == [], f"{name}: sentences without a `breaks` audit"
 
 
-@pytest.mark.parametrize("name", revisions.available())
+@pytest.mark.parametrize("name", own.revision_names())
 def test_audit_entries_are_well_formed(name: str) -> None:
     rev = load_revision(name)
     for req in rev.requirements:
@@ -60,7 +60,7 @@ def test_audit_entries_are_well_formed(name: str) -> None:
             assert variant_path(b.variant).is_file(), f"{where}: tests/agents/{b.variant}.py does not exist"
 
 
-@pytest.mark.parametrize("name", revisions.available())
+@pytest.mark.parametrize("name", own.revision_names())
 def test_the_audit_covers_every_axis(name: str) -> None:
     rev = load_revision(name)
     seen = {b.axis for r in rev.requirements for b in r.breaks}

@@ -18,6 +18,7 @@ from conformance.core.traceability import (
     schema_sentences,
     spec_sentences,
 )
+from tests import own
 from tests.conftest import ROOT
 from tests.unit.test_registry import _descriptions
 
@@ -151,7 +152,7 @@ def test_a_rule_its_case_left_unjudged_is_not_testable(revision) -> None:
 UNSTABLE = "acp-unstable-2026-11"
 
 
-@pytest.mark.parametrize("name", revisions.available())
+@pytest.mark.parametrize("name", own.revision_names())
 def test_every_case_is_mapped_or_said_not_part_of_each_revision(name: str) -> None:
     cases.load_all()
     rev = load_revision(name)
@@ -164,7 +165,7 @@ def test_every_case_is_mapped_or_said_not_part_of_each_revision(name: str) -> No
         assert [c for c in req.cases if not known(c)] == []
 
 
-@pytest.mark.parametrize("name", revisions.available())
+@pytest.mark.parametrize("name", own.revision_names())
 def test_every_rule_names_its_own_sentence_in_each_revision(name: str) -> None:
     """A failure found by a rule quotes that rule's sentence: each rule of each case that is part of
     the revision is mapped there, so no rule falls back to its case's first sentence."""
@@ -175,7 +176,7 @@ def test_every_rule_names_its_own_sentence_in_each_revision(name: str) -> None:
         assert unmapped == [], f"{name}: rules of {case.id} with no sentence: {unmapped}"
 
 
-@pytest.mark.parametrize("name", revisions.available())
+@pytest.mark.parametrize("name", own.revision_names())
 def test_harness_findings_have_a_sentence(name: str) -> None:
     """An unanswered request and a broken message quote the sentence the revision names for them."""
     rev = load_revision(name)
@@ -184,7 +185,7 @@ def test_harness_findings_have_a_sentence(name: str) -> None:
         assert rev.by_key("envelope") is not None, f"{name}: no requirement with key = 'envelope'"
 
 
-@pytest.mark.parametrize("name", revisions.available())
+@pytest.mark.parametrize("name", own.revision_names())
 def test_every_quote_of_each_revision_is_verbatim(name: str) -> None:
     rev = load_revision(name)
     for req in rev.requirements:
@@ -241,7 +242,7 @@ def test_every_sentence_of_the_heartbeat_spec_has_an_entry() -> None:
     assert missing == []
 
 
-@pytest.mark.parametrize("name", revisions.available())
+@pytest.mark.parametrize("name", own.revision_names())
 def test_requirement_keys_are_unique(name: str) -> None:
     keys = [r.key for r in load_revision(name).requirements if r.key]
     assert len(keys) == len(set(keys)), f"{name}: a key names two requirements"

@@ -9,6 +9,7 @@ agents are not installed here: no API keys, slow; these reproduce what they do).
   --model refuse      no model is configured: session/prompt is answered with an error at once
                       (v2 too, where an accepted prompt is answered before its turn)
   --new-delay S       session/new takes S seconds (claude-agent-acp: about 19 s offline)
+  --mark-new FILE     writes FILE when session/new arrives (a test waits for it, not for a time)
   --no-status         does not advertise session/status, and answers it -32601
   --auth offer        offers an auth method (with a long description) it does not require
   --auth require      and session/new answers auth_required (-32000) until authenticate (codex-acp)
@@ -20,6 +21,7 @@ import _ref
 import argparse
 import asyncio
 import sys
+from pathlib import Path
 
 from acp import RequestError
 
@@ -31,6 +33,7 @@ parser.add_argument("--turn-delay", type=float, default=0.0)
 parser.add_argument("--title-after", type=float, default=0.0)
 parser.add_argument("--model", choices=("hang", "fail", "refuse"), default=None)
 parser.add_argument("--new-delay", type=float, default=0.0)
+parser.add_argument("--mark-new", default=None)
 parser.add_argument("--no-status", action="store_true")
 parser.add_argument("--auth", choices=("offer", "require"), default=None)
 parser.add_argument("--protocol", type=int, default=1)
@@ -90,6 +93,8 @@ class Agent(ReferenceAgent):
     async def new_session(self, *a, **kw):
         if args.auth == "require" and not Agent.authenticated:
             raise RequestError.auth_required({"description": AUTH_DESCRIPTION})
+        if args.mark_new:
+            Path(args.mark_new).write_text("session/new\n")
         await asyncio.sleep(args.new_delay)
         return await super().new_session(*a, **kw)
 

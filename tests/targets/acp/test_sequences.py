@@ -156,19 +156,20 @@ def test_ci_profile_finds_each_sequence_only_bug_in_ten_seeds_of_ten(agent: str,
         agent_command(agent), cwd=None, env=[], timeout=10, settle=0.05, sandbox=tmp_path
     )
     runtime = Runtime(config)
-    try:
-        runtime.start()
-        revisions.use("rfd-2026-10-26")
-        found = []
-        for seed_value in range(10):
-            run = runtime.call(
-                lambda s=seed_value: anyio.to_thread.run_sync(
-                    lambda: run_sequences(runtime.target, PROFILES["ci"], seed_value=s, report_dir=None)
+    with revision_kept():
+        try:
+            runtime.start()
+            revisions.use("rfd-2026-10-26")
+            found = []
+            for seed_value in range(10):
+                run = runtime.call(
+                    lambda s=seed_value: anyio.to_thread.run_sync(
+                        lambda: run_sequences(runtime.target, PROFILES["ci"], seed_value=s, report_dir=None)
+                    )
                 )
-            )
-            found.append((run.failure is not None, run.rule))
-    finally:
-        runtime.close()
+                found.append((run.failure is not None, run.rule))
+        finally:
+            runtime.close()
     assert all(failed and rule in SEQUENCE_RULES[agent] for failed, rule in found), found
 
 
