@@ -83,6 +83,7 @@ class _Hooks:
         self.may_step = may_step
         self.can = target.advertises
         self.reopen = target.advertises("resume") or target.advertises("load")
+        self.memory_cap = target.policy.memory_cap
 
 
 class _SessionRules(RuleBasedStateMachine):
@@ -97,8 +98,11 @@ class _SessionRules(RuleBasedStateMachine):
         super().__init__()
         self.driver = self.hooks.new_driver()
         self.restarts = 0
+        self.pressed = False
+        self.drawn = 0
 
     def _do(self, step: Step) -> None:
+        self.drawn += 1  # the steps drawn, whether or not they run: what preconditions may read
         if self.hooks.target.harness.closing:
             raise RunInterrupted
         if self.driver.dry:
@@ -144,6 +148,21 @@ class _SessionRules(RuleBasedStateMachine):
     @rule(ref=sessions, times=st.integers(2, 8))
     def status_burst(self, ref: str, times: int) -> None:
         self._do(Step("burst", ref, times=times))
+
+    # A request allowance that status calls spend shows only past the allowance: many status calls
+    # at once, then the twins' prompts compared.
+    @rule(ref=sessions, times=st.sampled_from((16, 32)))
+    def status_spend(self, ref: str, times: int) -> None:
+        self._do(Step("burst", ref, times=times))
+
+    # Memory pressure about the declared cap (--memory-cap): a few sessions past what the twins leave
+    # room for. It costs as many session/new calls as the cap, so once per example, early.
+    @precondition(lambda self: self.hooks.memory_cap is not None and not self.pressed and self.drawn < 8)
+    @rule(_=sessions, extra=st.integers(-1, 1))
+    def pressure(self, _: str, extra: int) -> None:
+        self.pressed = True
+        assert self.hooks.memory_cap is not None
+        self._do(Step("pressure", times=max(self.hooks.memory_cap + extra, 1)))
 
     @rule(ref=sessions)
     def prompt(self, ref: str) -> None:
@@ -210,6 +229,23 @@ def build_machine(
 
     StatusMachine.hooks = hooks
     return StatusMachine
+
+
+def twin_scenarios(memory_cap: int | None) -> list[list[Step]]:
+    """What only twins show, run first: a request allowance status calls spend (many status calls,
+    then both twins prompted), and with a declared memory cap an eviction order status calls change
+    (status calls about one twin, then as many sessions as leave one twin room, then both prompted)."""
+    found = [[Step("new", "s0"), Step("burst", "s0", times=32), Step("prompt", "s0")]]
+    if memory_cap is not None:
+        found.append(
+            [
+                Step("new", "s0"),
+                *[Step("status", "s0") for _ in range(3)],
+                Step("pressure", times=max(memory_cap - 1, 1)),
+                Step("prompt", "s0"),
+            ]
+        )
+    return found
 
 
 def scenarios(can: Callable[[str], bool], restartable: bool) -> list[list[Step]]:
@@ -393,7 +429,10 @@ def _run_scenarios(search: _Search) -> SequenceRun | None:
     the run, else None (the state machine runs next)."""
     target, profile = search.target, search.profile
     restartable = target.harness.config.restartable
-    for steps in scenarios(target.advertises, restartable and profile.restarts_per_example > 0):
+    for steps in [
+        *twin_scenarios(target.policy.memory_cap),
+        *scenarios(target.advertises, restartable and profile.restarts_per_example > 0),
+    ]:
         if target.harness.closing:
             raise RunInterrupted
         if search.over_budget():

@@ -202,6 +202,35 @@ V2_CONFORMING: dict[str, Variant] = {
 }
 
 
+# The generated sequences' twins (conformance/targets/acp/sequences.py): every lifecycle step on both
+# twins of a pair, status on one, their answers compared and a difference confirmed with the roles
+# swapped. Only the sequence case runs.
+SEQ = "sequence.status.model-based"
+SEQUENCE_BROKEN: dict[str, Variant] = {
+    # Many status calls, then both twins prompted: the asked twin's prompt is refused.
+    "status_spends_allowance/sequence": Variant(
+        1,
+        {SEQ: "fail"},
+        focus="model-based",
+        agent_args=("--session-request-limit", "10"),
+        rule=(SEQ, "twins-differ"),
+    ),
+    # Status calls about one twin, then memory pressure: the twin nobody asked about is evicted.
+    "status_refreshes_lru/sequence": Variant(
+        1, {SEQ: "fail"}, focus="model-based", agent_args=SMALL_CAP, args=SMALL_CAP, rule=(SEQ, "twins-differ")
+    ),
+}
+SEQUENCE_CONFORMING: dict[str, Variant] = {
+    # Twins evicted by their places (least recently used, first in first out) and refused alike by
+    # an allowance status does not spend: no difference is laid at status's door.
+    "reference/sequence-memory-cap-3": Variant(0, focus="model-based", agent_args=SMALL_CAP, args=SMALL_CAP),
+    "fifo_eviction/sequence": Variant(0, focus="model-based", agent_args=SMALL_CAP, args=SMALL_CAP),
+    "reference/sequence-request-limit": Variant(
+        0, focus="model-based", agent_args=("--session-request-limit", "2")
+    ),
+}
+
+
 def agent(name: str, *args: str) -> str:
     """The command of variant NAME: a file of tests/agents/acp, or the reference (reference…/…)."""
     if name.startswith("reference"):
@@ -231,6 +260,8 @@ TABLES = [
     Table("acp", BASELINE, in_v1, CONFORMING, conforming=True, check=judged),
     Table("acp", V2_BASELINE, in_v2, V2_BROKEN, check=judged),
     Table("acp", V2_BASELINE, in_v2, V2_CONFORMING, conforming=True, check=judged),
+    Table("acp", BASELINE, in_v1, SEQUENCE_BROKEN),
+    Table("acp", BASELINE, in_v1, SEQUENCE_CONFORMING, conforming=True, whole_focus=True),
 ]
 TABLE_OF = {name: table for table in TABLES for name in table.variants}
 
