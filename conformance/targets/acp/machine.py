@@ -84,6 +84,7 @@ class _Hooks:
         self.can = target.advertises
         self.reopen = target.advertises("resume") or target.advertises("load")
         self.memory_cap = target.policy.memory_cap
+        self.both_ways_back = target.advertises("resume") and target.advertises("load")
 
 
 class _SessionRules(RuleBasedStateMachine):
@@ -182,6 +183,12 @@ class _SessionRules(RuleBasedStateMachine):
     def reopen(self, ref: str) -> None:
         self._do(Step("reopen", ref))
 
+    # An agent that offers both ways back: the reopen step resumes, this one loads.
+    @precondition(lambda self: self.hooks.both_ways_back)
+    @rule(ref=sessions)
+    def load(self, ref: str) -> None:
+        self._do(Step("load", ref))
+
     # list and restart take a session they ignore: with none yet, only new and unknown can run,
     # so examples do not spend their steps listing nothing.
     @precondition(lambda self: self.hooks.can("list"))
@@ -269,6 +276,8 @@ def scenarios(can: Callable[[str], bool], restartable: bool) -> list[list[Step]]
         probes.append((["list"], ["list"]))
     if reopen:
         probes.append(([], ["reopen", "status"]))
+    if can("resume") and can("load"):  # the reopen step resumes: a load, then status, too
+        probes.append((["load"], ["status"]))
     if can("close"):
         probes.append(([], ["close", "status"]))
     # Overlapping calls, in each state once: a burst of status calls, then a lone one, the list

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import json
 import os
+import random
+import string
 import uuid
 from dataclasses import asdict, dataclass, field
 from typing import Any, NoReturn
@@ -101,13 +103,13 @@ REFINES = {"status-loads": "not-active-after-release"}
 RACES = ("close", "reopen", "prompt")
 # The steps applied to both twins of a pair (status, bursts and races' status calls go to one only),
 # and those whose answers are compared between the twins.
-TWINNED = frozenset({"prompt", "cancel", "close", "reopen", "race"})
-COMPARED = frozenset({"prompt", "close", "reopen"})
+TWINNED = frozenset({"prompt", "cancel", "close", "reopen", "load", "race"})
+COMPARED = frozenset({"prompt", "close", "reopen", "load"})
 
 
 @dataclass
 class Step:
-    op: str  # new | unknown | status | burst | race | prompt | cancel | close | reopen | list | pressure | restart
+    op: str  # new | unknown | status | burst | race | prompt | cancel | close | reopen | load | list | pressure | restart
     ref: str | None = None
     meta: bool = False
     answer: str = ""  # what the agent answered, in short
@@ -171,6 +173,7 @@ class Driver:
         # (step number, ref) -> (the asked twin's answer, the other's), for a confirming replay to read
         self.twin_views: dict[tuple[int, str], tuple[str, str]] = {}
         self.parted: set[str] = set()  # pairs whose difference their places explain: compared no more
+        self._sample: str | None = None  # a session made only to learn the form of the agent's ids
         self.model = SessionModel(may_inactive_for_unknown=revisions.current().may_inactive_for_unknown)
         self.ids: dict[str, str] = {}
         self.steps: list[Step] = []
@@ -275,11 +278,23 @@ class Driver:
         self.model.add(step.ref, created=True).ops.append("new")
         step.answer = "created" + (" (and its twin)" if self.twins_on else "")
 
+    async def _own_id(self, step: Step) -> str:
+        """An id the agent made in this sequence (one session made for it when there is none yet):
+        what never-created ids are mutated from."""
+        made = [self.ids[r] for r, s in self.model.sessions.items() if s.created and r in self.ids]
+        if not made:
+            self._sample = self._sample or await self._create(step)
+            return self._sample
+        return made[0]
+
     async def _op_unknown(self, step: Step) -> None:
+        """A never-created id in the agent's own format (its prefix, length and alphabet, from an id
+        it made): an agent that answers for any id of its format without a lookup shows here."""
         assert step.ref is not None
-        self.ids[step.ref] = f"sess_never_created_{uuid.uuid4().hex}"
+        own = await self._own_id(step)
+        self.ids[step.ref] = mutated_id(own)
         if self.twins_on:
-            self.twin[step.ref] = f"sess_never_created_{uuid.uuid4().hex}"
+            self.twin[step.ref] = mutated_id(own)
             self.asked_first[step.ref] = self._asked_first(step.ref)
         self.model.add(step.ref, created=False)
         step.answer = "(a never-created id)"
@@ -321,9 +336,9 @@ class Driver:
         elif op == "close":
             reply = await self.t.call("session/close", {"sessionId": sid})
         else:
-            reply = await self.t.reopen(sid, self.cwd)
+            reply = await self._reopen_call(op, sid)
         answer = "ok" if reply.ok else f"error {reply.code}"
-        if op == "reopen":
+        if op in ("reopen", "load"):
             answer += self._replayed(sid, mark)
         return answer
 
@@ -331,7 +346,7 @@ class Driver:
         if step.answer.startswith("(not sent"):
             return None
         answer = step.answer.split(" (")[0]
-        if step.op == "reopen":
+        if step.op in ("reopen", "load"):
             answer += self._replayed(self.sid(step.ref or ""), mark)
         return answer
 
@@ -686,12 +701,23 @@ class Driver:
         self.model.touch(ref, "close")
         self.model.released(ref)
 
+    async def _op_load(self, step: Step) -> None:
+        """session/load where the agent offers resume too: the way back the reopen step does not
+        take, so status is asked after each (a load replays the history, a resume does not)."""
+        await self._op_reopen(step)
+
+    async def _reopen_call(self, op: str, sid: str) -> Reply:
+        if op == "load":
+            params = {"sessionId": sid, "cwd": self.cwd, "mcpServers": []}
+            return await self.t.call("session/load", params)
+        return await self.t.reopen(sid, self.cwd)
+
     async def _op_reopen(self, step: Step) -> None:
         ref = step.ref
         assert ref is not None
         session = self.model.sessions[ref]
         claimed = session.claimed if not session.held else None
-        reply = await self.t.reopen(self.sid(ref), self.cwd)
+        reply = await self._reopen_call(step.op, self.sid(ref))
         step.answer = "ok" if reply.ok else f"error {reply.code}"
         if not session.created:
             await self._reopened_unknown(step, ref, reply)
@@ -914,6 +940,40 @@ class Driver:
                 "(confirmed on two fresh sessions)"
             )
         return None
+
+
+_HEX = "0123456789abcdef"
+
+
+def mutated_id(own: str) -> str:
+    """Another id of the same form as ``own``: its prefix (up to the last ``_``) kept, and each
+    character after it replaced by a random one of the same kind (a lower-case hex digit, an
+    upper-case one, a letter of the same case, a digit; punctuation such as a UUID's dashes kept),
+    so it is never ``own``. A UUID's version digit stays, as a parser may check it."""
+    rng = random.SystemRandom()
+    cut = own.rfind("_") + 1
+    head, tail = own[:cut], own[cut:]
+    hex_only = tail != "" and all(c in _HEX or c in _HEX.upper() or not c.isalnum() for c in tail)
+    uuid_like = len(tail) == 36 and tail.count("-") == 4
+    while True:
+        out = []
+        for i, c in enumerate(tail):
+            if not c.isascii() or not c.isalnum() or (uuid_like and i == 14):
+                out.append(c)
+            elif hex_only:
+                pick = rng.choice(_HEX)
+                out.append(pick.upper() if c.isupper() else pick)
+            elif c.isdigit():
+                out.append(rng.choice(string.digits))
+            elif c.isupper():
+                out.append(rng.choice(string.ascii_uppercase))
+            else:
+                out.append(rng.choice(string.ascii_lowercase))
+        found = head + "".join(out)
+        if found != own and any(ch.isascii() and ch.isalnum() for ch in tail):
+            return found
+        if not any(ch.isascii() and ch.isalnum() for ch in tail):  # nothing to vary: a suffix
+            return f"{own}{uuid.uuid4().hex[:8]}"
 
 
 def _listed(entry: Any) -> str:

@@ -277,6 +277,12 @@ BROKEN: dict[str, Variant] = {
     # Sequence-only before the overlap cases: a prompt with its cancel beside status calls shows it.
     "status_evicts_after_cancel": Variant(1, {SEQ: "fail", "status.overlap.race-prompt": "fail"}),
     "status_meta_attaches": Variant(1, {SEQ: "fail"}),
+    # A load's replay sent with the next request about the session: a status call right after a
+    # load (the sequences load where the agent offers resume too) carries it.
+    "status_flushes_load_replay": Variant(1, {SEQ: "fail"}, rule=(SEQ, "no-notification")),
+    # An id of the agent's own form answered `saved` without a lookup (no MAY path in this revision):
+    # only the sequences' never-created ids, mutated from the agent's own, are of that form.
+    "status_trusts_own_id_format": Variant(1, {SEQ: "fail"}, revision=UNSTABLE, rule=(SEQ, "unknown-id")),
     # Malformed-input bugs: only the fuzzers see them. The bare Python SDK's reader dies on frames
     # no ACP client sends: robustness findings, the agent stays CONFORMANT.
     "sdk_without_guard": Variant(0, {"fuzz.frames.survives": "warn", "fuzz.frames.error-codes": "warn"}),
@@ -529,6 +535,7 @@ SEQUENCE_ONLY = {
     "status_duplicates_after_resume": 5,
     "status_evicts_after_cancel": 4,
     "status_meta_attaches": 4,
+    "status_flushes_load_replay": 4,
 }
 
 # The RFD's MAY path (inactive for ids not in memory) taken for the boundary forms of a live id.

@@ -136,6 +136,7 @@ SEQUENCE_RULES = {
     "status_duplicates_after_resume": ("list-no-duplicate",),
     "status_evicts_after_cancel": ("no-eviction",),
     "status_meta_attaches": ("status-loads",),
+    "status_flushes_load_replay": ("no-notification",),
 }
 
 

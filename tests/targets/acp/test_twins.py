@@ -217,7 +217,12 @@ SEQUENCE_BROKEN: dict[str, Variant] = {
     ),
     # Status calls about one twin, then memory pressure: the twin nobody asked about is evicted.
     "status_refreshes_lru/sequence": Variant(
-        1, {SEQ: "fail"}, focus="model-based", agent_args=SMALL_CAP, args=SMALL_CAP, rule=(SEQ, "twins-differ")
+        1,
+        {SEQ: "fail"},
+        focus="model-based",
+        agent_args=SMALL_CAP,
+        args=SMALL_CAP,
+        rule=(SEQ, "twins-differ"),
     ),
 }
 SEQUENCE_CONFORMING: dict[str, Variant] = {
