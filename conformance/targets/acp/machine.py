@@ -85,6 +85,7 @@ class _Hooks:
         self.reopen = target.advertises("resume") or target.advertises("load")
         self.memory_cap = target.policy.memory_cap
         self.both_ways_back = target.advertises("resume") and target.advertises("load")
+        self.second_connection = target.harness.current_url() is not None
 
 
 class _SessionRules(RuleBasedStateMachine):
@@ -183,6 +184,12 @@ class _SessionRules(RuleBasedStateMachine):
     def reopen(self, ref: str) -> None:
         self._do(Step("reopen", ref))
 
+    # A second connection (WebSocket, Streamable HTTP): B's status, then B's prompt, on each twin.
+    @precondition(lambda self: self.hooks.second_connection)
+    @rule(ref=sessions)
+    def remote(self, ref: str) -> None:
+        self._do(Step("remote", ref))
+
     # An agent that offers both ways back: the reopen step resumes, this one loads.
     @precondition(lambda self: self.hooks.both_ways_back)
     @rule(ref=sessions)
@@ -238,11 +245,13 @@ def build_machine(
     return StatusMachine
 
 
-def twin_scenarios(memory_cap: int | None) -> list[list[Step]]:
+def twin_scenarios(memory_cap: int | None, second_connection: bool = False) -> list[list[Step]]:
     """What only twins show, run first: a request allowance status calls spend (many status calls,
     then both twins prompted), and with a declared memory cap an eviction order status calls change
     (status calls about one twin, then as many sessions as leave one twin room, then both prompted)."""
     found = [[Step("new", "s0"), Step("burst", "s0", times=32), Step("prompt", "s0")]]
+    if second_connection:  # B asks, then prompts; B's prompt on the twin is the control
+        found.append([Step("new", "s0"), Step("remote", "s0")])
     if memory_cap is not None:
         found.append(
             [
@@ -439,7 +448,7 @@ def _run_scenarios(search: _Search) -> SequenceRun | None:
     target, profile = search.target, search.profile
     restartable = target.harness.config.restartable
     for steps in [
-        *twin_scenarios(target.policy.memory_cap),
+        *twin_scenarios(target.policy.memory_cap, target.harness.current_url() is not None),
         *scenarios(target.advertises, restartable and profile.restarts_per_example > 0),
     ]:
         if target.harness.closing:

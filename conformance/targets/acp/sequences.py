@@ -23,6 +23,7 @@ import os
 import random
 import string
 import uuid
+import weakref
 from dataclasses import asdict, dataclass, field
 from typing import Any, NoReturn
 
@@ -103,13 +104,16 @@ REFINES = {"status-loads": "not-active-after-release"}
 RACES = ("close", "reopen", "prompt")
 # The steps applied to both twins of a pair (status, bursts and races' status calls go to one only),
 # and those whose answers are compared between the twins.
-TWINNED = frozenset({"prompt", "cancel", "close", "reopen", "load", "race"})
-COMPARED = frozenset({"prompt", "close", "reopen", "load"})
+TWINNED = frozenset({"prompt", "cancel", "close", "reopen", "load", "race", "remote"})
+COMPARED = frozenset({"prompt", "close", "reopen", "load", "remote"})
+# A second connection to the agent, per target, kept for the run's sequences (opened once: a
+# connection costs a handshake; a restart drops it).
+_SECOND: weakref.WeakKeyDictionary[AcpTarget, AcpTarget] = weakref.WeakKeyDictionary()
 
 
 @dataclass
 class Step:
-    op: str  # new | unknown | status | burst | race | prompt | cancel | close | reopen | load | list | pressure | restart
+    op: str  # new | unknown | status | burst | race | prompt | cancel | close | reopen | load | remote | list | pressure | restart
     ref: str | None = None
     meta: bool = False
     answer: str = ""  # what the agent answered, in short
@@ -325,7 +329,12 @@ class Driver:
         asked twin's (None: not sent)."""
         op = step.during if step.op == "race" else step.op
         mark = self.t.peer.transcript.mark()
-        if op == "prompt":
+        if op == "remote":  # connection B prompts the twin it never asked about
+            try:
+                reply = await (await self._second()).prompt(sid, f"step {len(self.steps)} from B")
+            except NoTurn:
+                return None
+        elif op == "prompt":
             try:
                 reply = await self.t.prompt(sid, f"step {len(self.steps)}")
             except NoTurn:
@@ -860,6 +869,33 @@ class Driver:
                 step, ref, "session/list", _listed(by_id.get(self.sid(ref))), _listed(by_id.get(twin_sid))
             )
 
+    async def _second(self) -> AcpTarget:
+        other = _SECOND.get(self.t)
+        if other is None:
+            other = _SECOND[self.t] = await self.t.connect_again("B")
+        return other
+
+    async def _op_remote(self, step: Step) -> None:
+        """A second connection (B) asks status about the session, then prompts it: B never created
+        or resumed it, so whatever B's prompt gets, it must be what B's prompt on the twin B never
+        asked about gets (a status that registers B as the session's client lets B in)."""
+        ref = step.ref
+        assert ref is not None
+        other = await self._second()
+        sid = self.sid(ref)
+        asked = await other.status(sid)
+        try:
+            reply = await other.prompt(sid, f"step {len(self.steps)} from B")
+        except NoTurn as refused:
+            step.answer = f"(not sent: {refused.short})"
+            return
+        word = "error " + str(asked.code) if not asked.ok else str((asked.result or {}).get("status"))
+        step.answer = (
+            "ok" if reply.ok else f"error {reply.code}"
+        ) + f" (B's prompt, after B's status: {word})"
+        if reply.ok:
+            self.model.touch(ref, "prompt")
+
     async def _op_pressure(self, step: Step) -> None:
         """Memory pressure: ``times`` sessions created one after the other (the machine draws about
         the agent's memory cap), which an agent with a cap makes room for by evicting others: which
@@ -869,6 +905,7 @@ class Driver:
         step.answer = f"{max(step.times, 1)} sessions created"
 
     async def _op_restart(self, step: Step) -> None:
+        _SECOND.pop(self.t, None)  # the restart closed it
         await self.t.restart()
         self.model.restarted()
         for session in self.model.sessions.values():

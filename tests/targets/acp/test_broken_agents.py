@@ -424,6 +424,13 @@ BROKEN: dict[str, Variant] = {
 
 # Served over WebSocket (--transport websocket, agent run with --listen): bugs between connections.
 WS_BROKEN: dict[str, Variant] = {
+    # B's status lets B prompt (a side effect, MUST), beside a twin B never asked about that B's
+    # prompt cannot reach; the scripted case, whose control is another connection, only warns.
+    "ws_status_registers_client": Variant(
+        1,
+        {SEQ: "fail", "status.connections.prompt-needs-resume": "warn"},
+        rule=(SEQ, "twins-differ"),
+    ),
     "ws_status_attaches": Variant(
         1,
         {"status.connections.no-attach": "fail", "status.connections.prompt-needs-resume": "warn"},
@@ -462,7 +469,10 @@ WS_CONFORMING_VARIANTS: dict[str, Variant] = {
     "ws_broadcasts_updates": Variant(0, {"status.connections.no-attach": "not-testable"}),
     # Serves any connection's prompt, one that never asked anything too: "MUST resume" binds
     # Clients, so the case says it cannot tell (a warning before, and a failure under --strict).
-    "ws_serves_any_prompt": Variant(0, {"status.connections.prompt-needs-resume": "not-testable"}),
+    # The sequences' B prompts both twins and is served alike: no difference.
+    "ws_serves_any_prompt": Variant(
+        0, {"status.connections.prompt-needs-resume": "not-testable"}, also=(SEQ,)
+    ),
     # A turn sends no session/update at all: there is nothing to watch for attaching.
     "silent_turn": Variant(0, {"status.connections.no-attach": "not-testable"}),
 }
