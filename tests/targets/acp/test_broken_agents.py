@@ -488,6 +488,10 @@ NOT_REPORTING = {
 # A made-up state where the session's own updates said idle.
 MADE_UP_IDLE = {"status.state.idle-after-turn": "fail", "status.state.own-last-update": "fail"}
 V2_BROKEN: dict[str, Variant] = {
+    # The cancel path sends idle but leaves the snapshot running.
+    "v2_cancel_leaves_running": Variant(
+        1, {"status.state.idle-after-turn": "fail"}, rule=("status.state.idle-after-turn", "after-cancel")
+    ),
     "v2_no_state": Variant(0, {"status.state.reported": "warn", **NOT_REPORTING}),
     "v2_idle_while_asking": Variant(
         1,
