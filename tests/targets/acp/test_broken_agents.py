@@ -583,6 +583,8 @@ CONFORMING_VARIANTS: dict[str, Variant] = {
             **UNKNOWN_IDS_ANSWERED_AS_RESULT,
         },
     ),
+    # Whitespace between every JSON token and CRLF line ends: the same messages.
+    "crlf_spaced_frames": Variant(0, {}),
     # Every method treats two spellings of an id as one session: consistent, so conforming.
     "ids_case_insensitive_everywhere": Variant(0, {}),
     # Status refuses an id that is not ASCII as invalid params: no session either.
