@@ -101,6 +101,7 @@ class _SessionRules(RuleBasedStateMachine):
         self.driver = self.hooks.new_driver()
         self.restarts = 0
         self.pressed = False
+        self.waited = False
         self.drawn = 0
 
     def _do(self, step: Step) -> None:
@@ -165,6 +166,16 @@ class _SessionRules(RuleBasedStateMachine):
         self.pressed = True
         assert self.hooks.memory_cap is not None
         self._do(Step("pressure", times=max(self.hooks.memory_cap + extra, 1)))
+
+    # Waits of growing length, up to the profile's hold: once per example, early, so the steps after
+    # see what time did. Hypothesis favours the ends of the list: the shortest and the
+    # longest (3 s, or the hold where it is shorter).
+    @precondition(lambda self: not self.waited and self.drawn < 8)
+    @rule(_=sessions, share=st.sampled_from((1, 3, 10, 30)))
+    def wait(self, _: str, share: int) -> None:
+        self.waited = True
+        hold = self.hooks.target.harness.config.hold_seconds
+        self._do(Step("wait", times=max(1, round(min(share / 10, hold) * 10))))
 
     @rule(ref=sessions)
     def prompt(self, ref: str) -> None:

@@ -113,12 +113,14 @@ _SECOND: weakref.WeakKeyDictionary[AcpTarget, AcpTarget] = weakref.WeakKeyDictio
 
 @dataclass
 class Step:
-    op: str  # new | unknown | status | burst | race | prompt | cancel | close | reopen | load | remote | list | pressure | restart
+    # new | unknown | status | burst | race | prompt | cancel | close | reopen | load | remote | list | pressure
+    # | wait | restart
+    op: str
     ref: str | None = None
     meta: bool = False
     answer: str = ""  # what the agent answered, in short
     frames: list[dict[str, Any]] = field(default_factory=list)
-    times: int = 0  # burst: status calls in flight at once; race: on each side; pressure: sessions
+    times: int = 0  # burst: status calls in flight at once; race: on each side; pressure: sessions; wait: tenths of a second
     during: str = ""  # race: the lifecycle call the status calls overlap (one of RACES)
 
     def to_json(self) -> dict[str, Any]:
@@ -144,6 +146,8 @@ class Step:
             args.append(f"{self.times} at once")
         if self.op == "pressure":
             args.append(f"{self.times} sessions")
+        if self.op == "wait":
+            args.append(f"{self.times / 10:g} s")
         if self.op == "race":
             args.append(f"{self.during}, {self.times} status calls on each side")
         if self.meta:
@@ -895,6 +899,12 @@ class Driver:
         ) + f" (B's prompt, after B's status: {word})"
         if reply.ok:
             self.model.touch(ref, "prompt")
+
+    async def _op_wait(self, step: Step) -> None:
+        """Time: the agent left alone for ``times`` tenths of a second (a state forgotten, a timer
+        that fires, a background save a moment after status)."""
+        await anyio.sleep(step.times / 10)
+        step.answer = f"waited {step.times / 10:g} s"
 
     async def _op_pressure(self, step: Step) -> None:
         """Memory pressure: ``times`` sessions created one after the other (the machine draws about
