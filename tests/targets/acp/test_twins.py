@@ -229,6 +229,10 @@ SEQUENCE_CONFORMING: dict[str, Variant] = {
     # Twins evicted by their places (least recently used, first in first out) and refused alike by
     # an allowance status does not spend: no difference is laid at status's door.
     "reference/sequence-memory-cap-3": Variant(0, focus="model-based", agent_args=SMALL_CAP, args=SMALL_CAP),
+    # A cap of 1: every new session evicts the last, twins never in memory together.
+    "reference/sequence-memory-cap-1": Variant(
+        0, focus="model-based", agent_args=("--memory-cap", "1"), args=("--memory-cap", "1")
+    ),
     "fifo_eviction/sequence": Variant(0, focus="model-based", agent_args=SMALL_CAP, args=SMALL_CAP),
     "reference/sequence-request-limit": Variant(
         0, focus="model-based", agent_args=("--session-request-limit", "2")
