@@ -102,7 +102,8 @@ async def state_values_are_known(acp: AcpTarget, details: dict) -> None:
     level=Level.MUST,
     spec=spec.STATE_SNAPSHOT,
     needs=V2,
-    rules=("refused-prompt",),  # a refused prompt starts no work: "MUST report `idle` when no … remains"
+    # a refused prompt starts no work, and a cancelled turn leaves none: "MUST report `idle` when no … remains"
+    rules=("refused-prompt", "after-cancel"),
 )
 async def idle_after_turn(acp: AcpTarget, details: dict) -> None:
     """After the turn's `idle` state_update, the snapshot is `idle` too; and after a prompt the
@@ -117,6 +118,46 @@ async def idle_after_turn(acp: AcpTarget, details: dict) -> None:
         raise MissingInput("the turn never reported `idle` in a state_update (within --turn-timeout)")
     await _expect_snapshot(acp, sid, "idle", "the turn reported idle", details)
     await _idle_after_refused_prompt(acp, sid, details)
+    await _idle_after_cancel(acp, await acp.new_session(), details)
+
+
+# Seconds the snapshot of a cancelled turn is watched after its `idle` update (at most --hold),
+# and between two looks.
+CANCEL_WATCH = 1.0
+CANCEL_LOOK = 0.2
+
+
+async def _idle_after_cancel(acp: AcpTarget, sid: str, details: dict) -> None:
+    """A turn cancelled while it works (session/cancel right after its prompt is acknowledged):
+    once the session's updates report `idle`, the snapshot is `idle` right after and for a while
+    (a cancel path that sends the update but leaves the snapshot `running`)."""
+    mark = len(acp.peer.notifications)
+    ack = await acp.prompt(sid, "[slow] a turn the client cancels", wait=False)
+    if not ack.ok:
+        details["unjudged_after_cancel"] = f"session/prompt failed: {ack.describe()}"
+        return
+    await acp.peer.notify("session/cancel", {"sessionId": sid})
+    if await acp.wait_state(sid, "idle", since=mark) is None:
+        details["unjudged_after_cancel"] = "the cancelled turn reported no `idle` within --turn-timeout"
+        return
+    watch = min(CANCEL_WATCH, acp.harness.config.hold_seconds)
+    until = anyio.current_time() + watch
+    seen: list[str | None] = []
+    while True:
+        state, snapshot = await _state_or_skip(acp, sid, "status after a cancelled turn reported idle")
+        seen.append(state)
+        if state in BUSY:
+            raise Violation(
+                f"a turn cancelled while it worked reported `idle` in its state_update, and the status snapshot "
+                f"{CANCEL_LOOK * (len(seen) - 1):g} s later says {state!r}",
+                expected="idle",
+                observed={"snapshots": seen, "last": show(snapshot.result)},
+                rule="after-cancel",
+            )
+        if anyio.current_time() >= until:
+            break
+        await anyio.sleep(CANCEL_LOOK)
+    details["after_cancel"] = seen
 
 
 async def _idle_after_refused_prompt(acp: AcpTarget, sid: str, details: dict) -> None:

@@ -29,7 +29,7 @@ from conformance.targets.acp.target import AcpTarget
 from conformance.targets.acp.twins import (
     Fate,
     Round,
-    baseline_from_calibration,
+    Seat,
     baseline_from_unasked,
     explain,
     judge,
@@ -200,20 +200,62 @@ async def twins_under_memory_pressure(acp: AcpTarget, details: dict) -> None:
     cap, declared = await rounds.memory_cap(acp)
     details["memory_cap"] = cap if declared else f"{cap} ({acp.policy.cap_discovery})"
     pairs = min(rounds.PAIRS, cap // 2)
-    if pairs < 2:  # with one pair, the second layout's asked twin is the newest: no order to change
-        raise MissingInput(
-            f"a memory cap of {cap} holds fewer than four twins at once, so the roles cannot be swapped in "
-            "both directions"
-        )
+    if pairs < 2:
+        await single_pair_memory_rounds(acp, cap, declared, details)
+        return
     calibration = [await rounds.memory_round(acp, cap, roles(pairs, True), asking=False) for _ in range(2)]
     details["calibration"] = [shown(rnd) for rnd, _ in calibration]
-    baseline = baseline_from_calibration([[s.fate for s in rnd.seats] for rnd, _ in calibration])
-    if baseline is None:
+    baseline = [s.fate for s in await memory_baseline(acp, cap, declared, calibration)]
+    first, _ = await rounds.memory_round(acp, cap, roles(pairs, True), asking=True)
+    details["round_1"] = shown(first)
+    if not judge([first], baseline).deviations:
+        details["judgement"] = "every twin met the fate of its position, asked about or not"
+        return
+    second, _ = await rounds.memory_round(acp, cap, roles(pairs, False), asking=True)
+    details["round_2"] = shown(second)
+    blame([first, second], baseline, "when the agent ran out of memory", details)
+
+
+async def single_pair_memory_rounds(acp: AcpTarget, cap: int, declared: bool, details: dict) -> None:
+    """A cap under four holds one pair of twins at a time. Its asked twin created second is the most
+    recently used one already, so the roles are swapped in a second layout instead: the first twin
+    is used once more right after the twins are created (rounds.use_again), which makes the twin
+    created second the least recently used one. Each layout has its own calibration, and the
+    judgement is the pairs' (two rounds, the roles swapped in the order of use)."""
+    layouts = {}
+    for again in (False, True):
+        calibration = [
+            await rounds.memory_round(acp, cap, roles(1, True), asking=False, first_used_again=again)
+            for _ in range(2)
+        ]
+        details["calibration" if not again else "calibration_swapped"] = [
+            shown(rnd) for rnd, _ in calibration
+        ]
+        layouts[again] = await memory_baseline(acp, cap, declared, calibration)
+    baseline = {s.position: s.fate for base in layouts.values() for s in base}
+    first, _ = await rounds.memory_round(acp, cap, roles(1, True), asking=True)
+    details["round_1"] = shown(first)
+    second, _ = await rounds.memory_round(acp, cap, roles(1, False), asking=True, first_used_again=True)
+    details["round_2"] = shown(second)
+    if not judge([first, second], baseline).deviations:
+        details["judgement"] = "every twin met the fate of its position, asked about or not"
+        return
+    blame([first, second], baseline, "when the agent ran out of memory", details)
+
+
+async def memory_baseline(
+    acp: AcpTarget, cap: int, declared: bool, calibration: list[tuple[Round, list[str]]]
+) -> list[Seat]:
+    """The seats of the calibration rounds nobody asked status about, when they agree (the
+    position's fate without status calls); not testable when they do not, not applicable when
+    the agent evicted no twin, and a failure when more sessions than the declared cap read active."""
+    seats = [list(rnd.seats) for rnd, _ in calibration]
+    if any([s.fate for s in other] != [s.fate for s in seats[0]] for other in seats[1:]):
         raise MissingInput(
             "two rounds nobody asked status about ended with different twins evicted: the agent's eviction order "
             "is not deterministic, so a difference cannot be laid at status's door"
         )
-    if all(f.status == "active" for f in baseline):
+    if all(s.fate.status == "active" for s in seats[0]):
         made = calibration[-1][1]
         held = [rounds.answer(r) for r in await rounds.statuses(acp, made)].count("active")
         if declared and held > cap:
@@ -226,14 +268,7 @@ async def twins_under_memory_pressure(acp: AcpTarget, details: dict) -> None:
         raise NotApplicable(
             f"the agent's eviction spared every twin ({len(made)} sessions created past them)"
         )
-    first, _ = await rounds.memory_round(acp, cap, roles(pairs, True), asking=True)
-    details["round_1"] = shown(first)
-    if not judge([first], baseline).deviations:
-        details["judgement"] = "every twin met the fate of its position, asked about or not"
-        return
-    second, _ = await rounds.memory_round(acp, cap, roles(pairs, False), asking=True)
-    details["round_2"] = shown(second)
-    blame([first, second], baseline, "when the agent ran out of memory", details)
+    return seats[0]
 
 
 async def evicting_delay(acp: AcpTarget, details: dict, rule: str | None) -> float:

@@ -83,6 +83,9 @@ class _Hooks:
         self.may_step = may_step
         self.can = target.advertises
         self.reopen = target.advertises("resume") or target.advertises("load")
+        self.memory_cap = target.policy.memory_cap
+        self.both_ways_back = target.advertises("resume") and target.advertises("load")
+        self.second_connection = target.harness.current_url() is not None
 
 
 class _SessionRules(RuleBasedStateMachine):
@@ -97,8 +100,12 @@ class _SessionRules(RuleBasedStateMachine):
         super().__init__()
         self.driver = self.hooks.new_driver()
         self.restarts = 0
+        self.pressed = False
+        self.waited = False
+        self.drawn = 0
 
     def _do(self, step: Step) -> None:
+        self.drawn += 1  # the steps drawn, whether or not they run: what preconditions may read
         if self.hooks.target.harness.closing:
             raise RunInterrupted
         if self.driver.dry:
@@ -145,6 +152,36 @@ class _SessionRules(RuleBasedStateMachine):
     def status_burst(self, ref: str, times: int) -> None:
         self._do(Step("burst", ref, times=times))
 
+    # A request allowance that status calls spend shows only past the allowance: many status calls
+    # at once, then the twins' prompts compared.
+    @rule(ref=sessions, times=st.sampled_from((16, 32)))
+    def status_spend(self, ref: str, times: int) -> None:
+        self._do(Step("burst", ref, times=times))
+
+    # Memory pressure about the declared cap (--memory-cap): a few sessions past what the twins leave
+    # room for. It costs as many session/new calls as the cap, so once per example, early.
+    @precondition(lambda self: self.hooks.memory_cap is not None and not self.pressed and self.drawn < 8)
+    @rule(_=sessions, extra=st.integers(-1, 1))
+    def pressure(self, _: str, extra: int) -> None:
+        self.pressed = True
+        assert self.hooks.memory_cap is not None
+        self._do(Step("pressure", times=max(self.hooks.memory_cap + extra, 1)))
+
+    # Waits of growing length, up to the profile's hold: once per example, early, so the steps after
+    # see what time did. Hypothesis favours the ends of the list: the shortest and the longest.
+    @precondition(lambda self: not self.waited and self.drawn < 4)
+    # Like a restart, only one ticket in eight waits: a wait spends the budget's seconds doing nothing.
+    @rule(_=sessions, share=st.sampled_from((1, 3, 10, 30)), ticket=st.integers(0, 7))
+    def wait(self, _: str, share: int, ticket: int) -> None:
+        self.waited = True
+        if ticket != 5:
+            return
+        config = self.hooks.target.harness.config
+        # ci's budget is 20 s of steps: its waits stay under a second; the deeper profiles wait up
+        # to the hold.
+        longest = 1.0 if config.profile in ("ci", "smoke") else config.hold_seconds
+        self._do(Step("wait", times=max(1, round(min(share / 10, longest) * 10))))
+
     @rule(ref=sessions)
     def prompt(self, ref: str) -> None:
         self._do(Step("prompt", ref))
@@ -162,6 +199,18 @@ class _SessionRules(RuleBasedStateMachine):
     @rule(ref=sessions)
     def reopen(self, ref: str) -> None:
         self._do(Step("reopen", ref))
+
+    # A second connection (WebSocket, Streamable HTTP): B's status, then B's prompt, on each twin.
+    @precondition(lambda self: self.hooks.second_connection)
+    @rule(ref=sessions)
+    def remote(self, ref: str) -> None:
+        self._do(Step("remote", ref))
+
+    # An agent that offers both ways back: the reopen step resumes, this one loads.
+    @precondition(lambda self: self.hooks.both_ways_back)
+    @rule(ref=sessions)
+    def load(self, ref: str) -> None:
+        self._do(Step("load", ref))
 
     # list and restart take a session they ignore: with none yet, only new and unknown can run,
     # so examples do not spend their steps listing nothing.
@@ -212,6 +261,25 @@ def build_machine(
     return StatusMachine
 
 
+def twin_scenarios(memory_cap: int | None, second_connection: bool = False) -> list[list[Step]]:
+    """What only twins show, run first: a request allowance status calls spend (many status calls,
+    then both twins prompted), and with a declared memory cap an eviction order status calls change
+    (status calls about one twin, then as many sessions as leave one twin room, then both prompted)."""
+    found = [[Step("new", "s0"), Step("burst", "s0", times=32), Step("prompt", "s0")]]
+    if second_connection:  # B asks, then prompts; B's prompt on the twin is the control
+        found.append([Step("new", "s0"), Step("remote", "s0")])
+    if memory_cap is not None:
+        found.append(
+            [
+                Step("new", "s0"),
+                *[Step("status", "s0") for _ in range(3)],
+                Step("pressure", times=max(memory_cap - 1, 1)),
+                Step("prompt", "s0"),
+            ]
+        )
+    return found
+
+
 def scenarios(can: Callable[[str], bool], restartable: bool) -> list[list[Step]]:
     """The step combinations that matter, run before Hypothesis generates its own: a session put
     in each lifecycle state, asked for its status (plainly, with `_meta`, three times), then looked
@@ -233,6 +301,8 @@ def scenarios(can: Callable[[str], bool], restartable: bool) -> list[list[Step]]
         probes.append((["list"], ["list"]))
     if reopen:
         probes.append(([], ["reopen", "status"]))
+    if can("resume") and can("load"):  # the reopen step resumes: a load, then status, too
+        probes.append((["load"], ["status"]))
     if can("close"):
         probes.append(([], ["close", "status"]))
     # Overlapping calls, in each state once: a burst of status calls, then a lone one, the list
@@ -393,7 +463,10 @@ def _run_scenarios(search: _Search) -> SequenceRun | None:
     the run, else None (the state machine runs next)."""
     target, profile = search.target, search.profile
     restartable = target.harness.config.restartable
-    for steps in scenarios(target.advertises, restartable and profile.restarts_per_example > 0):
+    for steps in [
+        *twin_scenarios(target.policy.memory_cap, target.harness.current_url() is not None),
+        *scenarios(target.advertises, restartable and profile.restarts_per_example > 0),
+    ]:
         if target.harness.closing:
             raise RunInterrupted
         if search.over_budget():

@@ -276,19 +276,40 @@ async def discover_cap(acp: AcpTarget) -> None:
 
 
 async def memory_round(
-    acp: AcpTarget, cap: int, layout: Sequence[bool], *, asking: bool
+    acp: AcpTarget, cap: int, layout: Sequence[bool], *, asking: bool, first_used_again: bool = False
 ) -> tuple[Round, list[str]]:
     """``cap`` sessions first (memory full of sessions older than the twins), the twins (all fit in
-    memory), status about the asked ones (``asking``), then ``cap - pairs`` more sessions: under a
-    least-recently-used or first-in-first-out policy that evicts half the twins. The round, and
+    memory, unless the cap is 1), status about the asked ones (``asking``), then ``cap - pairs``
+    more sessions: under a least-recently-used or first-in-first-out policy that evicts half the
+    twins. ``first_used_again``: the first twin is used once more (resumed, or prompted where the
+    agent cannot resume) right after the twins are created, so the order of use is the reverse of
+    the order of creation: the swapped layout of a single pair (see :func:`use_again`). The round
+    (``first_used_again``: its seats at positions 2 and 3, whose baseline is of that layout), and
     every session it created."""
     made = [await acp.new_session() for _ in range(cap)]
     sids = [await acp.new_session() for _ in layout]
+    if first_used_again:
+        await use_again(acp, sids[0])
     if asking:
         await ask(acp, asked_of(layout, sids))
     made += [await acp.new_session() for _ in range(cap - len(layout) // 2)]
     fates = await observe(acp, sids)
-    return seated(layout, sids, fates), [*made, *sids]
+    rnd = seated(layout, sids, fates)
+    if first_used_again:
+        rnd = Round(tuple(Seat(s.position + 2, s.asked, s.fate, s.session_id) for s in rnd.seats))
+    return rnd, [*made, *sids]
+
+
+async def use_again(acp: AcpTarget, sid: str) -> None:
+    """What every agent counts as use of a session it holds: a resume (or load) where it offers one,
+    else a turn. With a single pair of twins the asked twin created second is the most recently used
+    already, so a status that counts as use changes no order; used once more, the first twin is the
+    most recent, and the roles are swapped in the order of use."""
+    if acp.advertises("resume") or acp.advertises("load"):
+        reply = await acp.reopen(sid)
+        if reply.ok:
+            return
+    await acp.prompt(sid, "a twin used once more")
 
 
 # -- idle ---------------------------------------------------------------------------------------

@@ -20,7 +20,10 @@ from __future__ import annotations
 
 import json
 import os
+import random
+import string
 import uuid
+import weakref
 from dataclasses import asdict, dataclass, field
 from typing import Any, NoReturn
 
@@ -87,6 +90,11 @@ RULES = {
     "list-no-stranger": "session/list never shows an id that status was only asked about",
     "list-unchanged": "a list entry only status calls touched does not change",
     "no-eviction": "status does not evict a session (confirmed on two fresh sessions)",
+    "twins-differ": (
+        "twin sessions treated alike but for status calls about one answer a lifecycle call or show in "
+        "session/list alike (a difference is blamed on status only when it follows the asked twin with the "
+        "roles swapped, and comes again)"
+    ),
 }
 
 
@@ -94,16 +102,25 @@ RULES = {
 REFINES = {"status-loads": "not-active-after-release"}
 # The lifecycle calls a race step sends status calls around.
 RACES = ("close", "reopen", "prompt")
+# The steps applied to both twins of a pair (status, bursts and races' status calls go to one only),
+# and those whose answers are compared between the twins.
+TWINNED = frozenset({"prompt", "cancel", "close", "reopen", "load", "race", "remote"})
+COMPARED = frozenset({"prompt", "close", "reopen", "load", "remote"})
+# A second connection to the agent, per target, kept for the run's sequences (opened once: a
+# connection costs a handshake; a restart drops it).
+_SECOND: weakref.WeakKeyDictionary[AcpTarget, AcpTarget] = weakref.WeakKeyDictionary()
 
 
 @dataclass
 class Step:
-    op: str  # new | unknown | status | burst | race | prompt | cancel | close | reopen | list | restart
+    # new | unknown | status | burst | race | prompt | cancel | close | reopen | load | remote | list | pressure
+    # | wait | restart
+    op: str
     ref: str | None = None
     meta: bool = False
     answer: str = ""  # what the agent answered, in short
     frames: list[dict[str, Any]] = field(default_factory=list)
-    times: int = 0  # burst: status calls in flight at once; race: status calls on each side
+    times: int = 0  # burst: status calls in flight at once; race: on each side; pressure: sessions; wait: tenths of a second
     during: str = ""  # race: the lifecycle call the status calls overlap (one of RACES)
 
     def to_json(self) -> dict[str, Any]:
@@ -127,6 +144,10 @@ class Step:
         args = [self.ref] if self.ref else []
         if self.op == "burst":
             args.append(f"{self.times} at once")
+        if self.op == "pressure":
+            args.append(f"{self.times} sessions")
+        if self.op == "wait":
+            args.append(f"{self.times / 10:g} s")
         if self.op == "race":
             args.append(f"{self.during}, {self.times} status calls on each side")
         if self.meta:
@@ -135,9 +156,32 @@ class Step:
 
 
 class Driver:
-    def __init__(self, target: AcpTarget, *, dry: bool = False) -> None:
+    """``twins``: every session (never-created ids too) has a twin the lifecycle steps reach as well
+    and status never does; ``swapped``: the roles of each pair swapped (the twin created first is
+    asked in pairs where it would otherwise be the one created second); ``confirming``: a replay
+    that confirms a difference between twins, which records what the twins answered and compares
+    nothing."""
+
+    def __init__(
+        self,
+        target: AcpTarget,
+        *,
+        dry: bool = False,
+        twins: bool = True,
+        swapped: bool = False,
+        confirming: bool = False,
+    ) -> None:
         self.t = target
         self.dry = dry
+        self.twins_on = twins and not dry
+        self.swapped = swapped
+        self.confirming = confirming
+        self.twin: dict[str, str] = {}  # ref -> its twin's id (the twin status is never asked about)
+        self.asked_first: dict[str, bool] = {}  # ref -> whether the asked twin was created first
+        # (step number, ref) -> (the asked twin's answer, the other's), for a confirming replay to read
+        self.twin_views: dict[tuple[int, str], tuple[str, str]] = {}
+        self.parted: set[str] = set()  # pairs whose difference their places explain: compared no more
+        self._sample: str | None = None  # a session made only to learn the form of the agent's ids
         self.model = SessionModel(may_inactive_for_unknown=revisions.current().may_inactive_for_unknown)
         self.ids: dict[str, str] = {}
         self.steps: list[Step] = []
@@ -171,7 +215,10 @@ class Driver:
         problems_before = len(self.t.peer.problems)
         before = self.model_state(step.ref)
         try:
-            await getattr(self, f"_op_{step.op}")(step)
+            if self.twins_on and step.op in TWINNED and step.ref in self.twin:
+                await self._twinned(step)
+            else:
+                await getattr(self, f"_op_{step.op}")(step)
             progress.transition("acp", before, step.op, self.model_state(step.ref))
             new_problems = [p for p in self.t.peer.problems[problems_before:] if not p.noise]
             if new_problems:
@@ -215,21 +262,155 @@ class Driver:
 
     # -- operations ----------------------------------------------------------------------------
 
-    async def _op_new(self, step: Step) -> None:
+    def _asked_first(self, ref: str) -> bool:
+        """Pairs alternate: the asked twin is created first in s0, s2… and second in s1, s3…; a
+        swapped driver (the confirmation) turns every pair round."""
+        return (int(ref[1:] or 0) % 2 == 0) != self.swapped
+
+    async def _create(self, step: Step) -> str:
         reply = await self.t.call("session/new", {"cwd": self.cwd, "mcpServers": []})
         sid = reply.result.get("sessionId") if reply.ok and isinstance(reply.result, dict) else None
         if not isinstance(sid, str):
             self.cannot(step, f"session/new did not create a session: {reply.describe()}")
+        return sid
+
+    async def _op_new(self, step: Step) -> None:
         assert step.ref is not None
+        if self.twins_on:
+            first, second = await self._create(step), await self._create(step)
+            self.asked_first[step.ref] = self._asked_first(step.ref)
+            sid, self.twin[step.ref] = (first, second) if self.asked_first[step.ref] else (second, first)
+        else:
+            sid = await self._create(step)
         self.ids[step.ref] = sid
         self.model.add(step.ref, created=True).ops.append("new")
-        step.answer = "created"
+        step.answer = "created" + (" (and its twin)" if self.twins_on else "")
+
+    async def _own_id(self, step: Step) -> str:
+        """An id the agent made in this sequence (one session made for it when there is none yet):
+        what never-created ids are mutated from."""
+        made = [self.ids[r] for r, s in self.model.sessions.items() if s.created and r in self.ids]
+        if not made:
+            self._sample = self._sample or await self._create(step)
+            return self._sample
+        return made[0]
 
     async def _op_unknown(self, step: Step) -> None:
+        """A never-created id in the agent's own format (its prefix, length and alphabet, from an id
+        it made): an agent that answers for any id of its format without a lookup shows here."""
         assert step.ref is not None
-        self.ids[step.ref] = f"sess_never_created_{uuid.uuid4().hex}"
+        own = await self._own_id(step)
+        self.ids[step.ref] = mutated_id(own)
+        if self.twins_on:
+            self.twin[step.ref] = mutated_id(own)
+            self.asked_first[step.ref] = self._asked_first(step.ref)
         self.model.add(step.ref, created=False)
         step.answer = "(a never-created id)"
+
+    # -- twins: every lifecycle step on both, status on one, their answers compared --------------
+
+    async def _twinned(self, step: Step) -> None:
+        """The step on the asked twin (judged against the model as ever) and the same lifecycle
+        call on its twin, in the order the pair was created; then, for the calls whose answers are
+        compared, whether the twins answered alike."""
+        ref = step.ref
+        assert ref is not None
+        twin_sid = self.twin[ref]
+        first = self.asked_first[ref]
+        other: str | None = None
+        if not first:
+            other = await self._twin_call(step, twin_sid)
+        mark = self.t.peer.transcript.mark()
+        await getattr(self, f"_op_{step.op}")(step)
+        mine = self._asked_view(step, mark)
+        if first:
+            other = await self._twin_call(step, twin_sid)
+        if step.op in COMPARED and mine is not None and other is not None:
+            await self._compare(step, ref, step.op, mine, other)
+
+    async def _twin_call(self, step: Step, sid: str) -> str | None:
+        """The step's lifecycle call on the twin: what it answered, as :meth:`_asked_view` puts the
+        asked twin's (None: not sent)."""
+        op = step.during if step.op == "race" else step.op
+        mark = self.t.peer.transcript.mark()
+        if op == "remote":  # connection B prompts the twin it never asked about
+            try:
+                reply = await (await self._second()).prompt(sid, f"step {len(self.steps)} from B")
+            except NoTurn:
+                return None
+        elif op == "prompt":
+            try:
+                reply = await self.t.prompt(sid, f"step {len(self.steps)}")
+            except NoTurn:
+                return None
+        elif op == "cancel":
+            await self.t.peer.notify("session/cancel", {"sessionId": sid})
+            return "(notification)"
+        elif op == "close":
+            reply = await self.t.call("session/close", {"sessionId": sid})
+        else:
+            reply = await self._reopen_call(op, sid)
+        answer = "ok" if reply.ok else f"error {reply.code}"
+        if op in ("reopen", "load"):
+            answer += self._replayed(sid, mark)
+        return answer
+
+    def _asked_view(self, step: Step, mark: int) -> str | None:
+        if step.answer.startswith("(not sent"):
+            return None
+        answer = step.answer.split(" (")[0]
+        if step.op in ("reopen", "load"):
+            answer += self._replayed(self.sid(step.ref or ""), mark)
+        return answer
+
+    def _replayed(self, sid: str, mark: int) -> str:
+        """The history a resume or load replayed about the session: how many updates of each kind."""
+        kinds: dict[str, int] = {}
+        for note in self.t.peer.notifications_since(mark):
+            kind = update_kind(note)
+            if session_of(note.params) == sid and kind in HISTORY_KINDS:
+                kinds[kind] = kinds.get(kind, 0) + 1
+        return "".join(f", {n} {k}" for k, n in sorted(kinds.items()))
+
+    async def _compare(self, step: Step, ref: str, what: str, mine: str, other: str) -> None:
+        """The twins answered ``mine`` (asked) and ``other``. A difference is the pair's places' doing
+        (an eviction order, a limit on the whole agent) unless it follows the asked twin when the
+        sequence is replayed with every pair's roles swapped, and comes again replayed as it was."""
+        self.twin_views[(len(self.steps), ref)] = (mine, other)
+        if mine == other or self.confirming or ref in self.parted:
+            return
+        seen = (mine, other)
+        swapped = await self._replay_views(ref, swapped=not self.swapped)
+        if swapped != seen:
+            self.parted.add(ref)
+            step.answer += (
+                f" (its twin: {other}; with the roles swapped the asked twin: "
+                f"{swapped[0] if swapped else 'not replayed'}: the pair's places, not status)"
+            )
+            return
+        again = await self._replay_views(ref, swapped=self.swapped)
+        if again != seen:
+            self.parted.add(ref)
+            step.answer += f" (its twin: {other}; not so again when replayed: not laid at status's door)"
+            return
+        self.fail(
+            step,
+            f"{what} answered {mine} for {ref} and {other} for its twin, treated alike but for the status calls "
+            f"about {ref}; replayed with the roles swapped, the asked twin again answered {mine} and the other "
+            f"{other}: the status calls made the difference",
+            "twins-differ",
+        )
+
+    async def _replay_views(self, ref: str, *, swapped: bool) -> tuple[str, str] | None:
+        """The steps so far replayed on fresh sessions (``swapped``: each pair's roles swapped): what
+        the twins of ``ref`` answered at the last one (None: the replay went otherwise)."""
+        replay = Driver(self.t, swapped=swapped, confirming=True)
+        steps = [Step.from_json(s.to_json()) for s in self.steps]
+        try:
+            await replay.run_all(steps)
+        except (SequenceFailure, ValueError, NoTurn):
+            return None
+        return replay.twin_views.get((len(steps), ref))
 
     async def _op_status(self, step: Step) -> None:
         ref = step.ref
@@ -533,12 +714,23 @@ class Driver:
         self.model.touch(ref, "close")
         self.model.released(ref)
 
+    async def _op_load(self, step: Step) -> None:
+        """session/load where the agent offers resume too: the way back the reopen step does not
+        take, so status is asked after each (a load replays the history, a resume does not)."""
+        await self._op_reopen(step)
+
+    async def _reopen_call(self, op: str, sid: str) -> Reply:
+        if op == "load":
+            params = {"sessionId": sid, "cwd": self.cwd, "mcpServers": []}
+            return await self.t.call("session/load", params)
+        return await self.t.reopen(sid, self.cwd)
+
     async def _op_reopen(self, step: Step) -> None:
         ref = step.ref
         assert ref is not None
         session = self.model.sessions[ref]
         claimed = session.claimed if not session.held else None
-        reply = await self.t.reopen(self.sid(ref), self.cwd)
+        reply = await self._reopen_call(step.op, self.sid(ref))
         step.answer = "ok" if reply.ok else f"error {reply.code}"
         if not session.created:
             await self._reopened_unknown(step, ref, reply)
@@ -676,8 +868,54 @@ class Driver:
         self.list_snapshot = {sid: by_id[sid] for sid in ours if sid in by_id}
         for session in self.model.sessions.values():
             session.dirty = False
+        for ref, twin_sid in list(self.twin.items()):
+            await self._compare(
+                step, ref, "session/list", _listed(by_id.get(self.sid(ref))), _listed(by_id.get(twin_sid))
+            )
+
+    async def _second(self) -> AcpTarget:
+        other = _SECOND.get(self.t)
+        if other is None:
+            other = _SECOND[self.t] = await self.t.connect_again("B")
+        return other
+
+    async def _op_remote(self, step: Step) -> None:
+        """A second connection (B) asks status about the session, then prompts it: B never created
+        or resumed it, so whatever B's prompt gets, it must be what B's prompt on the twin B never
+        asked about gets (a status that registers B as the session's client lets B in)."""
+        ref = step.ref
+        assert ref is not None
+        other = await self._second()
+        sid = self.sid(ref)
+        asked = await other.status(sid)
+        try:
+            reply = await other.prompt(sid, f"step {len(self.steps)} from B")
+        except NoTurn as refused:
+            step.answer = f"(not sent: {refused.short})"
+            return
+        word = "error " + str(asked.code) if not asked.ok else str((asked.result or {}).get("status"))
+        step.answer = (
+            "ok" if reply.ok else f"error {reply.code}"
+        ) + f" (B's prompt, after B's status: {word})"
+        if reply.ok:
+            self.model.touch(ref, "prompt")
+
+    async def _op_wait(self, step: Step) -> None:
+        """Time: the agent left alone for ``times`` tenths of a second (a state forgotten, a timer
+        that fires, a background save a moment after status)."""
+        await anyio.sleep(step.times / 10)
+        step.answer = f"waited {step.times / 10:g} s"
+
+    async def _op_pressure(self, step: Step) -> None:
+        """Memory pressure: ``times`` sessions created one after the other (the machine draws about
+        the agent's memory cap), which an agent with a cap makes room for by evicting others: which
+        twin of a pair it evicts is its eviction order's business, never the status calls'."""
+        for _ in range(max(step.times, 1)):
+            await self._create(step)
+        step.answer = f"{max(step.times, 1)} sessions created"
 
     async def _op_restart(self, step: Step) -> None:
+        _SECOND.pop(self.t, None)  # the restart closed it
         await self.t.restart()
         self.model.restarted()
         for session in self.model.sessions.values():
@@ -749,6 +987,48 @@ class Driver:
                 "(confirmed on two fresh sessions)"
             )
         return None
+
+
+_HEX = "0123456789abcdef"
+
+
+def mutated_id(own: str) -> str:
+    """Another id of the same form as ``own``: its prefix (up to the last ``_``) kept, and each
+    character after it replaced by a random one of the same kind (a lower-case hex digit, an
+    upper-case one, a letter of the same case, a digit; punctuation such as a UUID's dashes kept),
+    so it is never ``own``. A UUID's version digit stays, as a parser may check it."""
+    rng = random.SystemRandom()
+    cut = own.rfind("_") + 1
+    head, tail = own[:cut], own[cut:]
+    hex_only = tail != "" and all(c in _HEX or c in _HEX.upper() or not c.isalnum() for c in tail)
+    uuid_like = len(tail) == 36 and tail.count("-") == 4
+    while True:
+        out = []
+        for i, c in enumerate(tail):
+            if not c.isascii() or not c.isalnum() or (uuid_like and i == 14):
+                out.append(c)
+            elif hex_only:
+                pick = rng.choice(_HEX)
+                out.append(pick.upper() if c.isupper() else pick)
+            elif c.isdigit():
+                out.append(rng.choice(string.digits))
+            elif c.isupper():
+                out.append(rng.choice(string.ascii_uppercase))
+            else:
+                out.append(rng.choice(string.ascii_lowercase))
+        found = head + "".join(out)
+        if found != own and any(ch.isascii() and ch.isalnum() for ch in tail):
+            return found
+        if not any(ch.isascii() and ch.isalnum() for ch in tail):  # nothing to vary: a suffix
+            return f"{own}{uuid.uuid4().hex[:8]}"
+
+
+def _listed(entry: Any) -> str:
+    """A session's list entry as twins are compared: whether it is listed, and whether with a title
+    (not the title's words, which a model may write, nor its times)."""
+    if not isinstance(entry, dict):
+        return "not listed"
+    return "listed with a title" if entry.get("title") else "listed"
 
 
 def _short(answer: str) -> str:

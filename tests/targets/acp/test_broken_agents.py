@@ -277,6 +277,22 @@ BROKEN: dict[str, Variant] = {
     # Sequence-only before the overlap cases: a prompt with its cancel beside status calls shows it.
     "status_evicts_after_cancel": Variant(1, {SEQ: "fail", "status.overlap.race-prompt": "fail"}),
     "status_meta_attaches": Variant(1, {SEQ: "fail"}),
+    # A load's replay sent with the next request about the session: a status call right after a
+    # load (the sequences load where the agent offers resume too) carries it.
+    # (session/load itself replays nothing, so the history case has no replay to compare.)
+    "status_flushes_load_replay": Variant(
+        1,
+        {SEQ: "fail", "status.no-side-effects.history-unchanged": "not-testable"},
+        rule=(SEQ, "no-notification"),
+    ),
+    # An id of the agent's own form answered `saved` without a lookup (no MAY path in this revision):
+    # only the sequences' never-created ids, mutated from the agent's own, are of that form.
+    "status_trusts_own_id_format": Variant(
+        1,
+        {SEQ: "fail", "status.consistency.after-delete": "unimplemented"},
+        revision=UNSTABLE,
+        rule=(SEQ, "unknown-id"),
+    ),
     # Malformed-input bugs: only the fuzzers see them. The bare Python SDK's reader dies on frames
     # no ACP client sends: robustness findings, the agent stays CONFORMANT.
     "sdk_without_guard": Variant(0, {"fuzz.frames.survives": "warn", "fuzz.frames.error-codes": "warn"}),
@@ -408,6 +424,13 @@ BROKEN: dict[str, Variant] = {
 
 # Served over WebSocket (--transport websocket, agent run with --listen): bugs between connections.
 WS_BROKEN: dict[str, Variant] = {
+    # B's status lets B prompt (a side effect, MUST), beside a twin B never asked about that B's
+    # prompt cannot reach; the scripted case, whose control is another connection, only warns.
+    "ws_status_registers_client": Variant(
+        1,
+        {SEQ: "fail", "status.connections.prompt-needs-resume": "warn"},
+        rule=(SEQ, "twins-differ"),
+    ),
     "ws_status_attaches": Variant(
         1,
         {"status.connections.no-attach": "fail", "status.connections.prompt-needs-resume": "warn"},
@@ -446,7 +469,10 @@ WS_CONFORMING_VARIANTS: dict[str, Variant] = {
     "ws_broadcasts_updates": Variant(0, {"status.connections.no-attach": "not-testable"}),
     # Serves any connection's prompt, one that never asked anything too: "MUST resume" binds
     # Clients, so the case says it cannot tell (a warning before, and a failure under --strict).
-    "ws_serves_any_prompt": Variant(0, {"status.connections.prompt-needs-resume": "not-testable"}),
+    # The sequences' B prompts both twins and is served alike: no difference.
+    "ws_serves_any_prompt": Variant(
+        0, {"status.connections.prompt-needs-resume": "not-testable"}, also=(SEQ,)
+    ),
     # A turn sends no session/update at all: there is nothing to watch for attaching.
     "silent_turn": Variant(0, {"status.connections.no-attach": "not-testable"}),
 }
@@ -462,6 +488,10 @@ NOT_REPORTING = {
 # A made-up state where the session's own updates said idle.
 MADE_UP_IDLE = {"status.state.idle-after-turn": "fail", "status.state.own-last-update": "fail"}
 V2_BROKEN: dict[str, Variant] = {
+    # The cancel path sends idle but leaves the snapshot running.
+    "v2_cancel_leaves_running": Variant(
+        1, {"status.state.idle-after-turn": "fail"}, rule=("status.state.idle-after-turn", "after-cancel")
+    ),
     "v2_no_state": Variant(0, {"status.state.reported": "warn", **NOT_REPORTING}),
     "v2_idle_while_asking": Variant(
         1,
@@ -552,6 +582,7 @@ SEQUENCE_ONLY = {
     "status_duplicates_after_resume": 5,
     "status_evicts_after_cancel": 4,
     "status_meta_attaches": 4,
+    "status_flushes_load_replay": 4,
 }
 
 # The RFD's MAY path (inactive for ids not in memory) taken for the boundary forms of a live id.
@@ -577,6 +608,8 @@ CONFORMING_VARIANTS: dict[str, Variant] = {
     ),
     # A -32002 message in German: the specs' "Resource not found" is an example, not a wording.
     "localised_error_message": Variant(0, {}, focus="status.error"),
+    # Whitespace between every JSON token and CRLF line ends: the same messages.
+    "crlf_spaced_frames": Variant(0, {}),
     # Every method treats two spellings of an id as one session: consistent, so conforming.
     "ids_case_insensitive_everywhere": Variant(0, {}),
     # Status refuses an id that is not ASCII as invalid params: no session either.

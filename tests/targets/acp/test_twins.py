@@ -31,6 +31,8 @@ IDLE_CASES = (TWINS_IDLE, IDLE_EVICTION)
 # The policy each variant has (its own flags) and the suite is told (the same words).
 MEMORY = ("--memory-cap", "4")
 IDLE = ("--idle-evict-after", "1")
+# A cap that holds one pair of twins at a time (the memory twins swap the roles in the order of use).
+SMALL_CAP = ("--memory-cap", "3")
 # The watch of an evicted session is a second long here (the ci profile's is 3 s): what it
 # catches comes within a second. Every variant here runs with it.
 SHORT_HOLD = ("--hold", "1")
@@ -47,6 +49,10 @@ BROKEN: dict[str, Variant] = {
     # Status counts as use: under memory pressure the agent evicts the twins nobody asked about.
     "status_refreshes_lru": Variant(
         1, {**MEMORY_JUDGED, TWINS_MEMORY: "fail"}, agent_args=MEMORY, args=TOLD_MEMORY
+    ),
+    # The same under a memory cap of 3: one pair of twins at a time, the roles swapped in the order of use.
+    "status_refreshes_lru/cap-3": Variant(
+        1, {**MEMORY_JUDGED, TWINS_MEMORY: "fail"}, agent_args=SMALL_CAP, args=(*SMALL_CAP, *SHORT_HOLD)
     ),
     # The same, only for status calls that overlap: the bursts show it, calls one at a time do not.
     "burst_status_touches": Variant(
@@ -120,6 +126,13 @@ CONFORMING: dict[str, Variant] = {
     # The reference, each part of its machinery on, told its policy: every new case judged, passing.
     "reference/memory-cap": Variant(0, MEMORY_JUDGED, agent_args=MEMORY, args=TOLD_MEMORY),
     "reference/idle": Variant(0, IDLE_JUDGED, agent_args=IDLE, args=TOLD_IDLE),
+    # Caps that hold one pair of twins at a time, or not even that: judged, passing.
+    "reference/memory-cap-1": Variant(
+        0, MEMORY_JUDGED, agent_args=("--memory-cap", "1"), args=("--memory-cap", "1", *SHORT_HOLD)
+    ),
+    "reference/memory-cap-2": Variant(
+        0, MEMORY_JUDGED, agent_args=("--memory-cap", "2"), args=("--memory-cap", "2", *SHORT_HOLD)
+    ),
     "reference/memory-cap-and-idle": Variant(
         0, {**MEMORY_JUDGED, **IDLE_JUDGED}, agent_args=(*MEMORY, *IDLE), args=(*MEMORY, *IDLE, *SHORT_HOLD)
     ),
@@ -189,6 +202,44 @@ V2_CONFORMING: dict[str, Variant] = {
 }
 
 
+# The generated sequences' twins (conformance/targets/acp/sequences.py): every lifecycle step on both
+# twins of a pair, status on one, their answers compared and a difference confirmed with the roles
+# swapped. Only the sequence case runs.
+SEQ = "sequence.status.model-based"
+SEQUENCE_BROKEN: dict[str, Variant] = {
+    # Many status calls, then both twins prompted: the asked twin's prompt is refused.
+    "status_spends_allowance/sequence": Variant(
+        1,
+        {SEQ: "fail"},
+        focus="model-based",
+        agent_args=("--session-request-limit", "10"),
+        rule=(SEQ, "twins-differ"),
+    ),
+    # Status calls about one twin, then memory pressure: the twin nobody asked about is evicted.
+    "status_refreshes_lru/sequence": Variant(
+        1,
+        {SEQ: "fail"},
+        focus="model-based",
+        agent_args=SMALL_CAP,
+        args=SMALL_CAP,
+        rule=(SEQ, "twins-differ"),
+    ),
+}
+SEQUENCE_CONFORMING: dict[str, Variant] = {
+    # Twins evicted by their places (least recently used, first in first out) and refused alike by
+    # an allowance status does not spend: no difference is laid at status's door.
+    "reference/sequence-memory-cap-3": Variant(0, focus="model-based", agent_args=SMALL_CAP, args=SMALL_CAP),
+    # A cap of 1: every new session evicts the last, twins never in memory together.
+    "reference/sequence-memory-cap-1": Variant(
+        0, focus="model-based", agent_args=("--memory-cap", "1"), args=("--memory-cap", "1")
+    ),
+    "fifo_eviction/sequence": Variant(0, focus="model-based", agent_args=SMALL_CAP, args=SMALL_CAP),
+    "reference/sequence-request-limit": Variant(
+        0, focus="model-based", agent_args=("--session-request-limit", "2")
+    ),
+}
+
+
 def agent(name: str, *args: str) -> str:
     """The command of variant NAME: a file of tests/agents/acp, or the reference (reference…/…)."""
     if name.startswith("reference"):
@@ -218,6 +269,8 @@ TABLES = [
     Table("acp", BASELINE, in_v1, CONFORMING, conforming=True, check=judged),
     Table("acp", V2_BASELINE, in_v2, V2_BROKEN, check=judged),
     Table("acp", V2_BASELINE, in_v2, V2_CONFORMING, conforming=True, check=judged),
+    Table("acp", BASELINE, in_v1, SEQUENCE_BROKEN),
+    Table("acp", BASELINE, in_v1, SEQUENCE_CONFORMING, conforming=True, whole_focus=True),
 ]
 TABLE_OF = {name: table for table in TABLES for name in table.variants}
 
