@@ -191,6 +191,9 @@ CLAIMS: dict[str, str] = {
         ],
         "tests/e2e/test_docs.py",
     ),
+    # The fleet: the example list with real released agents (CONFORMANCE_FLEET_REAL=1), and its plan.
+    "session-status-conformance fleet examples/fleet.toml --workers 2 --out reports/fleet": "tests/e2e/test_fleet.py",
+    "session-status-conformance fleet plan examples/fleet.toml": "tests/e2e/test_fleet.py",
     # MCP's protocol eras: both eras and a matrix, modern-only and stateless servers.
     "session-status-conformance --target mcp --mcp-protocol both": "tests/targets/mcp/test_eras.py",
     'session-status-conformance --mcp-cmd "node dist/server.js --modern-only" --instruct-cmd '

@@ -83,7 +83,7 @@ def cli_page() -> str:
         out.append("| option | meaning | default |\n| --- | --- | --- |\n")
         out.append("\n".join(rows) + "\n\n")
     out.append(f"{cell(parser.epilog or '')}\n")
-    for sub in _subcommand_parsers():
+    for sub in subcommand_parsers():
         out.append(f"\n## `{sub.prog}`\n\n{cell(sub.description or '')}\n\n")
         out.append("| argument | meaning | default |\n| --- | --- | --- |\n")
         own = [
@@ -124,12 +124,22 @@ def _captured(main: Callable[[list[str]], Any]) -> argparse.ArgumentParser:
     raise AssertionError(f"{main.__module__}.main parsed no arguments")
 
 
-def _subcommand_parsers() -> list[argparse.ArgumentParser]:
+def subcommand_parsers() -> list[argparse.ArgumentParser]:
+    """The parser of every subcommand (replay, reproduce, matrix, campaign, fleet and its plan and merge)."""
     from conformance.campaign.command import build_parser as campaign_parser
+    from conformance.fleet import command as fleet
     from conformance.replay import reproduce, run
     from conformance.reports import matrix
 
-    return [_captured(run.main), _captured(reproduce.main), _captured(matrix.main), campaign_parser()]
+    return [
+        _captured(run.main),
+        _captured(reproduce.main),
+        _captured(matrix.main),
+        campaign_parser(),
+        _captured(lambda _: fleet.main([])),
+        _captured(lambda _: fleet.main(["plan"])),
+        _captured(lambda _: fleet.main(["merge"])),
+    ]
 
 
 # -- the case catalogue -----------------------------------------------------------------------

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -23,6 +24,7 @@ import pytest
 import yaml
 
 from conformance.fleet import command
+from tests import readme
 from tests.conftest import ROOT
 from tests.e2e import test_action
 
@@ -162,10 +164,14 @@ def test_bad_registry_entries_are_rows_and_the_fleet_finishes(tmp_path: Path) ->
 def test_the_example_fleet_with_real_released_agents(tmp_path: Path) -> None:
     """The references and the released agents of examples/fleet.toml, installed from npm and PyPI
     into the machine's fleet cache (reused between runs)."""
-    out = tmp_path / "fleet"
-    code = command.main(
-        [str(ROOT / "examples" / "fleet.toml"), "--workers", "2", "--time-limit", "600", "--out", str(out)]
+    written = readme.command(
+        "session-status-conformance fleet examples/fleet.toml --workers 2 --out reports/fleet"
     )
+    argv = shlex.split(written)[2:]  # after the program and its subcommand
+    out = tmp_path / "fleet"
+    argv[argv.index("--out") + 1] = str(out)
+    argv[0] = str(ROOT / argv[0])
+    code = command.main([*argv, "--time-limit", "600"])
     data = json.loads((out / "fleet.json").read_text())
     jsonschema.validate(data, SCHEMA)
     got = rows(data)
@@ -179,7 +185,7 @@ def test_the_example_fleet_with_real_released_agents(tmp_path: Path) -> None:
             f"{r['id']}: {r.get('reason')}" for r in data["agents"] if r["status"] != "certified"
         )
         pytest.skip(f"fewer than two real agents could be installed and certified here: {reasons}")
-    assert code in (1, 3), "released agents do not implement session/status yet"
+    assert code == 3, "released agents do not implement session/status yet"
 
 
 # --- the example workflow ------------------------------------------------------------------------
@@ -267,3 +273,14 @@ def test_the_nightly_workflow_plans_certifies_with_the_action_and_merges(
     assert outputs["exit-code"] == str(merged["exitCode"]) == "3"
     assert "| reference | 1 |" in summary.read_text()
     assert (workspace / "previous" / "fleet.json").is_file(), "kept for the next night's history"
+
+
+def test_the_docs_plan_command_prints_a_job_matrix(capsys: pytest.CaptureFixture[str]) -> None:
+    written = readme.command("session-status-conformance fleet plan examples/fleet.toml")
+    argv = shlex.split(written)[2:]
+    argv[1] = str(ROOT / argv[1])
+    assert command.main(argv) == 0
+    matrix = json.loads(capsys.readouterr().out)
+    ids = [entry["id"] for entry in matrix["include"]]
+    assert {"reference-acp-v1", "reference-acp-v2"} <= set(ids), ids
+    assert all(entry["command"] for entry in matrix["include"])

@@ -216,6 +216,7 @@ OTHER_PROGRAMS = {
     "--agnet",  # Troubleshooting: the typo and what the command line says of it
     "--strict",  # mkdocs build --strict (tests/e2e/test_docs.py), beside the suite's own --strict
     "--dev-addr",
+    "--prefix",  # npm install --prefix (the fleet's install cache)
 }
 
 
@@ -234,7 +235,9 @@ def test_every_option_the_readme_names_is_one_the_command_line_has() -> None:
     add_overrides(replay)
     replay.add_argument("--pipe", action="store_true")  # reproduce's own
     parsers.append(replay)
-    for parser in parsers:
+    from tools.docs import subcommand_parsers
+
+    for parser in [*parsers, *subcommand_parsers()]:
         known |= {o for action in parser._actions for o in action.option_strings}
     known |= {"--markdown", "-o", "--output", "--link-base"}  # matrix's (its own small parser)
     # The generated reference is the parser itself; pytest's own options appear in it (--pyargs).
