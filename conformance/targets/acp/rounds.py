@@ -199,13 +199,13 @@ async def later_round(acp: AcpTarget, asked_first: bool) -> Round:
 
 # Of --hold: how long the twins' list entries must stay the same before the status calls, and how
 # often they are read meanwhile.
-SETTLE_SHARE = 0.5
+SETTLE_SHARE = 0.25
 SETTLE_READS = 3
 
 
 async def settled_listing(acp: AcpTarget, sids: Sequence[str]) -> dict[str, Any]:
     """The session/list entries once the twins' own writes are in ({} without session/list): read
-    until the twins' entries stayed the same for half the hold, at most one hold. A save an agent
+    until the twins' entries stayed the same for a quarter of the hold, at most one hold. A save an agent
     makes a moment after a turn (a flusher, a debounce) then lands before the status calls, not in
     the window that judges them: a status call that marks the session for that same save would
     otherwise be hidden in it, or shown in one round and not the next."""

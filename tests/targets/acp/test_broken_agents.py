@@ -203,6 +203,11 @@ BROKEN: dict[str, Variant] = {
     "status_loads_later": Variant(1, {"status.no-side-effects.twins-later": "fail"}),
     # Status marks the session seen; a debounced writer bumps its updatedAt 1.5 s later.
     "status_touches_later": Variant(1, {"status.no-side-effects.twins-later": "fail"}),
+    # The issue's realistic agent: status marks a loaded session used, a flusher writes updatedAt
+    # half a second later, and a prompt marks it used too (the twins' own flush after their turns
+    # must land before the status calls, or it hides the status's); the sequence needs a wait
+    # before its last list to show it alone.
+    "status_marks_used_flushed": Variant(1, {"status.no-side-effects.twins-later": "fail", SEQ: "fail"}),
     # A crash answering status fails whichever case asked (the request never gets its answer).
     # The fuzzer always tries a 10 kB id first (strategies.EXPLICIT_STATUS_PARAMS), so it finds it too.
     "crash_on_long_id": Variant(
