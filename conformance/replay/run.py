@@ -133,16 +133,20 @@ def plan(data: dict[str, Any], given: int | None) -> tuple[int, bool, str]:
     return needed or UNREPRODUCED_TRIES, needed is not None, rate_text(data, failed, tries)
 
 
+def counted(tries: int) -> str:
+    return f"{tries} {'try' if tries == 1 else 'tries'}"
+
+
 def fixed_line(what: str, tries: int, rate: str, failed_with: str) -> str:
     return (
-        f"FIXED: {what} no longer fails: 0 failures in {tries} tries; at the rate it was found ({rate}), a "
+        f"FIXED: {what} no longer fails: 0 failures in {counted(tries)}; at the rate it was found ({rate}), a "
         f"remaining bug would have shown with {CONFIDENCE:.0%} probability (it failed with: {clean(failed_with)})"
     )
 
 
 def unreproducible_line(tries: int, rate: str, instead: str) -> str:
     return (
-        f"NOT REPRODUCIBLE ALONE: 0 failures in {tries} tries, and it never failed alone when it was found "
+        f"NOT REPRODUCIBLE ALONE: 0 failures in {counted(tries)}, and it never failed alone when it was found "
         f"({rate}): a replay alone cannot say it is fixed. Run instead: {instead}"
     )
 
