@@ -83,7 +83,7 @@ async def pair_rounds(
         details["judgement"] = "every twin met the same fate"
         details["rounds"] = "1: every twin met the same fate, nothing to confirm"
         return
-    await confirmed(acp, details, play, first, uniform, pressure, TWIN_ROUNDS)
+    await confirmed(acp, details, play, first, pressure, TWIN_ROUNDS)
 
 
 # Rounds a case plays at most once the twins' fates parted: enough for two confirming pairs after
@@ -96,18 +96,18 @@ async def confirmed(
     details: dict,
     play: Callable[[AcpTarget, bool], Awaitable[Round]],
     first: Round,
-    alike: Callable[[Round], bool],
     pressure: str,
     budget: int,
 ) -> None:
     """Rounds after a first one whose twins' fates parted, the layouts alternating, until
-    twins.confirm decides: a failure (two pairs of rounds blame status), a pass (the difference did
-    not come again in CLEAR_ROUNDS rounds in a row) or, once ``budget`` rounds are spent, not
+    twins.confirm decides: a failure (two pairs of rounds blame status), a pass (no twin deviated
+    from its position's fate in the first two rounds, or in CLEAR_ROUNDS rounds in a row after a
+    deviation) or, once ``budget`` rounds are spent, not
     testable (inconclusive: never a pass, and never a failure of an agent that may be conforming).
     The report's details say how many rounds ran and why."""
     played = [first]
     while True:
-        decision = confirm(played, alike, budget)
+        decision = confirm(played, budget)
         if decision.decision != "more":
             break
         played.append(await play(acp, len(played) % 2 == 0))
@@ -168,7 +168,6 @@ async def twins_later(acp: AcpTarget, details: dict) -> None:
         details,
         rounds.later_round,
         first,
-        pairs_alike,
         f"over the {hold:g} s after the status calls (--hold)",
         TWIN_ROUNDS,
     )
