@@ -216,7 +216,8 @@ def main(argv: list[str], parser_class: type[argparse.ArgumentParser] = argparse
         prog=f"{COMMAND} reproduce",
         description="Run one case of a report again, alone, against the agent started as that run started it "
         "(its recorded options, with any given again on top); a sequence or fuzz case replays its minimal "
-        "reproduction. Prints the exchange and FIXED (exit 0) or STILL FAILING (exit 1).",
+        "reproduction. Prints the exchange and FIXED (exit 0, after as many clean tries as the rate it failed at "
+        "needs), STILL FAILING (exit 1) or NOT REPRODUCIBLE ALONE (exit 4).",
     )
     p.add_argument("report", help="a report.json")
     p.add_argument("case", help="the case id, e.g. status.error.unknown-session-data")

@@ -69,7 +69,9 @@ def main(argv: list[str], parser_class: type[argparse.ArgumentParser] = argparse
     p = parser_class(
         prog=f"{COMMAND} replay",
         description="Re-send a recorded failing sequence (or check a fuzz case's shrunk input again) against the "
-        "agent, started as the run started it; prints FIXED (exit 0) or STILL FAILING (exit 1).",
+        "agent, started as the run started it, as many times as the rate it reproduced at when found needs; prints "
+        "FIXED (exit 0), STILL FAILING (exit 1), or NOT REPRODUCIBLE ALONE (exit 4: it never failed alone when "
+        "found; run the full run again instead).",
     )
     p.add_argument("file", help="a replay file (reports/<run>/replays/*.replay.json)")
     add_tries(p)
@@ -121,6 +123,8 @@ def rate_text(data: dict[str, Any], failed: int, tries: int) -> str:
     found = data.get("reproduced")
     if isinstance(found, dict) and isinstance(found.get("text"), str):
         return found["text"]
+    if (failed, tries) == ONCE:
+        return "it failed the one time it ran; no rate recorded"
     return f"failed alone {failed} of {tries}" if failed else "0 of 1: only in the full run"
 
 
