@@ -646,6 +646,8 @@ CONFORMING_VARIANTS: dict[str, Variant] = {
     "serial_status": Variant(0, {}),
     # An autosave timer bumps every in-memory session's updatedAt each second, asked about or not.
     "autosave": Variant(0, {"status.no-side-effects.twins-later": "pass"}),
+    # A background flush of each session half a second after its turn answered.
+    "prompt_flushes_later": Variant(0, {"status.no-side-effects.twins-later": "pass"}),
     # Status calls that arrive together answered newest first: answers are matched by id.
     "newest_first": Variant(0, {}),
     # `_vendor.example/...` notifications on a timer (about no session, and about the newest

@@ -56,9 +56,12 @@ ENTRIES = {
     # Conforming: an autosave every second touches the twins alike.
     "autosave": Entry("autosave", {TWINS_LATER: "pass"}, ("--hold", "1")),
     "reference": Entry("reference", {TWINS_LATER: "pass", NO_NOTIFICATIONS: "pass"}, ("--hold", "1")),
+    # Conforming: the same flush after every turn, and none after status.
+    "prompt-flush": Entry("prompt_flushes_later", {TWINS_LATER: "pass"}, ("--hold", "1")),
     # The sequences: found alone and shrunk with the wait the flush needs, every time.
     "flushed-sequence": Entry("status_marks_used_flushed", {SEQ: "fail"}, deep=True),
     "reference-sequence": Entry("reference", {SEQ: "pass"}, deep=True),
+    "prompt-flush-sequence": Entry("prompt_flushes_later", {SEQ: "pass"}, deep=True),
 }
 
 
