@@ -6,7 +6,7 @@ import anyio.to_thread
 from conformance.cases.acp import spec
 
 from conformance.core import revisions
-from conformance.core.outcomes import NotTestable, Violation
+from conformance.core.outcomes import MissingInput, NotTestable, Violation
 from conformance.core.profiles import PROFILES
 from conformance.core.registry import Level, case
 from conformance.replay.files import numbered_steps, write_replay
@@ -58,6 +58,13 @@ async def model_based_sequences(acp: AcpTarget, details: dict) -> None:
             pace=run.pace.to_json() if run.pace is not None else None,
         )
         details["replay_file"] = str(path)
+    if run.unjudged:
+        raise MissingInput(
+            f"the sequence that failed ({run.failure}) is not status's doing: {run.unjudged}; the sequences cannot "
+            "judge this agent's list entries over time (the twin cases compare them against sessions status was "
+            "not asked about)",
+            observed="\n".join(numbered_steps(run.steps, frames=False)),
+        )
     if run.rule == "prerequisite":
         raise NotTestable(f"{run.failure} (seed {run.seed})", observed="\n".join(details["sequence"]))
     raise Violation(

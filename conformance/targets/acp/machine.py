@@ -53,6 +53,9 @@ class SequenceRun:
     budget_spent: bool = False  # the time budget (waiting for the agent included) ended the run
     pace: Pace | None = None  # how the minimal sequence was replayed when it failed alone
     reproduced: tuple[int, int] = (0, 0)  # (failed, tries): the minimal sequence replayed alone
+    # Why the failure is not status's doing (the same steps without their status calls fail the
+    # same way: the agent's own timer or background write), or "" when it is.
+    unjudged: str = ""
 
     @property
     def budget_note(self) -> str | None:
@@ -377,6 +380,7 @@ class _Search:
             steps_run=self.steps_run,
             pace=found.pace,
             reproduced=found.reproduced,
+            unjudged=found.unjudged,
         )
 
     def passed(self, *, budget_spent: bool) -> SequenceRun:
@@ -528,6 +532,7 @@ class Found:
     steps: list[Step]
     pace: Pace | None = None
     reproduced: tuple[int, int] = (0, 0)
+    unjudged: str = ""
 
     def __str__(self) -> str:
         return self.message
@@ -625,6 +630,29 @@ def _reproducing_pace(
     return reserve
 
 
+STATUS_ONLY = ("status", "burst")  # the steps that do nothing but ask status
+
+
+def _fails_without_status(target: AcpTarget, steps: list[Step], seen: SequenceFailure, pace: Pace) -> str:
+    """The control of a failure that needs time: the same steps at the same pace without the ones
+    that only ask status. Where it fails the same way too, what changed is the agent's own doing
+    (an autosave timer, a write after a turn), and the model's reading of it as status's is wrong:
+    the reason, else ""."""
+    keep = [n for n, step in enumerate(steps) if step.op not in STATUS_ONLY]
+    if len(keep) == len(steps) or not keep or keep[-1] != len(steps) - 1:
+        return ""
+    control = [steps[n] for n in keep]
+    offsets = None if pace.offsets is None else tuple(pace.offsets[n] for n in keep if n < len(pace.offsets))
+    failed, _, _ = _fails(target, control, seen, Pace(offsets, pace.wait), PACE_TRIES)
+    if not failed:
+        return ""
+    return (
+        f"the same steps without their status calls, {pace.describe()}, failed the same way too ({failed} of "
+        f"{PACE_TRIES} replays): the agent changes this on its own in time, so what the sequences saw cannot be "
+        "laid on status"
+    )
+
+
 def minimize(
     target: AcpTarget, steps: list[Step], seen: SequenceFailure, *, deadline: float | None = None
 ) -> Found:
@@ -652,6 +680,10 @@ def minimize(
     pace, failure, ran = found
     current = current[: len(ran)]
     pace = pace.cut(len(current))
+    if pace.wait or pace.offsets is not None:
+        own = _fails_without_status(target, current, failure, pace)
+        if own:
+            return Found(str(failure), failure.rule, current, pace, (PACE_TRIES, PACE_TRIES), own)
     chunk = max(1, len(current) // 2)
     while deadline is None or time.monotonic() < deadline:
         changed = False

@@ -5,7 +5,8 @@ verdict that flips between runs makes a CI job that selects cases go red and gre
 How many times, and from which seed, is set in one place, the CONFORMANCE_STABILITY environment
 variable: ``REPEATS`` or ``REPEATS:SEED`` (default ``2:0``: cheap in CI, about 40 s of one worker,
 each run its own seed, SEED, SEED + 1, …). More repeats than the default also run the deep entries
-(the model-based sequences, half a minute each, and a second twins-later variant):
+(the model-based sequences on conforming agents, half a minute each, and a second twins-later
+variant):
 ``CONFORMANCE_STABILITY=10:7 pytest tests/targets/acp/test_stability.py`` certifies each entry ten
 times from seed 7.
 """
@@ -58,8 +59,9 @@ ENTRIES = {
     "reference": Entry("reference", {TWINS_LATER: "pass", NO_NOTIFICATIONS: "pass"}, ("--hold", "1")),
     # Conforming: the same flush after every turn, and none after status.
     "prompt-flush": Entry("prompt_flushes_later", {TWINS_LATER: "pass"}, ("--hold", "1")),
-    # The sequences: found alone and shrunk with the wait the flush needs, every time.
-    "flushed-sequence": Entry("status_marks_used_flushed", {SEQ: "fail"}, deep=True),
+    # The sequences on conforming agents: no finding, whatever the seed. (Whether the generated
+    # sequences come upon a flush half a second after status depends on the seed: twins-later is
+    # the case that catches it every time.)
     "reference-sequence": Entry("reference", {SEQ: "pass"}, deep=True),
     "prompt-flush-sequence": Entry("prompt_flushes_later", {SEQ: "pass"}, deep=True),
 }
