@@ -205,9 +205,11 @@ BROKEN: dict[str, Variant] = {
     "status_touches_later": Variant(1, {"status.no-side-effects.twins-later": "fail"}),
     # The issue's realistic agent: status marks a loaded session used, a flusher writes updatedAt
     # half a second later, and a prompt marks it used too (the twins' own flush after their turns
-    # must land before the status calls, or it hides the status's); the sequence needs a wait
-    # before its last list to show it alone.
-    "status_marks_used_flushed": Variant(1, {"status.no-side-effects.twins-later": "fail", SEQ: "fail"}),
+    # must land before the status calls, or it hides the status's). The sequences' verdict on it
+    # is not pinned: fail where the generated sequence shows the flush after status calls alone,
+    # not testable where it shows it after a prompt too (the control without the status calls
+    # fails as well: the prompt's flush is the agent's own).
+    "status_marks_used_flushed": Variant(1, {"status.no-side-effects.twins-later": "fail"}),
     # A crash answering status fails whichever case asked (the request never gets its answer).
     # The fuzzer always tries a 10 kB id first (strategies.EXPLICIT_STATUS_PARAMS), so it finds it too.
     "crash_on_long_id": Variant(
