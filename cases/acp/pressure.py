@@ -31,6 +31,7 @@ from conformance.targets.acp.twins import (
     Round,
     Seat,
     baseline_from_unasked,
+    confirm,
     explain,
     judge,
     roles,
@@ -47,14 +48,15 @@ def shown(rnd: Round) -> list[str]:
     return [f"{'asked' if s.asked else 'unasked'}: {s.fate.describe()}" for s in rnd.seats]
 
 
-def blame(rounds_run: list[Round], baseline: Any, pressure: str, details: dict) -> None:
+def blame(rounds_run: list[Round], baseline: Any, pressure: str, details: dict, extra: str = "") -> None:
     verdict = judge(rounds_run, baseline)
     details["judgement"] = verdict.why
     if verdict.blamed:
         first = verdict.blamed[0]
+        again = f" ({extra})" if extra else ""
         raise Violation(
             f"twin sessions treated alike but for status calls about one met different fates {pressure}, the same "
-            f"way with the roles and the creation order swapped: {explain(rounds_run, verdict)}",
+            f"way with the roles and the creation order swapped{again}: {explain(rounds_run, verdict)}",
             expected=f"{first.aspect} {first.expected} (the fate of that position without status calls)",
             observed=[
                 f"round {d.round + 1}, {'asked' if d.asked else 'unasked'} twin: {d.aspect} {d.observed}"
@@ -70,20 +72,57 @@ async def pair_rounds(
     pressure: str,
     calibrate: Callable[[Round], None] | None = None,
 ) -> None:
-    """A round with the asked twin created first; where the twins' fates differ, a second with the
-    asked twin created second, and the judgement on both. ``calibrate`` raises where the first
-    round shows its probe cannot observe."""
+    """A round with the asked twin created first; where the twins' fates differ, more rounds, the
+    layouts alternating, until two pairs of them lay the same blame or the difference is cleared
+    (:func:`confirmed`). ``calibrate`` raises where the first round shows its probe cannot observe."""
     first = await play(acp, True)
     details["round_1"] = shown(first)
     if calibrate is not None:
         calibrate(first)
     if uniform(first):
         details["judgement"] = "every twin met the same fate"
+        details["rounds"] = "1: every twin met the same fate, nothing to confirm"
         return
-    second = await play(acp, False)
-    details["round_2"] = shown(second)
-    both = [first, second]
-    blame(both, baseline_from_unasked(both), pressure, details)
+    await confirmed(acp, details, play, first, pressure, TWIN_ROUNDS)
+
+
+# Rounds a case plays at most once the twins' fates parted: enough for two confirming pairs after
+# an unconfirmed one, or a divergence and CLEAR_ROUNDS clean rounds after it.
+TWIN_ROUNDS = 8
+
+
+async def confirmed(
+    acp: AcpTarget,
+    details: dict,
+    play: Callable[[AcpTarget, bool], Awaitable[Round]],
+    first: Round,
+    pressure: str,
+    budget: int,
+) -> None:
+    """Rounds after a first one whose twins' fates parted, the layouts alternating, until
+    twins.confirm decides: a failure (two pairs of rounds blame status), a pass (no twin deviated
+    from its position's fate in the first two rounds, or in CLEAR_ROUNDS rounds in a row after a
+    deviation) or, once ``budget`` rounds are spent, not
+    testable (inconclusive: never a pass, and never a failure of an agent that may be conforming).
+    The report's details say how many rounds ran and why."""
+    played = [first]
+    while True:
+        decision = confirm(played, budget)
+        if decision.decision != "more":
+            break
+        played.append(await play(acp, len(played) % 2 == 0))
+        details[f"round_{len(played)}"] = shown(played[-1])
+    details["rounds"] = f"{len(played)}: {decision.why}"
+    if decision.decision == "blamed":
+        start = decision.pairs[0]
+        pair = played[start : start + 2]
+        blame(pair, baseline_from_unasked(pair), pressure, details, extra=decision.why)
+    if decision.decision == "inconclusive":
+        raise MissingInput(
+            f"inconclusive: the twins' fates parted {pressure} and neither came again the same way nor stopped "
+            f"parting within {budget} rounds ({decision.why}); run the case again (-k) or with a longer --hold"
+        )
+    details["judgement"] = decision.why
 
 
 @case("status.no-side-effects.twins-use", level=Level.MUST, spec=spec.NO_SIDE_EFFECTS)
@@ -122,26 +161,16 @@ async def twins_later(acp: AcpTarget, details: dict) -> None:
     details["round_1"] = shown(first)
     if pairs_alike(first):
         details["judgement"] = f"each pair's twins met the same fate over {hold:g} s"
+        details["rounds"] = "1: each pair's twins met the same fate, nothing to confirm"
         return
-    second = await rounds.later_round(acp, False)
-    details["round_2"] = shown(second)
-    both = [first, second]
-    if judge(both, baseline_from_unasked(both)).blamed:
-        await blamed_again(acp, details)
-    blame(both, baseline_from_unasked(both), f"over the {hold:g} s after the status calls (--hold)", details)
-
-
-async def blamed_again(acp: AcpTarget, details: dict) -> None:
-    """A second pair of rounds lays the same blame: fates that part by chance (an agent that evicts
-    at random under its memory cap) can line up with the roles in one pair of layouts, and seldom in
-    two, while a status that sets something off later does it every time."""
-    again = [await rounds.later_round(acp, True), await rounds.later_round(acp, False)]
-    details["round_3"], details["round_4"] = shown(again[0]), shown(again[1])
-    if not judge(again, baseline_from_unasked(again)).blamed:
-        raise MissingInput(
-            "the twins' fates parted with the roles in one pair of rounds and not in a second: chance (evictions "
-            "at random, say) cannot be told from a status call's doing"
-        )
+    await confirmed(
+        acp,
+        details,
+        rounds.later_round,
+        first,
+        f"over the {hold:g} s after the status calls (--hold)",
+        TWIN_ROUNDS,
+    )
 
 
 @case("status.no-side-effects.twins-restart", level=Level.MUST, spec=spec.NO_SIDE_EFFECTS, slow=True)

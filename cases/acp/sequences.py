@@ -6,11 +6,11 @@ import anyio.to_thread
 from conformance.cases.acp import spec
 
 from conformance.core import revisions
-from conformance.core.outcomes import NotTestable, Violation
+from conformance.core.outcomes import MissingInput, NotTestable, Violation
 from conformance.core.profiles import PROFILES
 from conformance.core.registry import Level, case
 from conformance.replay.files import numbered_steps, write_replay
-from conformance.targets.acp.machine import run_sequences
+from conformance.targets.acp.machine import reproduced_text, run_sequences
 from conformance.targets.acp.sequences import RULES
 from conformance.targets.acp.target import AcpTarget
 
@@ -34,6 +34,12 @@ async def model_based_sequences(acp: AcpTarget, details: dict) -> None:
     steps = [s.to_json() for s in run.steps]
     details["steps"] = steps
     details["sequence"] = numbered_steps(run.steps)
+    failed, tries = run.reproduced
+    reproduced = {"failed": failed, "tries": tries, "text": reproduced_text(run.reproduced, run.pace)}
+    details["reproduced"] = reproduced
+    if run.pace is not None and run.pace.wait:
+        last = next(n for n, line in enumerate(details["sequence"]) if line.startswith(f"{len(run.steps)}. "))
+        details["sequence"].insert(last, f"   (the agent left alone {run.pace.wait:g} s here)")
     if report_dir is not None:
         path = write_replay(
             report_dir / "replays",
@@ -48,12 +54,21 @@ async def model_based_sequences(acp: AcpTarget, details: dict) -> None:
             steps=steps,
             target=acp.name,
             config=config,
+            reproduced=reproduced,
+            pace=run.pace.to_json() if run.pace is not None else None,
         )
         details["replay_file"] = str(path)
+    if run.unjudged:
+        raise MissingInput(
+            f"the sequence that failed ({run.failure}) is not status's doing: {run.unjudged}; the sequences cannot "
+            "judge this agent's list entries over time (the twin cases compare them against sessions status was "
+            "not asked about)",
+            observed="\n".join(numbered_steps(run.steps, frames=False)),
+        )
     if run.rule == "prerequisite":
         raise NotTestable(f"{run.failure} (seed {run.seed})", observed="\n".join(details["sequence"]))
     raise Violation(
-        f"{run.failure} (minimal sequence of {len(run.steps)} steps, seed {run.seed})",
+        f"{run.failure} (minimal sequence of {len(run.steps)} steps, seed {run.seed}; {reproduced['text']})",
         expected=f"every answer allowed by the session model; the rule broken: {RULES.get(run.rule or '', run.rule)}",
         # the steps and answers; their frames are the case's transcript, not repeated here
         observed="\n".join(numbered_steps(run.steps, frames=False)),

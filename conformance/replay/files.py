@@ -49,6 +49,8 @@ def write_replay(
     extra_agent: dict[str, Any] | None = None,
     fuzz_input: dict[str, Any] | None = None,
     config: Any = None,
+    reproduced: dict[str, Any] | None = None,
+    pace: dict[str, Any] | None = None,
 ) -> Path:
     """A replay file: a sequence's steps, or (``fuzz_input``) a fuzz case's shrunk input, which
     `replay` checks again alone. ``config`` (the run's AgentConfig): its option values are
@@ -69,6 +71,8 @@ def write_replay(
         "seed": seed,
         "profile": profile,
         "failure": failure,
+        **({"reproduced": reproduced} if reproduced is not None else {}),
+        **({"pace": pace} if pace is not None else {}),
         "steps": [{k: v for k, v in s.items() if k != "frames"} for s in steps],
         **({"input": fuzz_input} if fuzz_input is not None else {}),
         **(

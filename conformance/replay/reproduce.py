@@ -3,8 +3,11 @@ whether it still fails; with --pipe, pipe its recorded requests into a fresh age
 
 The case runs alone, against the agent started with the run's recorded options (report.json's
 ``options.given``; a value given again replaces the recorded one), and is judged by the case's own
-check: FIXED (exit 0), STILL FAILING (exit 1), or why it cannot tell (exit 2), as `replay` says of
-a replay file (a sequence or fuzz case replays its own file).
+check: FIXED (exit 0), STILL FAILING (exit 1), why it cannot tell (exit 2), or NOT REPRODUCIBLE
+ALONE (exit 4: it never failed alone when found), as `replay` says of a replay file (a sequence or
+fuzz case replays its own file). It runs as many times as the rate the case's failure reproduced at
+needs (the case's ``details.reproduced`` where it recorded one; a failure seen once otherwise)
+before it says FIXED.
 
 With --pipe: a reproduction is a list of segments, each the lines to send to a fresh agent process started in
 one working directory (a restart in the case starts a new segment; the directory keeps what the
@@ -35,7 +38,9 @@ from conformance.core.spellings import ENCODED, LONG, SPELLINGS
 from conformance.replay.options import add_overrides
 from conformance.replay.run import (
     ERROR,
+    add_tries,
     describe_agent,
+    plan,
     recorded_revision,
     replay_file,
     run_alone,
@@ -211,7 +216,8 @@ def main(argv: list[str], parser_class: type[argparse.ArgumentParser] = argparse
         prog=f"{COMMAND} reproduce",
         description="Run one case of a report again, alone, against the agent started as that run started it "
         "(its recorded options, with any given again on top); a sequence or fuzz case replays its minimal "
-        "reproduction. Prints the exchange and FIXED (exit 0) or STILL FAILING (exit 1).",
+        "reproduction. Prints the exchange and FIXED (exit 0, after as many clean tries as the rate it failed at "
+        "needs), STILL FAILING (exit 1) or NOT REPRODUCIBLE ALONE (exit 4).",
     )
     p.add_argument("report", help="a report.json")
     p.add_argument("case", help="the case id, e.g. status.error.unknown-session-data")
@@ -221,6 +227,7 @@ def main(argv: list[str], parser_class: type[argparse.ArgumentParser] = argparse
         help="instead: pipe the recorded requests into a fresh stdio agent (session ids mapped to the ones it "
         "makes) and print what it answers, with no verdict",
     )
+    add_tries(p)
     add_overrides(p)
     args = p.parse_args(argv)
     report_path, case_id, pipe = (
@@ -243,6 +250,7 @@ def main(argv: list[str], parser_class: type[argparse.ArgumentParser] = argparse
     replay = _replay_file(entry, report_path)
     if replay is not None and not pipe:
         return replay_file(replay, args)
+    given = args.__dict__.pop("tries")
     target = str(report.get("target") or DEFAULT)
     recorded = (report.get("options") or {}).get("given")
     with tempfile.TemporaryDirectory(prefix="reproduce-", ignore_cleanup_errors=True) as workdir:
@@ -260,7 +268,7 @@ def main(argv: list[str], parser_class: type[argparse.ArgumentParser] = argparse
             return ERROR
         if pipe:
             return _pipe_recorded(entry, config)
-        return _run_again(report, entry, config)
+        return _run_again(report, entry, config, given)
 
 
 def _replay_file(entry: dict[str, Any], report_path: Path) -> Path | None:
@@ -274,7 +282,7 @@ def _replay_file(entry: dict[str, Any], report_path: Path) -> Path | None:
     return None
 
 
-def _run_again(report: dict[str, Any], entry: dict[str, Any], config: AgentConfig) -> int:
+def _run_again(report: dict[str, Any], entry: dict[str, Any], config: AgentConfig, given: int | None) -> int:
     import conformance.cases as cases
 
     cases.load_all()
@@ -286,6 +294,7 @@ def _run_again(report: dict[str, Any], entry: dict[str, Any], config: AgentConfi
     def headline(record: Any) -> str:
         return f"reproducing {case.id} against {describe_agent(config)}"
 
+    tries, alone, rate = plan({**(entry.get("details") or {}), "message": entry.get("message")}, given)
     return run_alone(
         case,
         config,
@@ -293,6 +302,12 @@ def _run_again(report: dict[str, Any], entry: dict[str, Any], config: AgentConfi
         str(entry.get("message") or ""),
         what="the case",
         revision=recorded_revision(report),
+        tries=tries,
+        rate=rate,
+        alone=alone,
+        instead=f"the full run again, as it ran (seed {(report.get('options') or {}).get('seed', '?')}), or the case alone with "
+        f"-k {case.id} "
+        "several times",
     )
 
 

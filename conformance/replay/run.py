@@ -4,12 +4,20 @@ shrunk input again) and say whether it still fails.
 The agent is started as the run that wrote the file started it (its recorded options: command,
 --env, --cwd, --auth-method, transport, timeouts, protocol, its target's options), with any option
 given again on top (conformance.replay.options). FIXED exits 0, STILL FAILING 1, anything that
-keeps it from telling (an agent that cannot start, a redacted secret not given again) 2.
+keeps it from telling (an agent that cannot start, a redacted secret not given again) 2, and
+NOT REPRODUCIBLE ALONE 4: the failure never failed alone when it was found (it showed only in the
+full run), so no replay alone can say it is gone. 3 is left out: the suite's own exit 3 means the
+agent does not advertise the method, and a script that runs both must not read one for the other.
+
+A failure is replayed as many times as the rate it reproduced at when found needs (the replay
+file's ``reproduced``: "reproduced alone 2 of 3"), so that a remaining bug would have shown with
+CONFIDENCE: FIXED only after that many clean tries, STILL FAILING at the first failure.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import shlex
 import sys
 import tempfile
@@ -32,9 +40,27 @@ from conformance.runtime import CaseRecord
 from conformance.targets import DEFAULT, configure, named
 from conformance.transport.stdio import LaunchError
 
-__all__ = ["FIXED", "STILL_FAILING", "describe_agent", "main", "replay_file", "run_alone", "started_config"]
+__all__ = [
+    "CONFIDENCE",
+    "FIXED",
+    "NOT_REPRODUCIBLE",
+    "STILL_FAILING",
+    "add_tries",
+    "describe_agent",
+    "main",
+    "replay_file",
+    "run_alone",
+    "started_config",
+    "tries_needed",
+]
 
-FIXED, STILL_FAILING, ERROR = 0, 1, 2
+FIXED, STILL_FAILING, ERROR, NOT_REPRODUCIBLE = 0, 1, 2, 4
+CONFIDENCE = 0.99  # how sure a FIXED is that a bug still there would have shown in its tries
+MAX_TRIES = 30
+# A failure that never failed alone when it was found is still tried this often: it may now.
+UNREPRODUCED_TRIES = 3
+# What a report or file that recorded no rate is taken to say: it failed once, in one try.
+ONCE = (1, 1)
 MAX_SHOWN_FRAMES = 200
 STARTING = (LaunchError, CaseSignal, AgentExited, TimeoutError, Unanswered)
 
@@ -43,16 +69,94 @@ def main(argv: list[str], parser_class: type[argparse.ArgumentParser] = argparse
     p = parser_class(
         prog=f"{COMMAND} replay",
         description="Re-send a recorded failing sequence (or check a fuzz case's shrunk input again) against the "
-        "agent, started as the run started it; prints FIXED (exit 0) or STILL FAILING (exit 1).",
+        "agent, started as the run started it, as many times as the rate it reproduced at when found needs; prints "
+        "FIXED (exit 0), STILL FAILING (exit 1), or NOT REPRODUCIBLE ALONE (exit 4: it never failed alone when "
+        "found; run the full run again instead).",
     )
     p.add_argument("file", help="a replay file (reports/<run>/replays/*.replay.json)")
+    add_tries(p)
     add_overrides(p)
     args = p.parse_args(argv)
     path = Path(args.__dict__.pop("file"))
     return replay_file(path, args)
 
 
+def add_tries(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--tries",
+        type=int,
+        default=None,
+        metavar="N",
+        help="replay it N times before FIXED (default: as many as the rate it reproduced at when found needs "
+        f"for {CONFIDENCE:.0%} confidence; stops at the first failure)",
+    )
+
+
+def tries_needed(failed: int, tries: int, confidence: float = CONFIDENCE) -> int | None:
+    """Clean tries after which a bug that failed ``failed`` of ``tries`` times alone when found
+    would have shown with ``confidence``: its rate taken as failed / (tries + 1), one miss more than
+    seen, so that 3 of 3 asks for more than one try. None when it never failed alone."""
+    if failed <= 0 or tries <= 0:
+        return None
+    rate = min(failed, tries) / (tries + 1)
+    return min(MAX_TRIES, max(1, math.ceil(math.log(1 - confidence) / math.log(1 - rate))))
+
+
+def recorded_rate(data: dict[str, Any]) -> tuple[int, int]:
+    """(failed, tries) alone when found, from a replay file's or a case's ``reproduced``; a file
+    written before it was recorded: never alone if its failure says so, else once in one try."""
+    found = data.get("reproduced")
+    if (
+        isinstance(found, dict)
+        and isinstance(found.get("failed"), int)
+        and isinstance(found.get("tries"), int)
+    ):
+        return found["failed"], found["tries"]
+    if str(data.get("failure") or data.get("message") or "").startswith(
+        "not reproducible when replayed alone"
+    ):
+        return 0, 1
+    return ONCE
+
+
+def rate_text(data: dict[str, Any], failed: int, tries: int) -> str:
+    found = data.get("reproduced")
+    if isinstance(found, dict) and isinstance(found.get("text"), str):
+        return found["text"]
+    if (failed, tries) == ONCE:
+        return "it failed the one time it ran; no rate recorded"
+    return f"failed alone {failed} of {tries}" if failed else "0 of 1: only in the full run"
+
+
+def plan(data: dict[str, Any], given: int | None) -> tuple[int, bool, str]:
+    """How many tries, whether the failure ever failed alone, and the rate in words."""
+    failed, tries = recorded_rate(data)
+    needed = tries_needed(failed, tries)
+    if given is not None:
+        return max(1, given), needed is not None, rate_text(data, failed, tries)
+    return needed or UNREPRODUCED_TRIES, needed is not None, rate_text(data, failed, tries)
+
+
+def counted(tries: int) -> str:
+    return f"{tries} {'try' if tries == 1 else 'tries'}"
+
+
+def fixed_line(what: str, tries: int, rate: str, failed_with: str) -> str:
+    return (
+        f"FIXED: {what} no longer fails: 0 failures in {counted(tries)}; at the rate it was found ({rate}), a "
+        f"remaining bug would have shown with {CONFIDENCE:.0%} probability (it failed with: {clean(failed_with)})"
+    )
+
+
+def unreproducible_line(tries: int, rate: str, instead: str) -> str:
+    return (
+        f"NOT REPRODUCIBLE ALONE: 0 failures in {counted(tries)}, and it never failed alone when it was found "
+        f"({rate}): a replay alone cannot say it is fixed. Run instead: {instead}"
+    )
+
+
 def replay_file(path: Path, overrides: argparse.Namespace | None = None) -> int:
+    given = overrides.__dict__.pop("tries", None) if overrides is not None else None
     try:
         data = load_replay(path)
     except ValueError as exc:
@@ -75,8 +179,8 @@ def replay_file(path: Path, overrides: argparse.Namespace | None = None) -> int:
             print(f"error: cannot replay: {exc}", file=sys.stderr)
             return ERROR
         if "input" in data:
-            return _replay_input(data, config)
-        return _replay_steps(path, data, config)
+            return _replay_input(data, config, given)
+        return _replay_steps(path, data, config, given)
 
 
 def started_config(
@@ -106,7 +210,7 @@ def describe_agent(config: AgentConfig) -> str:
     return who + (f" (with {' '.join(env)})" if env else "")
 
 
-def _replay_steps(path: Path, data: dict[str, Any], config: AgentConfig) -> int:
+def _replay_steps(path: Path, data: dict[str, Any], config: AgentConfig, given: int | None = None) -> int:
     try:
         steps = named(config.target).replay_setup(data, config)
     except (KeyError, UsageError) as exc:
@@ -116,10 +220,14 @@ def _replay_steps(path: Path, data: dict[str, Any], config: AgentConfig) -> int:
     def replay() -> Any:
         return steps(runtime.target)
 
+    tries, alone, rate = plan(data, given)
     runtime = Run.begin(config, strict=False).runtime(revision=recorded_revision(data))
+    failure, ran, tried = None, [], 0
     try:
         runtime.start()
-        failure, ran = runtime.call(lambda: anyio.to_thread.run_sync(replay))
+        while tried < tries and failure is None:
+            tried += 1
+            failure, ran = runtime.call(lambda: anyio.to_thread.run_sync(replay))
     except STARTING as exc:
         print(f"error: cannot replay: {str(exc).splitlines()[0]}", file=sys.stderr)
         return ERROR
@@ -127,17 +235,25 @@ def _replay_steps(path: Path, data: dict[str, Any], config: AgentConfig) -> int:
         runtime.close()
     print(
         f"replaying {len(data['steps'])} steps of {data['case']} (seed {data['seed']}) against {describe_agent(config)}"
+        f", up to {tries} times ({rate})"
     )
     for line in numbered_steps(ran):
         print(clean(line))
-    if failure is None:
-        print(f"FIXED: the sequence no longer fails (it failed with: {clean(data['failure'])})")
-        return FIXED
-    print(f"STILL FAILING: {clean(str(failure))}")
-    return STILL_FAILING
+    if failure is not None:
+        print(f"STILL FAILING (try {tried} of {tries}): {clean(str(failure))}")
+        return STILL_FAILING
+    if not alone:
+        instead = (
+            f"the full run again, as it ran ({COMMAND} --agent … --seed {data.get('seed')}), or its case alone with "
+            f"-k {data['case']} several times: a failure that needs what ran before it shows only there"
+        )
+        print(unreproducible_line(tried, rate, instead))
+        return NOT_REPRODUCIBLE
+    print(fixed_line("the sequence", tried, rate, str(data["failure"])))
+    return FIXED
 
 
-def _replay_input(data: dict[str, Any], config: AgentConfig) -> int:
+def _replay_input(data: dict[str, Any], config: AgentConfig, given: int | None = None) -> int:
     """A fuzz finding: its case checks the recorded (shrunk) input alone, as it checked it when it
     failed, on a freshly started agent."""
     import conformance.cases as cases
@@ -156,8 +272,16 @@ def _replay_input(data: dict[str, Any], config: AgentConfig) -> int:
             + clean(f"input: {record.details.get('input', '?')}")
         )
 
+    tries, _, rate = plan(data, given)
     return run_alone(
-        case, config, headline, str(data["failure"]), what="the input", revision=recorded_revision(data)
+        case,
+        config,
+        headline,
+        str(data["failure"]),
+        what="the input",
+        revision=recorded_revision(data),
+        tries=tries,
+        rate=rate,
     )
 
 
@@ -169,30 +293,46 @@ def run_alone(
     *,
     what: str,
     revision: str | None = None,
+    tries: int = 1,
+    rate: str = "",
+    alone: bool = True,
+    instead: str = "",
 ) -> int:
-    """Run one case on a freshly started agent, print its exchange, and say FIXED (it passes now),
-    STILL FAILING (it fails or warns again) or why it cannot tell."""
-    run = Run.begin(config, strict=bool(config.options.get("conformance_strict")))
-    runtime = run.runtime(revision=revision)
-    try:
-        runtime.start()
-        record = runtime.run_case(case)
-    except STARTING as exc:
-        print(f"error: cannot start the agent: {str(exc).splitlines()[0]}", file=sys.stderr)
+    """Run one case on a freshly started agent, up to ``tries`` times (a fresh agent each), print
+    its exchange, and say STILL FAILING (it fails or warns again, at the first try that does),
+    FIXED (it passed every try), NOT REPRODUCIBLE ALONE (it passed every try, and never failed
+    alone when found: ``alone`` false; ``instead``, what to run) or why it cannot tell."""
+    record = None
+    for tried in range(1, tries + 1):
+        run = Run.begin(config, strict=bool(config.options.get("conformance_strict")))
+        runtime = run.runtime(revision=revision)
+        try:
+            runtime.start()
+            record = runtime.run_case(case)
+        except STARTING as exc:
+            print(f"error: cannot start the agent: {str(exc).splitlines()[0]}", file=sys.stderr)
+            return ERROR
+        finally:
+            runtime.close()
+        outcome = record.result.outcome
+        if outcome in (Outcome.PASS, Outcome.INFO) and tried < tries:
+            continue
+        print(headline(record) + (f" (try {tried} of {tries}; {rate})" if tries > 1 else ""))
+        for entry in record.transcript[:MAX_SHOWN_FRAMES]:
+            print(clean(frame_line(entry, max_frame=2000)))
+        if outcome in (Outcome.PASS, Outcome.INFO):
+            if not alone:
+                print(unreproducible_line(tried, rate, instead))
+                return NOT_REPRODUCIBLE
+            print(fixed_line(what, tried, rate or "failed once", failed_with))
+            return FIXED
+        if outcome in (Outcome.FAIL, Outcome.WARN):
+            print(
+                f"STILL FAILING{f' (try {tried} of {tries})' if tries > 1 else ''}: {clean(record.result.message)}"
+            )
+            return STILL_FAILING
+        print(f"error: cannot tell: {outcome.value}: {clean(record.result.message)}", file=sys.stderr)
         return ERROR
-    finally:
-        runtime.close()
-    print(headline(record))
-    for entry in record.transcript[:MAX_SHOWN_FRAMES]:
-        print(clean(frame_line(entry, max_frame=2000)))
-    outcome = record.result.outcome
-    if outcome in (Outcome.PASS, Outcome.INFO):
-        print(f"FIXED: {what} no longer fails (it failed with: {clean(failed_with)})")
-        return FIXED
-    if outcome in (Outcome.FAIL, Outcome.WARN):
-        print(f"STILL FAILING: {clean(record.result.message)}")
-        return STILL_FAILING
-    print(f"error: cannot tell: {outcome.value}: {clean(record.result.message)}", file=sys.stderr)
     return ERROR
 
 

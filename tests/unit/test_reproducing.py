@@ -112,3 +112,58 @@ def test_verdicts_use_the_targets_word(noun: str, says: str) -> None:
     report.cases = [{"id": "c", "level": "MUST", "outcome": "pass"}]
     report.advertised = True
     assert says in report.explanation()
+
+
+def test_a_fixed_needs_as_many_clean_tries_as_the_rate_it_was_found_at() -> None:
+    """The rate is counted with one miss more than seen (3 of 3 is not a certainty), and a failure
+    that never failed alone gets no number of tries that could make it FIXED."""
+    from conformance.replay.run import CONFIDENCE, MAX_TRIES, plan, tries_needed
+
+    assert tries_needed(3, 3) == 4  # rate 3/4: 0.25 ** 4 < 1 %
+    assert tries_needed(2, 3) == 7  # rate 1/2
+    assert tries_needed(1, 3) == 17  # rate 1/4
+    assert tries_needed(1, 1) == 7  # a case that failed once in its run
+    assert tries_needed(1, 100) == MAX_TRIES
+    assert tries_needed(0, 3) is None
+    for failed, tries in ((3, 3), (2, 3), (1, 3)):
+        needed = tries_needed(failed, tries)
+        assert needed is not None and (1 - failed / (tries + 1)) ** needed <= 1 - CONFIDENCE
+    assert plan({"reproduced": {"failed": 2, "tries": 3, "text": "reproduced alone 2 of 3"}}, None) == (
+        7,
+        True,
+        "reproduced alone 2 of 3",
+    )
+    assert plan({"reproduced": {"failed": 0, "tries": 6, "text": "0 of 6: only in the full run"}}, None)[
+        :2
+    ] == (
+        3,
+        False,
+    )
+    # a file written before the rate was recorded: its message says whether it ever failed alone
+    assert (
+        plan({"failure": "not reproducible when replayed alone (flaky or order-dependent)"}, None)[1] is False
+    )
+    assert plan({"failure": "step 4 list(): changed"}, None)[:2] == (7, True)
+    assert plan({"failure": "step 4 list(): changed"}, 2)[0] == 2  # --tries
+
+
+def test_a_sequence_replays_at_the_pace_it_failed_at() -> None:
+    """The times steps ran are read off their first frames; a step removed leaves the others at
+    their times; the pace round-trips through a replay file."""
+    from conformance.targets.acp.machine import Pace, reproduced_text, step_offsets
+    from conformance.targets.acp.sequences import Step
+
+    def step(op: str, t: float | None) -> Step:
+        return Step(op, "s0", frames=[{"dir": "send", "t": t, "frame": "{}"}] if t is not None else [])
+
+    steps = [step("unknown", None), step("new", 10.0), step("status", 10.25), step("list", 11.0)]
+    assert step_offsets(steps) == (0.0, 0.0, 0.25, 1.0)
+    pace = Pace(step_offsets(steps))
+    assert pace.without(1, 3).offsets == (0.0, 1.0)
+    assert Pace.from_json(pace.to_json()) == pace
+    waited = Pace(wait=0.5)
+    assert Pace.from_json(waited.to_json()) == waited and Pace.from_json(None) == Pace()
+    assert reproduced_text((3, 3), waited) == (
+        "reproduced alone 3 of 3, with the agent left alone 0.5 s before the last step"
+    )
+    assert reproduced_text((0, 6), None) == "0 of 6: only in the full run"

@@ -11,11 +11,13 @@ import pytest
 from conformance.core.config import UsageError
 from conformance.targets.acp.options import AcpOptions
 from conformance.targets.acp.twins import (
+    CLEAR_ROUNDS,
     Fate,
     Round,
     Seat,
     baseline_from_calibration,
     baseline_from_unasked,
+    confirm,
     explain,
     judge,
     roles,
@@ -165,3 +167,64 @@ def test_the_policy_options_are_checked_once() -> None:
         AcpOptions.from_values({"memory_cap": 0})
     with pytest.raises(UsageError, match="--idle-evict-after 0 must be a positive number"):
         AcpOptions.from_values({"idle_evict_after": 0.0})
+
+
+# -- confirmation: a divergence runs more rounds before any verdict ------------------------------
+
+TOUCHED, UNTOUCHED = Fate("active", touched="updatedAt"), Fate("active", touched="none")
+
+
+def blamed_round(asked_first: bool) -> Round:
+    """One pair of twins: the asked one touched over the hold, its unasked twin not."""
+    layout = roles(1, asked_first)
+    return round_of(layout, [TOUCHED if asked else UNTOUCHED for asked in layout])
+
+
+def alike_round(asked_first: bool) -> Round:
+    return round_of(roles(1, asked_first), [UNTOUCHED, UNTOUCHED])
+
+
+def test_a_difference_that_comes_again_in_two_pairs_of_rounds_is_blamed() -> None:
+    played = [blamed_round(True), blamed_round(False)]
+    assert confirm(played, 8).decision == "more"  # one pair proves nothing
+    played += [blamed_round(True), blamed_round(False)]
+    decision = confirm(played, 8)
+    assert decision.decision == "blamed" and decision.pairs == (0, 2)
+    assert "4 rounds" in decision.why and "rounds 1-2 and 3-4" in decision.why
+
+
+def test_fates_decided_by_position_clear_after_the_first_pair() -> None:
+    """Newest first under a memory cap: the twins of a round meet different fates, each position
+    the same one whoever was asked; nothing to confirm."""
+    kept, lost = Fate("active"), Fate("inactive")
+    played = [round_of(roles(1, True), [kept, lost])]
+    assert confirm(played, 8).decision == "more"
+    played.append(round_of(roles(1, False), [kept, lost]))
+    assert confirm(played, 8).decision == "clear"
+
+
+def test_a_difference_seen_once_is_cleared_only_by_clean_rounds_in_a_row() -> None:
+    played = [blamed_round(True)] + [alike_round(n % 2 == 0) for n in range(1, CLEAR_ROUNDS)]
+    assert confirm(played, 8).decision == "more"
+    played.append(alike_round(CLEAR_ROUNDS % 2 == 0))
+    decision = confirm(played, 8)
+    assert decision.decision == "clear"
+    assert "94%" in decision.why and f"the last {CLEAR_ROUNDS} rounds" in decision.why
+    assert "deviated from their positions' fates in round(s) 1;" in decision.why
+
+
+def test_a_pair_that_blamed_once_is_never_cleared_and_ends_inconclusive() -> None:
+    """A bug that shows under timing must not be passed by the rounds it missed: without a second
+    blaming pair it is not testable (inconclusive), never a pass nor a failure."""
+    played = [blamed_round(True), blamed_round(False)] + [alike_round(n % 2 == 0) for n in range(2, 8)]
+    decision = confirm(played, 8)
+    assert decision.decision == "inconclusive"
+    assert "one pair of rounds (from round 1) blamed status" in decision.why
+    assert confirm(played[:7], 8).decision == "more"
+
+
+def test_a_difference_that_keeps_changing_sides_ends_inconclusive_at_the_budget() -> None:
+    """Fates that part at random (an agent's own variation) never line up twice, and never stop."""
+    flip = [blamed_round(True), alike_round(False), alike_round(True), blamed_round(True)] * 2
+    decision = confirm(flip, 8)
+    assert decision.decision == "inconclusive" and "the budget: 8 rounds" in decision.why

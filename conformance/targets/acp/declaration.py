@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from conformance.core.options import Option
-from conformance.targets.acp.machine import replay_steps
+from conformance.targets.acp.machine import Pace, replay_steps
 from conformance.targets.acp.options import AcpOptions
 from conformance.targets.acp.sequences import Step
 from conformance.targets.acp.target import AcpTarget, reference_command
@@ -159,7 +159,8 @@ class Acp:
     @staticmethod
     def replay_setup(data: dict[str, Any], config: AgentConfig) -> Callable[[Any], tuple[Any, list[Any]]]:
         steps = [Step.from_json(s) for s in data["steps"]]
-        return lambda target: replay_steps(target, steps)
+        pace = Pace.from_json(data.get("pace"))
+        return lambda target: replay_steps(target, steps, pace=pace)
 
 
 # pyright checks the declaration against the Protocol the shared layers know targets by: a target

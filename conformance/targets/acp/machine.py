@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar, cast
+from typing import Any, ClassVar, cast
 
 import anyio.from_thread
 from hypothesis import seed
@@ -33,7 +33,7 @@ from conformance.core.profiles import (
 from conformance.targets.acp.sequences import RACES, REFINES, Driver, SequenceFailure, Step
 from conformance.targets.acp.target import AcpTarget
 
-__all__ = ["SequenceRun", "run_sequences"]
+__all__ = ["Pace", "SequenceRun", "reproduced_text", "run_sequences"]
 
 
 MAX_SESSIONS = 3
@@ -51,6 +51,11 @@ class SequenceRun:
     rule: str | None = None  # the model's rule the failure broke (see sequences.RULES)
     steps_run: int = 0  # steps sent to the agent, the scenarios' included
     budget_spent: bool = False  # the time budget (waiting for the agent included) ended the run
+    pace: Pace | None = None  # how the minimal sequence was replayed when it failed alone
+    reproduced: tuple[int, int] = (0, 0)  # (failed, tries): the minimal sequence replayed alone
+    # Why the failure is not status's doing (the same steps without their status calls fail the
+    # same way: the agent's own timer or background write), or "" when it is.
+    unjudged: str = ""
 
     @property
     def budget_note(self) -> str | None:
@@ -443,6 +448,9 @@ class _Search:
             found.steps,
             rule=found.rule,
             steps_run=self.steps_run,
+            pace=found.pace,
+            reproduced=found.reproduced,
+            unjudged=found.unjudged,
         )
 
     def passed(self, *, budget_spent: bool) -> SequenceRun:
@@ -523,32 +531,120 @@ def _run_machine(search: _Search, report_dir: Path | None) -> SequenceRun:
     return search.passed(budget_spent=search.over_budget())
 
 
+@dataclass(frozen=True)
+class Pace:
+    """How a sequence is replayed: as fast as the agent answers; at the times its steps ran when
+    Hypothesis found it (``offsets``, seconds from the first step); or with the agent left alone
+    ``wait`` seconds before the last step (a state that changes a moment later in the background,
+    set off by a step before, or by an earlier example Hypothesis ran)."""
+
+    offsets: tuple[float, ...] | None = None
+    wait: float = 0.0
+
+    def describe(self) -> str:
+        if self.offsets is not None:
+            return "at the times its steps ran when it was found"
+        if self.wait:
+            return f"with the agent left alone {self.wait:g} s before the last step"
+        return "as fast as the agent answers"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"offsets": list(self.offsets) if self.offsets is not None else None, "wait": self.wait}
+
+    @classmethod
+    def from_json(cls, data: Any) -> Pace:
+        if not isinstance(data, dict):
+            return cls()
+        offsets = data.get("offsets")
+        return cls(
+            tuple(float(o) for o in offsets) if isinstance(offsets, list) else None,
+            float(data.get("wait") or 0.0),
+        )
+
+    def without(self, start: int, stop: int) -> Pace:
+        """The pace of the sequence with steps ``start:stop`` removed (the others keep their times)."""
+        if self.offsets is None:
+            return self
+        return Pace(self.offsets[:start] + self.offsets[stop:], self.wait)
+
+    def cut(self, length: int) -> Pace:
+        return self if self.offsets is None else Pace(self.offsets[:length], self.wait)
+
+
+# Replays of the minimal sequence alone that measure how it reproduces (the report's "reproduced
+# alone k of n", from which `replay` and `reproduce` take how many tries a FIXED needs).
+REPRODUCE_TRIES = 3
+# Replays at one pace that must all fail before shrinking replays at it.
+PACE_TRIES = 2
+# Waits before the last step tried, shortest first, once the sequence failed with the agent left
+# alone --hold seconds there: the shortest that still fails is the one shrinking replays with.
+WAITS = (0.25, 0.5, 1.0, 2.0)
+
+
+def step_offsets(steps: list[Step]) -> tuple[float, ...]:
+    """When each step ran, in seconds from the first, read off the first frame it sent (a step
+    that sent nothing, a never-created id, takes the time of the step before)."""
+    times: list[float] = []
+    last = 0.0
+    for step in steps:
+        sent = [t for t in (f.get("t") for f in step.frames) if isinstance(t, int | float)]
+        if sent:
+            last = float(sent[0])
+        times.append(last)
+    first = next((t for t, step in zip(times, steps, strict=True) if step.frames), 0.0)
+    return tuple(max(0.0, t - first) for t in times)
+
+
 @dataclass
 class Found:
-    """A failure and the steps that show it."""
+    """A failure and the steps that show it, the pace they failed at replayed alone, and how often
+    they did: (failed, tries); (0, n) when they never failed alone."""
 
     message: str
     rule: str | None
     steps: list[Step]
+    pace: Pace | None = None
+    reproduced: tuple[int, int] = (0, 0)
+    unjudged: str = ""
 
     def __str__(self) -> str:
         return self.message
 
 
 def replay_steps(
-    target: AcpTarget, steps: list[Step], *, stop: Callable[[], bool] | None = None
+    target: AcpTarget,
+    steps: list[Step],
+    *,
+    stop: Callable[[], bool] | None = None,
+    pace: Pace | None = None,
 ) -> tuple[SequenceFailure | None, list[Step]]:
-    """Run steps on a fresh driver (from a worker thread): the failure, if any, and the steps run
-    (fewer than given once ``stop()`` says so: a time budget spent)."""
+    """Run steps on a fresh driver (from a worker thread), at ``pace`` (as fast as the agent
+    answers without one): the failure, if any, and the steps run (fewer than given once ``stop()``
+    says so: a time budget spent)."""
     driver = Driver(target)
     fresh = [Step.from_json(s.to_json()) for s in steps]
     try:
-        anyio.from_thread.run(driver.run_all, fresh, stop)
+        if pace is None or (pace.offsets is None and not pace.wait):
+            anyio.from_thread.run(driver.run_all, fresh, stop)
+        else:
+            anyio.from_thread.run(_run_paced, driver, fresh, stop, pace)
     except SequenceFailure as exc:
         return exc, driver.steps
     except ValueError:
         return None, driver.steps  # a step lost the step that created its session
     return None, driver.steps
+
+
+async def _run_paced(driver: Driver, steps: list[Step], stop: Callable[[], bool] | None, pace: Pace) -> None:
+    start = anyio.current_time()
+    for n, step in enumerate(steps):
+        if stop is not None and stop():
+            return
+        if pace.offsets is not None and n < len(pace.offsets):
+            await anyio.sleep(max(0.0, start + pace.offsets[n] - anyio.current_time()))
+        if pace.wait and n == len(steps) - 1:
+            await anyio.sleep(pace.wait)
+        await driver.run_all([step])
 
 
 def same_failure(rule: str | None, other: str | None) -> bool:
@@ -558,43 +654,158 @@ def same_failure(rule: str | None, other: str | None) -> bool:
     return REFINES.get(rule or "", rule) == REFINES.get(other or "", other)
 
 
+def _fails(
+    target: AcpTarget,
+    steps: list[Step],
+    seen: SequenceFailure,
+    pace: Pace,
+    tries: int,
+    *,
+    quick: bool = False,
+) -> tuple[int, SequenceFailure | None, list[Step]]:
+    """How many of ``tries`` replays at ``pace`` fail the same way, and the last that did
+    (``quick``: none more once the first did not fail, as a pace that must fail every time)."""
+    failed, last, ran_last = 0, None, steps
+    for _ in range(tries):
+        failure, ran = replay_steps(target, steps, pace=pace)
+        if failure is not None and same_failure(failure.rule, seen.rule):
+            failed, last, ran_last = failed + 1, failure, ran
+        elif quick and not failed:
+            break
+    return failed, last, ran_last
+
+
+def _reproducing_pace(
+    target: AcpTarget, steps: list[Step], seen: SequenceFailure
+) -> tuple[Pace, SequenceFailure, list[Step]] | None:
+    """The first pace at which the steps fail alone (the same rule) in PACE_TRIES replays of
+    PACE_TRIES: as fast as the agent answers, then at the times they ran when found, then with
+    the agent left alone --hold seconds before the last step (and then the shortest of WAITS that
+    still does). A pace that failed once only is kept in reserve: one failure can be a leftover of
+    the examples before (a timer they set off on the shared agent). None when no replay failed."""
+    hold = target.harness.config.hold_seconds
+    reserve: tuple[Pace, SequenceFailure, list[Step]] | None = None
+    for pace in (Pace(), Pace(step_offsets(steps)), Pace(wait=hold)):
+        failed, failure, ran = _fails(target, steps, seen, pace, PACE_TRIES, quick=True)
+        if failure is None:
+            continue
+        if failed < PACE_TRIES:
+            reserve = reserve or (pace.cut(len(ran)), failure, ran)
+            continue
+        if pace.wait:
+            for wait in (w for w in WAITS if w < hold):
+                shorter, failure_shorter, ran_shorter = _fails(
+                    target, steps, seen, Pace(wait=wait), PACE_TRIES
+                )
+                if shorter == PACE_TRIES and failure_shorter is not None:
+                    return Pace(wait=wait), failure_shorter, ran_shorter
+        return pace.cut(len(ran)), failure, ran
+    return reserve
+
+
+STATUS_ONLY = ("status", "burst")  # the steps that do nothing but ask status
+
+
+def _fails_without_status(target: AcpTarget, steps: list[Step], seen: SequenceFailure, pace: Pace) -> str:
+    """The control of a failure that needs time: the same steps at the same pace without the ones
+    that only ask status. Where it fails the same way too, what changed is the agent's own doing
+    (an autosave timer, a write after a turn), and the model's reading of it as status's is wrong:
+    the reason, else ""."""
+    keep = [n for n, step in enumerate(steps) if step.op not in STATUS_ONLY]
+    if len(keep) == len(steps) or not keep or keep[-1] != len(steps) - 1:
+        return ""
+    control = [steps[n] for n in keep]
+    offsets = None if pace.offsets is None else tuple(pace.offsets[n] for n in keep if n < len(pace.offsets))
+    failed, _, _ = _fails(target, control, seen, Pace(offsets, pace.wait), PACE_TRIES)
+    if not failed:
+        return ""
+    return (
+        f"the same steps without their status calls, {pace.describe()}, failed the same way too ({failed} of "
+        f"{PACE_TRIES} replays): the agent changes this on its own in time, so what the sequences saw cannot be "
+        "laid on status"
+    )
+
+
 def minimize(
     target: AcpTarget, steps: list[Step], seen: SequenceFailure, *, deadline: float | None = None
 ) -> Found:
-    """Remove steps one at a time while the same rule stays broken: no step of the result can be
-    removed (or, past ``deadline``, the shortest found by then: each replay waits for the agent,
-    its turns included). Hypothesis shrinks well but not always to a 1-minimal sequence; this last
-    pass replays the candidates on the agent, and its final replay gives the frames the report
-    shows."""
+    """Remove steps while the same rule stays broken, halves first, then smaller runs of steps,
+    then one at a time, until no step of the result can be removed (or, past ``deadline``, the
+    shortest found by then: each replay waits for the agent, its turns included). A failure that
+    depends on time (a write the agent makes in the background) is replayed at the pace that made
+    it fail alone (:func:`_reproducing_pace`), every candidate alike. Hypothesis shrinks well but
+    not always to a 1-minimal sequence; this last pass replays the candidates on the agent. Then
+    the result is replayed REPRODUCE_TRIES times, which says how it reproduces alone; the last
+    failing replay gives the frames the report shows."""
     current = [Step.from_json(s.to_json()) for s in steps]
-    failure, ran = replay_steps(target, current)
-    if failure is None:  # not reproducible on its own: report what Hypothesis saw
+    found = _reproducing_pace(target, current, seen)
+    if found is None:  # not reproducible on its own: report what Hypothesis saw
+        tries = 3
         return Found(
-            "not reproducible when replayed alone (flaky or order-dependent); the steps Hypothesis ran: "
-            + str(seen),
+            "not reproducible when replayed alone (0 of 3: as fast as the agent answers, at the times its steps ran, "
+            "with the agent left alone --hold seconds before the last step; only in the full run); the steps "
+            "Hypothesis ran: " + str(seen),
             seen.rule,
             steps,
+            None,
+            (0, tries),
         )
+    pace, failure, ran = found
     current = current[: len(ran)]
-    changed = True
-    while changed and (deadline is None or time.monotonic() < deadline):
+    pace = pace.cut(len(current))
+    if pace.wait or pace.offsets is not None:
+        own = _fails_without_status(target, current, failure, pace)
+        if own:
+            return Found(str(failure), failure.rule, current, pace, (PACE_TRIES, PACE_TRIES), own)
+    chunk = max(1, len(current) // 2)
+    while deadline is None or time.monotonic() < deadline:
         changed = False
-        for i in range(len(current)):
-            if deadline is not None and time.monotonic() >= deadline:
-                break
-            candidate = current[:i] + current[i + 1 :]
+        i = 0
+        while i < len(current) and (deadline is None or time.monotonic() < deadline):
+            candidate = current[:i] + current[i + chunk :]
             if not candidate:
+                i += chunk
                 continue
-            got, ran_candidate = replay_steps(target, candidate)
+            tried = pace.without(i, i + chunk)
+            got, ran_candidate = replay_steps(target, candidate, pace=tried)
             # shrink the failure, not into another (a rule may become the one that refines it)
             if got is not None and same_failure(got.rule, failure.rule):
-                current, changed = candidate[: len(ran_candidate)], True
-                break
-    last, ran = replay_steps(target, current)
+                current, pace, changed = candidate[: len(ran_candidate)], tried.cut(len(ran_candidate)), True
+            else:
+                i += chunk
+        if chunk == 1 and not changed:
+            break
+        chunk = max(1, chunk // 2)
+    # Past the deadline too: the minimal sequence is short, and how it reproduces is what a later
+    # `replay` needs to know before it may say FIXED.
+    failed, last, shown = 0, None, current
+    tries = REPRODUCE_TRIES
+    for _ in range(tries):
+        got, ran = replay_steps(target, current, pace=pace)
+        if got is not None and same_failure(got.rule, failure.rule):
+            failed, last, shown = failed + 1, got, ran
+    if last is None and not pace.wait:
+        # Shrunk at a pace that failed by luck: the agent left alone before the last step may
+        # still show it (a write it makes in the background).
+        waited = Pace(wait=target.harness.config.hold_seconds)
+        failed, last, ran_waited = _fails(target, current, failure, waited, REPRODUCE_TRIES)
+        if last is not None:
+            pace, shown = waited, ran_waited
     if last is None:
         return Found(
-            "the minimal sequence stopped failing on its last replay (flaky): " + str(failure),
+            f"the minimal sequence stopped failing when replayed alone (0 of {tries} replays, {pace.describe()}; "
+            "flaky): " + str(failure),
             failure.rule,
-            ran,
+            current,
+            pace,
+            (0, tries),
         )
-    return Found(str(last), last.rule, ran)
+    return Found(str(last), last.rule, shown, pace, (failed, tries))
+
+
+def reproduced_text(found: tuple[int, int], pace: Pace | None) -> str:
+    """How the minimal sequence reproduced alone, in words, for the report and the replay file."""
+    failed, tries = found
+    if not failed:
+        return f"0 of {tries}: only in the full run"
+    return f"reproduced alone {failed} of {tries}" + (f", {pace.describe()}" if pace else "")

@@ -174,7 +174,7 @@ async def later_round(acp: AcpTarget, asked_first: bool) -> Round:
     sids = [*await acp.inactive_sessions(2), *await acp.prompted_sessions(2)]
     everything = set(sids)
     await acp.quiet(everything)  # a title the agent makes after a turn is in before the watch
-    before = await acp.list_sessions() if acp.advertises("list") else {}
+    before = await settled_listing(acp, sids)
     mark = acp.peer.transcript.mark()
     await ask(acp, asked_of(layout, sids))
     await anyio.sleep(acp.harness.config.hold_seconds)
@@ -195,6 +195,34 @@ async def later_round(acp: AcpTarget, asked_first: bool) -> Round:
             **{**seen[sid].aspects(), "touched": touched, "notified": tuple(sorted(kinds[sid]))}
         )
     return seated(layout, sids, fates)
+
+
+# Of --hold: how long the twins' list entries must stay the same before the status calls, and how
+# often they are read meanwhile.
+SETTLE_SHARE = 0.25
+SETTLE_READS = 3
+
+
+async def settled_listing(acp: AcpTarget, sids: Sequence[str]) -> dict[str, Any]:
+    """The session/list entries once the twins' own writes are in ({} without session/list): read
+    until the twins' entries stayed the same for a quarter of the hold, at most one hold. A save an agent
+    makes a moment after a turn (a flusher, a debounce) then lands before the status calls, not in
+    the window that judges them: a status call that marks the session for that same save would
+    otherwise be hidden in it, or shown in one round and not the next."""
+    if not acp.advertises("list"):
+        return {}
+    hold = acp.harness.config.hold_seconds
+    window = hold * SETTLE_SHARE
+    start = anyio.current_time()
+    seen = await acp.list_sessions()
+    changed = start
+    while anyio.current_time() - changed < window and anyio.current_time() - start < hold:
+        await anyio.sleep(window / SETTLE_READS)
+        now = await acp.list_sessions()
+        if any(now.get(sid) != seen.get(sid) for sid in sids):
+            changed = anyio.current_time()
+        seen = now
+    return seen
 
 
 # -- restart ------------------------------------------------------------------------------------

@@ -69,6 +69,8 @@ from dataclasses import dataclass, fields
 from conformance.core import revisions
 
 __all__ = [
+    "CLEAR_ROUNDS",
+    "Confirmation",
     "Deviation",
     "Fate",
     "Judgement",
@@ -76,6 +78,7 @@ __all__ = [
     "Seat",
     "baseline_from_calibration",
     "baseline_from_unasked",
+    "confirm",
     "judge",
     "roles",
     "uniform",
@@ -254,3 +257,83 @@ def explain(rounds: Sequence[Round], judgement: Judgement) -> str:
         text += f"its unasked twin {unasked.fate.describe() if unasked else '?'}"
         lines.append(text)
     return "; ".join(lines)
+
+
+# -- confirmation: a divergence is never passed on one look --------------------------------------
+
+# After a deviation no pair of rounds confirmed, this many rounds in a row in which every twin met
+# its position's fate clear the agent: a status effect that showed in at least half the rounds
+# would have shown in one of them with probability 1 - 0.5**CLEAR_ROUNDS (94 %).
+CLEAR_ROUNDS = 4
+EFFECT_RATE = 0.5  # the rate of showing the confidence above is stated for
+
+
+@dataclass(frozen=True)
+class Confirmation:
+    """What the rounds so far decide: "blamed" (two pairs of rounds, each with the roles and the
+    creation order swapped, lay the same blame), "clear" (no twin deviated from its position's
+    fate in the first pair, or CLEAR_ROUNDS rounds in a row after a deviation), "more" (play
+    another round), or "inconclusive" (the budget is spent before either)."""
+
+    decision: str
+    why: str
+    blamed: tuple[Deviation, ...] = ()
+    pairs: tuple[int, ...] = ()  # the index of the first round of each pair that laid the blame
+
+
+def clean(rnd: Round, baseline: Mapping[int, Fate]) -> bool:
+    """Every twin of the round met its position's fate (positions without one yet count as met)."""
+    return all(seat.fate == baseline.get(seat.position, seat.fate) for seat in rnd.seats)
+
+
+def confirm(rounds: Sequence[Round], budget: int) -> Confirmation:
+    """Decide on rounds played in alternating layouts (asked twin first, then second, …) once the
+    first one's twins met different fates. Pairs of rounds (0 and 1, 2 and 3, …) are judged each on
+    its own baseline. A first pair in which no twin deviated from its position's fate clears at
+    once (an agent whose order of creation decides, as under memory pressure). Two pairs that
+    blame status fail it: fates that part by chance (an agent that evicts at random) line up with
+    the roles in one pair of layouts now and then, and seldom in two, while a status that sets
+    something off does it every time. A pair that blamed once is never cleared afterwards (only
+    more rounds or the budget end it): a bug that shows under timing must not be passed by the
+    rounds it missed."""
+    played = len(rounds)
+    if played < 2:
+        return Confirmation("more", "1 round")
+    first = judge(rounds[:2], baseline_from_unasked(rounds[:2]))
+    if not first.deviations:
+        return Confirmation("clear", f"2 rounds; {first.why}")
+    blamed_pairs = []
+    for start in range(0, played - 1, 2):
+        pair = rounds[start : start + 2]
+        verdict = judge(pair, baseline_from_unasked(pair))
+        if verdict.blamed:
+            blamed_pairs.append((start, verdict))
+    baseline = baseline_from_unasked(rounds)
+    deviated = [n + 1 for n, rnd in enumerate(rounds) if not clean(rnd, baseline)]
+    seen = f"{played} rounds; twins deviated from their positions' fates in round(s) {', '.join(map(str, deviated))}"
+    if len(blamed_pairs) >= 2:
+        (one_at, one), (two_at, _) = blamed_pairs[0], blamed_pairs[1]
+        return Confirmation(
+            "blamed",
+            f"{seen}; rounds {one_at + 1}-{one_at + 2} and {two_at + 1}-{two_at + 2} laid the same blame on "
+            "status with the roles and the creation order swapped",
+            one.blamed,
+            (one_at, two_at),
+        )
+    streak = played - (deviated[-1] if deviated else 0)
+    if not blamed_pairs and streak >= CLEAR_ROUNDS:
+        shown = 1 - (1 - EFFECT_RATE) ** CLEAR_ROUNDS
+        return Confirmation(
+            "clear",
+            f"{seen}; the last {streak} rounds in a row met their positions' fates: a status effect that showed in "
+            f"at least {EFFECT_RATE:.0%} of the rounds would have shown in one of them with {shown:.0%} probability",
+        )
+    if played >= budget:
+        why = (
+            f"one pair of rounds (from round {blamed_pairs[0][0] + 1}) blamed status and no second pair did"
+            if blamed_pairs
+            else f"twins deviated without a pair of rounds blaming status, and fewer than {CLEAR_ROUNDS} rounds in a "
+            "row met their positions' fates"
+        )
+        return Confirmation("inconclusive", f"{seen} (the budget: {budget} rounds); {why}")
+    return Confirmation("more", seen)

@@ -203,6 +203,13 @@ BROKEN: dict[str, Variant] = {
     "status_loads_later": Variant(1, {"status.no-side-effects.twins-later": "fail"}),
     # Status marks the session seen; a debounced writer bumps its updatedAt 1.5 s later.
     "status_touches_later": Variant(1, {"status.no-side-effects.twins-later": "fail"}),
+    # The issue's realistic agent: status marks a loaded session used, a flusher writes updatedAt
+    # half a second later, and a prompt marks it used too (the twins' own flush after their turns
+    # must land before the status calls, or it hides the status's). The sequences' verdict on it
+    # is not pinned: fail where the generated sequence shows the flush after status calls alone,
+    # not testable where it shows it after a prompt too (the control without the status calls
+    # fails as well: the prompt's flush is the agent's own).
+    "status_marks_used_flushed": Variant(1, {"status.no-side-effects.twins-later": "fail"}),
     # A crash answering status fails whichever case asked (the request never gets its answer).
     # The fuzzer always tries a 10 kB id first (strategies.EXPLICIT_STATUS_PARAMS), so it finds it too.
     "crash_on_long_id": Variant(
@@ -699,6 +706,8 @@ CONFORMING_VARIANTS: dict[str, Variant] = {
     "serial_status": Variant(0, {}),
     # An autosave timer bumps every in-memory session's updatedAt each second, asked about or not.
     "autosave": Variant(0, {"status.no-side-effects.twins-later": "pass"}),
+    # A background flush of each session half a second after its turn answered.
+    "prompt_flushes_later": Variant(0, {"status.no-side-effects.twins-later": "pass"}),
     # Status calls that arrive together answered newest first: answers are matched by id.
     "newest_first": Variant(0, {}),
     # `_vendor.example/...` notifications on a timer (about no session, and about the newest

@@ -195,3 +195,42 @@ def test_a_sequence_failure_quotes_the_sentence_of_its_rule(
     case = run.case(SEQ)
     assert case["outcome"] == "fail" and case["rule"] == rule, case["message"]
     assert sentence in case["spec"]["sentence"], case["spec"]
+
+
+def test_replay_says_fixed_only_after_the_tries_its_rate_needs(tmp_path: Path) -> None:
+    """A replay file records how its failure reproduced alone when found. On an agent where it no
+    longer fails, `replay` says FIXED only after the tries that rate needs for 99 % (2 of 3: 7),
+    and never for a failure that did not once fail alone: that is its own answer, exit 4, saying
+    what to run instead."""
+    body = {
+        "format": "session-status-conformance/replay@1",
+        "suite": {"name": "session-status-conformance", "version": "0"},
+        "target": "acp",
+        "spec": {"revision": "rfd-2026-10-26"},
+        "agent": {"command": ["python", "agent.py"]},
+        "case": SEQ,
+        "seed": 0,
+        "profile": "ci",
+        "failure": "step 2 status(s0): it said inactive",
+        "steps": [{"op": "new", "ref": "s0"}, {"op": "status", "ref": "s0"}],
+        "frames": {"sent": [], "received": []},
+    }
+    rare = tmp_path / "rare.replay.json"
+    rare.write_text(
+        json.dumps({**body, "reproduced": {"failed": 2, "tries": 3, "text": "reproduced alone 2 of 3"}})
+    )
+    Draft202012Validator(REPLAY_SCHEMA).validate(json.loads(rare.read_text()))
+    fixed = replay(rare, "--agent", REFERENCE)
+    assert fixed.returncode == 0, fixed.stdout + fixed.stderr
+    assert (
+        "FIXED: the sequence no longer fails: 0 failures in 7 tries; at the rate it was found (reproduced "
+        in (fixed.stdout)
+    )
+    never = tmp_path / "never.replay.json"
+    never.write_text(
+        json.dumps({**body, "reproduced": {"failed": 0, "tries": 6, "text": "0 of 6: only in the full run"}})
+    )
+    unknown = replay(never, "--agent", REFERENCE)
+    assert unknown.returncode == 4 and "FIXED" not in unknown.stdout, unknown.stdout + unknown.stderr
+    assert "NOT REPRODUCIBLE ALONE: 0 failures in 3 tries" in unknown.stdout
+    assert f"-k {SEQ} several times" in unknown.stdout
