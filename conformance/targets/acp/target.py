@@ -540,6 +540,8 @@ def says_no_turn(reply: Reply) -> bool:
     state = result.get("state")
     if isinstance(state, dict) and state.get("state") == "idle":
         return True
+    if revisions.checked() is None:  # the handshake's own status calls, before a revision is chosen
+        return False
     return revisions.canonical(result.get("status")) == "inactive"
 
 
