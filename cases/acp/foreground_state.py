@@ -144,6 +144,9 @@ async def _idle_after_cancel(acp: AcpTarget, sid: str, details: dict) -> None:
     until = anyio.current_time() + watch
     seen: list[str | None] = []
     while True:
+        snapshot = await acp.status(sid)
+        if seen and snapshot.ok and reported_state(snapshot) is None:
+            break  # no snapshot any more (an idle session evicted, say): nothing running either
         state, snapshot = await _state_or_skip(acp, sid, "status after a cancelled turn reported idle")
         seen.append(state)
         if state in BUSY:
