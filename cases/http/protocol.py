@@ -202,6 +202,8 @@ async def _status_routes(http: HttpStatusTarget, sid: str, owner: StatusProbe, a
         holes = [n for n in names if isinstance(n, str) and "{" + n + "}" in template]
         if len(holes) != 1 or "session" not in holes[0] or set(names) - {holes[0], "agent_id", "x-user-id"}:
             continue
+        if _streams(template, get):
+            continue  # an event stream's answer never ends: it shows no status to compare
         asked += 1
         answer = (await http.ask("GET", _filler(template)(sid), params={"agent_id": agent_id}))[-1]
         if answer.code == 200 and owner.status in flatten(answer.body, "body").values():
@@ -209,6 +211,24 @@ async def _status_routes(http: HttpStatusTarget, sid: str, owner: StatusProbe, a
         if len(routes) == MAX_ROUTES or asked == 2 * MAX_ROUTES:
             break
     return routes
+
+
+STREAMING_WORDS = ("stream", "events", "sse", "subscribe", "watch", "ws")
+
+
+def _streams(template: str, operation: dict[str, Any]) -> bool:
+    """Whether a route serves an event stream: its 200 answer is documented as one, or its last
+    segment names one (a streaming route documented as JSON, as FastAPI documents a
+    StreamingResponse)."""
+    responses = operation.get("responses")
+    ok = responses.get("200") if isinstance(responses, dict) else None
+    content = ok.get("content") if isinstance(ok, dict) else None
+    if isinstance(content, dict) and any(
+        "event-stream" in str(kind) or "ndjson" in str(kind) for kind in content
+    ):
+        return True
+    last = template.rstrip("/").rsplit("/", 1)[-1].lower()
+    return any(word in last for word in STREAMING_WORDS)
 
 
 def _filler(template: str) -> Any:

@@ -51,6 +51,10 @@ FINDINGS = {
     # appended up to 64 to 4096, reads the session too.
     "http.boundary.encodings": "fail",
     "http.boundary.id-lengths": "fail",
+    # The same cause: a wrong agent_id reads the session on every way in (a trailing slash, codings).
+    "http.protocol.owner-everywhere": "fail",
+    # Its status answers carry no ETag or Last-Modified: nothing revalidates.
+    "http.protocol.conditional": "n/a",
     # No idle eviction or memory cap stated (none is documented), so those twins are not testable.
     "http.twins.idle-eviction": "not-testable",
     "http.twins.memory-cap": "not-testable",

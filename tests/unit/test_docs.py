@@ -8,9 +8,19 @@ import pytest
 
 from tools import docs
 
+# The options and cases of a target installed beside the suite show in what the pages would be:
+# the committed pages describe the suite's own targets.
+PAGES_OF_INSTALLED_TARGETS = ("cli.md", "cases.md")
+
 
 @pytest.mark.parametrize("name", sorted(docs.PAGES))
 def test_the_generated_reference_page_is_up_to_date(name: str) -> None:
+    from conformance.targets import TARGETS
+    from tests import own
+
+    others = sorted({t.name for t in TARGETS} - set(own.TARGET_NAMES))
+    if name in PAGES_OF_INSTALLED_TARGETS and others:
+        pytest.skip(f"targets beside the suite's own are installed: {others}")
     committed = docs.REFERENCE / name
     assert committed.is_file(), f"docs/reference/{name} is missing: run {docs.REGENERATE}"
     assert committed.read_text() == docs.PAGES[name](), (
