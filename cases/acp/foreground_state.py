@@ -6,6 +6,9 @@ The snapshot is the `StateUpdate` the agent would send now: `running` while a tu
 must send nothing: it is not a new transition or completion.
 """
 
+from pathlib import Path
+from typing import Any
+
 import anyio
 from conformance.cases.acp import spec
 
@@ -223,31 +226,46 @@ def _states_since(acp: AcpTarget, sid: str, since: int) -> list[str]:
 
 @case("status.state.running-during-turn", level=Level.MUST, spec=spec.STATE_SNAPSHOT, needs=V2)
 async def running_during_turn(acp: AcpTarget, details: dict) -> None:
-    """While a turn works (before its `idle` update), the snapshot is not `idle`. A status sent
-    while the turn worked and answered `idle` only once it had ended is evidence too: the turn
-    went on long past the round trip status takes alone, so status waited for it."""
-    for attempt in (1, 2):
-        found = await _idle_while_running(acp, details)
-        if found is None:
-            return
-        late, message = found
-        if not late or attempt == 2:
-            raise Violation(
-                message, expected="running (or requires_action)", observed=show(details["snapshot"])
-            )
-        # An answer that came only after the turn ended: looked at once more, so one stall of a
-        # loaded machine, right across the turn's end, cannot fail a conforming agent.
-        details["first_attempt"] = message
+    """While a turn works (before its `idle` update), the snapshot is not `idle`, whatever content
+    the prompt carried (text, then text with a resource_link). A status sent while the turn worked
+    and answered `idle` only once it had ended is evidence too: the turn went on long past the
+    round trip status takes alone, so status waited for it."""
+    for form, blocks in _prompt_forms(acp).items():
+        for attempt in (1, 2):
+            found = await _idle_while_running(acp, details, blocks)
+            if found is None:
+                break
+            late, message = found
+            if not late or attempt == 2:
+                raise Violation(
+                    f"{message} (a prompt of {form})",
+                    expected="running (or requires_action)",
+                    observed=show(details["snapshot"]),
+                )
+            # An answer that came only after the turn ended: looked at once more, so one stall of a
+            # loaded machine, right across the turn's end, cannot fail a conforming agent.
+            details["first_attempt"] = message
 
 
-async def _idle_while_running(acp: AcpTarget, details: dict) -> tuple[bool, str] | None:
+def _prompt_forms(acp: AcpTarget) -> dict[str, tuple[dict[str, Any], ...]]:
+    """The content a turn's prompt carries: text, then text with a resource_link (both are the
+    baseline every agent supports in prompts), a file of the session's working directory."""
+    notes = Path(acp.cwd) / "conformance-notes.txt"
+    notes.write_text("notes for a turn that takes a while\n", encoding="utf-8")
+    link = {"type": "resource_link", "uri": notes.as_uri(), "name": notes.name, "mimeType": "text/plain"}
+    return {"text": (), "text and a resource_link": (link,)}
+
+
+async def _idle_while_running(
+    acp: AcpTarget, details: dict, blocks: tuple[dict[str, Any], ...] = ()
+) -> tuple[bool, str] | None:
     """One turn with status asked while it works: None when the snapshot is right, else (whether
     the answer came only after the turn ended, the finding)."""
     sid = await acp.new_session()
     alone = [await acp.status(sid) for _ in range(3)]
     round_trip = max(r.elapsed for r in alone)
     mark = len(acp.peer.notifications)
-    ack = await acp.prompt(sid, SLOW, wait=False)
+    ack = await acp.prompt(sid, SLOW, wait=False, blocks=blocks)
     if not ack.ok:
         raise MissingInput(f"session/prompt failed: {ack.describe()}")
     ended_before = _ended(acp, sid, mark)

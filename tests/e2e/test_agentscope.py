@@ -71,9 +71,9 @@ EXTERNAL = {
 
 
 # What a loaded machine can keep AgentScope from doing within --timeout: taking the user's answer
-# to a permission request, or an external executor's result (seen in CI: its messages still showed
-# the call waiting 20 s after the answer was accepted; and once, no run resumed the turn). The case
-# then rightly concludes nothing; run once more alone, it must pass.
+# to a permission request, or an external executor's result (its messages still show the call
+# waiting after the answer was accepted, or no run resumes the turn). The case then rightly
+# concludes nothing; run once more alone, it must pass.
 TIMING = ("http.later.permission-answered", "http.later.external-answered")
 
 

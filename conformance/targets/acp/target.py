@@ -365,20 +365,22 @@ class AcpTarget:
         wait: bool = True,
         timeout: float | None = None,
         taken: bool = False,
+        blocks: tuple[dict[str, Any], ...] = (),
     ) -> Reply:
         """session/prompt: a turn. Every prompt the suite sends goes through here: it is counted
         (--max-prompts; a case that needs one more is not testable; ``taken``: counted already,
         by :meth:`take_turn`) and waits on the turn clock (--turn-timeout, or ``timeout``), since a
         real agent's turn is a model call. In v2 the response only acknowledges the prompt: with
         ``wait``, this also waits (on the turn clock) for the `state_update` that reports the turn
-        `idle`; a turn that reports none in time ends the case, as a prompt left unanswered does."""
+        `idle`; a turn that reports none in time ends the case, as a prompt left unanswered does.
+        ``blocks``: content blocks sent after the text (a resource_link, say)."""
         if not taken:
             self.harness.take_turn()
         mark = len(self.peer.notifications)
         self.prompted_at[session_id] = anyio.current_time()
         reply = await self.peer.request(
             "session/prompt",
-            {"sessionId": session_id, "prompt": [{"type": "text", "text": text}]},
+            {"sessionId": session_id, "prompt": [{"type": "text", "text": text}, *blocks]},
             timeout=self.turn_timeout if timeout is None else timeout,
             clock="turn",
         )

@@ -505,6 +505,13 @@ V2_BROKEN: dict[str, Variant] = {
         {"status.state.own-last-update": "fail", "status.state.requires-action": "warn"},
     ),
     "v2_idle_too_early": Variant(1, {"status.state.running-during-turn": "fail"}),
+    # Only a prompt with a resource_link shows it: the snapshot stays idle through that turn.
+    "v2_resource_link_idle": Variant(
+        1,
+        {"status.state.running-during-turn": "fail"},
+        focus="status.state",
+        message=("status.state.running-during-turn", "resource_link"),
+    ),
     # `running` set when a prompt arrives, before admission: a refused (empty) prompt leaves it.
     "v2_running_before_admission": Variant(
         1,

@@ -130,7 +130,7 @@ def test_dev_profile_prints_and_honours_its_seed(suite) -> None:
 SEQUENCE_RULES = {
     # The resurrection shows either way, by where the race's timing puts the first status answer:
     # inactive, then active with only status calls between (status-loads), or active right after
-    # the close was answered (not-active-after-release; seen once in a loaded CI run).
+    # the close was answered (not-active-after-release, when the machine is loaded).
     "status_race_close_resurrects_used": ("status-loads", "not-active-after-release"),
     "third_status_loads": ("status-loads",),
     "status_duplicates_after_resume": ("list-no-duplicate",),
