@@ -6,6 +6,8 @@ the tool result's isError flag") and MCP 2025-06-18's CallToolResult and outputS
 
 from __future__ import annotations
 
+import json
+
 from conformance.core.outcomes import Violation
 from conformance.core.registry import Level, case
 from conformance.core.revisions import requirement
@@ -13,6 +15,8 @@ from conformance.targets.mcp.target import McpTarget, new_session_id
 
 # "Inspect protocol errors and the tool result’s isError flag."
 RESULT = requirement("mcp-session-heartbeat-2025-06-18", "result")
+# "For backwards compatibility, a tool that returns structured content SHOULD also return the…"
+STRUCTURED_TEXT = requirement("mcp-session-heartbeat-2025-06-18", "structured-text")
 
 
 @case("heartbeat.result.shape", level=Level.MUST, spec=RESULT, needs=("heartbeat",))
@@ -48,3 +52,43 @@ async def result_is_a_tool_result(mcp: McpTarget, details: dict) -> None:
                 expected="structuredContent conforming to the tool's outputSchema (MCP 2025-06-18)",
                 observed=structured,
             )
+
+
+@case(
+    "heartbeat.result.text-mirrors-structured", level=Level.SHOULD, spec=STRUCTURED_TEXT, needs=("heartbeat",)
+)
+async def text_mirrors_structured_content(mcp: McpTarget, details: dict) -> None:
+    """A heartbeat result with structuredContent also carries it, serialized, in a text block: a
+    host that hands the model a tool's content (not its structuredContent) sees the same state
+    and instructions. Any JSON spelling passes (indented, keys in another order)."""
+    reply = await mcp.ok_heartbeat(new_session_id(), status="active")
+    result = reply.result if isinstance(reply.result, dict) else {}
+    structured = result.get("structuredContent")
+    if structured is None:
+        return  # nothing to mirror
+    texts = [
+        block.get("text")
+        for block in result.get("content") or []
+        if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str)
+    ]
+    parsed = [_json_or_none(text) for text in texts]
+    details["text_blocks"] = len(texts)
+    if structured not in parsed:
+        missing = sorted(set(structured) - set(next((p for p in parsed if isinstance(p, dict)), {})))
+        raise Violation(
+            "no text block of the result is the structuredContent serialized"
+            + (
+                f" (the text's JSON lacks {', '.join(missing[:8])})"
+                if isinstance(structured, dict) and missing
+                else ""
+            ),
+            expected="a TextContent block holding the structuredContent as JSON",
+            observed={"structuredContent": structured, "text": [t[:400] for t in texts[:3]]},
+        )
+
+
+def _json_or_none(text: str) -> object:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None

@@ -164,6 +164,10 @@ BROKEN: dict[str, Variant] = {
     # Nothing it is given ever arrives: each instruction case confirms the loss by asking again for
     # --delivery-wait, and half a second shows it as two do.
     "never_delivers": Variant(1, dict.fromkeys(INSTRUCTIONS, "fail"), args=("--delivery-wait", "0.5")),
+    # SHOULD only: the text block lacks the instructions structuredContent carries.
+    "text_drops_instructions": Variant(
+        0, {"heartbeat.result.text-mirrors-structured": "warn"}, focus="result"
+    ),
     "blocked_withholds": Variant(
         1,
         {"heartbeat.instructions.any-status": "fail"},
@@ -581,7 +585,11 @@ STDIO_BROKEN: dict[str, Variant] = {
     "answers_notifications": Variant(
         1, {"heartbeat.wire.notification-unanswered": "fail"} | HANDSHAKE_ONLY, focus="heartbeat.wire"
     ),
-    "result_not_tool_result": Variant(1, {"heartbeat.result.shape": "fail"} | HANDSHAKE_ONLY),
+    "result_not_tool_result": Variant(
+        1,
+        {"heartbeat.result.shape": "fail", "heartbeat.result.text-mirrors-structured": "warn"}
+        | HANDSHAKE_ONLY,
+    ),
     # The schema cases read the same (non-object) schema, so they fail with it.
     "schema_not_object": Variant(
         1,
