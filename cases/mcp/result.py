@@ -66,10 +66,12 @@ async def text_mirrors_structured_content(mcp: McpTarget, details: dict) -> None
     structured = result.get("structuredContent")
     if structured is None:
         return  # nothing to mirror
-    texts = [
-        block.get("text")
+    texts: list[str] = [
+        text
         for block in result.get("content") or []
-        if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str)
+        if isinstance(block, dict)
+        and block.get("type") == "text"
+        and isinstance(text := block.get("text"), str)
     ]
     parsed = [_json_or_none(text) for text in texts]
     details["text_blocks"] = len(texts)
