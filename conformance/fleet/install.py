@@ -176,6 +176,10 @@ def _npm_spec(entry: Entry) -> str:
 
 
 def _npm_install(entry: Entry, tmp: Path, timeout: float) -> None:
+    _npm_install_spec(_npm_spec(entry), tmp, timeout, f"npm install {_npm_spec(entry)}")
+
+
+def _npm_install_spec(spec: str, tmp: Path, timeout: float, what: str) -> None:
     # --prefer-offline: npm's own cache answers first, so a second machine state installs offline.
     _run(
         [
@@ -187,10 +191,10 @@ def _npm_install(entry: Entry, tmp: Path, timeout: float) -> None:
             "--no-fund",
             "--prefer-offline",
             "--loglevel=error",
-            _npm_spec(entry),
+            spec,
         ],
         timeout,
-        f"npm install {_npm_spec(entry)}",
+        what,
     )
 
 
@@ -264,20 +268,8 @@ def _node_install(version: str, cache: Path, timeout: float) -> Path:
             try:
                 _fresh(
                     folder,
-                    lambda tmp: _run(
-                        [
-                            "npm",
-                            "install",
-                            "--prefix",
-                            str(tmp),
-                            "--no-audit",
-                            "--no-fund",
-                            "--prefer-offline",
-                            "--loglevel=error",
-                            spec,
-                        ],
-                        timeout,
-                        f"npm install {spec} (the Node the agent needs)",
+                    lambda tmp: _npm_install_spec(
+                        spec, tmp, timeout, f"npm install {spec} (the Node the agent needs)"
                     ),
                 )
             except InstallError as exc:
