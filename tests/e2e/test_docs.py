@@ -21,6 +21,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
 from tests import readme
 from tests.conftest import ROOT
@@ -96,18 +97,19 @@ def test_the_site_builds_strictly_and_its_pages_render(site: Path, browser) -> N
     page.on("request", lambda r: requests.append(r.url))
     for name in MAIN_PAGES:
         page.goto((site / name).as_uri())
-        assert page.locator("article h1").first.is_visible(), name
+        expect(page.locator("article h1").first).to_be_visible()
         text = page.locator("article").inner_text()
         assert len(text) > 400, f"{name}: {len(text)} characters rendered"
         page.screenshot(path=str(SHOTS / f"{name.replace('/', '-').removesuffix('.html')}.png"))
     page.goto((site / "index.html").as_uri())
     assert "session-status-conformance" in page.title()
+    # A click starts a navigation and returns; expect() waits (bounded) for the page it leads to.
     page.locator("article a[href='tutorials/python-sdk.html']").first.click()
-    assert page.url.endswith("tutorials/python-sdk.html")
-    assert "Python SDK" in page.locator("article h1").inner_text()
+    expect(page).to_have_url(re.compile(r"tutorials/python-sdk\.html$"))
+    expect(page.locator("article h1")).to_contain_text("Python SDK")
     page.locator("nav.md-nav--primary a.md-nav__link[href$='reference/cases.html']").first.click()
-    assert page.url.endswith("reference/cases.html")
-    assert page.locator("article h3", has_text="status.error.unknown-session-code").first.is_visible()
+    expect(page).to_have_url(re.compile(r"reference/cases\.html$"))
+    expect(page.locator("article h3", has_text="status.error.unknown-session-code").first).to_be_visible()
     outside = [u for u in requests if not u.startswith(("file://", "data:", "blob:"))]
     assert outside == [], "the built site loads nothing from the network"
 
