@@ -22,7 +22,6 @@ import random
 from dataclasses import dataclass
 
 import anyio
-from conformance.cases.http.states import driven_session
 from conformance.cases.http.status import HTTP_CAPABILITY, SAFE
 
 from conformance.core.outcomes import Violation
@@ -105,7 +104,7 @@ async def twins_through_a_sequence(http: HttpStatusTarget, details: dict) -> Non
     http.require_driving("twin sessions driven through a sequence")
     steps = draw(random.Random(http.harness.config.seed or 0))
     details["sequence"] = steps
-    found = await _run(http, steps, probed_first=True)
+    found = await _run(http, steps, probed_first=True, details=details)
     details["diverged"] = [d.describe(steps) for d in found]
     if not found:
         return
@@ -122,9 +121,17 @@ async def twins_through_a_sequence(http: HttpStatusTarget, details: dict) -> Non
         )
 
 
-async def _run(http: HttpStatusTarget, steps: list[str], *, probed_first: bool) -> list[Divergence]:
-    agent_id, first = await driven_session(http, "twin sessions")
-    _, second = await http.new_session()
+async def _run(
+    http: HttpStatusTarget, steps: list[str], *, probed_first: bool, details: dict | None = None
+) -> list[Divergence]:
+    # Both created with the optional parameters the service documents (each a value of its own
+    # where it is a free string: a service may keep one session per workspace).
+    http.require_driving("twin sessions")
+    draw = http.creation_draw()
+    agent_id, first = await http.new_session(varied=True, draw=draw)
+    _, second = await http.new_session(varied=True, draw=draw)
+    if details is not None:
+        details["created_with"] = http.creation_details(first, second)
     pair = Pair(agent_id, first, second, probed_first)
     found: list[Divergence] = []
     state = "idle"

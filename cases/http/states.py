@@ -46,9 +46,16 @@ def never_started(http: HttpStatusTarget) -> MissingInput:
     )
 
 
-async def driven_session(http: HttpStatusTarget, what: str) -> tuple[str, str]:
+async def driven_session(
+    http: HttpStatusTarget, what: str, *, varied: bool = False, details: dict | None = None
+) -> tuple[str, str]:
+    """A new session the suite can drive; ``varied``: created with every optional parameter the
+    service documents set (HttpStatusTarget.new_session), what it was created with in ``details``."""
     http.require_driving(what)
-    return await http.new_session()
+    agent_id, sid = await http.new_session(varied=varied)
+    if varied and details is not None:
+        details["created_with"] = http.creation_details(sid)
+    return agent_id, sid
 
 
 async def stop_run(http: HttpStatusTarget, agent_id: str, sid: str) -> None:
@@ -77,12 +84,13 @@ async def fresh_session_is_idle(http: HttpStatusTarget, details: dict) -> None:
 
 @case("http.state.running-during-run", level=Level.MUST, spec=PRECEDENCE, needs=HTTP_CAPABILITY, slow=True)
 async def running_while_the_lease_is_held(http: HttpStatusTarget, details: dict) -> None:
-    """While a run holds the lease the session reads running (whatever its persisted tail says).
+    """While a run holds the lease the session reads running (whatever its persisted tail says),
+    for a session created with the optional parameters the service documents (another workspace).
 
     Calibrated: a probe counts only if it was sent and answered while the run's (slow) model call
     was in flight, so the run was working then whether the service streams its model or not and
     however late its worker picks the run up."""
-    agent_id, sid = await driven_session(http, "a running session")
+    agent_id, sid = await driven_session(http, "a running session", varied=True, details=details)
     probe, _ = await probe_while_running(http, agent_id, sid, details)
     when = (
         f"for a probe sent while the run was waiting on its model and answered {probe.late:.1f} s later, once the "
@@ -110,7 +118,7 @@ async def running_for_a_run_longer_than_the_lease(http: HttpStatusTarget, detail
             " run outliving the lease still reads running"
         )
     seconds = http.long_run
-    agent_id, sid = await driven_session(http, "a long run")
+    agent_id, sid = await driven_session(http, "a long run", varied=True, details=details)
     tag = await http.chat(agent_id, sid, f"[slow:{seconds:g}] answer slowly")
     request = await http.wait_for_model(tag, timeout=http.settle_time, script="slow")
     if request is None:
@@ -240,7 +248,7 @@ async def idle_once_the_run_ends(http: HttpStatusTarget, details: dict) -> None:
 
     Calibrated: the wait starts once the run's model call has been answered, so an idle read
     before a queued run even started does not count."""
-    agent_id, sid = await driven_session(http, "a session after a run")
+    agent_id, sid = await driven_session(http, "a session after a run", varied=True, details=details)
     tag = await http.chat(agent_id, sid, "[slow:1] answer")
     request = await http.wait_for_model(tag, timeout=http.settle_time, script="slow")
     if request is None:
@@ -550,7 +558,7 @@ async def expect_hidden(http: HttpStatusTarget, agent_id: str, sid: str, details
 @case("http.ownership.while-running", level=Level.MUST, spec=NOT_FOUND, needs=HTTP_CAPABILITY, slow=True)
 async def ownership_holds_while_running(http: HttpStatusTarget, details: dict) -> None:
     """While the session runs, another user and a wrong agent_id still get the unknown-session 404."""
-    agent_id, sid = await driven_session(http, "a running session")
+    agent_id, sid = await driven_session(http, "a running session", varied=True, details=details)
     running, request = await probe_while_running(http, agent_id, sid, details)
     if running.status != "running":
         raise NotTestable(

@@ -179,8 +179,12 @@ class AgentScopeDriver:
         }
         return agent_id
 
-    async def create_session(self, user_id: str, agent_id: str, *, name: str | None = None) -> str:
+    async def create_session(
+        self, user_id: str, agent_id: str, *, name: str | None = None, options: dict[str, Any] | None = None
+    ) -> str:
+        """A new session; ``options``: optional body fields the service documents (the driver's own win)."""
         payload: dict[str, Any] = {
+            **(options or {}),
             "agent_id": agent_id,
             "chat_model_config": self._model_config.get(agent_id),
         }

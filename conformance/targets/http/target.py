@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import collections
 import json
+import random
 import shlex
 import time
 import uuid
@@ -32,6 +33,7 @@ from conformance.core.outcomes import AgentExited, HarnessError, MissingInput, N
 from conformance.core.transcript import NOTE, RECV, SEND, StderrTail, Transcript
 from conformance.targets.http.agentscope import STATUSES, AgentScopeDriver, Refused
 from conformance.targets.http.calibration import flatten, parsed, shaped_like
+from conformance.targets.http.creation import Parameter, creation_parameters, draw_options
 from conformance.targets.http.options import HttpOptions
 from conformance.transport.process import _drain, read_url
 from conformance.transport.stdio import StdioProcess
@@ -188,6 +190,11 @@ class HttpStatusTarget:
         self.memory_cap = options.memory_cap
         self.request_limit = options.request_limit
         self.openapi: dict[str, Any] = {}
+        # Optional parameters of session creation the OpenAPI document names (new_session(varied=True)).
+        self.creation_parameters: list[Parameter] = []
+        self.created_with: dict[str, dict[str, Any]] = {}
+        self.creation_refused: dict[str, int] = {}
+        self._varied = 0
         self.drivable = False  # an AgentScope-compatible API: the suite can create and drive sessions
         self._driver: AgentScopeDriver | None = None
         self._synced = 0
@@ -252,6 +259,7 @@ class HttpStatusTarget:
             document = {}
         self.openapi = document if isinstance(document, dict) else {}
         self.drivable = AgentScopeDriver.recognise(self.openapi)
+        self.creation_parameters = creation_parameters(self.openapi) if self.drivable else []
         info = found if isinstance(found := self.openapi.get("info"), dict) else {}
         if self.drivable and self._model is None:
             from conformance.targets.http.fake_model import FakeChatModel
@@ -302,33 +310,72 @@ class HttpStatusTarget:
 
     # -- sessions ------------------------------------------------------------------------------
 
-    async def new_session(self) -> tuple[str, str]:
-        """(agent id, session id) of a fresh session of the caller (the user given by --user-id)."""
+    async def new_session(self, *, varied: bool = False, draw: int | None = None) -> tuple[str, str]:
+        """(agent id, session id) of a fresh session of the caller (the user given by --user-id).
+
+        ``varied``: created with a value for every optional parameter of ``POST /sessions/`` the
+        service's OpenAPI document names (another workspace, an enum value, drawn from the run's
+        seed); where the service refuses them, with the defaults (said in the details). Sessions
+        of one ``draw`` (:meth:`creation_draw`) get the same values but a free string's, which is
+        each session's own."""
         if not self.drivable:
             return self.given_session()
         if self._agent_id is None:
             await self._make_agent()
+        options = self._creation_options(draw) if varied else None
         try:
-            sid = await self._create_session()
+            sid = await self._create_varied(options)
         except Refused as refused:
             if refused.code != 404:
                 raise
             # The agent it made is gone (a service that keeps nothing across a restart, a store
             # that keeps the sessions but not the agents): made again, with its credential.
             await self._make_agent()
-            sid = await self._create_session()
+            sid = await self._create_varied(options)
         assert self._agent_id is not None  # made above
         return self._agent_id, sid
+
+    def creation_draw(self) -> int:
+        """A new draw of creation parameters, for sessions that must be created alike."""
+        self._varied += 1
+        return self._varied
+
+    def _creation_options(self, draw: int | None) -> dict[str, Any] | None:
+        rng = random.Random(f"{self.harness.config.seed or 0}-{draw or self.creation_draw()}")
+        return draw_options(self.creation_parameters, rng) or None
+
+    async def _create_varied(self, options: dict[str, Any] | None) -> str:
+        """A session created with ``options``, else (refused: a service may keep workspaces it
+        made itself) with the defaults; what each session was created with is kept for the details."""
+        if not options:
+            return await self._create_session()
+        try:
+            sid = await self._create_session(options)
+        except Refused as refused:
+            sid = await self._create_session()  # its 404 (the agent gone) goes to new_session
+            self.creation_refused.setdefault(", ".join(sorted(options)), refused.code)
+            return sid
+        self.created_with[sid] = options
+        return sid
+
+    def creation_details(self, *sids: str) -> dict[str, Any]:
+        """For a case's details: the optional parameters its sessions were created with."""
+        shown: dict[str, Any] = {sid: self.created_with[sid] for sid in sids if sid in self.created_with}
+        if self.creation_refused:
+            shown["refused"] = {k: f"HTTP {v}" for k, v in self.creation_refused.items()}
+        if not self.creation_parameters:
+            shown["parameters"] = "none: POST /sessions/ documents no optional parameter the suite can vary"
+        return shown
 
     async def _make_agent(self) -> None:
         self._agent_id = await self.driver.create_agent(self.user_id, self._model.base_url)
         self._agent_ids.append(self._agent_id)
         await self._learn_id_shapes()
 
-    async def _create_session(self) -> str:
+    async def _create_session(self, options: dict[str, Any] | None = None) -> str:
         assert self._agent_id is not None
         sid = await self.driver.create_session(
-            self.user_id, self._agent_id, name=f"conformance-{uuid.uuid4().hex[:8]}"
+            self.user_id, self._agent_id, name=f"conformance-{uuid.uuid4().hex[:8]}", options=options
         )
         self._session_ids.append(sid)
         return sid

@@ -19,6 +19,7 @@ from conformance.core.registry import CASES
 from conformance.reference.http.service import matches
 from conformance.targets.http.agentscope import segment
 from conformance.targets.http.calibration import differing, flatten, parts_of, shaped_like
+from conformance.targets.http.creation import creation_parameters, draw_options
 from conformance.targets.http.target import StatusProbe, find_entry
 from conformance.targets.http.twins import Fate, Twin, disagreement, fate_of, judge, tail_of, unanswered
 from tests.conftest import AGENTS, ROOT, listening, python_command
@@ -523,6 +524,15 @@ BROKEN: dict[str, Variant] = {
     "listing_status_from_probe": Variant(
         1, {"http.twins.sequence": "fail"}, focus="twins.sequence or side-effects or siblings"
     ),
+    # -- sessions created with the optional parameters the OpenAPI document names --------------------
+    # The status looks the run lease up under the default workspace: a session in another never
+    # reads running (blind round 6's http_workspace_lease).
+    # http.ownership.while-running's session reads idle too (a running session is what it needs).
+    "status_reads_default_workspace": Variant(
+        1,
+        {"http.state.running-during-run": "fail", "http.ownership.while-running": "fail"},
+        focus="running-during-run or while-running",
+    ),
     # -- failure and interruption: the status watched right after and for a while -------------------
     "error_keeps_lease": Variant(1, {"http.failure.model-error": "fail"}, focus="failure or idle-after-run"),
     "interrupt_keeps_lease": Variant(
@@ -660,6 +670,10 @@ CONFORMING: dict[str, Variant] = {
     # A 307 from the trailing slash to the status route itself, and HEAD served with the owner check.
     "scoped_redirects": Variant(0, {}, focus="protocol"),
     "localised_detail": Variant(0, {}, focus=f"protocol or {OWNERSHIP}"),
+    # More optional creation parameters (enums, a boolean, a bounded integer, a pattern), all ignored.
+    "extra_creation_parameters": Variant(
+        0, {}, focus="running-during-run or idle-after-run or twins.sequence or awaiting-permission"
+    ),
     # An interrupt that lets the current model call end first, the lease held meanwhile.
     "interrupt_after_model_call": Variant(0, {}, focus="failure or twins.sequence or running-during-run"),
     # Extra fields in the status body, and every probe a 0.25 s storage read.
@@ -1045,3 +1059,40 @@ def test_a_divergence_is_confirmed_only_when_it_follows_the_probe() -> None:
     stays = Divergence(3, "views", "listing.status", "'awaiting_permission'", "'idle'")
     assert first.key == follows.key and first.key != stays.key
     assert "step 4 (external)" in first.describe(["say", "wait", "say", "external"])
+
+
+def test_sessions_are_created_with_the_optional_parameters_the_openapi_document_names() -> None:
+    sys.path.insert(0, str(HTTP_AGENTS))
+    try:
+        import extra_creation_parameters as extra
+    finally:
+        sys.path.remove(str(HTTP_AGENTS))
+    from conformance.reference.http.service import ReferenceService, create_app
+
+    app = create_app(ReferenceService())
+    assert [p.name for p in creation_parameters(app.openapi())] == ["workspace_id"]
+    extra.extend(app, None)
+    found = {p.name: p for p in creation_parameters(app.openapi())}
+    # A pattern the suite cannot fill is left alone; the driver's own fields are never varied.
+    assert sorted(found) == ["archived", "label", "max_turns", "mode", "priority", "workspace_id"]
+    assert found["priority"].values == ("low", "high")  # the default is not a variation
+    assert found["archived"].values == (True,)
+    first, second = (draw_options(list(found.values()), random.Random(7)) for _ in range(2))
+    # One draw, two sessions: the same values but each its own free string (a workspace apiece).
+    assert {k: v for k, v in first.items() if k not in ("workspace_id", "label")} == {
+        k: v for k, v in second.items() if k not in ("workspace_id", "label")
+    }
+    assert first["workspace_id"] != second["workspace_id"]
+    assert any(c.isdigit() for c in first["workspace_id"]) and len(first["label"]) <= 64
+
+
+def test_a_hostile_creation_schema_is_read_bounded() -> None:
+    loop = {"$ref": "#/components/schemas/A"}
+    document = {
+        "paths": {
+            "/sessions/": {"post": {"requestBody": {"content": {"application/json": {"schema": loop}}}}}
+        },
+        "components": {"schemas": {"A": loop}},
+    }
+    assert creation_parameters(document) == []
+    assert creation_parameters({"paths": []}) == [] and creation_parameters({}) == []
