@@ -9,16 +9,19 @@ step every view the service offers of both (their messages and listing entries, 
 in the terms two sessions share: words as they are, ids and times by kind) must agree, and the
 probes must change nothing of the probed twin that time did not change of the other.
 
-A divergence is confirmed before it is blamed on the probes: the same steps are replayed on a
-fresh pair whose other twin is probed. Only a divergence that follows the probe (the same field,
-the probed twin showing the same value both times) is a side effect; one that stays with a
-place (the first-created session evicted first) or does not come back (a run ending a moment
-later in one twin) is shown, not judged.
+A divergence is shrunk first: cut after the step it was seen at, then steps are removed one at a
+time (conformance/core/shrinking.py) while a replay on a fresh pair still parts the twins on the
+same field, never into a sequence the states do not allow. Then it is confirmed before it is
+blamed on the probes: the shrunk steps are replayed on a fresh pair whose other twin is probed.
+Only a divergence that follows the probe (the same field, the probed twin showing the same value
+both times) is a side effect; one that stays with a place (the first-created session evicted
+first) or does not come back (a run ending a moment later in one twin) is shown, not judged.
 """
 
 from __future__ import annotations
 
 import random
+import time
 from dataclasses import dataclass
 
 import anyio
@@ -26,6 +29,7 @@ from conformance.cases.http.status import HTTP_CAPABILITY, SAFE
 
 from conformance.core.outcomes import Violation
 from conformance.core.registry import Level, case
+from conformance.core.shrinking import shrink_steps
 from conformance.targets.http.agentscope import segment
 from conformance.targets.http.calibration import differing
 from conformance.targets.http.target import HttpStatusTarget
@@ -33,6 +37,7 @@ from conformance.targets.http.twins import shared, tail_of, waiting_states
 
 STEPS = 4  # lifecycle steps of a sequence
 POLL = 0.1  # seconds between the reads that wait for both twins
+SHRINK_SECONDS = 60.0  # of replays shrinking a divergence (the shortest found by then is kept)
 CHOICES = {
     "idle": ("say", "park", "external", "wait"),
     "asking": ("allow", "deny", "interrupt", "wait"),
@@ -99,8 +104,9 @@ async def twins_through_a_sequence(http: HttpStatusTarget, details: dict) -> Non
     """Twin sessions through a drawn sequence of turns, parked turns, answers, interrupts and
     waits, every way of asking the status sent to one of them only: after each step their
     messages and listing entries agree, the probes change nothing of the probed twin that the
-    other did not see change, and at the end both read the same status. A divergence counts once
-    it follows the probe to the other twin in a replay with the roles swapped."""
+    other did not see change, and at the end both read the same status. A divergence is shrunk to
+    the fewest steps that still show it, and counts once it follows the probe to the other twin in
+    a replay of those with the roles swapped."""
     http.require_driving("twin sessions driven through a sequence")
     steps = draw(random.Random(http.harness.config.seed or 0))
     details["sequence"] = steps
@@ -108,17 +114,63 @@ async def twins_through_a_sequence(http: HttpStatusTarget, details: dict) -> Non
     details["diverged"] = [d.describe(steps) for d in found]
     if not found:
         return
+    steps, found = await _shrink(http, steps, found, details)
     again = {d.key for d in await _run(http, steps, probed_first=False)}
     confirmed = [d for d in found if d.key in again]
     details["confirmed"] = [d.describe(steps) for d in confirmed]
     if confirmed:
         raise Violation(
-            f"twin sessions treated alike but for the status probes parted: {confirmed[0].describe(steps)}; "
-            "replayed with the other twin probed, the difference followed the probe",
+            f"twin sessions treated alike but for the status probes parted: {confirmed[0].describe(steps)} "
+            f"(the sequence {', '.join(steps)}, shrunk from {len(details['sequence'])} steps); replayed with the "
+            "other twin probed, the difference followed the probe",
             expected="the probed twin shows what its twin shows, after every step",
             observed=[d.describe(steps) for d in confirmed][:6],
             rule="probed",
         )
+
+
+def allowed(steps: list[str]) -> bool:
+    """The sequence takes only steps the state it leads the twins into allows (from idle)."""
+    state = "idle"
+    for step in steps:
+        if step not in CHOICES[state]:
+            return False
+        state = AFTER.get(step, state)
+    return True
+
+
+def needed(divergence: Divergence, steps: list[str]) -> int:
+    """How many steps a divergence needed: up to the step it was seen after (all, at the end)."""
+    return len(steps) if divergence.where == "status" else divergence.step + 1
+
+
+async def _shrink(
+    http: HttpStatusTarget, steps: list[str], found: list[Divergence], details: dict
+) -> tuple[list[str], list[Divergence]]:
+    """The shortest sequence that still parts the twins the same way (the first divergence's
+    field, where it was seen), replayed with the same twin probed; with what its last replay showed."""
+    where = (found[0].where, found[0].path)
+    last = {"steps": steps, "found": found}
+
+    async def fails(trial: list[str]) -> int | None:
+        got = [d for d in await _run(http, trial, probed_first=True) if (d.where, d.path) == where]
+        if not got:
+            return None
+        last["steps"], last["found"] = trial, got
+        return needed(got[0], trial)
+
+    cut = steps[: needed(found[0], steps)]
+    deadline = time.monotonic() + SHRINK_SECONDS
+    shrunk, replays = await shrink_steps(cut, fails, valid=allowed, deadline=deadline)
+    if shrunk != last["steps"]:  # the cut itself was never replayed apart (no step could go)
+        last["steps"] = shrunk
+        last["found"] = [d for d in await _run(http, shrunk, probed_first=True) if (d.where, d.path) == where]
+        replays += 1
+        if not last["found"]:  # not reproduced alone: the drawn sequence is what is shown
+            last["steps"], last["found"] = steps, found
+    details["shrunk"] = last["steps"]
+    details["shrink_replays"] = replays
+    return list(last["steps"]), list(last["found"])
 
 
 async def _run(

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
-from conformance.cases.http.sequences import AFTER, CHOICES, Divergence, draw
+from conformance.cases.http.sequences import AFTER, CHOICES, Divergence, allowed, draw, needed
 from conformance.cases.http.status import Unknown404
 
 from conformance import cases
@@ -19,7 +19,6 @@ from conformance.core.registry import CASES
 from conformance.reference.http.service import matches
 from conformance.targets.http.agentscope import segment
 from conformance.targets.http.calibration import differing, flatten, parts_of, shaped_like
-from conformance.targets.http.creation import creation_parameters, draw_options
 from conformance.targets.http.target import StatusProbe, find_entry
 from conformance.targets.http.twins import Fate, Twin, disagreement, fate_of, judge, tail_of, unanswered
 from tests.conftest import AGENTS, ROOT, listening, python_command
@@ -1051,6 +1050,12 @@ def test_a_drawn_sequence_takes_only_the_steps_its_state_allows() -> None:
         for step in draw(random.Random(seed)):
             assert step in CHOICES[state], (seed, state, step)
             state = AFTER.get(step, state)
+        assert allowed(draw(random.Random(seed)))
+    # Shrinking never tries an answer with nothing to answer.
+    assert not allowed(["allow"]) and not allowed(["say", "submit"]) and allowed(["park", "wait", "deny"])
+    seen = Divergence(1, "views", "listing.status", "'idle'", "'asking'")
+    assert needed(seen, ["say", "park", "wait"]) == 2
+    assert needed(Divergence(2, "status", "the status", "x", "y"), ["say", "park", "wait"]) == 3
 
 
 def test_a_divergence_is_confirmed_only_when_it_follows_the_probe() -> None:
@@ -1059,40 +1064,3 @@ def test_a_divergence_is_confirmed_only_when_it_follows_the_probe() -> None:
     stays = Divergence(3, "views", "listing.status", "'awaiting_permission'", "'idle'")
     assert first.key == follows.key and first.key != stays.key
     assert "step 4 (external)" in first.describe(["say", "wait", "say", "external"])
-
-
-def test_sessions_are_created_with_the_optional_parameters_the_openapi_document_names() -> None:
-    sys.path.insert(0, str(HTTP_AGENTS))
-    try:
-        import extra_creation_parameters as extra
-    finally:
-        sys.path.remove(str(HTTP_AGENTS))
-    from conformance.reference.http.service import ReferenceService, create_app
-
-    app = create_app(ReferenceService())
-    assert [p.name for p in creation_parameters(app.openapi())] == ["workspace_id"]
-    extra.extend(app, None)
-    found = {p.name: p for p in creation_parameters(app.openapi())}
-    # A pattern the suite cannot fill is left alone; the driver's own fields are never varied.
-    assert sorted(found) == ["archived", "label", "max_turns", "mode", "priority", "workspace_id"]
-    assert found["priority"].values == ("low", "high")  # the default is not a variation
-    assert found["archived"].values == (True,)
-    first, second = (draw_options(list(found.values()), random.Random(7)) for _ in range(2))
-    # One draw, two sessions: the same values but each its own free string (a workspace apiece).
-    assert {k: v for k, v in first.items() if k not in ("workspace_id", "label")} == {
-        k: v for k, v in second.items() if k not in ("workspace_id", "label")
-    }
-    assert first["workspace_id"] != second["workspace_id"]
-    assert any(c.isdigit() for c in first["workspace_id"]) and len(first["label"]) <= 64
-
-
-def test_a_hostile_creation_schema_is_read_bounded() -> None:
-    loop = {"$ref": "#/components/schemas/A"}
-    document = {
-        "paths": {
-            "/sessions/": {"post": {"requestBody": {"content": {"application/json": {"schema": loop}}}}}
-        },
-        "components": {"schemas": {"A": loop}},
-    }
-    assert creation_parameters(document) == []
-    assert creation_parameters({"paths": []}) == [] and creation_parameters({}) == []
