@@ -19,7 +19,7 @@ import anyio
 from conformance.core.outcomes import MissingInput, NotApplicable, NotTestable, Violation
 from conformance.core.registry import Level, case
 from conformance.core.revisions import requirement
-from conformance.targets.mcp.probe import calibrate, same
+from conformance.targets.mcp.probe import calibrate, calibrate_all, read_untouched, same
 from conformance.targets.mcp.queue import RULES
 from conformance.targets.mcp.target import (
     Delivery,
@@ -429,9 +429,11 @@ async def retry_after_acknowledgement(mcp: McpTarget, details: dict) -> None:
 @case("heartbeat.instructions.ack-with-report", level=Level.MUST, spec=PURPOSE, needs=("heartbeat",))
 async def acknowledging_heartbeat_reports_too(mcp: McpTarget, details: dict) -> None:
     """A heartbeat that acknowledges an instruction and reports the session's state records the
-    state it reports, as one that acknowledges nothing does."""
+    state it reports, as one that acknowledges nothing does: every field the results show back
+    (status, progress, step), not only the probe's."""
     probe = await calibrate(mcp)
-    details["probe"] = probe.describe()
+    probes = await calibrate_all(mcp, probe)
+    details["probe"] = [p.describe() for p in probes]
     sid = await started_session(mcp)
     text = marker("ack-and-report")
     await enqueue(mcp, sid, text)
@@ -439,15 +441,16 @@ async def acknowledging_heartbeat_reports_too(mcp: McpTarget, details: dict) -> 
     ids = ids_for(delivery.first_with(text), [text])
     if not ids:
         raise await not_delivered(mcp, delivery, "the enqueued instruction")
-    value = probe.values(1)[0]
-    await mcp.ok_heartbeat(sid, acknowledgedInstructionIds=ids, **probe.write(value))
-    now = await probe.read(mcp, sid)
-    if not same(now, value):
+    written = {p.field: p.values(1)[0] for p in probes}
+    await mcp.ok_heartbeat(sid, acknowledgedInstructionIds=ids, **written)
+    data = (await read_untouched(mcp, sid)).data
+    lost = {p.field: p.value_in(data) for p in probes if not same(p.value_in(data), written[p.field])}
+    if lost:
+        shown = ", ".join(f"{field} reads {now!r}" for field, now in lost.items())
         raise Violation(
-            f"a heartbeat that acknowledged an instruction and reported {probe.field} {value!r} did not record it: "
-            f"{probe.field} reads {now!r}",
-            expected=f"{probe.field} {value!r}",
-            observed=now,
+            f"a heartbeat that acknowledged an instruction and reported {written!r} did not record it all: {shown}",
+            expected=", ".join(f"{field} {written[field]!r}" for field in lost),
+            observed=lost,
         )
 
 

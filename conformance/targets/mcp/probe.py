@@ -182,6 +182,22 @@ async def calibrate(mcp: McpTarget) -> StateProbe:
     )
 
 
+async def calibrate_all(mcp: McpTarget, first: StateProbe) -> list[StateProbe]:
+    """``first`` and every other field whose recorded value heartbeats show (each calibrated as
+    :func:`calibrate` does): what a call that reports the whole state can be checked on."""
+    found = [first]
+    for field in CANDIDATES:
+        if field != first.field and isinstance(probe := await _try(mcp, field), StateProbe):
+            found.append(probe)
+    return found
+
+
+async def read_untouched(mcp: McpTarget, session_id: str) -> ToolReply:
+    """A heartbeat that carries none of the probes' fields, differing from the last in its step
+    pair (stepIndex 1 of a random stepCount), so a server answering from a cache still reads."""
+    return await mcp.ok_heartbeat(session_id, stepIndex=1, stepCount=random.randint(2, 1000))
+
+
 async def calibrated(mcp: McpTarget) -> tuple[StateProbe | None, str]:
     """The probe, or None and why there is none (for cases that can still conclude through another
     channel)."""

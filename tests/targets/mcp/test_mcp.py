@@ -397,6 +397,10 @@ BROKEN: dict[str, Variant] = {
     "keys_global_cache": Variant(1, {"heartbeat.idempotency.key-across-sessions": "fail"}),
     "retry_remarks_delivered": Variant(1, {"heartbeat.instructions.retry-after-ack": "fail"}),
     "acks_skip_state": Variant(1, {"heartbeat.instructions.ack-with-report": "fail"}),
+    # Only the status dropped: the case writes every field results show back, not the probe's alone.
+    "acks_drop_status": Variant(
+        1, {"heartbeat.instructions.ack-with-report": "fail"}, focus="ack-with-report or report"
+    ),
     # The probe's field then reads absent: a value JSON has no type for, kept in the report as text.
     "acks_skip_state_omit": Variant(
         1,
