@@ -33,11 +33,13 @@ from conformance.core.shrinking import shrink_steps
 from conformance.targets.http.agentscope import segment
 from conformance.targets.http.calibration import differing
 from conformance.targets.http.target import HttpStatusTarget
-from conformance.targets.http.twins import shared, tail_of, waiting_states
+from conformance.targets.http.twins import WAITING, disagreement, shared, tail_of, waiting_states
 
 STEPS = 4  # lifecycle steps of a sequence
 POLL = 0.1  # seconds between the reads that wait for both twins
 SHRINK_SECONDS = 60.0  # of replays shrinking a divergence (the shortest found by then is kept)
+WAIT_FIRST = 0.5  # seconds of a sequence's first wait; each later one twice the last, up to --hold
+WATCH_HOLDS = 2  # a sequence that leaves the twins parked watches them this many holds, in growing waits
 CHOICES = {
     "idle": ("say", "park", "external", "wait"),
     "asking": ("allow", "deny", "interrupt", "wait"),
@@ -53,9 +55,9 @@ class Divergence:
     """Where the twins parted after a step: the field, and what the probed and the other showed."""
 
     step: int
-    where: (
-        str  # "views" (after the step), "probes" (the probe phase changed the field), "status" (at the end)
-    )
+    # "views" (after the step), "probes" (the probe phase changed the field), "status" (at the end),
+    # "consistent" (the probed twin's status against its own messages, after a wait)
+    where: str
     path: str
     probed: str
     other: str
@@ -66,6 +68,8 @@ class Divergence:
 
     def describe(self, steps: list[str]) -> str:
         when = f"after step {self.step + 1} ({steps[self.step]})"
+        if self.where == "consistent":
+            return f"{when}, the probed twin's status disagrees with its own messages: {self.probed}"
         if self.where == "status":
             return f"at the end, the status reads {self.probed} for the probed twin and {self.other} for the other"
         if self.where == "probes":
@@ -99,12 +103,21 @@ def draw(rng: random.Random) -> list[str]:
     return steps
 
 
-@case("http.twins.sequence", level=Level.MUST, spec=SAFE, needs=HTTP_CAPABILITY, rules=("probed",), slow=True)
+@case(
+    "http.twins.sequence",
+    level=Level.MUST,
+    spec=SAFE,
+    needs=HTTP_CAPABILITY,
+    rules=("probed", "consistent"),
+    slow=True,
+)
 async def twins_through_a_sequence(http: HttpStatusTarget, details: dict) -> None:
     """Twin sessions through a drawn sequence of turns, parked turns, answers, interrupts and
-    waits, every way of asking the status sent to one of them only: after each step their
-    messages and listing entries agree, the probes change nothing of the probed twin that the
-    other did not see change, and at the end both read the same status. A divergence is shrunk to
+    waits (each twice the last, up to --hold; twins left parked are watched two holds more), every
+    way of asking the status sent to one of them only: after each step their messages and listing
+    entries agree, the probes change nothing of the probed twin that the other did not see change,
+    after each wait the probed twin's status agrees with its own messages, and at the end both read
+    the same status. A divergence is shrunk to
     the fewest steps that still show it, and counts once it follows the probe to the other twin in
     a replay of those with the roles swapped."""
     http.require_driving("twin sessions driven through a sequence")
@@ -114,6 +127,16 @@ async def twins_through_a_sequence(http: HttpStatusTarget, details: dict) -> Non
     details["diverged"] = [d.describe(steps) for d in found]
     if not found:
         return
+    own = [d for d in found if d.where == "consistent"]
+    if own:  # the probed twin against its own messages: no twin to swap roles with
+        steps, own = await _shrink(http, steps, own, details)
+        raise Violation(
+            f"{own[0].describe(steps)} (the sequence {', '.join(steps)}, shrunk from {len(details['sequence'])} "
+            f"steps; the twins watched {details.get('watched', 0):g} s in growing waits)",
+            expected="a tool call still waiting reads its awaiting_* status, none waiting never does",
+            observed=[d.describe(steps) for d in own][:6],
+            rule="consistent",
+        )
     steps, found = await _shrink(http, steps, found, details)
     again = {d.key for d in await _run(http, steps, probed_first=False)}
     confirmed = [d for d in found if d.key in again]
@@ -186,7 +209,7 @@ async def _run(
         details["created_with"] = http.creation_details(first, second)
     pair = Pair(agent_id, first, second, probed_first)
     found: list[Divergence] = []
-    state = "idle"
+    state, waited = "idle", []
     for index, step in enumerate(steps):
         befores = {sid: tail_of(await http.snapshot(agent_id, sid)) for sid in (pair.probed, pair.other)}
         # By place, not by role: what the order of the requests does stays with a place in the replay.
@@ -195,12 +218,61 @@ async def _run(
             await _apply(http, pair, sid, step)
         state = AFTER.get(step, state)
         if step == "wait":
-            await anyio.sleep(0.3)
+            waited.append(_pause(http, waited))
+            await anyio.sleep(waited[-1])
         for sid in order:
             await _reach(http, agent_id, sid, state, befores[sid], step)
+        if step == "wait":
+            found += await _consistent(http, pair, index)
         found += await _compare(http, pair, index)
         found += await _probe(http, pair, index)
+    if steps and state in WAITING:
+        found += await _watch(http, pair, len(steps) - 1, waited)
+    if details is not None:
+        details["watched"] = round(sum(waited), 2)
+        details["waits"] = waited
     return found + await _statuses(http, pair, len(steps) - 1)
+
+
+def _pause(http: HttpStatusTarget, waited: list[float]) -> float:
+    """The next wait: twice the last (the first WAIT_FIRST), never longer than --hold."""
+    return round(min(http.harness.config.hold_seconds, WAIT_FIRST * 2 ** len(waited)), 2)
+
+
+async def _watch(http: HttpStatusTarget, pair: Pair, index: int, waited: list[float]) -> list[Divergence]:
+    """The twins left parked: watched in waits of growing length (each at most --hold) for
+    WATCH_HOLDS holds, the probed twin's status checked against its messages after each, so a
+    parked state a service forgets later than one hold is seen; then what the twins show."""
+    budget = WATCH_HOLDS * http.harness.config.hold_seconds
+    spent = 0.0
+    while spent < budget:
+        pause = min(_pause(http, waited), round(budget - spent, 2))
+        if pause <= 0:
+            break
+        waited.append(pause)
+        spent += pause
+        await anyio.sleep(pause)
+        problems = await _consistent(http, pair, index)
+        if problems:
+            return problems
+    return await _compare(http, pair, index)
+
+
+async def _consistent(http: HttpStatusTarget, pair: Pair, index: int) -> list[Divergence]:
+    """The probed twin's status against its own messages (a tool call still waiting reads its
+    awaiting_*, none waiting never does), read again until they agree, at most --timeout."""
+    problem: str | None = None
+
+    async def agree() -> bool:
+        nonlocal problem
+        view = await http.snapshot(pair.agent_id, pair.probed)
+        problem = disagreement(view, await http.status(pair.probed, pair.agent_id))
+        return problem is None
+
+    with anyio.move_on_after(http.settle_time):
+        while not await agree():
+            await anyio.sleep(POLL)
+    return [] if problem is None else [Divergence(index, "consistent", "the status", problem, "its messages")]
 
 
 async def _statuses(http: HttpStatusTarget, pair: Pair, index: int) -> list[Divergence]:

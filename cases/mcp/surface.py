@@ -60,6 +60,8 @@ async def twin_sequences(mcp: McpTarget, details: dict) -> None:
             )
         )
     details.update(profile=run.profile, seed=run.seed, examples=run.examples)
+    if run.watched:  # the report's Coverage says how long the run watched
+        details["watched"] = round(run.watched, 2)
     if run.swapped is not None and run.failure is None:
         details["unconfirmed"] = run.swapped
     if run.failure is None:

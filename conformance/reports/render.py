@@ -91,8 +91,9 @@ def html_report(report: dict[str, Any]) -> str:
             "(<a href='#traceability'>table</a>)</p>"
         )
     uncovered = coverage_gaps(report)
-    if uncovered:
-        parts.append(_coverage_html(uncovered))
+    watched = watched_text(report["cases"])
+    if uncovered or watched:
+        parts.append(_coverage_html(uncovered, watched))
     parts.append("<h2>Cases</h2>")
     for case in report["cases"]:  # report.json already lists failures first
         parts.append(_case_html(case))
@@ -153,14 +154,17 @@ def _counts_html(counts: dict[str, Any]) -> str:
     return f"<table class='counts'><tr><th></th>{head}</tr>{rows}</table>"
 
 
-def _coverage_html(uncovered: list[dict[str, Any]]) -> str:
+def _coverage_html(uncovered: list[dict[str, Any]], watched: str | None = None) -> str:
+    time_line = f"<p>{html_text(watched)}</p>" if watched else ""
+    if not uncovered:
+        return f"<h2 id='coverage'>Coverage</h2>{time_line}"
     rows = "".join(
         f"<tr><td><a href='#{html_text(c['id'])}'><code>{html_text(c['id'])}</code></a></td>"
         f"<td>{html_text(c['outcome'])}</td><td>{html_text(c.get('message') or '')}</td></tr>"
         for c in uncovered
     )
     return (
-        "<h2 id='coverage'>Coverage</h2><p>Cases that ran to no verdict, each with why and what "
+        f"<h2 id='coverage'>Coverage</h2>{time_line}<p>Cases that ran to no verdict, each with why and what "
         "to pass to test it:</p><table class='coverage'><tr><th>case</th><th>outcome</th><th>why</th></tr>"
         f"{rows}</table>"
     )
@@ -251,6 +255,30 @@ def _selection_text(report: dict[str, Any]) -> str:
 UNCOVERED = ("not-testable", "unimplemented", "n/a")
 
 
+def watched_text(cases: list[dict[str, Any]]) -> str | None:
+    """How long the run watched one session pair through waits (the cases that record
+    ``details.watched``, seconds), for the Coverage section: what time can have shown; None if none did."""
+    watched = []
+    for c in cases:
+        details = c.get("details")
+        if not isinstance(details, dict):
+            continue
+        seconds, waits = details.get("watched"), details.get("waits")
+        if isinstance(seconds, int | float) and not isinstance(seconds, bool) and seconds > 0:
+            waits = waits if isinstance(waits, list) else []
+            watched.append(
+                (float(seconds), str(c.get("id")), [w for w in waits[:12] if isinstance(w, int | float)])
+            )
+    if not watched:
+        return None
+    seconds, case_id, waits = max(watched)
+    shown = f" (waits of {', '.join(f'{w:g}' for w in waits)} s)" if waits else ""
+    return (
+        f"Time: the longest watch of one session in this run was {seconds:g} s, by {case_id}{shown}; a state that "
+        "changes on its own later than that was not observed (a longer --hold or the thorough profile watches longer)"
+    )
+
+
 def coverage_gaps(report: dict[str, Any]) -> list[dict[str, Any]]:
     """The cases that ran to no verdict (not testable, unimplemented, not applicable)."""
     return [c for c in report["cases"] if c["outcome"] in UNCOVERED]
@@ -288,11 +316,13 @@ def markdown_summary(report: dict[str, Any]) -> str:
             f"tested, {trace['excluded']} excluded, {trace['not-run']} not run.",
         ]
     uncovered = coverage_gaps(report)
+    watched = watched_text(report["cases"])
+    if uncovered or watched:
+        lines += ["", "#### Coverage", ""]
+        if watched:
+            lines += [md_text(watched, MESSAGE_LIMIT), ""]
     if uncovered:
         lines += [
-            "",
-            "#### Coverage",
-            "",
             "| case | outcome | why, and what to pass to test it |",
             "| --- | --- | --- |",
         ]

@@ -21,7 +21,7 @@ from conformance.core.redact import redact, redacted_options
 from conformance.core.registry import Level
 from conformance.core.traceability import coverage
 from conformance.reports.baseline import BaselineResult
-from conformance.reports.render import badge_svg, html_report, markdown_summary, wire_text
+from conformance.reports.render import badge_svg, html_report, markdown_summary, watched_text, wire_text
 from conformance.reports.text import clean, describe_selection, jsonable, prompts_why, shorten
 
 __all__ = [
@@ -558,6 +558,9 @@ class RunReport:
             if c.get("reproduce"):
                 lines.append(f"  reproduce: {c['reproduce']}")
         uncovered = [c for c in self.cases if c["outcome"] in ("not-testable", "unimplemented", "n/a")]
+        watched = watched_text(self.cases)
+        if watched:
+            lines.append(clean(f"Coverage: {watched}"))
         if uncovered:
             width = max(60, min(shutil.get_terminal_size((100, 24)).columns, 160))
             lines.append("Coverage: cases that ran to no verdict, why, and what to pass to test them:")

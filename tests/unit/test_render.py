@@ -166,3 +166,13 @@ def test_terminal_coverage_wraps_reasons_at_the_terminal_width(monkeypatch) -> N
     shown = lines[start + 1 :]
     assert all(len(line) <= 80 for line in shown) and len(shown) >= 2
     assert " ".join(line.strip() for line in shown).endswith("(--transport websocket)")
+
+
+def test_coverage_says_how_long_the_run_watched() -> None:
+    body = report()
+    body["cases"][0] = dict(body["cases"][0], details={"watched": 7.5, "waits": [0.5, 1.0, 2.0, 3.0, 1.0]})
+    md, html = markdown_summary(body), html_report(body)
+    assert "#### Coverage" in md and "longest watch of one session in this run was 7.5 s" in md
+    assert "waits of 0.5, 1, 2, 3, 1 s" in md and "id='coverage'" in html and "7.5 s" in html
+    hostile = dict(body["cases"][0], details={"watched": "<script>", "waits": "x"})
+    assert "Coverage" not in markdown_summary(report() | {"cases": [hostile]})

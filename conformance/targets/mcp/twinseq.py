@@ -18,6 +18,10 @@ contract says must change nothing of the session, drawn from what the server its
   not report, acknowledge or consume the heartbeat's state;
 - ``other-caller``: caller B's heartbeat for the twin's id (over HTTP with --other-header).
 
+A ``wait`` step leaves both twins alone, each wait twice the last (the first WAIT_FIRST seconds),
+never longer than --hold, then reads both: what the server changes on its own in time (expiry,
+redelivery) must change both alike, and a nudge's effect that shows only later shows then.
+
 After a nudge both twins are read (a plain heartbeat each, the probe's read): a difference between
 them is what the nudge did. Everything else is applied alike, so the server's own policies
 (redelivery, paging, a visibility timeout) show alike in both; and before a difference is blamed
@@ -82,6 +86,7 @@ MAX_SHOWN = 120
 MAX_TOOLS = 8  # other tools exercised (a server may list hundreds)
 RESTARTS = 8  # server restarts in one run of the sequences
 RESTART_BUDGET = 60.0  # seconds of search a profile needs for its sequences to draw restarts
+WAIT_FIRST = 0.5  # seconds of a sequence's first wait; each later one twice the last, up to --hold
 
 
 class Divergence(AssertionError):
@@ -99,7 +104,7 @@ class _Found(BudgetSpent):
 
 @dataclass
 class TwinStep:
-    op: str  # enqueue | heartbeat | ack-all | drain | report | restart | nudge
+    op: str  # enqueue | heartbeat | ack-all | drain | report | restart | wait | nudge
     count: int = 0  # enqueue: how many; heartbeat: how many delivered ones to acknowledge
     kind: str = ""  # nudge: which (see NUDGES; tool:NAME)
     answer: str = ""
@@ -121,6 +126,8 @@ class TwinStep:
             return f"nudge({self.kind}) on one twin, then both read"
         if self.op == "restart":
             return "restart the server"
+        if self.op == "wait":
+            return "wait, then both read"
         return f"{self.op} on both twins"
 
 
@@ -258,9 +265,12 @@ class TwinDriver:
         *,
         nudged_first: bool = True,
         restarts: list[int] | None = None,
+        watched: list[float] | None = None,
     ) -> None:
         self.mcp = mcp
         self.restarts = restarts if restarts is not None else [0]  # left in the run (shared by its examples)
+        self.watched = watched if watched is not None else [0.0]  # the longest any example waited, in all
+        self.waits: list[float] = []
         self.probe = probe
         self.settle = settle
         self.other = other
@@ -332,6 +342,16 @@ class TwinDriver:
         await self.mcp.harness.restart_agent()
         await self.mcp.handshake()
         step.answer = "restarted"
+
+    async def _op_wait(self, step: TwinStep) -> None:
+        """Both twins left alone, each wait twice the last, at most --hold; then both read."""
+        hold = self.mcp.harness.config.hold_seconds
+        pause = round(min(hold, WAIT_FIRST * 2 ** len(self.waits)), 2)
+        self.waits.append(pause)
+        self.watched[0] = max(self.watched[0], sum(self.waits))
+        await anyio.sleep(pause)
+        await self._read_both(step)
+        step.answer = f"waited {pause:g} s; then {step.answer}"
 
     async def _heartbeat(self, twin: _Twin, **fields: Any) -> View:
         return (await self._call(twin, **fields))[0]
@@ -471,6 +491,7 @@ class TwinRun:
     steps: list[TwinStep]
     kind: str | None = None  # the nudge blamed
     swapped: str | None = None  # what the run with the roles swapped showed
+    watched: float = 0.0  # the longest an example waited in all (its wait steps), seconds
 
 
 def _strategy(kinds: list[str], restarts: bool) -> st.SearchStrategy[TwinStep]:
@@ -484,6 +505,7 @@ def _strategy(kinds: list[str], restarts: bool) -> st.SearchStrategy[TwinStep]:
     ]
     if restarts:
         ops.append(st.builds(TwinStep, op=st.just("restart")))
+    ops.append(st.builds(TwinStep, op=st.just("wait")))
     return st.one_of(ops)
 
 
@@ -505,8 +527,11 @@ def run_once(
     *,
     nudged_first: bool = True,
     restarts: list[int] | None = None,
+    watched: list[float] | None = None,
 ) -> tuple[Divergence | None, list[TwinStep]]:
-    driver = TwinDriver(mcp, probe, settle, other, nudged_first=nudged_first, restarts=restarts)
+    driver = TwinDriver(
+        mcp, probe, settle, other, nudged_first=nudged_first, restarts=restarts, watched=watched
+    )
     try:
         anyio.from_thread.run(driver.run_all, [TwinStep.from_json(s.to_json()) for s in steps])
     except Divergence as found:
@@ -531,7 +556,7 @@ def run_twin_sequences(
     if chosen is None:
         chosen = random.SystemRandom().randrange(2**32)
     kinds = surface(mcp, other_caller=other is not None)
-    examples, started, found = [0], time.monotonic(), {}
+    examples, started, found, watched = [0], time.monotonic(), {}, [0.0]
     # A restart costs a process start (seconds for a server on an SDK): drawn only by the profiles
     # that search for minutes (thorough, campaign rounds), at most RESTARTS in a run; none where the
     # server cannot be restarted or caller B's connection would not follow it to its new address.
@@ -548,7 +573,7 @@ def run_twin_sequences(
             return
         examples[0] += 1
         progress.example()
-        failure, ran = run_once(mcp, steps, probe, settle, other, restarts=restarts)
+        failure, ran = run_once(mcp, steps, probe, settle, other, restarts=restarts, watched=watched)
         if failure is not None and failure.kind is not None:
             found["steps"] = steps[: len(ran)]
             raise _Found
@@ -571,18 +596,26 @@ def run_twin_sequences(
         with contextlib.suppress(BudgetSpent, Flaky):
             seed(chosen)(hypothesis_settings(profile, max(2, profile.max_examples // 60), None)(test))()
     if "steps" not in found:
-        return TwinRun(profile.name, chosen, examples[0], None, [])
+        return TwinRun(profile.name, chosen, examples[0], None, [], watched=watched[0])
     failure, steps, ran = _minimize(mcp, found["steps"], probe, settle, other, can_restart)
     if failure is None or failure.kind is None:
-        return TwinRun(profile.name, chosen, examples[0], None, [])
+        return TwinRun(profile.name, chosen, examples[0], None, [], watched=watched[0])
     swapped, _ = run_once(
         mcp, steps, probe, settle, other, nudged_first=False, restarts=_restarts(steps, can_restart)
     )
     if swapped is None or swapped.kind is None:
         return TwinRun(
-            profile.name, chosen, examples[0], None, [], swapped="no divergence with the roles swapped"
+            profile.name,
+            chosen,
+            examples[0],
+            None,
+            [],
+            swapped="no divergence with the roles swapped",
+            watched=watched[0],
         )
-    return TwinRun(profile.name, chosen, examples[0], str(failure), ran, failure.kind, str(swapped))
+    return TwinRun(
+        profile.name, chosen, examples[0], str(failure), ran, failure.kind, str(swapped), watched[0]
+    )
 
 
 def _minimize(

@@ -532,6 +532,15 @@ BROKEN: dict[str, Variant] = {
         {"http.state.running-during-run": "fail", "http.ownership.while-running": "fail"},
         focus="running-during-run or while-running",
     ),
+    # The external call forgotten after 5 s, more than a hold: the sequence's closing watch (two
+    # holds in growing waits) sees it; states-hold (one hold) does not.
+    "external_forgotten_after_5s": Variant(
+        1,
+        {"http.twins.sequence": "fail"},
+        focus="twins.sequence or states-hold or awaiting-external",
+        also=("http.later.states-hold",),
+        rule=("http.twins.sequence", "consistent"),
+    ),
     # -- failure and interruption: the status watched right after and for a while -------------------
     "error_keeps_lease": Variant(1, {"http.failure.model-error": "fail"}, focus="failure or idle-after-run"),
     "interrupt_keeps_lease": Variant(
