@@ -117,9 +117,8 @@ async def twins_through_a_sequence(http: HttpStatusTarget, details: dict) -> Non
     way of asking the status sent to one of them only: after each step their messages and listing
     entries agree, the probes change nothing of the probed twin that the other did not see change,
     after each wait the probed twin's status agrees with its own messages, and at the end both read
-    the same status. A divergence is shrunk to
-    the fewest steps that still show it, and counts once it follows the probe to the other twin in
-    a replay of those with the roles swapped."""
+    the same status. A divergence is shrunk to the fewest steps that still show it, and counts once
+    it follows the probe to the other twin in a replay of those with the roles swapped."""
     http.require_driving("twin sessions driven through a sequence")
     steps = draw(random.Random(http.harness.config.seed or 0))
     details["sequence"] = steps
