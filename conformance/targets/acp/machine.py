@@ -30,7 +30,7 @@ from conformance.core.profiles import (
     hypothesis_dir,
     hypothesis_settings,
 )
-from conformance.targets.acp.sequences import RACES, REFINES, Driver, SequenceFailure, Step
+from conformance.targets.acp.sequences import RACES, REFINES, Driver, SequenceFailure, Step, Surface, discover
 from conformance.targets.acp.target import AcpTarget
 
 __all__ = ["Pace", "SequenceRun", "reproduced_text", "run_sequences"]
@@ -38,6 +38,7 @@ __all__ = ["Pace", "SequenceRun", "reproduced_text", "run_sequences"]
 
 MAX_SESSIONS = 3
 MAX_UNKNOWN = 2
+NOTHING_OFFERED = Surface()
 
 
 @dataclass
@@ -80,8 +81,10 @@ class _Hooks:
         on_failure: Callable[[SequenceFailure], None],
         may_restart: Callable[[], bool],
         may_step: Callable[[], bool],
+        surface: Surface = NOTHING_OFFERED,
     ) -> None:
         self.target = target
+        self.surface = surface
         self.new_driver = new_driver
         self.on_failure = on_failure
         self.may_restart = may_restart
@@ -217,6 +220,30 @@ class _SessionRules(RuleBasedStateMachine):
     def load(self, ref: str) -> None:
         self._do(Step("load", ref))
 
+    # The rest of the surface, as the agent offers it (sequences.Surface): each on both twins.
+    @precondition(lambda self: bool(self.hooks.surface.modes))
+    @rule(ref=sessions, pick=st.integers(0, 7))
+    def set_mode(self, ref: str, pick: int) -> None:
+        modes = self.hooks.surface.modes
+        self._do(Step("mode", ref, during=modes[pick % len(modes)]))
+
+    @precondition(lambda self: bool(self.hooks.surface.configs))
+    @rule(ref=sessions, pick=st.integers(0, 7))
+    def set_config(self, ref: str, pick: int) -> None:
+        configs = self.hooks.surface.configs
+        self._do(Step("config", ref, during=configs[pick % len(configs)]))
+
+    @precondition(lambda self: self.hooks.surface.delete)
+    @rule(ref=sessions)
+    def delete(self, ref: str) -> None:
+        self._do(Step("delete", ref))
+
+    @precondition(lambda self: bool(self.hooks.surface.extensions))
+    @rule(ref=sessions, pick=st.integers(0, 7))
+    def extension(self, ref: str, pick: int) -> None:
+        names = self.hooks.surface.extensions
+        self._do(Step("ext", ref, during=names[pick % len(names)]))
+
     # list and restart take a session they ignore: with none yet, only new and unknown can run,
     # so examples do not spend their steps listing nothing.
     @precondition(lambda self: self.hooks.can("list"))
@@ -233,11 +260,12 @@ def build_machine(
     on_failure: Callable[[SequenceFailure], None] = lambda failure: None,
     may_restart: Callable[[], bool] = lambda: True,
     may_step: Callable[[], bool] = lambda: True,
+    surface: Surface = NOTHING_OFFERED,
 ) -> type[RuleBasedStateMachine]:
     """``may_step()``: whether the next step may run (False: the time budget is spent, and the rest
     of the example runs dry); it may raise BudgetSpent or ShrinkBudgetSpent to end the run.
     Hypothesis orders rules by name, so where a rule is declared does not change what a seed draws."""
-    hooks = _Hooks(target, new_driver, on_failure, may_restart, may_step)
+    hooks = _Hooks(target, new_driver, on_failure, may_restart, may_step, surface)
     races = [
         r
         for r in RACES
@@ -266,11 +294,42 @@ def build_machine(
     return StatusMachine
 
 
-def twin_scenarios(memory_cap: int | None, second_connection: bool = False) -> list[list[Step]]:
+def twin_scenarios(
+    memory_cap: int | None,
+    second_connection: bool = False,
+    surface: Surface = NOTHING_OFFERED,
+    can: Callable[[str], bool] = lambda name: False,
+) -> list[list[Step]]:
     """What only twins show, run first: a request allowance status calls spend (many status calls,
     then both twins prompted), and with a declared memory cap an eviction order status calls change
-    (status calls about one twin, then as many sessions as leave one twin room, then both prompted)."""
+    (status calls about one twin, then as many sessions as leave one twin room, then both prompted).
+    Then each part of the surface the agent offers, once on each side of a status call: a setting
+    set, status, and the setting read back by a resume (or set after status); a delete after
+    a burst of status calls; an extension method, status, and the list."""
     found = [[Step("new", "s0"), Step("burst", "s0", times=32), Step("prompt", "s0")]]
+    reopen = "reopen" if can("resume") or can("load") else None
+    for op, offered in (("mode", surface.modes), ("config", surface.configs)):
+        if offered:
+            # the last value offered: the first is most often the default, which nothing resets
+            found.append([Step("new", "s0"), Step("status", "s0"), Step(op, "s0", during=offered[-1])])
+            if reopen:
+                found.append(
+                    [
+                        Step("new", "s0"),
+                        Step(op, "s0", during=offered[-1]),
+                        Step("status", "s0"),
+                        Step(reopen, "s0"),
+                    ]
+                )
+    if surface.delete:
+        # status calls in flight together, then the delete: a lone call's side effect shows too
+        found.append([Step("new", "s0"), Step("burst", "s0", times=4), Step("delete", "s0")])
+    for name in surface.extensions:
+        found.append([Step("new", "s0"), Step("status", "s0"), Step("ext", "s0", during=name)])
+        if can("list"):
+            found.append(
+                [Step("new", "s0"), Step("ext", "s0", during=name), Step("status", "s0"), Step("list")]
+            )
     if second_connection:  # B asks, then prompts; B's prompt on the twin is the control
         found.append([Step("new", "s0"), Step("remote", "s0")])
     if memory_cap is not None:
@@ -355,6 +414,7 @@ def run_sequences(
     if chosen is None:
         chosen = random.SystemRandom().randrange(2**32)
     search = _Search(target, profile, chosen)
+    search.surface = anyio.from_thread.run(discover, target)
     found = _run_scenarios(search)
     if found is not None:
         return found
@@ -375,6 +435,7 @@ class _Search:
         self.restarted = 0
         self.started = time.monotonic()
         self.last_driver: Driver | None = None
+        self.surface = NOTHING_OFFERED  # what the agent offers beside the lifecycle (set before any step)
         # (when first seen, the steps, the failure) of the shortest failing example so far: what a
         # run whose shrinking took its budget reports.
         self.smallest: tuple[float, list[Step], SequenceFailure] | None = None
@@ -472,7 +533,12 @@ def _run_scenarios(search: _Search) -> SequenceRun | None:
     target, profile = search.target, search.profile
     restartable = target.harness.config.restartable
     for steps in [
-        *twin_scenarios(target.policy.memory_cap, target.harness.current_url() is not None),
+        *twin_scenarios(
+            target.policy.memory_cap,
+            target.harness.current_url() is not None,
+            search.surface,
+            target.advertises,
+        ),
         *scenarios(target.advertises, restartable and profile.restarts_per_example > 0),
     ]:
         if target.harness.closing:
@@ -502,6 +568,7 @@ def _run_machine(search: _Search, report_dir: Path | None) -> SequenceRun:
         search.on_failure,
         search.may_restart,
         search.may_step,
+        search.surface,
     )
 
     def factory() -> RuleBasedStateMachine:
