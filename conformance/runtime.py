@@ -12,6 +12,7 @@ import concurrent.futures
 import contextlib
 import inspect
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -130,7 +131,11 @@ class Runtime:
     def agent_alive(self) -> bool:
         return self._agent is not None and self._agent.connection.exited is None
 
-    async def start_agent(self) -> dict[str, Any]:
+    async def start_agent(
+        self, before_handshake: Callable[[], Awaitable[None]] | None = None
+    ) -> dict[str, Any]:
+        """``before_handshake``: what a case sends on the fresh connection before the target's
+        handshake (a request a client should not send yet)."""
         assert self._tg is not None
         mark = self.transcript.mark()
         self._agent = service = self.declaration.service(self.config, self.transcript, self.stderr)
@@ -138,6 +143,8 @@ class Runtime:
         if self._agent.process is not None and self._agent.process.pgid is not None:
             self.pgids.append(self._agent.process.pgid)
         try:
+            if before_handshake is not None:
+                await before_handshake()
             init = await self.target.handshake()
         except BaseException:
             said = getattr(self.target, "init_result", None)
@@ -161,10 +168,10 @@ class Runtime:
                 ):
                     await anyio.sleep(0.01)
 
-    async def restart_agent(self) -> None:
+    async def restart_agent(self, before_handshake: Callable[[], Awaitable[None]] | None = None) -> None:
         self.transcript.add(NOTE, "restarting the agent (same command and working directory)")
         await self.stop_agent()
-        await self.start_agent()
+        await self.start_agent(before_handshake)
 
     async def open_connection(self, label: str = "B") -> JsonRpcPeer:
         """Another connection to the same agent; closed when the case ends."""

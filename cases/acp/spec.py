@@ -33,6 +33,10 @@ NOT_FOUND_MESSAGE = requirement("rfd-2026-10-26", "not-found-message")
 METHOD_NOT_FOUND = requirement("rfd-2026-10-26", "method-not-found")
 # "When a rpc call is made, the Server MUST reply with a Response, exc…"
 ONE_RESPONSE = requirement("rfd-2026-10-26", "reply")
+# "The Server MUST NOT reply to a Notification, including those that are within a batch request."
+NO_REPLY_TO_NOTIFICATION = requirement("rfd-2026-10-26", "no-reply-to-notification")
+# "id: This member is REQUIRED. It MUST be the same as the value of the id member in the Request Object."
+ID_ECHOED = requirement("rfd-2026-10-26", "id-echoed")
 # "-32700 Parse error: Invalid JSON was received by the server. -32600…"
 ERROR_CODES = requirement("rfd-2026-10-26", "error-codes")
 # "v1 has no foreground state model, so the v1 response has no state f…"

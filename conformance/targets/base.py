@@ -12,7 +12,7 @@ are the package `conformance.cases.<name>` and its spec revisions name it in the
 from __future__ import annotations
 
 import collections
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 import anyio.abc
@@ -82,7 +82,10 @@ class Harness(Protocol):
     @property
     def agent_alive(self) -> bool: ...
 
-    async def restart_agent(self) -> None: ...
+    async def restart_agent(self, before_handshake: Callable[[], Awaitable[None]] | None = None) -> None:
+        """Stop the agent and start it again; ``before_handshake`` runs on the fresh connection
+        before the handshake."""
+        ...
 
     async def open_connection(self, label: str = "B") -> JsonRpcPeer:
         """Another connection to the same agent, closed when the case ends."""

@@ -196,6 +196,7 @@ OTHER_PROGRAMS = {
     "--rounds",
     "--help",
     "--session-request-limit",  # the ACP reference agent's machinery (conformance/reference/acp/memory.py)
+    "--surface",  # the ACP reference agent: modes, a config option, _session/rename
     "--serialise",
     "--request-delay",
     "--storage-delay",

@@ -19,9 +19,15 @@ The machinery real agents have around their sessions (a memory cap with least-re
 eviction, idle eviction, per-session prompt allowances, serialised or overlapping requests, a
 storage layer with length limits) is in memory.py, each part off unless its flag turns it on.
 
-Run: python -m conformance.reference.acp.agent [--no-status] [--in-memory] [--revision acp-unstable-2026-11]
-     [--memory-cap N] [--idle-evict-after S] [--session-request-limit N] [--serialise] [--request-delay S]
-     [--storage-delay S] [--max-length N]
+With --surface it offers the optional surface a client may use beside status: session modes
+(`session/set_mode`), a config option (`session/set_config_option`), both reported back by
+session/new, load and resume, and an extension method `_session/rename` (advertised in
+`agentCapabilities._meta`) that retitles a session. Settings and titles set so live in memory
+and reach storage with the session's next save (a turn's end).
+
+Run: python -m conformance.reference.acp.agent [--no-status] [--in-memory] [--surface]
+     [--revision acp-unstable-2026-11] [--memory-cap N] [--idle-evict-after S] [--session-request-limit N]
+     [--serialise] [--request-delay S] [--storage-delay S] [--max-length N]
 """
 
 from __future__ import annotations
@@ -57,6 +63,10 @@ from .memory import Policy, SessionMemory, add_policy_arguments
 __all__ = ["ReferenceAgent", "main", "not_found"]
 
 SLOW_TURN = 0.5
+# --surface: the session modes and the one config option (with its values) every session offers.
+MODES = ("ask", "code")
+EFFORT = ("low", "high")
+RENAME = "_session/rename"
 
 
 class ReferenceAgent:
@@ -69,6 +79,7 @@ class ReferenceAgent:
     persist = True
     guard_input = True  # see guard.py: the SDK alone dies on a batch array
     policy = Policy()  # the session machinery (memory.py); all off by default
+    surface = False  # --surface: modes, a config option and `_session/rename`
 
     def __init__(self, state_dir: Path) -> None:
         self.state_dir = state_dir
@@ -107,6 +118,8 @@ class ReferenceAgent:
                 return await self.session_status(params)
             if not is_notification and method == "session/delete":
                 return await self.delete_session(params)
+            if not is_notification and self.surface and method in self.surface_methods():
+                return await self.surface_methods()[method](params)
             return await router(method, params, is_notification)
 
         async def handler(method: str, params: Any, is_notification: bool) -> Any:
@@ -145,6 +158,74 @@ class ReferenceAgent:
             return self.words["inactive"]
         raise not_found(session_id)
 
+    # -- the optional surface (--surface) -------------------------------------------------------
+
+    def surface_methods(self) -> dict[str, Callable[[Any], Any]]:
+        return {
+            "session/set_mode": self.set_mode,
+            "session/set_config_option": self.set_config_option,
+            RENAME: self.rename,
+        }
+
+    def default_mode(self, session_id: str) -> str:
+        return MODES[0]
+
+    def settings(self, session: dict[str, Any]) -> dict[str, Any]:
+        """What session/new, load and resume report of the session's settings (nothing without
+        --surface)."""
+        if not self.surface:
+            return {}
+        return {
+            "modes": {
+                "currentModeId": session.get("mode") or self.default_mode(session["sessionId"]),
+                "availableModes": [{"id": m, "name": m.title()} for m in MODES],
+            },
+            "configOptions": self.config_options(session),
+        }
+
+    def config_options(self, session: dict[str, Any]) -> list[dict[str, Any]]:
+        return [
+            {
+                "id": "effort",
+                "name": "Effort",
+                "type": "select",
+                "currentValue": session.get("effort") or EFFORT[0],
+                "options": [{"value": v, "name": v.title()} for v in EFFORT],
+            }
+        ]
+
+    def held(self, params: Any) -> dict[str, Any]:
+        """The in-memory session a settings call names (-32002 when not in memory)."""
+        session_id = self.status_params(params)
+        session = self.loaded.get(session_id)
+        if session is None or (self.attached is not None and session_id not in self.attached):
+            raise not_found(session_id)
+        return session
+
+    async def set_mode(self, params: Any) -> dict[str, Any]:
+        session = self.held(params)
+        mode = params.get("modeId")
+        if mode not in MODES:
+            raise RequestError.invalid_params({"reason": f"no mode {mode!r}"})
+        session["mode"] = mode
+        return {}
+
+    async def set_config_option(self, params: Any) -> dict[str, Any]:
+        session = self.held(params)
+        if params.get("configId") != "effort" or params.get("value") not in EFFORT:
+            raise RequestError.invalid_params({"reason": "effort: low or high"})
+        session["effort"] = params["value"]
+        return {"configOptions": self.config_options(session)}
+
+    async def rename(self, params: Any) -> dict[str, Any]:
+        """`_session/rename`: the title the client gives (a default one without it), kept in memory
+        and in the list index; stored with the session's next save."""
+        session = self.held(params)
+        title = params.get("title")
+        session["title"] = title if isinstance(title, str) and title else "Renamed"
+        self.index(session)
+        return {}
+
     # -- ACP methods ---------------------------------------------------------------------------
 
     def capabilities(self) -> dict[str, Any]:
@@ -153,11 +234,14 @@ class ReferenceAgent:
             session_caps["resume"] = {}
         if self.advertise_status:
             session_caps["status"] = {}
-        return {
+        caps: dict[str, Any] = {
             "loadSession": self.persist,
             "promptCapabilities": {"image": False, "audio": False, "embeddedContext": False},
             "sessionCapabilities": session_caps,
         }
+        if self.surface:
+            caps["_meta"] = {RENAME: {}}
+        return caps
 
     async def initialize(self, protocol_version: int, **kwargs: Any) -> dict[str, Any]:
         return {
@@ -186,7 +270,7 @@ class ReferenceAgent:
         self.save(session)
         self.memory.use(session_id)
         self.attach(session_id)
-        return {"sessionId": session_id}
+        return {"sessionId": session_id, **self.settings(session)}
 
     async def load_session(self, cwd: str, session_id: str, **kwargs: Any) -> dict[str, Any]:
         await self.storage_io()
@@ -197,14 +281,14 @@ class ReferenceAgent:
         for role, text in session["history"]:
             kind = "user_message_chunk" if role == "user" else "agent_message_chunk"
             await self.notify(session_id, {"sessionUpdate": kind, "content": {"type": "text", "text": text}})
-        return {}
+        return self.settings(session)
 
     async def resume_session(self, session_id: str, cwd: str, **kwargs: Any) -> dict[str, Any]:
         await self.storage_io()
-        self.loaded[session_id] = self.read(session_id)
+        self.loaded[session_id] = session = self.read(session_id)
         self.memory.use(session_id)
         self.attach(session_id)
-        return {}
+        return self.settings(session)
 
     async def close_session(self, session_id: str, **kwargs: Any) -> dict[str, Any]:
         self.memory.forget(session_id)
@@ -369,6 +453,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--no-status", action="store_true", help="do not advertise or serve session/status")
     parser.add_argument("--in-memory", action="store_true", help="do not persist sessions (no load/resume)")
     parser.add_argument(
+        "--surface",
+        action="store_true",
+        help="offer session modes, a config option and the extension method _session/rename",
+    )
+    parser.add_argument(
         "--state-dir", default=None, help=f"where sessions are stored (default: ./{STATE_DIR})"
     )
     parser.add_argument(
@@ -405,11 +494,12 @@ def with_options(
     agent_class: type[ReferenceAgent], args: argparse.Namespace, policy: Policy
 ) -> type[ReferenceAgent]:
     """``agent_class``, or a subclass of it that serves what the options say instead."""
-    if not (args.no_status or args.in_memory or args.revision or policy != Policy()):
+    if not (args.no_status or args.in_memory or args.surface or args.revision or policy != Policy()):
         return agent_class
     overrides: dict[str, Any] = {
         "advertise_status": agent_class.advertise_status and not args.no_status,
         "persist": agent_class.persist and not args.in_memory,
+        "surface": agent_class.surface or args.surface,
     }
     if args.revision:
         overrides["words"] = dict(REVISION_WORDS[args.revision])

@@ -30,7 +30,7 @@ from conformance.core.profiles import (
     hypothesis_dir,
     hypothesis_settings,
 )
-from conformance.targets.acp.sequences import RACES, REFINES, Driver, SequenceFailure, Step
+from conformance.targets.acp.sequences import RACES, REFINES, Driver, SequenceFailure, Step, Surface, discover
 from conformance.targets.acp.target import AcpTarget
 
 __all__ = ["Pace", "SequenceRun", "reproduced_text", "run_sequences"]
@@ -38,6 +38,7 @@ __all__ = ["Pace", "SequenceRun", "reproduced_text", "run_sequences"]
 
 MAX_SESSIONS = 3
 MAX_UNKNOWN = 2
+NOTHING_OFFERED = Surface()
 
 
 @dataclass
@@ -80,8 +81,10 @@ class _Hooks:
         on_failure: Callable[[SequenceFailure], None],
         may_restart: Callable[[], bool],
         may_step: Callable[[], bool],
+        surface: Surface = NOTHING_OFFERED,
     ) -> None:
         self.target = target
+        self.surface = surface
         self.new_driver = new_driver
         self.on_failure = on_failure
         self.may_restart = may_restart
@@ -233,11 +236,12 @@ def build_machine(
     on_failure: Callable[[SequenceFailure], None] = lambda failure: None,
     may_restart: Callable[[], bool] = lambda: True,
     may_step: Callable[[], bool] = lambda: True,
+    surface: Surface = NOTHING_OFFERED,
 ) -> type[RuleBasedStateMachine]:
     """``may_step()``: whether the next step may run (False: the time budget is spent, and the rest
     of the example runs dry); it may raise BudgetSpent or ShrinkBudgetSpent to end the run.
     Hypothesis orders rules by name, so where a rule is declared does not change what a seed draws."""
-    hooks = _Hooks(target, new_driver, on_failure, may_restart, may_step)
+    hooks = _Hooks(target, new_driver, on_failure, may_restart, may_step, surface)
     races = [
         r
         for r in RACES
@@ -262,15 +266,80 @@ def build_machine(
                 if self.hooks.may_restart():
                     self._do(Step("restart"))
 
+        # The rest of the surface, as the agent offers it (sequences.Surface), each on both twins.
+        # A rule exists only for what the agent offers: an agent that offers none draws as it
+        # always did (Hypothesis draws among all rules, so a rule whose precondition never holds
+        # would still move every seed). session/delete ends a pair for good, so it is not drawn
+        # among the random steps, where it would cut most sequences short: the twin scenarios
+        # delete after status calls instead.
+        if surface.modes:
+
+            @rule(ref=sessions, pick=st.integers(0, 7))
+            def set_mode(self, ref: str, pick: int) -> None:
+                self._do(Step("mode", ref, during=surface.modes[pick % len(surface.modes)]))
+
+        if surface.configs:
+
+            @rule(ref=sessions, pick=st.integers(0, 7))
+            def set_config(self, ref: str, pick: int) -> None:
+                self._do(Step("config", ref, during=surface.configs[pick % len(surface.configs)]))
+
+        if surface.extensions:
+
+            @rule(ref=sessions, pick=st.integers(0, 7))
+            def extension(self, ref: str, pick: int) -> None:
+                self._do(Step("ext", ref, during=surface.extensions[pick % len(surface.extensions)]))
+
     StatusMachine.hooks = hooks
     return StatusMachine
 
 
-def twin_scenarios(memory_cap: int | None, second_connection: bool = False) -> list[list[Step]]:
+def twin_scenarios(
+    memory_cap: int | None,
+    second_connection: bool = False,
+    surface: Surface = NOTHING_OFFERED,
+    can: Callable[[str], bool] = lambda name: False,
+) -> list[list[Step]]:
     """What only twins show, run first: a request allowance status calls spend (many status calls,
     then both twins prompted), and with a declared memory cap an eviction order status calls change
-    (status calls about one twin, then as many sessions as leave one twin room, then both prompted)."""
+    (status calls about one twin, then as many sessions as leave one twin room, then both prompted).
+    Then each part of the surface the agent offers, once on each side of a status call: a setting
+    set, status, and the setting read back by a resume (or set after status); a delete after
+    a burst of status calls; an extension method, status, and the list."""
     found = [[Step("new", "s0"), Step("burst", "s0", times=32), Step("prompt", "s0")]]
+    reopen = "reopen" if can("resume") or can("load") else None
+    for op, offered in (("mode", surface.modes), ("config", surface.configs)):
+        if offered:
+            # the last value offered: the first is most often the default, which nothing resets
+            found.append([Step("new", "s0"), Step("status", "s0"), Step(op, "s0", during=offered[-1])])
+            if reopen:
+                found.append(
+                    [
+                        Step("new", "s0"),
+                        Step(op, "s0", during=offered[-1]),
+                        Step("status", "s0"),
+                        Step(reopen, "s0"),
+                    ]
+                )
+    if surface.delete:
+        # status calls in flight together, then the delete: a lone call's side effect shows too;
+        # and a session let go, asked about, deleted, asked again (status owes -32002 then)
+        found.append([Step("new", "s0"), Step("burst", "s0", times=4), Step("delete", "s0")])
+        found.append(
+            [
+                Step("new", "s0"),
+                Step("prompt", "s0"),
+                Step("status", "s0"),
+                Step("delete", "s0"),
+                Step("status", "s0"),
+            ]
+        )
+    for name in surface.extensions:
+        found.append([Step("new", "s0"), Step("status", "s0"), Step("ext", "s0", during=name)])
+        if can("list"):
+            found.append(
+                [Step("new", "s0"), Step("ext", "s0", during=name), Step("status", "s0"), Step("list")]
+            )
     if second_connection:  # B asks, then prompts; B's prompt on the twin is the control
         found.append([Step("new", "s0"), Step("remote", "s0")])
     if memory_cap is not None:
@@ -355,6 +424,7 @@ def run_sequences(
     if chosen is None:
         chosen = random.SystemRandom().randrange(2**32)
     search = _Search(target, profile, chosen)
+    search.surface = anyio.from_thread.run(discover, target)
     found = _run_scenarios(search)
     if found is not None:
         return found
@@ -375,6 +445,7 @@ class _Search:
         self.restarted = 0
         self.started = time.monotonic()
         self.last_driver: Driver | None = None
+        self.surface = NOTHING_OFFERED  # what the agent offers beside the lifecycle (set before any step)
         # (when first seen, the steps, the failure) of the shortest failing example so far: what a
         # run whose shrinking took its budget reports.
         self.smallest: tuple[float, list[Step], SequenceFailure] | None = None
@@ -472,7 +543,12 @@ def _run_scenarios(search: _Search) -> SequenceRun | None:
     target, profile = search.target, search.profile
     restartable = target.harness.config.restartable
     for steps in [
-        *twin_scenarios(target.policy.memory_cap, target.harness.current_url() is not None),
+        *twin_scenarios(
+            target.policy.memory_cap,
+            target.harness.current_url() is not None,
+            search.surface,
+            target.advertises,
+        ),
         *scenarios(target.advertises, restartable and profile.restarts_per_example > 0),
     ]:
         if target.harness.closing:
@@ -502,6 +578,7 @@ def _run_machine(search: _Search, report_dir: Path | None) -> SequenceRun:
         search.on_failure,
         search.may_restart,
         search.may_step,
+        search.surface,
     )
 
     def factory() -> RuleBasedStateMachine:

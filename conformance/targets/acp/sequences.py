@@ -14,6 +14,12 @@ a lifecycle call on it (close, resume, prompt), all in flight together. A burst'
 each judged as a lone call's would be; a race's may be what the session was before the lifecycle
 call or after it (the agent may handle them in any order), and the model moves as the lifecycle
 call's own answer says. What status leaves behind is judged by the steps after.
+
+The rest of the surface the agent offers is in the alphabet too, discovered from it (see
+:func:`discover`): a session mode and a config option set (`session/set_mode`,
+`session/set_config_option`, with the values the agent's session/new reported), `session/delete`,
+and the extension methods `agentCapabilities._meta` names. Each is applied to both twins; its
+answers are compared, and a resume or load reports back whether the settings set are still so.
 """
 
 from __future__ import annotations
@@ -36,7 +42,17 @@ from conformance.targets.acp.model import ACTIVE, INACTIVE, UNKNOWN, SessionMode
 from conformance.targets.acp.target import AcpTarget, session_of
 from conformance.transport.peer import Notification, Reply
 
-__all__ = ["REFINES", "RULES", "Driver", "SequenceFailure", "SequencePrerequisite", "Step"]
+__all__ = [
+    "REFINES",
+    "RULES",
+    "SURFACE",
+    "Driver",
+    "SequenceFailure",
+    "SequencePrerequisite",
+    "Step",
+    "Surface",
+    "discover",
+]
 
 NOT_FOUND = -32002
 # session/update kinds that carry a session's history: status attaching or loading it replays them.
@@ -104,17 +120,97 @@ REFINES = {"status-loads": "not-active-after-release"}
 RACES = ("close", "reopen", "prompt")
 # The steps applied to both twins of a pair (status, bursts and races' status calls go to one only),
 # and those whose answers are compared between the twins.
-TWINNED = frozenset({"prompt", "cancel", "close", "reopen", "load", "race", "remote"})
-COMPARED = frozenset({"prompt", "close", "reopen", "load", "remote"})
+# The surface steps: what the agent offers beside the lifecycle (see Surface).
+SURFACE = frozenset({"mode", "config", "delete", "ext"})
+TWINNED = frozenset({"prompt", "cancel", "close", "reopen", "load", "race", "remote"}) | SURFACE
+COMPARED = frozenset({"prompt", "close", "reopen", "load", "remote"}) | SURFACE
+# Bounds on what discovery takes from the agent's own answers (hostile data).
+MAX_OFFERED = 8
+MAX_NAME = 100
+# session/list pages followed at most (nextCursor), and the sessions read from each.
+MAX_PAGES = 10
+MAX_ENTRIES = 1000
 # A second connection to the agent, per target, kept for the run's sequences (opened once: a
 # connection costs a handshake; a restart drops it).
 _SECOND: weakref.WeakKeyDictionary[AcpTarget, AcpTarget] = weakref.WeakKeyDictionary()
 
 
+@dataclass(frozen=True)
+class Surface:
+    """The optional surface an agent offers beside the lifecycle, as it said so itself: the mode
+    ids and config option values its session/new reported, whether it advertises
+    `sessionCapabilities.delete`, and the extension methods (`_` names) `agentCapabilities._meta`
+    names."""
+
+    modes: tuple[str, ...] = ()
+    configs: tuple[str, ...] = ()  # "configId=value", for select options
+    delete: bool = False
+    extensions: tuple[str, ...] = ()
+
+    def describe(self) -> str:
+        parts = [
+            *([f"modes {', '.join(self.modes)}"] if self.modes else []),
+            *([f"config {', '.join(self.configs)}"] if self.configs else []),
+            *(["session/delete"] if self.delete else []),
+            *([f"extensions {', '.join(self.extensions)}"] if self.extensions else []),
+        ]
+        return "; ".join(parts) or "no optional method"
+
+
+_SURFACES: weakref.WeakKeyDictionary[AcpTarget, Surface] = weakref.WeakKeyDictionary()
+
+
+def _name(value: Any) -> str | None:
+    return value if isinstance(value, str) and 0 < len(value) <= MAX_NAME and value.isprintable() else None
+
+
+def surface_of(created: Any) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The mode ids and config values (``configId=value``) a session/new (load, resume) result
+    offers, bounded."""
+    result: dict[str, Any] = created if isinstance(created, dict) else {}
+    modes_state = result.get("modes")
+    available = modes_state.get("availableModes") if isinstance(modes_state, dict) else None
+    offered = available[:MAX_OFFERED] if isinstance(available, list) else []
+    modes = [_name(m.get("id")) for m in offered if isinstance(m, dict)]
+    configs: list[str] = []
+    options = result.get("configOptions")
+    for option in (options if isinstance(options, list) else [])[:MAX_OFFERED]:
+        config_id = _name(option.get("id")) if isinstance(option, dict) else None
+        values = option.get("options") if isinstance(option, dict) else None
+        if (
+            config_id is None
+            or "=" in config_id
+            or option.get("type") != "select"
+            or not isinstance(values, list)
+        ):
+            continue
+        for value in values[:MAX_OFFERED]:
+            picked = _name(value.get("value")) if isinstance(value, dict) else None
+            if picked is not None:
+                configs.append(f"{config_id}={picked}")
+    return tuple(m for m in modes if m is not None), tuple(configs[:MAX_OFFERED])
+
+
+async def discover(target: AcpTarget) -> Surface:
+    """What the agent offers beside the lifecycle, once per target: one session/new shows its
+    modes and config options (the agent reports them there), `initialize` its delete and its
+    extension methods."""
+    found = _SURFACES.get(target)
+    if found is not None:
+        return found
+    reply = await target.call("session/new", {"cwd": target.cwd, "mcpServers": []})
+    modes, configs = surface_of(reply.result if reply.ok else None)
+    meta = target.agent_capabilities.get("_meta")
+    names = [_name(k) for k in (meta if isinstance(meta, dict) else {})]
+    extensions = tuple(n for n in names if n is not None and n.startswith("_"))[:MAX_OFFERED]
+    found = _SURFACES[target] = Surface(modes, configs, target.advertises("delete"), extensions)
+    return found
+
+
 @dataclass
 class Step:
     # new | unknown | status | burst | race | prompt | cancel | close | reopen | load | remote | list | pressure
-    # | wait | restart
+    # | wait | restart | mode | config | delete | ext (during: the mode id, configId=value, extension method)
     op: str
     ref: str | None = None
     meta: bool = False
@@ -150,6 +246,8 @@ class Step:
             args.append(f"{self.times / 10:g} s")
         if self.op == "race":
             args.append(f"{self.during}, {self.times} status calls on each side")
+        if self.op in SURFACE and self.during:
+            args.append(self.during)
         if self.meta:
             args.append("_meta")
         return f"{self.op}({', '.join(args)})"
@@ -192,6 +290,10 @@ class Driver:
         self._last_status_meta: dict[str, bool] = {}
         self._burst_while_held: dict[str, int] = {}  # the last status step on it was a burst of so many
         self._counter = {"s": 0, "u": 0}
+        # sid -> the settings set on it ("mode" or a configId -> the value), what a resume, a load
+        # or the set call's own answer must report back
+        self.settings_set: dict[str, dict[str, str]] = {}
+        self._reopened: dict[str, Any] = {}  # sid -> the result of the last resume or load of it
         # Each sequence works in a directory of its own, so session/list shows only its sessions
         # however many earlier sequences left behind on the same agent.
         self.cwd = os.path.join(target.cwd, ".sequences", uuid.uuid4().hex[:12])
@@ -348,11 +450,13 @@ class Driver:
             return "(notification)"
         elif op == "close":
             reply = await self.t.call("session/close", {"sessionId": sid})
+        elif op in SURFACE:
+            return await self._surface_call(op, sid, step.during)
         else:
             reply = await self._reopen_call(op, sid)
         answer = "ok" if reply.ok else f"error {reply.code}"
         if op in ("reopen", "load"):
-            answer += self._replayed(sid, mark)
+            answer += self._replayed(sid, mark) + self._settings_view(sid, reply)
         return answer
 
     def _asked_view(self, step: Step, mark: int) -> str | None:
@@ -360,7 +464,8 @@ class Driver:
             return None
         answer = step.answer.split(" (")[0]
         if step.op in ("reopen", "load"):
-            answer += self._replayed(self.sid(step.ref or ""), mark)
+            sid = self.sid(step.ref or "")
+            answer += self._replayed(sid, mark) + self._settings_view(sid, self._reopened.get(sid))
         return answer
 
     def _replayed(self, sid: str, mark: int) -> str:
@@ -722,8 +827,81 @@ class Driver:
     async def _reopen_call(self, op: str, sid: str) -> Reply:
         if op == "load":
             params = {"sessionId": sid, "cwd": self.cwd, "mcpServers": []}
-            return await self.t.call("session/load", params)
-        return await self.t.reopen(sid, self.cwd)
+            reply = await self.t.call("session/load", params)
+        else:
+            reply = await self.t.reopen(sid, self.cwd)
+        self._reopened[sid] = reply
+        return reply
+
+    # -- the rest of the surface: settings, delete, extension methods --------------------------
+
+    async def _surface_call(self, op: str, sid: str, arg: str) -> str:
+        """The surface step ``op`` on session ``sid``: its answer as twins are compared (whether it
+        succeeded, and for a config option whether its answer reports the value set)."""
+        if op == "mode":
+            reply = await self.t.call("session/set_mode", {"sessionId": sid, "modeId": arg})
+        elif op == "config":
+            config_id, _, value = arg.partition("=")
+            params = {"sessionId": sid, "configId": config_id, "value": value}
+            reply = await self.t.call("session/set_config_option", params)
+        elif op == "delete":
+            reply = await self.t.call("session/delete", {"sessionId": sid})
+        else:
+            reply = await self.t.call(arg, {"sessionId": sid})
+        answer = "ok" if reply.ok else f"error {reply.code}"
+        if reply.ok and op in ("mode", "config"):
+            key, _, value = arg.partition("=") if op == "config" else ("mode", "", arg)
+            self.settings_set.setdefault(sid, {})[key] = value
+            if op == "config":
+                answer += self._settings_view(sid, reply, only=key)
+        if reply.ok and op == "delete":
+            self.settings_set.pop(sid, None)
+        return answer
+
+    def _settings_view(self, sid: str, reply: Reply | None, only: str | None = None) -> str:
+        """Whether the agent's answer reports each setting set on the session as set (the mode
+        and config options a resume, a load or set_config_option report back). Only what was
+        set is compared: a default mode may differ between sessions."""
+        wanted = self.settings_set.get(sid) or {}
+        result = reply.result if reply is not None and reply.ok and isinstance(reply.result, dict) else {}
+        reported: dict[str, Any] = {}
+        modes = result.get("modes")
+        if isinstance(modes, dict):
+            reported["mode"] = modes.get("currentModeId")
+        options = result.get("configOptions")
+        for option in options if isinstance(options, list) else []:
+            if isinstance(option, dict) and isinstance(option.get("id"), str):
+                reported.setdefault(option["id"], option.get("currentValue"))
+        view = []
+        for key, value in sorted(wanted.items()):
+            if only is not None and key != only:
+                continue
+            if key not in reported:
+                view.append(f"{key} not reported")
+            else:
+                view.append(f"{key} {'as set' if reported[key] == value else 'not as set'}")
+        return "".join(f", {v}" for v in view)
+
+    async def _op_surface(self, step: Step) -> None:
+        ref = step.ref
+        assert ref is not None
+        session = self.model.sessions[ref]
+        answer = await self._surface_call(step.op, self.sid(ref), step.during)
+        step.answer = answer
+        self.model.touch(ref, step.op)
+        ok = answer.startswith("ok")
+        if step.op == "delete":
+            if ok:  # deleted: status owes -32002 (or, on the MAY path, inactive) from here on
+                self.model.released(ref)
+                session.gone = True
+                self._statused_while_held.discard(ref)
+        elif ok and not session.held:
+            # The agent had it in memory or loaded it for the call (as some do for a prompt): not
+            # status's doing, and status is judged from here on.
+            session.created = True
+            self.model.resumed(ref)
+
+    _op_mode = _op_config = _op_delete = _op_ext = _op_surface
 
     async def _op_reopen(self, step: Step) -> None:
         ref = step.ref
@@ -825,11 +1003,29 @@ class Driver:
             if ref is not None:
                 self.model.sessions[ref].dirty = True
 
+    async def _list_pages(self, step: Step) -> tuple[list[dict[str, Any]], int]:
+        """session/list filtered by the sequence's cwd, every page (nextCursor followed, bounded):
+        its entries and how many pages they took."""
+        entries: list[dict[str, Any]] = []
+        params: dict[str, Any] = {"cwd": self.cwd}
+        for page in range(1, MAX_PAGES + 1):
+            reply = await self.t.call("session/list", params)
+            if not reply.ok or not isinstance(reply.result, dict):
+                self.cannot(step, f"session/list failed: {reply.describe()}")
+            sessions = reply.result.get("sessions")
+            entries += [
+                e
+                for e in (sessions if isinstance(sessions, list) else [])[:MAX_ENTRIES]
+                if isinstance(e, dict)
+            ]
+            cursor = reply.result.get("nextCursor")
+            if not isinstance(cursor, str) or not cursor or len(entries) >= MAX_ENTRIES:
+                return entries, page
+            params = {"cwd": self.cwd, "cursor": cursor}
+        return entries, MAX_PAGES
+
     async def _op_list(self, step: Step) -> None:
-        reply = await self.t.call("session/list", {"cwd": self.cwd})
-        if not reply.ok or not isinstance(reply.result, dict):
-            self.cannot(step, f"session/list failed: {reply.describe()}")
-        entries = [e for e in reply.result.get("sessions") or [] if isinstance(e, dict)]
+        entries, pages = await self._list_pages(step)
         ours = {sid: ref for ref, sid in self.ids.items()}
         by_id: dict[Any, Any] = {}  # keyed by whatever the agent sent as a sessionId
         for entry in entries:
@@ -837,7 +1033,9 @@ class Driver:
             if sid in by_id and sid in ours:  # other examples' sessions are not this sequence's business
                 self.fail(step, f"session/list lists {ours[sid]} twice", "list-no-duplicate")
             by_id[sid] = entry
-        step.answer = f"{sum(1 for s in by_id if s in ours)} of ours"
+        step.answer = f"{sum(1 for s in by_id if s in ours)} of ours" + (
+            f" in {pages} pages" if pages > 1 else ""
+        )
         self.list_shows_ours = self.list_shows_ours or any(sid in by_id for sid in ours)
         if not self.list_shows_ours and any(self.model.sessions[ref].held for ref in ours.values()):
             # Calibration: a list that has never shown a session this client holds cannot show

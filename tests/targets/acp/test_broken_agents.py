@@ -388,6 +388,15 @@ BROKEN: dict[str, Variant] = {
     ),
     # ACP's stdio transport: a log line on stdout (a robustness finding: the verdict stands).
     "stdout_log_lines": Variant(0, {"transport.stdout.messages-only": "warn"}),
+    # The JSON-RPC layer as clients use it (cases/acp/jsonrpc.py): status before initialize and as
+    # a notification are frames no conforming client sends (robustness), an id's type is a MUST.
+    "dies_before_initialize": Variant(
+        0, {"transport.jsonrpc.status-before-initialize": "warn"}, focus="jsonrpc"
+    ),
+    "answers_status_notification": Variant(
+        0, {"transport.jsonrpc.status-notification": "warn"}, focus="jsonrpc"
+    ),
+    "numeric_string_id_as_number": Variant(1, {"transport.jsonrpc.id-types": "fail"}, focus="jsonrpc"),
     # Status calls in flight together, and beside the session's own lifecycle calls.
     "status_burst_loads": Variant(1, {**LOADS, SEQ: "fail"}),
     "status_burst_creates_unknown": Variant(1, {"status.overlap.burst-leaves-sessions": "fail", SEQ: "fail"}),

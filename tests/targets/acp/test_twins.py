@@ -226,7 +226,32 @@ SEQUENCE_BROKEN: dict[str, Variant] = {
         rule=(SEQ, "twins-differ"),
     ),
 }
+# The rest of the surface (--surface: modes, a config option, `_session/rename`; session/delete is
+# the reference's own): status about one twin changes what a setting, a delete or an extension
+# method then does on it. Each is found by a scenario of the surface, whatever the seed.
+SURFACE = ("--surface",)
+SURFACE_BROKEN = Variant(
+    1, {SEQ: "fail"}, focus="model-based", agent_args=SURFACE, rule=(SEQ, "twins-differ")
+)
+SEQUENCE_BROKEN |= {
+    # A mode set on both twins, status about one: a resume reports it as set for the other only.
+    "status_resets_mode": SURFACE_BROKEN,
+    # Status about one twin, then a config option set on both: refused for the asked twin only.
+    "status_locks_config": SURFACE_BROKEN,
+    # Status calls in flight together about one twin, then both deleted: refused as in use for the
+    # asked twin only (one call at a time never shows it).
+    "status_blocks_delete": Variant(1, {SEQ: "fail"}, focus="model-based", rule=(SEQ, "twins-differ")),
+    # Both renamed by the extension method, status about one: listed without its title.
+    "status_reindexes_listing": SURFACE_BROKEN,
+}
 SEQUENCE_CONFORMING: dict[str, Variant] = {
+    # Modes, a config option and an extension method that retitles the session it is called on (on
+    # both twins alike): nothing is laid at status's door, under --strict too.
+    "reference/sequence-surface": Variant(0, focus="model-based", agent_args=SURFACE, args=("--strict",)),
+    # Each session starts in a mode of its own: only the modes the client set are compared.
+    "modes_default_per_session": Variant(0, focus="model-based", agent_args=SURFACE, args=("--strict",)),
+    # No optional method advertised at all: the sequences run on new, prompt, cancel and status.
+    "bare_surface": Variant(0, focus="model-based", args=("--strict",)),
     # Twins evicted by their places (least recently used, first in first out) and refused alike by
     # an allowance status does not spend: no difference is laid at status's door.
     "reference/sequence-memory-cap-3": Variant(0, focus="model-based", agent_args=SMALL_CAP, args=SMALL_CAP),
