@@ -375,7 +375,7 @@ def certify_each_era(args: argparse.Namespace, started: Started) -> int:
     from conformance.pytest.plugin import run_label
     from conformance.reports.matrix import MatrixError, load_columns, matrix_html, matrix_markdown
     from conformance.reports.report import default_report_dir
-    from conformance.targets.mcp.era import MODERN, SPEC_WIRE
+    from conformance.targets import named
 
     target = "mcp"
     if args.conformance_target not in (None, target):
@@ -388,7 +388,7 @@ def certify_each_era(args: argparse.Namespace, started: Started) -> int:
     base = Path(args.report_dir) if args.report_dir else default_report_dir(label)
     codes: dict[str, int] = {}
     reports: dict[str, Path] = {}
-    for era in (SPEC_WIRE, MODERN):
+    for era in named(target).wire_eras:
         one = argparse.Namespace(**vars(args))
         one.mcp_protocol, one.report_dir, one.conformance_target = era, str(base / era), target
         print(f"== MCP {era} ==", file=sys.stderr)

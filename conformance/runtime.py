@@ -8,6 +8,7 @@ after it died, so one crash cannot spoil the cases after it.
 
 from __future__ import annotations
 
+import collections
 import concurrent.futures
 import contextlib
 import inspect
@@ -36,12 +37,12 @@ from conformance.core.outcomes import (
     classify,
     unanswered,
 )
-from conformance.core.prompts import PromptLedger
 from conformance.core.registry import Case, Level
 from conformance.core.traceability import Revision
 from conformance.core.transcript import NOTE, RECV, SEND, Entry, StderrTail, Transcript
 from conformance.targets import named
 from conformance.targets.base import Connection, Driver, Service
+from conformance.targets.turns import Turns
 from conformance.transport.peer import JsonRpcPeer
 
 __all__ = ["CaseRecord", "Runtime"]
@@ -49,9 +50,6 @@ __all__ = ["CaseRecord", "Runtime"]
 CASE_BUDGET = 600.0  # seconds one case may take in all (or two --turn-timeouts, if longer)
 SILENT_CASES_LIMIT = 3  # cases in a row with an unanswered request: the rest are not run
 STATUS_SILENT_LIMIT = 2  # cases in a row whose status request went unanswered: the status cases are not run
-# Cases in a row whose turn did not end within --turn-timeout: the cases after them end at their
-# first prompt (not testable). A slow turn never skips a case that does not prompt.
-TURN_SILENT_LIMIT = 2
 MAX_CASE_FRAMES = 2000
 
 
@@ -93,12 +91,9 @@ class Runtime:
         self.started_at = time.monotonic()
         self.silent_cases = 0  # consecutive cases with a request the agent did not answer
         self.status_silent: list[str] = []  # the cases in a row whose status request went unanswered
-        self.turns_silent: list[str] = []  # the cases in a row whose turn did not end in time
-        self.prompts = PromptLedger(config.max_prompts, config.prompt_ledger)
-        self.case_prompts = 0  # prompts the current case sent
-        # The current case waited out the turn clock for a turn's end that never came, without
-        # the wait raising (a case's cleanup): counted as a turn that did not end.
-        self.case_turn_ran_out = False
+        self.turns = Turns(
+            self.declaration.turn_method, config.turn_timeout, config.max_prompts, config.prompt_ledger
+        )
         # What the agent's handshake said, kept when a later step of the handshake failed (an agent
         # that requires authentication still said, in initialize, what it advertises).
         self.handshake_said: dict[str, Any] = {}
@@ -147,13 +142,12 @@ class Runtime:
                 await before_handshake()
             init = await self.target.handshake()
         except BaseException:
-            said = getattr(self.target, "init_result", None)
-            self.handshake_said = dict(said) if isinstance(said, dict) else {}
+            self.handshake_said = self.target.said()
             raise
         finally:
             self.handshake_entries = self.transcript.since(mark)
         self.handshake_said = dict(init) if isinstance(init, dict) else {}
-        self.agent_name = self.declaration.agent_name(init) if isinstance(init, dict) else ""
+        self.agent_name = self.declaration.describe(init).name if isinstance(init, dict) else ""
         return init
 
     async def stop_agent(self) -> None:
@@ -190,34 +184,19 @@ class Runtime:
     # -- turns ---------------------------------------------------------------------------------
 
     def take_turn(self) -> None:
-        """Before a prompt (the target's prompt method): counted, or refused with NoTurn."""
-        if len(self.turns_silent) >= TURN_SILENT_LIMIT:
-            raise NoTurn(
-                f"not testable: the case needs a turn, and the turn did not end within --turn-timeout "
-                f"({self.config.turn_timeout:g} s) in {len(self.turns_silent)} cases in a row "
-                f"({', '.join(self.turns_silent)}), so it would only wait that out again: an unreachable model, or "
-                "turns slower than --turn-timeout allows (pass a larger one); see those cases' transcripts",
-                "turns did not end within --turn-timeout in earlier cases",
-            )
-        if not self.prompts.take():
-            raise NoTurn(
-                f"not testable: the case needs a turn, and the run's prompt budget is spent (--max-prompts "
-                f"{self.prompts.limit}: each prompt is a model call for a real agent); a larger --max-prompts "
-                "tests it",
-                f"the run's prompt budget is spent (--max-prompts {self.prompts.limit})",
-            )
-        self.case_prompts += 1
+        """Before a prompt (the target's turn method): counted, or refused with NoTurn."""
+        self.turns.take()
 
     def turn_ran_out(self) -> None:
         """The current case waited the whole turn clock for a turn's end that never came."""
-        self.case_turn_ran_out = True
+        self.turns.ran_out()
 
     def status_asked(self) -> bool:
         if self._agent is None:
             return False
         method = self.target.status_method
         connections = [self._agent.connection, *self._agent.extra_connections]
-        return any(getattr(c, "sent", {}).get(method, 0) for c in connections)
+        return any(c.sent[method] for c in connections)
 
     def call(self, func: Any, *args: Any) -> Any:
         """Run a function on the runtime's loop, in the run's revision, and wait for it (for tools
@@ -322,15 +301,14 @@ class Runtime:
         mark, err_mark = self.transcript.mark(), self.stderr.mark()
         handshake = list(self.handshake_entries)  # the start this case begins with
         self.connection.new_case()
-        self.case_prompts = 0
-        self.case_turn_ran_out = False
+        self.turns.new_case()
         details: dict[str, Any] = {}
         exc = await self._call_case(case, details)
         if self._agent is not None:
             with anyio.CancelScope(shield=True):
                 await self._agent.close_extra()
-        if self.case_prompts:
-            details["prompts"] = self.case_prompts
+        if self.turns.case_prompts:
+            details["prompts"] = self.turns.case_prompts
         result = self._judge(case, exc, err_mark)
         result, offending, noise = self._apply_envelope_problems(case, result, mark)
         if result.unprepared:
@@ -492,17 +470,14 @@ class Runtime:
         """Silence is counted by the kind of request that went unanswered: a turn that did not
         end skips only the cases that prompt (at their first prompt), a status request only the
         status cases, and another request every case (each sends some)."""
-        turn = (isinstance(exc, Unanswered) and exc.clock == "turn") or self.case_turn_ran_out
+        answered = self._agent.connection.answered if self._agent is not None else collections.Counter()
+        turn = self.turns.end_case(case.id, isinstance(exc, Unanswered) and exc.clock == "turn", answered)
         silent = isinstance(exc, Unanswered | TimeoutError) and not turn
         self.silent_cases = self.silent_cases + 1 if silent else 0
         if isinstance(exc, Unanswered) and self.target.is_status_call(exc.method):
             self.status_silent.append(case.id)
-        elif self._agent is not None and self._agent.connection.answered[self.target.status_method]:
+        elif answered[self.target.status_method]:
             self.status_silent.clear()
-        if turn:
-            self.turns_silent.append(case.id)
-        elif self._agent is not None and self._agent.connection.answered["session/prompt"]:
-            self.turns_silent.clear()
         # The agent is in a state nobody knows (a request or a turn still hangs in it): the next
         # case gets a fresh process, as after a crash.
         self._restart_next = (silent or turn) and self.config.restartable

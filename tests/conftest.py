@@ -131,7 +131,7 @@ class Run:
 def variant_of(report: dict[str, Any]) -> str | None:
     """The tests/agents variant a run certified (``acp/…``, ``mcp/…``, ``http/…``), from its
     command: the audit names variants so."""
-    for word in report["agent"]["command"]:
+    for word in report["system"]["command"]:
         path = Path(word)
         if path.suffix == ".py" and path.is_relative_to(AGENTS):
             return str(path.relative_to(AGENTS).with_suffix(""))

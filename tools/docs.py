@@ -216,7 +216,9 @@ def exit_codes_page() -> str:
     from conformance.cli import USAGE_ERROR
 
     for verdict in sorted(Verdict, key=lambda v: v.exit_code):
-        out.append(f"| {verdict.exit_code} | `{verdict.label}` | {cell(verdict.explanation)} |\n")
+        out.append(
+            f"| {verdict.exit_code} | `{verdict.label}` | {cell(verdict.explain('system', 'its status method'))} |\n"
+        )
         if verdict is Verdict.ERROR:
             out.append(
                 f"| {USAGE_ERROR} | (none) | a usage error, or the agent could not be started or initialized:"

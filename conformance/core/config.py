@@ -275,8 +275,8 @@ class AgentConfig:
     # its URL on stdout, or, with no command, an agent already listening at ``url``.
     transport: str = "stdio"
     url: str | None = None
-    # What is certified: a name in conformance.targets.TARGETS ("acp", "mcp", "http").
-    target: str = "acp"
+    # What is certified: a name in conformance.targets.TARGETS (given by whoever configures a run).
+    target: str = field(kw_only=True)
     # The target's own options, parsed by the target (its configure()): McpOptions, HttpOptions…
     target_options: Any = None
     hold: float | None = None  # --hold; None: the profile's
@@ -310,7 +310,7 @@ class AgentConfig:
         report_dir: Path | None = None,
         transport: str = "stdio",
         url: str | None = None,
-        target: str = "acp",
+        target: str,
         reference: Callable[[str], list[str]] | None = None,
         fixed_transport: str | None = None,
         agent_option: str = "--agent",

@@ -72,8 +72,8 @@ def run_options(targets: tuple[str, ...]) -> tuple[Option, ...]:
         Option(
             "--target",
             "conformance_target",
-            "what to certify: acp (session/status; the default), mcp (the session_heartbeat tool), http "
-            "(GET /sessions/{id}/status); a target's own command or URL option implies it",
+            f"what to certify: one of the installed targets ({', '.join(targets)}; the first is the default); "
+            "a target's own command or URL option implies it",
             choices=targets,
         ),
         Option(
@@ -117,9 +117,9 @@ def run_options(targets: tuple[str, ...]) -> tuple[Option, ...]:
         Option(
             "--turn-timeout",
             "turn_timeout",
-            "seconds a turn (a prompt, with the model's work it sets off: its answer, a v2 idle state_update, "
-            "a permission request) may take before its case is not testable (default 300); requests other "
-            "than prompts wait --timeout",
+            "seconds a turn (a prompt, with the model's work it sets off, as the target counts it) may take "
+            "before its case is not testable (default 300), for a target whose system takes turns; requests "
+            "other than prompts wait --timeout",
             default=300.0,
             type=float,
             metavar="SECONDS",

@@ -327,10 +327,14 @@ class RunInterrupted(KeyboardInterrupt):
 
 
 class Verdict(enum.Enum):
-    CONFORMANT = ("conformant", 0, "the agent conforms: no MUST requirement is broken")
-    NON_CONFORMANT = ("non-conformant", 1, "the agent breaks at least one MUST requirement")
-    ERROR = ("error", 2, "the suite could not finish: a case errored (harness or agent crash)")
-    UNIMPLEMENTED = ("unimplemented", 3, "the agent does not advertise session/status")
+    """A run's certificate: its label, its exit code, and its sentence, in which ``{system}`` is
+    what the target calls its system (agent, server, service) and ``{advertised}`` where its status
+    method is advertised, as the target says (see :meth:`explain`)."""
+
+    CONFORMANT = ("conformant", 0, "the {system} conforms: no MUST requirement is broken")
+    NON_CONFORMANT = ("non-conformant", 1, "the {system} breaks at least one MUST requirement")
+    ERROR = ("error", 2, "the suite could not finish: a case errored (harness or {system} crash)")
+    UNIMPLEMENTED = ("unimplemented", 3, "the {system} does not advertise {advertised}")
     # A certificate rests on evidence: not testable is never a pass.
     UNTESTED = (
         "untested",
@@ -347,9 +351,10 @@ class Verdict(enum.Enum):
     def exit_code(self) -> int:
         return self.value[1]
 
-    @property
-    def explanation(self) -> str:
-        return self.value[2]
+    def explain(self, system: str, advertised: str) -> str:
+        """The verdict's sentence, in the words of the target: ``system``, what it calls its system
+        under test; ``advertised``, where its status method is advertised."""
+        return self.value[2].format(system=system, advertised=advertised)
 
 
 def decides_errors(level: Level, *, strict: bool = False) -> bool:

@@ -75,8 +75,9 @@ class Case:
     # The case takes seconds, not milliseconds: a Hypothesis sequence or fuzzer, a restart, a timed
     # or model-driven turn, a watch of --hold seconds. A run that must be quick can leave it out.
     slow: bool = False
-    # The system the case certifies: the package its module is in (conformance.cases.mcp -> "mcp").
-    target: str = "acp"
+    # The system the case certifies: the package its module is in (conformance.cases.mcp -> "mcp"),
+    # set by the registry when the case is declared.
+    target: str = field(kw_only=True)
 
     def rule_id(self, rule: str) -> str:
         return f"{self.id}#{rule}"

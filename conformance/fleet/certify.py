@@ -229,7 +229,9 @@ def row_from_report(path: Path) -> dict[str, Any]:
         return {"status": "no-verdict", "verdict": None, "reason": f"the report is unreadable: {exc}"}
     if not isinstance(report, dict):
         return {"status": "no-verdict", "verdict": None, "reason": "the report is not an object"}
-    verdict, agent, spec, prompts = (_object(report.get(k)) for k in ("verdict", "agent", "spec", "prompts"))
+    verdict, spec, prompts = (_object(report.get(k)) for k in ("verdict", "spec", "prompts"))
+    # A fleet certifies ACP agents: initialize's fields are the report's `acp` block (report@1: `agent`).
+    agent = _object(report.get("acp")) or _object(report.get("agent"))
     wire = report.get("wire") if isinstance(report.get("wire"), dict) else None
     cases: list[Any] = report["cases"] if isinstance(report.get("cases"), list) else []
     label = verdict.get("label") if isinstance(verdict.get("label"), str) else None

@@ -25,7 +25,6 @@ from conformance.core import revisions
 from conformance.core.config import AgentConfig, UsageError, agent_command_problem, url_transport
 from conformance.core.options import run_options
 from conformance.core.outcomes import TERMINAL, AgentExited, CaseSignal, Outcome, Unanswered, Verdict
-from conformance.core.prompts import new_ledger
 from conformance.core.redact import redact
 from conformance.core.registry import CASES, Level
 from conformance.core.traceability import case_packages
@@ -64,10 +63,12 @@ from conformance.reports.baseline import (
     write_baseline,
 )
 from conformance.reports.junit import enrich_junit, write_fatal_junit
+from conformance.reports.records import CaseOutcome
 from conformance.reports.report import RunReport, case_record, clean, default_report_dir
 from conformance.run import Run, choose_seed, selection_record
 from conformance.runtime import Runtime
-from conformance.targets import DEFAULT, TARGETS, chosen, configure, named
+from conformance.targets import TARGETS, chosen, configure, default, named
+from conformance.targets.turns import new_ledger
 from conformance.transport.stdio import LaunchError
 
 SPEC_CHOICES = ("auto", *revisions.available())
@@ -251,7 +252,7 @@ def run_label(target: str, transport: str, command: str | None, url: str | None)
                 transport = url_transport(str(url))
     else:
         name = "reference"
-    if target == DEFAULT and name == "reference" and transport == "stdio":
+    if target == default().name and name == "reference" and transport == "stdio":
         return "reference"
     return f"{name}-{target}-{transport}"
 
@@ -415,7 +416,7 @@ def _describe_partial_handshake(report: RunReport, runtime: Runtime, why: str) -
     slow session/new stopped it): the agent's identity and capabilities are kept in the report,
     and whether it advertises the status method, where initialize alone tells."""
     said = runtime.handshake_said
-    known = bool(said) and bool(getattr(runtime.target, "advertisement_known", False))
+    known = bool(said) and runtime.target.advertisement_known()
     if said:
         report.describe_target(runtime.declaration, runtime.target, said, advertisement_known=known)
         report.revision_why = f"not determined: {why}"
@@ -426,21 +427,22 @@ def _describe_partial_handshake(report: RunReport, runtime: Runtime, why: str) -
 
 
 def _preflight_message(exc: BaseException, config: AgentConfig, printed: str = "") -> str:
+    noun = named(config.target).noun  # what the target calls its system
     if isinstance(exc, AgentExited):
         lines = [ln for ln in exc.stderr_tail.strip().splitlines() if ln.strip()]
         tail = f"; its last stderr line: {lines[-1][:200]}" if lines else ""
-        return f"the agent exited with code {exc.code} before answering {exc.method or 'initialize'}{tail}"
+        return f"the {noun} exited with code {exc.code} before answering {exc.method or 'initialize'}{tail}"
     if isinstance(exc, Unanswered) and exc.method not in named(config.target).handshake_methods:
         return (
-            f"the agent answered the handshake, but {exc.method} (id {exc.request_id}) got no answer: {exc.why}; a "
-            f"slower agent needs a larger {exc.option}"
+            f"the {noun} answered the handshake, but {exc.method} (id {exc.request_id}) got no answer: {exc.why}; a "
+            f"slower {noun} needs a larger {exc.option}"
         )
     if isinstance(exc, TimeoutError | Unanswered):
         what = exc.why if isinstance(exc, Unanswered) else str(exc) or "no answer"
         method = exc.method if isinstance(exc, Unanswered) else "initialize"
         subject = named(config.target).subject
         instead = f"; {printed}" if printed else ""
-        return f"the agent did not answer {method} ({what}){instead}; does it serve {subject} over {config.transport}?"
+        return f"the {noun} did not answer {method} ({what}){instead}; does it serve {subject} over {config.transport}?"
     return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
 
 
@@ -455,7 +457,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
     secrets = item.config.stash[AGENT].secrets
     if record is None:  # the harness failed before the case produced a record
         exc = call.excinfo.value if call.excinfo else None
-        report.conformance = case_record(
+        result = case_record(
             case,
             None,
             secrets,
@@ -465,25 +467,27 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
         )
     else:
         report_dir = item.config.stash.get(REPORT_DIR, None)
-        report.conformance = case_record(case, record, secrets, report_dir=report_dir)
-    report.conformance["nodeid"] = item.nodeid
-    result = report.conformance
-    report.user_properties.append(("outcome", result["outcome"]))
+        result = case_record(case, record, secrets, report_dir=report_dir)
+    result.nodeid = item.nodeid
+    # The record crosses from an xdist worker with the report: as report.json holds it.
+    report.conformance = result.to_json()
+    report.user_properties.append(("outcome", result.outcome))
     if isinstance(report.longrepr, str):
         report.longrepr = redact(report.longrepr, secrets)
     baseline = item.config.stash.get(BASELINE, None)
     if not baseline:
         return
-    mark = baseline.classify(case.id, result["outcome"], strict(item.config))
+    mark = baseline.classify(case.id, result.outcome, strict(item.config))
     if mark is not None:
-        report.conformance["baseline"] = mark
+        result.baseline = mark
+        report.conformance = result.to_json()
     if mark == "known":  # shown and counted by pytest (terminal, junit, allure) as xfailed
         report.outcome = "skipped"
         report.wasxfail = f"known failure in {baseline.path}: {baseline.entries[case.id]}"
     elif mark == "stale":
         report.outcome = "failed"
         report.longrepr = (
-            f"{case.id}: stale entry in {baseline.path}: the case no longer fails ({result['outcome']}), so the "
+            f"{case.id}: stale entry in {baseline.path}: the case no longer fails ({result.outcome}), so the "
             "baseline no longer describes this agent; remove the entry (or rerun with --update-expected-failures)"
         )
 
@@ -515,7 +519,7 @@ class RunListener:
         data = getattr(report, "conformance", None)
         run_report = config.stash.get(REPORT, None) if config.stash.get(ACTIVE, False) else None
         if data is not None and report.when == "call" and run_report is not None:
-            run_report.add(data)
+            run_report.add(CaseOutcome.from_json(data))
             if command_line_of(config).line_per_case:
                 terminal = config.pluginmanager.get_plugin("terminalreporter")
                 if terminal is not None:
@@ -608,7 +612,7 @@ def _selection(config: pytest.Config, report: RunReport, stopped: str | bool | N
                 every |= {c.id for c in CASES.values() if c.module == module and c.target == report.target}
     return selection_record(
         every,
-        {c["id"] for c in report.cases},
+        {c.id for c in report.cases},
         keyword=config.option.keyword,
         markers=config.option.markexpr,
         args=[str(a) for a in config.args if "::" in str(a) or str(a).endswith(".py")],
@@ -640,14 +644,11 @@ def _apply_baseline(config: pytest.Config, report: RunReport) -> None:
         )
         baseline = load_baseline(baseline.path)
         for c in report.cases:
-            c.pop("baseline", None)
-            mark = baseline.classify(c["id"], c["outcome"], is_strict)
-            if mark is not None:
-                c["baseline"] = mark
+            c.baseline = baseline.classify(c.id, c.outcome, is_strict)
     marks: dict[str, list[str]] = {"known": [], "new": [], "stale": []}
     for c in report.cases:
-        if c.get("baseline") in marks:
-            marks[c["baseline"]].append(c["id"])
+        if c.baseline in marks:
+            marks[c.baseline].append(c.id)
     todo = sorted(c for c, reason in baseline.entries.items() if is_todo(reason))
     report.baseline = BaselineResult(
         str(baseline.path),

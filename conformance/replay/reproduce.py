@@ -46,8 +46,8 @@ from conformance.replay.run import (
     run_alone,
     started_config,
 )
+from conformance.reports.records import ReportError, read_report
 from conformance.reports.report import clean
-from conformance.targets import DEFAULT
 
 __all__ = ["Exchange", "main", "pipe_segments"]
 
@@ -236,9 +236,9 @@ def main(argv: list[str], parser_class: type[argparse.ArgumentParser] = argparse
         args.__dict__.pop("pipe"),
     )
     try:
-        report = json.loads(report_path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        print(f"error: cannot read {report_path}: {exc}", file=sys.stderr)
+        report = read_report(report_path)
+    except ReportError as exc:
+        print(f"error: {exc}", file=sys.stderr)
         return ERROR
     entry = next((c for c in report.get("cases", []) if c.get("id") == case_id), None)
     if entry is None:
@@ -251,13 +251,13 @@ def main(argv: list[str], parser_class: type[argparse.ArgumentParser] = argparse
     if replay is not None and not pipe:
         return replay_file(replay, args)
     given = args.__dict__.pop("tries")
-    target = str(report.get("target") or DEFAULT)
+    target = str(report["target"])
     recorded = (report.get("options") or {}).get("given")
     with tempfile.TemporaryDirectory(prefix="reproduce-", ignore_cleanup_errors=True) as workdir:
         try:
             config = started_config(
                 recorded,
-                list((report.get("agent") or {}).get("command") or []) if not recorded else [],
+                list(report["system"]["command"] or []) if not recorded else [],
                 target,
                 args,
                 workdir,

@@ -37,7 +37,7 @@ from conformance.replay.options import add_overrides, fill_redacted, merged_valu
 from conformance.reports.report import clean
 from conformance.run import Run
 from conformance.runtime import CaseRecord
-from conformance.targets import DEFAULT, configure, named
+from conformance.targets import configure, default, named
 from conformance.transport.stdio import LaunchError
 
 __all__ = [
@@ -162,7 +162,7 @@ def replay_file(path: Path, overrides: argparse.Namespace | None = None) -> int:
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return ERROR
-    target = str(data.get("target") or DEFAULT)
+    target = str(data.get("target") or default().name)
     with tempfile.TemporaryDirectory(prefix="replay-", ignore_cleanup_errors=True) as workdir:
         try:
             config = started_config(

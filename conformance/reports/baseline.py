@@ -29,6 +29,7 @@ import yaml
 
 from conformance.core.config import UsageError
 from conformance.core.registry import SLUG
+from conformance.reports.records import CaseOutcome
 
 __all__ = [
     "Baseline",
@@ -152,7 +153,7 @@ def _kind(path: Path) -> str:
 
 
 def write_baseline(
-    path: Path, cases: list[dict[str, Any]], strict: bool, old: Baseline | None
+    path: Path, cases: list[CaseOutcome], strict: bool, old: Baseline | None
 ) -> tuple[int, int]:
     """Write the failures of this run as the new baseline; returns (added, removed).
 
@@ -160,17 +161,16 @@ def write_baseline(
     (deselected) are kept; entries for cases that now pass are dropped.
     """
     old_entries = dict(old.entries) if old else {}
-    ran = {c["id"]: c for c in cases}
+    ran = {c.id: c for c in cases}
     entries: dict[str, str] = {}
     for case_id, reason in old_entries.items():
-        if case_id not in ran or failing(ran[case_id]["outcome"], strict):
+        if case_id not in ran or failing(ran[case_id].outcome, strict):
             entries[case_id] = reason
     for case_id, case in sorted(ran.items()):
-        if failing(case["outcome"], strict) and case_id not in entries:
+        if failing(case.outcome, strict) and case_id not in entries:
             seen = datetime.now(UTC).strftime("%Y-%m-%d")
             entries[case_id] = (
-                f"TODO: say why this is expected (first seen {seen}, {case['outcome']}: "
-                f"{short_reason(str(case.get('message', '')))})"
+                f"TODO: say why this is expected (first seen {seen}, {case.outcome}: {short_reason(case.message)})"
             )
     added = len(set(entries) - set(old_entries))
     removed = len(set(old_entries) - set(entries))

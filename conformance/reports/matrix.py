@@ -9,13 +9,13 @@ an agent (names, versions) is escaped, as in the single-run report.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from conformance.reports.records import ReportError, as_object, read_report, system_label
 from conformance.reports.render import (
     COLORS,
     VERDICT_COLORS,
@@ -28,7 +28,6 @@ from conformance.reports.render import (
 
 __all__ = ["Column", "load_columns", "main", "matrix_html", "matrix_markdown"]
 
-FORMAT = "session-status-conformance/report@1"
 SYMBOLS = {"pass": "pass", "fail": "FAIL", "warn": "warn", "info": "info", "error": "ERROR"}
 # Cases that ran to no verdict, told apart: n/a (not for this agent), not testable (an input or a
 # probe was missing), unimplemented (the capability is not advertised).
@@ -52,24 +51,21 @@ class MatrixError(Exception):
 
 
 def _label(report: dict[str, Any], path: Path) -> str:
-    """The agent's own name and version, then what was run: the target, its transport, and a
-    numbered protocol version (so ACP's v1 and v2 runs of one agent read apart)."""
-    agent = report.get("agent", {})
-    info = agent.get("agentInfo")
-    if isinstance(info, dict) and isinstance(info.get("name"), str):
-        name = f"{info['name']} {info.get('version') or ''}".strip()[:60]
-    else:
-        name = path.parent.name[:60]
+    """The system's own name and version, then what was run: the target, its transport, and the
+    protocol version or revision it spoke, as its target describes it (so two runs of one system
+    over two protocol versions read apart)."""
+    name = system_label(report)[:60] or path.parent.name[:60]
     return f"{name} · {_how(report)}"
 
 
 def _how(report: dict[str, Any]) -> str:
-    agent = report.get("agent", {})
-    parts = [str(report.get("target") or "?"), str(agent.get("transport") or "stdio")]
-    if isinstance(agent.get("protocolVersion"), int):  # a numbered protocol version (ACP's 1 or 2)
-        parts.append(f"v{agent['protocolVersion']}")
+    system = as_object(report.get("system"))
+    parts = [str(report.get("target") or "?"), str(system.get("transport") or "stdio")]
+    protocol = str(system.get("protocol") or "")[:40]
+    if protocol:
+        parts.append(f"protocol {protocol}")
     wire = report.get("wire")
-    if isinstance(wire, dict) and wire.get("revision"):
+    if isinstance(wire, dict) and wire.get("revision") and str(wire["revision"])[:40] != protocol:
         parts.append(str(wire["revision"])[:40])
     return " ".join(parts)
 
@@ -85,11 +81,9 @@ def load_columns(paths: list[Path]) -> list[Column]:
         if path.is_dir():
             path = path / "report.json"
         try:
-            report = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise MatrixError(f"{path}: cannot read a report ({exc})") from None
-        if not isinstance(report, dict) or report.get("format") != FORMAT:
-            raise MatrixError(f"{path}: not a session-status-conformance report.json")
+            report = read_report(path)
+        except ReportError as exc:
+            raise MatrixError(str(exc)) from None
         columns.append(Column(_label(report, path), report, path))
     seen: dict[str, int] = {}
     for col in columns:  # two runs of one agent: tell them apart by their folder

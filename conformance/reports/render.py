@@ -13,6 +13,7 @@ import re
 from typing import Any
 
 from conformance.core.transcript import reproduction_lines
+from conformance.reports.records import system_label
 from conformance.reports.text import describe_selection, prompts_why, shorten
 
 __all__ = ["badge_svg", "claimed_revision", "html_report", "markdown_summary", "subject_of", "wire_text"]
@@ -57,10 +58,8 @@ MESSAGE_LIMIT = 1200
 
 
 def _agent_label(report: dict[str, Any]) -> str:
-    info = report["agent"].get("agentInfo")
-    if isinstance(info, dict) and info.get("name"):
-        return f"{info.get('name')} {info.get('version') or ''}".strip()
-    return " ".join(report["agent"]["command"])
+    """The system's own name and version, else the command that ran it."""
+    return system_label(report) or " ".join(report["system"]["command"])
 
 
 STYLE = """
@@ -117,7 +116,7 @@ def _head_html(report: dict[str, Any]) -> list[str]:
         f"{html_text(verdict['explanation'])}</p>",
         f"<p>spec revision <b id='revision'>{html_text(report['spec']['revision'])}</b> "
         f"<small>({html_text(report['spec'].get('why', ''))})</small> · command "
-        f"<code>{html_text(' '.join(report['agent']['command']))}</code> · suite "
+        f"<code>{html_text(' '.join(report['system']['command']))}</code> · suite "
         f"{html_text(report['suite']['version'])} · {html_text(report['started'])} · "
         f"seed {html_text(str(report['options'].get('seed')))}</p>",
     ]
@@ -345,15 +344,20 @@ def markdown_summary(report: dict[str, Any]) -> str:
 
 
 def _cost(report: dict[str, Any]) -> str:
-    """What the run cost: its prompts (ACP: each a model call for a real agent) and wall time."""
+    """What the run cost: its prompts (a target whose system takes turns: each a model call for a
+    real agent) and wall time."""
     prompts = report.get("prompts")
     wall = f"wall time {report.get('duration', 0):.0f} s"
-    if report.get("target", "acp") != "acp" or not isinstance(prompts, dict):
+    if not isinstance(prompts, dict):  # its system takes no turns
         return f"Cost: {wall}."
     limit = f" of at most {prompts['limit']} (--max-prompts)" if prompts.get("limit") is not None else ""
     refused = prompts.get("notSent") or []
     more = f"; {len(refused)} case(s) not testable for want of one" if refused else ""
-    why = prompts_why(report.get("cases") or [], prompts.get("limit") is not None)
+    sent = [
+        (int((c.get("details") or {}).get("prompts") or 0), str(c.get("id")))
+        for c in report.get("cases") or []
+    ]
+    why = prompts_why(sent, prompts.get("limit") is not None)
     return f"Cost: {prompts.get('sent', 0)} prompt(s){limit} sent (each a model call for a real agent{why}){more}; {wall}."
 
 
@@ -383,17 +387,10 @@ def badge_svg(report: dict[str, Any]) -> str:
     )
 
 
-# What each target certifies, for reports written before they named it (one name per target, so
-# badges and matrix titles read the same whatever wrote the report).
-SUBJECTS = {"acp": "ACP session/status"}
-
-
 def subject_of(report: dict[str, Any]) -> str:
-    """What a report certified, one name per target."""
-    subject = str(report.get("subject") or "")
-    if not subject or subject == "session/status":
-        return SUBJECTS.get(str(report.get("target") or "acp"), subject or "session/status")
-    return subject
+    """What a report certified, as its target names it (records.read_report names it for a report
+    written before targets did)."""
+    return str(report.get("subject") or "session/status")
 
 
 _subject = subject_of

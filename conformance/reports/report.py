@@ -21,6 +21,7 @@ from conformance.core.redact import redact, redacted_options
 from conformance.core.registry import Level
 from conformance.core.traceability import coverage
 from conformance.reports.baseline import BaselineResult
+from conformance.reports.records import FORMAT, CaseOutcome, SpecRef, System
 from conformance.reports.render import badge_svg, html_report, markdown_summary, watched_text, wire_text
 from conformance.reports.text import clean, describe_selection, jsonable, prompts_why, shorten
 
@@ -45,7 +46,7 @@ def case_record(
     duration: float = 0.0,
     report_dir: str | Path | None = None,
     revision: str | None = None,
-) -> dict[str, Any]:
+) -> CaseOutcome:
     """A case's entry in report.json, from the harness's record of it (redacted, every value one
     JSON holds); ``record`` None: the harness failed before the case produced one (``error`` says
     how). A failure (fail, warn, error) carries the one command that reproduces it
@@ -69,7 +70,7 @@ def _case_record(
     duration: float,
     report_dir: str | Path | None,
     revision: str | None,
-) -> dict[str, Any]:
+) -> CaseOutcome:
     revision = (record.revision if record is not None else "") or revision
     spec = _spec_json(case, revision=revision)
     if record is None:
@@ -107,7 +108,7 @@ def _case_record(
         command = reproduce_command(case.id, entry.get("details") or {}, report_dir)
         if command is not None:
             entry["reproduce"] = command
-    return redact(jsonable(entry), secrets)
+    return CaseOutcome.from_json(redact(jsonable(entry), secrets))
 
 
 FAILURES = ("fail", "warn", "error")
@@ -138,7 +139,7 @@ def _spec_json(
     case: Any, rule: str | None = None, key: str | None = None, revision: str | None = None
 ) -> dict[str, str]:
     spec = revisions.spec_of(case, rule, key, revision=revision)
-    return {"source": spec.source, "section": spec.section, "sentence": spec.sentence, "url": spec.url}
+    return SpecRef(spec.source, spec.section, spec.sentence, spec.url).to_json()
 
 
 def default_report_dir(agent_label: str, base: Path = Path("reports")) -> Path:
@@ -158,8 +159,8 @@ class RunReport:
     seed: int | None = None
     transport: str = "stdio"
     started: float = field(default_factory=time.time)
-    agent: dict[str, Any] = field(default_factory=dict)
-    cases: list[dict[str, Any]] = field(default_factory=list)
+    system: System = field(default_factory=System)  # as its target describes it (describe_target)
+    cases: list[CaseOutcome] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     incomplete: bool = False  # interrupted: not every selected case ran
     fatal: str | None = None  # why no case could run (the agent could not be started)
@@ -201,7 +202,7 @@ class RunReport:
             target=config.target,
             subject=declaration.subject,
             noun=declaration.noun,
-            takes_prompts=bool(getattr(declaration, "takes_prompts", False)),
+            takes_prompts=declaration.turn_method is not None,
             spec_sources=dict(declaration.spec_sources),
             revision=revisions.default(config.target),
             revision_why="not determined yet: the target's default revision",
@@ -223,9 +224,9 @@ class RunReport:
         self, target: Any, driver: Any, init: dict[str, Any], *, advertisement_known: bool = True
     ) -> None:
         """What the started target said of itself (a targets.base.Target, its run's Driver and its
-        handshake); ``advertisement_known`` False: the handshake stopped before it told whether the
-        status method is advertised."""
-        self.agent = dict(init)
+        handshake), as the target describes it; ``advertisement_known`` False: the handshake
+        stopped before it told whether the status method is advertised."""
+        self.system = target.describe(init)
         if self.embedded:
             command, url = ("--" + o.replace("_", "-") for o in (target.command_option, target.url_option))
             self.next_step = (
@@ -243,7 +244,7 @@ class RunReport:
         cited = revisions.get(self.revision).sources
         return {name: self.spec_sources.get(name) or meta.get("url") or name for name, meta in cited.items()}
 
-    def add(self, record: dict[str, Any]) -> None:
+    def add(self, record: CaseOutcome) -> None:
         self.cases.append(record)
 
     @property
@@ -267,7 +268,7 @@ class RunReport:
         )
 
     def _outcomes(self, marks: dict[str, Outcome] | None = None) -> list[tuple[Outcome, Level]]:
-        return [((marks or {}).get(c["id"]) or Outcome(c["outcome"]), Level(c["level"])) for c in self.cases]
+        return [((marks or {}).get(c.id) or Outcome(c.outcome), Level(c.level)) for c in self.cases]
 
     @property
     def partial(self) -> bool:
@@ -277,8 +278,8 @@ class RunReport:
         """What the certificate says: the verdict, or "partial" when not every case was selected."""
         return "partial" if self.partial else self.verdict().label
 
-    def robustness_findings(self) -> list[dict[str, Any]]:
-        return [c for c in self.cases if c["level"] == "ROBUSTNESS" and c["outcome"] in ("warn", "fail")]
+    def robustness_findings(self) -> list[CaseOutcome]:
+        return [c for c in self.cases if c.level == "ROBUSTNESS" and c.outcome in ("warn", "fail")]
 
     def explanation(self) -> str:
         """The verdict in one sentence, as it applies to this run."""
@@ -300,66 +301,61 @@ class RunReport:
     def unprepared(self) -> list[str]:
         """MUST cases not testable because the agent did not make what they need (a session)."""
         return [
-            c["id"]
+            c.id
             for c in self.cases
-            if c["level"] == "MUST"
-            and c["outcome"] == "not-testable"
-            and (c.get("details") or {}).get("unprepared")
+            if c.level == "MUST" and c.outcome == "not-testable" and c.info.get("unprepared")
         ]
 
     def prompts_sent(self) -> int:
         """The prompts the run sent (each a model call for a real agent), over every worker."""
-        return sum(int((c.get("details") or {}).get("prompts") or 0) for c in self.cases)
+        return sum(int(c.info.get("prompts") or 0) for c in self.cases)
 
     def without_turn(self) -> list[str]:
         """The cases that were not testable because the prompt budget was spent (--max-prompts)."""
-        return [c["id"] for c in self.cases if "--max-prompts" in str(c.get("message") or "")]
+        return [c.id for c in self.cases if "--max-prompts" in c.message]
 
-    def shown_errors(self) -> list[dict[str, Any]]:
+    def shown_errors(self) -> list[CaseOutcome]:
         """Cases that errored at a level that does not decide the verdict (shown, not deciding)."""
         return [
             c
             for c in self.cases
-            if c["outcome"] == "error" and not decides_errors(Level(c["level"]), strict=self.strict)
+            if c.outcome == "error" and not decides_errors(Level(c.level), strict=self.strict)
         ]
 
     def _verdict_explanation(self, v: Verdict) -> str:
-        """The verdict's sentence in the target's words: an MCP server, an HTTP service."""
-        text = self._verdict_sentence(v)
-        return text.replace("the agent ", f"the {self.noun} ") if self.noun != "agent" else text
-
-    def _verdict_sentence(self, v: Verdict) -> str:
+        """The verdict's sentence in the target's words: what it calls its system (an agent, a
+        server, a service) and what it advertises."""
         if v is Verdict.UNIMPLEMENTED:
-            text = f"the agent does not advertise {self.capability or self.subject}"
-            if self.fatal:  # initialize told it; what stopped the run after it does not change that
-                text += f", as its initialize answer says (then no case could run: {self.fatal.removeprefix('cannot certify: ')})"
+            text = v.explain(self.noun, self.capability or self.subject)
+            if self.fatal:  # its handshake told it; what stopped the run after it does not change that
+                text += f", as its handshake's answer says (then no case could run: {self.fatal.removeprefix('cannot certify: ')})"
             return text
         if v is Verdict.ERROR and self.fatal:
             return f"no case could run: {self.fatal}"
         unprepared = self.unprepared()
         if v is Verdict.UNTESTED and unprepared:
             return (
-                f"no certificate: the agent did not make what {len(unprepared)} MUST case(s) need before they asked "
+                f"no certificate: the {self.noun} did not make what {len(unprepared)} MUST case(s) need before they asked "
                 f"status ({', '.join(unprepared[:3])}{', …' if len(unprepared) > 3 else ''}: a session it would not "
                 "create, or not in time); not a failure of its status method, but nothing certifies it (see Coverage)"
             )
         if v is Verdict.NON_CONFORMANT:
-            failed_levels = {c["level"] for c in self.cases if c["outcome"] == "fail"}
+            failed_levels = {c.level for c in self.cases if c.outcome == "fail"}
             if failed_levels <= {"SHOULD", "ROBUSTNESS"} and self.strict:
                 return (
-                    "the agent breaks a SHOULD requirement or has a robustness finding, which count as "
+                    f"the {self.noun} breaks a SHOULD requirement or has a robustness finding, which count as "
                     "failures under --strict"
                 )
-        text = v.explanation
+        text = v.explain(self.noun, self.capability or self.subject)
         if v is Verdict.CONFORMANT:
-            skipped = sum(c["outcome"] in ("not-testable", "unimplemented") for c in self.cases)
+            skipped = sum(c.outcome in ("not-testable", "unimplemented") for c in self.cases)
             if skipped:
                 text += f"; {skipped} case(s) not testable or unimplemented (see Coverage)"
         errors = self.shown_errors()
         if errors and v in (Verdict.CONFORMANT, Verdict.NON_CONFORMANT, Verdict.UNTESTED):
             text += (
-                f"; {len(errors)} {'/'.join(sorted({c['level'] for c in errors}))} case(s) errored "
-                f"({', '.join(c['id'] for c in errors[:3])}{', …' if len(errors) > 3 else ''}), shown but not "
+                f"; {len(errors)} {'/'.join(sorted({c.level for c in errors}))} case(s) errored "
+                f"({', '.join(c.id for c in errors[:3])}{', …' if len(errors) > 3 else ''}), shown but not "
                 "deciding the verdict"
             )
         robust = self.robustness_findings()
@@ -380,9 +376,9 @@ class RunReport:
         if self.baseline is None or self.incomplete or self.fatal:
             return v, self.headline()
         marks = {
-            c["id"]: Outcome.PASS if c.get("baseline") == "known" else Outcome.FAIL
+            c.id: Outcome.PASS if c.baseline == "known" else Outcome.FAIL
             for c in self.cases
-            if c.get("baseline") in ("known", "stale")
+            if c.baseline in ("known", "stale")
         }
         gated = verdict(
             self._outcomes(marks),
@@ -412,16 +408,18 @@ class RunReport:
         by_outcome = dict.fromkeys(OUTCOME_ORDER, 0)
         by_level: dict[str, dict[str, int]] = {lv.value: dict.fromkeys(OUTCOME_ORDER, 0) for lv in Level}
         for c in self.cases:
-            by_outcome[c["outcome"]] += 1
-            by_level[c["level"]][c["outcome"]] += 1
+            by_outcome[c.outcome] += 1
+            by_level[c.level][c.outcome] += 1
         return {"total": len(self.cases), "by_outcome": by_outcome, "by_level": by_level}
 
     def to_json(self) -> dict[str, Any]:
+        """report.json's body (schemas/report.schema.json): the one function that writes the
+        records; :func:`conformance.reports.records.read_report` reads them back."""
         v = self.verdict()
         order = {"fail": 0, "error": 1, "warn": 2, "not-testable": 3, "info": 4}
-        cases = sorted(self.cases, key=lambda c: (order.get(c["outcome"], 9), c["id"]))
-        return {
-            "format": "session-status-conformance/report@1",
+        cases = [c.to_json() for c in sorted(self.cases, key=lambda c: (order.get(c.outcome, 9), c.id))]
+        body = {
+            "format": FORMAT,
             "suite": {"name": "session-status-conformance", "version": __version__},
             "target": self.target,
             "subject": self.subject,
@@ -433,15 +431,14 @@ class RunReport:
                 **self._wire_revisions(),
             },
             "wire": self.wire,
-            "agent": {
+            "system": {
+                "name": self.system.name,
+                "version": self.system.version,
+                "protocol": self.system.protocol,
+                "capabilities": self.system.capabilities,
                 "command": self.command,
                 "transport": self.transport,
                 "cwd": self.cwd,
-                "agentInfo": self.agent.get("agentInfo")
-                or self.agent.get("info")
-                or self.agent.get("serverInfo"),
-                "protocolVersion": self.agent.get("protocolVersion"),
-                "agentCapabilities": self.agent.get("agentCapabilities") or self.agent.get("capabilities"),
             },
             "started": datetime.fromtimestamp(self.started, UTC).isoformat(timespec="seconds"),
             "duration": round(time.time() - self.started, 3),
@@ -478,9 +475,12 @@ class RunReport:
             "incomplete": self.incomplete,
             "fatal": self.fatal,
             "processGroups": self.process_groups,
-            "traceability": self._traceability(),
+            "traceability": self._traceability(cases),
             "cases": cases,
         }
+        if self.system.own:  # the target's own view of its system, under its name (ACP: agentInfo…)
+            body[self.target if self.target not in body else f"{self.target}Target"] = self.system.own
+        return body
 
     def _wire_revisions(self) -> dict[str, Any]:
         """The wire revisions the spec revision's cases have been checked over (its file says)."""
@@ -490,12 +490,12 @@ class RunReport:
             return {}
         return {"wireRevisions": list(checked)} if checked else {}
 
-    def _traceability(self) -> dict[str, Any] | None:
+    def _traceability(self, cases: list[dict[str, Any]]) -> dict[str, Any] | None:
         try:
             revision = revisions.get(self.revision)
         except (KeyError, FileNotFoundError, ModuleNotFoundError):  # a suite without the revision files
             return None
-        return coverage(revision, self.cases)
+        return coverage(revision, cases)
 
     def _baseline_json(self) -> dict[str, Any] | None:
         if self.baseline is None:
@@ -525,14 +525,13 @@ class RunReport:
         limit = f" of at most {self.max_prompts} (--max-prompts)" if self.max_prompts is not None else ""
         refused = self.without_turn()
         more = f"; {len(refused)} case(s) not testable for want of one" if refused else ""
-        why = prompts_why(self.cases, self.max_prompts is not None)
+        why = prompts_why(
+            [(int(c.info.get("prompts") or 0), c.id) for c in self.cases], self.max_prompts is not None
+        )
         return f"prompts: {sent}{limit} sent (each a model call for a real agent{why}){more}    {wall}"
 
     def summary_lines(self) -> list[str]:
-        info = self.agent.get("agentInfo") or self.agent.get("info") or self.agent.get("serverInfo") or {}
-        name = info.get("name") if isinstance(info, dict) else None
-        version = info.get("version") if isinstance(info, dict) else None
-        label = " ".join(str(x) for x in (name, version) if x) or "agent"
+        label = self.system.label() or self.noun
         counts = self.counts()
         cols = [o for o in OUTCOME_ORDER]
         lines = [
@@ -554,21 +553,21 @@ class RunReport:
                 f"verdict: {self.headline()} (the report's verdict; the baseline gate decides the exit)"
             )
         for c in self.robustness_findings():
-            lines.append(clean(f"robustness finding: {c['id']}: {shorten(str(c.get('message', '')), 300)}"))
-            if c.get("reproduce"):
-                lines.append(f"  reproduce: {c['reproduce']}")
-        uncovered = [c for c in self.cases if c["outcome"] in ("not-testable", "unimplemented", "n/a")]
-        watched = watched_text(self.cases)
+            lines.append(clean(f"robustness finding: {c.id}: {shorten(c.message, 300)}"))
+            if c.reproduce:
+                lines.append(f"  reproduce: {c.reproduce}")
+        uncovered = [c for c in self.cases if c.outcome in ("not-testable", "unimplemented", "n/a")]
+        watched = watched_text([c.to_json() for c in self.cases])
         if watched:
             lines.append(clean(f"Coverage: {watched}"))
         if uncovered:
             width = max(60, min(shutil.get_terminal_size((100, 24)).columns, 160))
             lines.append("Coverage: cases that ran to no verdict, why, and what to pass to test them:")
             for c in uncovered:
-                why = shorten(str(c.get("message", "")), 1200)
-                said = c["outcome"].replace("-", " ") + ": "
+                why = shorten(c.message, 1200)
+                said = c.outcome.replace("-", " ") + ": "
                 why = why[len(said) :] if why.startswith(said) else why
-                text = clean(f"{c['id']} ({c['outcome']}): {why}")
+                text = clean(f"{c.id} ({c.outcome}): {why}")
                 lines += textwrap.wrap(
                     text, width, initial_indent="  ", subsequent_indent="      ", break_long_words=False
                 )

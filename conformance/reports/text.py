@@ -76,13 +76,12 @@ def describe_selection(selection: dict[str, Any]) -> str:
     return "; ".join(parts)
 
 
-def prompts_why(cases: list[dict[str, Any]], limited: bool) -> str:
+def prompts_why(sent: list[tuple[int, str]], limited: bool) -> str:
     """Why a run sent as many prompts as it did, for the cost line: the case that sent the most
     when it sent more than the scripted cases do (the generated cases, sequences and fuzzers,
-    prompt for their time budget: fast turns send many), and what bounds them for a real model."""
-    counts = sorted(
-        ((int((c.get("details") or {}).get("prompts") or 0), str(c.get("id"))) for c in cases), reverse=True
-    )
+    prompt for their time budget: fast turns send many), and what bounds them for a real model.
+    ``sent``: (prompts, case id) of each case."""
+    counts = sorted(sent, reverse=True)
     if not counts or counts[0][0] < GENERATED_PROMPTS_NOTED:
         return ""
     most, case_id = counts[0]

@@ -20,19 +20,18 @@ from conformance.targets.base import Target
 
 __all__ = [
     "BROKEN",
-    "DEFAULT",
     "GROUP",
     "TARGETS",
     "Target",
     "chosen",
     "configure",
+    "default",
     "discover",
     "named",
     "registered",
 ]
 
 GROUP = "session_status_conformance.targets"
-DEFAULT = "acp"
 
 
 def registered() -> list[EntryPoint]:
@@ -64,13 +63,14 @@ def _source(ep: EntryPoint) -> str:
 
 
 def discover() -> tuple[type[Target], ...]:
-    """Every target that loads: ACP first, then the others by name. A target that does not load
+    """Every target that loads: the default one (TargetHooks.default) first, then the others by
+    name. A target that does not load
     (its distribution broken or half uninstalled, a registered name that differs from its
     declaration's, a name two distributions register) is left out and named in :data:`BROKEN`,
     so that one bad distribution stops only the runs that ask for it."""
     loaded: dict[str, list[tuple[EntryPoint, type[Target]]]] = {}
     BROKEN.clear()
-    for ep in sorted(registered(), key=lambda ep: (ep.name != DEFAULT, ep.name, ep.value)):
+    for ep in sorted(registered(), key=lambda ep: (ep.name, ep.value)):
         try:
             declared = ep.load()
             name = declared.name
@@ -91,7 +91,7 @@ def discover() -> tuple[type[Target], ...]:
             targets.append(found[0][1])
     for name, why in BROKEN.items():
         print(_one_line(f"warning: the target {name!r} is left out ({GROUP}: {why})", 600), file=sys.stderr)
-    return tuple(targets)
+    return tuple(sorted(targets, key=lambda t: not t.default))
 
 
 # Targets that did not load, by their registered name: why, on one line.
@@ -127,15 +127,29 @@ def named(name: str) -> type[Target]:
     raise UsageError(f"no target named {name!r}: one of {', '.join(t.name for t in _discovered())}")
 
 
+def default() -> type[Target]:
+    """The target a run certifies when no option names one: the one that declares itself the
+    default (``TargetHooks.default``), else the only one installed."""
+    targets = _discovered()
+    if not targets:
+        return named("")  # says why there is none
+    found = [t for t in targets if t.default]
+    if len(found) == 1:
+        return found[0]
+    if len(targets) == 1:
+        return targets[0]
+    raise UsageError(f"pass --target: one of {', '.join(t.name for t in targets)}")
+
+
 def chosen(values: dict[str, Any]) -> type[Target]:
-    """The target these option values (dest -> value) pick: --target, else the target whose own
-    command or URL option is given, else ACP."""
+    """The target these option values (dest -> value) pick: --target, else a target whose own
+    command or URL option is given (one that is not the default first), else the default one."""
     if values.get("conformance_target"):
         return named(values["conformance_target"])
-    for target in _discovered():
-        if target.name != DEFAULT and (values.get(target.command_option) or values.get(target.url_option)):
+    for target in sorted(_discovered(), key=lambda t: t.default):
+        if values.get(target.command_option) or values.get(target.url_option):
             return target
-    return named(DEFAULT)
+    return default()
 
 
 def configure(values: dict[str, Any], sandbox: Path, report_dir: Path | None = None) -> AgentConfig:

@@ -1,12 +1,18 @@
 """What a target is, and what it may ask of the harness: the interfaces between them.
 
-A *target* is one kind of system the suite certifies (ACP `session/status`, the MCP
-`session_heartbeat` tool, an HTTP status route). It comes in two parts: its declaration
-(:class:`Target`: names, options, how its system is started, its replay files), which the
-command line, the plugin and the reports read, and its per-run :class:`Driver`, which the harness
-(`conformance.runtime`) makes for a run and the cases speak to. A target knows the harness only
-through :class:`Harness`. The list of targets is `conformance.targets.TARGETS`; a target's cases
-are the package `conformance.cases.<name>` and its spec revisions name it in their `target` field.
+A *target* is one kind of system the suite certifies (a status method of some protocol). It
+comes in two parts: its declaration (:class:`Target`: names, options, how its system is started),
+which the command line, the plugin and the reports read, and its per-run :class:`Driver`, which
+the harness (`conformance.runtime`) makes for a run and the cases speak to. A target knows the
+harness only through :class:`Harness`. The list of targets is `conformance.targets.TARGETS`; a
+target's cases are the package `conformance.cases.<name>` (or its own) and its spec revisions
+name it in their `target` field.
+
+Every member of :class:`Target` and :class:`Driver` without a default is required: what every
+target must say. The optional hooks, each declared once with its docstring and its default, are
+:class:`TargetHooks` (on the declaration) and :class:`DriverHooks` (on the driver): a target
+subclasses them and overrides the hooks it needs, as a pytest plugin implements the hooks of
+pytest's hookspec it needs. The harness reads every member directly, never by ``getattr``.
 """
 
 from __future__ import annotations
@@ -17,6 +23,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 import anyio.abc
 
+from conformance.reports.records import System
+
 if TYPE_CHECKING:
     from conformance.core.config import AgentConfig
     from conformance.core.options import Option
@@ -25,7 +33,7 @@ if TYPE_CHECKING:
     from conformance.transport.peer import EnvelopeProblem, JsonRpcPeer
     from conformance.transport.stdio import StdioProcess
 
-__all__ = ["Connection", "Driver", "Harness", "Service", "Target"]
+__all__ = ["Connection", "Driver", "DriverHooks", "Harness", "Service", "System", "Target", "TargetHooks"]
 
 
 class Connection(Protocol):
@@ -37,6 +45,9 @@ class Connection(Protocol):
     problems: list[EnvelopeProblem]
     reported: int  # problems already charged to a case
     answered: collections.Counter[str]  # requests answered in this case, by method
+    # Requests sent in this case, by method: what tells whether a case asked status yet. A
+    # connection without JSON-RPC requests may keep it empty (its cases never count as having asked).
+    sent: collections.Counter[str]
 
     def new_case(self) -> None: ...
 
@@ -113,9 +124,25 @@ class Harness(Protocol):
         ...
 
 
+class DriverHooks:
+    """The optional hooks of a :class:`Driver`, each with its default: a driver subclasses this
+    class and overrides what its system can tell."""
+
+    def said(self) -> dict[str, Any]:
+        """What the handshake said so far, kept when a later step of it failed (an agent that
+        requires authentication still said in its first answer what it advertises). Default:
+        nothing."""
+        return {}
+
+    def advertisement_known(self) -> bool:
+        """Whether what the system advertises is known from what the handshake said so far
+        (:meth:`said`), even though the handshake stopped after it. Default: not known."""
+        return False
+
+
 class Driver(Protocol):
     """A target's driver for one run: it connects to the system under test and is what the
-    target's cases are handed."""
+    target's cases are handed. Its optional hooks are :class:`DriverHooks`."""
 
     name: ClassVar[str]  # its target's name
     status_method: ClassVar[str]
@@ -128,7 +155,7 @@ class Driver(Protocol):
         ...
 
     async def handshake(self) -> dict[str, Any]:
-        """Connect and learn what it offers; what the report shows as the agent's identity."""
+        """Connect and learn what it offers: what its target's ``describe`` reads."""
         ...
 
     def advertises(self, need: str, /) -> bool:
@@ -149,16 +176,93 @@ class Driver(Protocol):
         """The spec revision this system speaks and why (--spec auto)."""
         ...
 
+    # The optional hooks (DriverHooks), declared there with their defaults.
+    def said(self) -> dict[str, Any]: ...
+
+    def advertisement_known(self) -> bool: ...
+
+
+class TargetHooks:
+    """The optional hooks of a target's declaration, each with its default: a declaration
+    subclasses this class and overrides what its system needs (the hooks are static: a
+    declaration is a class, never instantiated)."""
+
+    # The request that starts a turn of the system (a prompt: a model call for a real agent), or
+    # None when it takes none. A target with turns gets the run's turn clock (--turn-timeout: how
+    # long a turn, with the work it sets off, may take), its prompt budget (--max-prompts, counted
+    # over the run's workers), and the report's count of prompts sent; its cases call the
+    # harness's ``take_turn`` before each prompt and ``turn_ran_out`` when a turn never ended.
+    turn_method: ClassVar[str | None] = None
+
+    # Whether a run that names no target (no --target, none of its command or URL options)
+    # certifies this one; one installed target may say so. Its reference is the run of the bare
+    # command.
+    default: ClassVar[bool] = False
+
+    # The wire revisions a run may certify one after the other (the command line's "both" of a
+    # protocol with several eras), each a value of the target's own protocol option, in order;
+    # () when its protocol has one.
+    wire_eras: ClassVar[tuple[str, ...]] = ()
+
+    @staticmethod
+    def describe(init: dict[str, Any]) -> System:
+        """The system under test as its handshake (``Driver.handshake``'s answer, or what it said
+        before it stopped) describes it: the report's ``system`` block, and the name its run's
+        examples are kept under. Default: ``name``, ``version`` (or those of an ``info`` or
+        ``serverInfo`` object), ``protocolVersion`` and ``capabilities`` of the answer."""
+        info: Any = init.get("serverInfo") or init.get("info") or init
+        info = info if isinstance(info, dict) else {}
+        version = init.get("protocolVersion")
+        return System(
+            name=str(info.get("name") or "")[:100],
+            version=str(info.get("version") or "")[:40],
+            protocol="" if version is None else str(version)[:40],
+            capabilities=init.get("capabilities"),
+        )
+
+    @staticmethod
+    def not_applicable(missing: list[str], config: AgentConfig) -> str | None:
+        """Why a case does not apply to this system, given the needs it lacks (e.g. a case of
+        another protocol version than the run's), or None: then a lacking need is a capability not
+        implemented. Default: None."""
+        return None
+
+    @staticmethod
+    def configure(values: dict[str, Any], config: AgentConfig) -> Any:
+        """Parse this target's option values (dest -> value) into its own options object, kept as
+        ``config.target_options``; raises UsageError with a one-line message. Default: None (no
+        options of its own beyond its command and URL)."""
+        return None
+
+    @staticmethod
+    def secrets(config: AgentConfig) -> list[str]:
+        """Option values to redact from every report (credentials in its options). Default: none."""
+        return []
+
+    @staticmethod
+    def replay_options(data: dict[str, Any], config: AgentConfig) -> None:
+        """Adjust ``config`` from what a replay file recorded (its driver's ``replay_record``).
+        Default: nothing to adjust."""
+        return None
+
+    @staticmethod
+    def replay_setup(data: dict[str, Any], config: AgentConfig) -> Callable[[Any], tuple[Any, list[Any]]]:
+        """For one of its replay files: adjust ``config`` from what the file recorded, and return
+        what replays its steps on a started target (in a worker thread): (failure or None, the
+        steps as run). UsageError when it has no replay files of steps (the default: its cases'
+        replay files hold one case's input, run again as that case)."""
+        from conformance.core.config import UsageError
+
+        raise UsageError(f"the {config.target} target has no replay files of steps")
+
 
 class Target(Protocol):
-    """One kind of system the suite certifies, as declared: its names, options, how its system is
-    started and configured, and its replay files. ``driver`` drives one run's system."""
+    """One kind of system the suite certifies, as declared: its names, options, and how its system
+    is started. ``driver`` drives one run's system. Its optional hooks are :class:`TargetHooks`."""
 
-    name: ClassVar[str]  # "acp", "mcp", "http": --target's value and the package of its cases
+    name: ClassVar[str]  # --target's value and the package of its cases
     subject: ClassVar[str]  # what is certified, for people: "ACP session/status"
     noun: ClassVar[str]  # what its verdicts call the system under test: "agent", "server", "service"
-    # A declaration may also say `takes_prompts: ClassVar[bool] = True`: its system takes turns that
-    # cost model calls (ACP's prompts), which a run counts and --max-prompts caps.
     status_method: ClassVar[str]  # how its status request shows in transcripts ("session/status")
     status_need: ClassVar[str]  # the capability that status cases need
     option_group: ClassVar[str]  # the heading of its options in --help
@@ -177,31 +281,9 @@ class Target(Protocol):
     driver: ClassVar[Callable[[Harness], Driver]]  # the per-run driver, made with the run's harness
 
     @staticmethod
-    def not_applicable(missing: list[str], config: AgentConfig) -> str | None:
-        """Why a case does not apply to this system, given the needs it lacks (e.g. ACP: a v2 case
-        in a v1 run), or None: then a lacking need is a capability not implemented."""
-        ...
-
-    @staticmethod
-    def agent_name(init: dict[str, Any]) -> str:
-        """The system's name as its handshake gives it ("" when it gives none)."""
-        ...
-
-    @staticmethod
     def reference_command(transport: str, values: dict[str, Any]) -> list[str]:
         """The embedded reference implementation's command for this transport and the run's option
         values (dest -> value, the target's own among them); raises UsageError for what it cannot serve."""
-        ...
-
-    @staticmethod
-    def configure(values: dict[str, Any], config: AgentConfig) -> Any:
-        """Parse this target's option values (dest -> value) into its own options object, kept as
-        ``config.target_options``; raises UsageError with a one-line message."""
-        ...
-
-    @staticmethod
-    def secrets(config: AgentConfig) -> list[str]:
-        """Option values to redact from every report (credentials in its options)."""
         ...
 
     @staticmethod
@@ -209,14 +291,25 @@ class Target(Protocol):
         """How the system under test is started or connected to."""
         ...
 
-    @staticmethod
-    def replay_options(data: dict[str, Any], config: AgentConfig) -> None:
-        """Adjust ``config`` from what a replay file recorded (its driver's ``replay_record``)."""
-        ...
+    # The optional hooks (TargetHooks), declared there with their docstrings and defaults.
+    turn_method: ClassVar[str | None]
+    default: ClassVar[bool]
+    wire_eras: ClassVar[tuple[str, ...]]
 
     @staticmethod
-    def replay_setup(data: dict[str, Any], config: AgentConfig) -> Callable[[Any], tuple[Any, list[Any]]]:
-        """For one of its replay files: adjust ``config`` from what the file recorded, and return
-        what replays its steps on a started target (in a worker thread): (failure or None, the
-        steps as run). UsageError when it has no replay files."""
-        ...
+    def describe(init: dict[str, Any]) -> System: ...
+
+    @staticmethod
+    def not_applicable(missing: list[str], config: AgentConfig) -> str | None: ...
+
+    @staticmethod
+    def configure(values: dict[str, Any], config: AgentConfig) -> Any: ...
+
+    @staticmethod
+    def secrets(config: AgentConfig) -> list[str]: ...
+
+    @staticmethod
+    def replay_options(data: dict[str, Any], config: AgentConfig) -> None: ...
+
+    @staticmethod
+    def replay_setup(data: dict[str, Any], config: AgentConfig) -> Callable[[Any], tuple[Any, list[Any]]]: ...

@@ -115,10 +115,10 @@ def test_matrix_of_reference_and_three_broken_agents(browser, tmp_path: Path) ->
     # protocol versions vary as they do between real agents), each column still told apart.
     for index in range(13):
         data = json.loads(Path(reports[index % len(reports)]).read_text())
-        agent = data["agent"]
-        agent["agentInfo"] = {"name": f"agent-{index % 5}", "version": f"0.{index // 5}"}
-        agent["transport"] = ("stdio", "websocket", "http")[index % 3]
-        agent["protocolVersion"] = 1 + index % 2
+        system = data["system"]
+        system["name"], system["version"] = f"agent-{index % 5}", f"0.{index // 5}"
+        system["transport"] = ("stdio", "websocket", "http")[index % 3]
+        system["protocol"] = str(1 + index % 2)
         folder = tmp_path / f"other-{index}"
         folder.mkdir()
         (folder / "report.json").write_text(json.dumps(data))

@@ -49,13 +49,13 @@ def no_attach_over_websocket(run: Run, folder: Path) -> None:
 
 
 def streamable_http_is_reported(run: Run, folder: Path) -> None:
-    assert run.report["agent"]["transport"] == "http"
+    assert run.report["system"]["transport"] == "http"
     assert run.case("status.cheap.latency")["details"]["absolute_rule"] is False
 
 
 def agent_url_cannot_restart(run: Run, folder: Path) -> None:
     assert "needs to restart the agent" in run.case("status.inactive.after-restart")["message"]
-    assert run.report["agent"]["command"][0].startswith("ws://127.0.0.1:")
+    assert run.report["system"]["command"][0].startswith("ws://127.0.0.1:")
 
 
 def v2_holds_and_answers_a_permission(run: Run, folder: Path) -> None:
@@ -66,7 +66,7 @@ def v2_holds_and_answers_a_permission(run: Run, folder: Path) -> None:
 
 def mcp_stdio_says_what_to_pass(run: Run, folder: Path) -> None:
     assert run.report["spec"]["revision"] == "mcp-session-heartbeat-2025-06-18"
-    assert run.report["agent"]["agentInfo"]["name"] == "session-heartbeat-reference"
+    assert run.report["system"]["name"] == "session-heartbeat-reference" and "agent" not in run.report
     assert "--other-header" in run.case("heartbeat.access.other-caller-rejected")["message"]
     coverage = run.report["traceability"]
     assert coverage["revision"] == "mcp-session-heartbeat-2025-06-18" and coverage["tested"] >= 10
@@ -436,6 +436,6 @@ def test_the_quick_start_certifies_from_a_fresh_clone(tmp_path: Path) -> None:
     assert run.report["verdict"]["label"] == "conformant"
     assert run.report["options"]["profile"] == "ci", run.report["options"]
     Draft202012Validator(REPORT_SCHEMA).validate(run.report)
-    assert run.report["agent"]["agentInfo"]["name"] == "acp-reference-agent"
+    assert run.report["acp"]["agentInfo"]["name"] == "acp-reference-agent"
     latency = run.case("status.cheap.latency")["details"]
     assert latency["calls"] == 200 and latency["p99_ms"] >= latency["p50_ms"] > 0

@@ -78,9 +78,12 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str,
 
 
 # The installed suite's files and their hashes (its RECORD, compiled files aside), by path.
+# The venv's own installation: the first on sys.path may be another's (PYTHONPATH, or a build's
+# *.egg-info in the working directory).
 SUITE_FILES = """
-import hashlib, json, importlib.metadata as m
-files = m.distribution("session-status-conformance").files or []
+import hashlib, json, sysconfig, importlib.metadata as m
+here = [sysconfig.get_paths()["purelib"]]
+files = next(iter(m.distributions(name="session-status-conformance", path=here))).files or []
 print(json.dumps({
     str(f): hashlib.sha256(f.locate().read_bytes()).hexdigest()
     for f in files
@@ -114,6 +117,9 @@ def test_the_toy_target_is_certified_by_the_console_script(installed: tuple[Path
     report = json.loads((base / "reference" / "report.json").read_text())
     jsonschema.validate(report, schema(base, "report.schema.json"))
     assert report["target"] == "toy" and report["subject"] == "toy/status"
+    # The toy's system names itself through the default describe hook; no "agent" for a server.
+    assert report["system"]["name"] == "toy-reference" and report["system"]["version"] == "1.0"
+    assert "agent" not in report and "acp" not in report
     assert {c["id"]: c["outcome"] for c in report["cases"]} == {
         "toy.status.open-after-open": "pass",
         "toy.status.unknown-is-error": "pass",

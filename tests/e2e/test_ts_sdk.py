@@ -53,7 +53,7 @@ def test_ts_sdk_agent_is_certified_against_the_sdk_revision(ts_agent: str, direc
     # the budget: the SDK's findings below come from those).
     run = direct("--agent", ts_agent, "--profile", "smoke")
     assert run.report is not None, run.stderr
-    assert run.report["agent"]["agentInfo"]["name"] == "ts-sdk-status-agent"
+    assert run.report["acp"]["agentInfo"]["name"] == "ts-sdk-status-agent"
     assert run.report["spec"]["revision"] == "acp-unstable-2026-11"
     assert "'open'" in run.report["spec"]["why"]
     expected = BASELINE | FINDINGS | NOT_DONE

@@ -19,7 +19,9 @@ HARNESS = AGENTS / "harness"
 
 
 def runtime(tmp_path: Path, script: str, timeout: float = 5.0) -> Runtime:
-    config = AgentConfig(command=[sys.executable, str(HARNESS / script)], cwd=str(tmp_path), timeout=timeout)
+    config = AgentConfig(
+        command=[sys.executable, str(HARNESS / script)], cwd=str(tmp_path), timeout=timeout, target="acp"
+    )
     return Runtime(config)
 
 
@@ -61,7 +63,7 @@ def test_request_timeout_names_method_and_limit(tmp_path: Path) -> None:
 
 
 def test_missing_command_is_a_launch_error(tmp_path: Path) -> None:
-    rt = Runtime(AgentConfig(command=["/nonexistent/agent"], cwd=str(tmp_path)))
+    rt = Runtime(AgentConfig(command=["/nonexistent/agent"], cwd=str(tmp_path), target="acp"))
     try:
         with pytest.raises(LaunchError, match="not found"):
             rt.start()

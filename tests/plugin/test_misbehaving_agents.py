@@ -225,7 +225,7 @@ def test_secrets_are_redacted(suite) -> None:
     assert run.code == 0, run.stderr
     text = json.dumps(run.report) + run.stdout
     assert "hunter2-very-secret" not in text and "sk-abcdefghijklmnop" not in text
-    assert "[REDACTED]" in run.report["agent"]["agentInfo"]["title"]
+    assert "[REDACTED]" in run.report["acp"]["agentInfo"]["title"]
 
 
 def test_redaction_patterns() -> None:

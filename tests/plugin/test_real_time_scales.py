@@ -176,8 +176,8 @@ def test_a_slow_session_new_does_not_hide_an_unimplemented_status(suite) -> None
         assert run.code == 3, run.stderr[-2000:]
         last = run.stderr.strip().splitlines()[-1]
         assert last.startswith("UNIMPLEMENTED: the agent does not advertise agentCapabilities"), last
-        assert run.report["agent"]["agentInfo"]["name"] == "acp-reference-agent"
-        assert "sessionCapabilities" in run.report["agent"]["agentCapabilities"]
+        assert run.report["acp"]["agentInfo"]["name"] == "acp-reference-agent"
+        assert "sessionCapabilities" in run.report["acp"]["agentCapabilities"]
         assert "error" not in run.outcomes.values()
         if auth:
             assert "session/new (id 2) got no answer: no response within 1 s (--timeout)" in last
@@ -191,7 +191,7 @@ def test_an_agent_that_needs_authentication_and_has_no_status_is_unimplemented(s
     assert run.code == 3, run.stderr[-2000:]
     last = run.stderr.strip().splitlines()[-1]
     assert "pass --auth-method ID (it offers: api-key)" in last and "…" in last, last
-    assert run.report["agent"]["agentInfo"]["name"] == "acp-reference-agent"
+    assert run.report["acp"]["agentInfo"]["name"] == "acp-reference-agent"
     assert run.report["verdict"]["label"] == "unimplemented" and run.report["fatal"]
     summary = (run.report_dir / "summary.md").read_text()
     assert "pass --auth-method ID (it offers: api-key)" in summary and "…" in summary
@@ -310,7 +310,7 @@ def test_a_signal_during_the_pre_flight_keeps_what_initialize_said(tmp_path: Pat
         f"partial report (marked incomplete) in {report_dir / 'report.json'}" in err.strip().splitlines()[-1]
     )
     report = json.loads((report_dir / "report.json").read_text())
-    assert report["incomplete"] is True and report["agent"]["agentInfo"]["name"] == "acp-reference-agent"
+    assert report["incomplete"] is True and report["acp"]["agentInfo"]["name"] == "acp-reference-agent"
     assert all(live_group_members(p) == [] for p in report["processGroups"])
 
 

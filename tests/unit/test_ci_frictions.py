@@ -80,9 +80,9 @@ def test_the_cost_line_says_why_so_many_prompts_and_what_bounds_them() -> None:
     from conformance.reports.text import prompts_why
 
     cases = [
-        {"id": "sequence.status.model-based", "details": {"prompts": 612}},
-        {"id": "status.active.during-turn", "details": {"prompts": 2}},
-        {"id": "status.result.shape", "details": {}},
+        (612, "sequence.status.model-based"),
+        (2, "status.active.during-turn"),
+        (0, "status.result.shape"),
     ]
     why = prompts_why(cases, limited=False)
     assert why.startswith(

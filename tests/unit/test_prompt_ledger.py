@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conformance.core.prompts import PromptLedger, new_ledger
+from conformance.targets.turns import PromptLedger, new_ledger
 
 
 def test_no_cap_counts_and_always_allows() -> None:

@@ -31,9 +31,11 @@ def report() -> dict:
     outcomes = ["pass", "fail", "warn", "info", "unimplemented", "n/a", "not-testable", "error"]
     row = dict.fromkeys(outcomes, 0) | {"fail": 1}
     return {
+        "target": "acp",
+        "subject": "ACP session/status",
         "suite": {"version": "0.1.0"},
         "spec": {"revision": "rfd-2026-10-26"},
-        "agent": {"command": ["agent", HOSTILE], "agentInfo": {"name": HOSTILE, "version": "1"}},
+        "system": {"command": ["agent", HOSTILE], "name": HOSTILE, "version": "1"},
         "started": "2026-11-30T00:00:00",
         "options": {"seed": 0},
         "verdict": {"label": "non-conformant", "exitCode": 1, "explanation": "x"},
@@ -83,14 +85,18 @@ def test_badge_is_valid_svg() -> None:
 
 
 def test_badges_share_one_prefix_and_score_only_a_certificate() -> None:
-    """One prefix whatever wrote the report (reports before subjects said only session/status), and
-    an agent without the method reads `unimplemented`, not a score."""
-    texts = []
+    """One prefix whatever wrote the report (older reports, read by read_report, said only
+    session/status or no subject), and an agent without the method reads `unimplemented`, not a
+    score."""
+    from conformance.reports.records import OLD_FORMAT, upgraded
+
+    texts = [ET.fromstring(badge_svg(report())).get("aria-label")]
     for subject in ("ACP session/status", "session/status", None):
-        body = report() | {"target": "acp"}
+        older = {k: v for k, v in report().items() if k not in ("system", "subject")}
+        body = older | {"format": OLD_FORMAT, "agent": {"command": ["agent"]}}
         if subject is not None:
             body["subject"] = subject
-        texts.append(ET.fromstring(badge_svg(body)).get("aria-label"))
+        texts.append(ET.fromstring(badge_svg(upgraded(body))).get("aria-label"))
     assert len(set(texts)) == 1 and texts[0].startswith("ACP session/status: "), texts
     unimplemented = report() | {"verdict": {"label": "unimplemented", "exitCode": 3, "explanation": "x"}}
     assert ET.fromstring(badge_svg(unimplemented)).get("aria-label") == "ACP session/status: unimplemented"
@@ -151,6 +157,7 @@ def test_coverage_lists_cases_without_a_verdict_with_what_to_pass() -> None:
 
 
 def test_terminal_coverage_wraps_reasons_at_the_terminal_width(monkeypatch) -> None:
+    from conformance.reports.records import CaseOutcome
     from conformance.reports.report import RunReport
 
     monkeypatch.setenv("COLUMNS", "80")
@@ -159,7 +166,14 @@ def test_terminal_coverage_wraps_reasons_at_the_terminal_width(monkeypatch) -> N
     )
     reason = "needs two connections to one agent: serve it over WebSocket or Streamable HTTP (--transport websocket)"
     run.add(
-        {"id": "status.connections.no-attach", "level": "MUST", "outcome": "not-testable", "message": reason}
+        CaseOutcome.from_json(
+            {
+                "id": "status.connections.no-attach",
+                "level": "MUST",
+                "outcome": "not-testable",
+                "message": reason,
+            }
+        )
     )
     lines = run.summary_lines()
     start = lines.index("Coverage: cases that ran to no verdict, why, and what to pass to test them:")

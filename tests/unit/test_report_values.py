@@ -55,15 +55,15 @@ def test_a_recorded_marker_object_keeps_the_case_and_the_report() -> None:
     result = CaseResult(Outcome.FAIL, "currentStep reads absent", expected="a value", observed=ABSENT)
     record = CaseRecord(result, 0.5, details={"seen": {"currentStep": ABSENT}})
     entry = case_record(CASE, record, [])
-    assert entry["outcome"] == "fail" and entry["observed"] == "absent"
-    assert entry["details"] == {"seen": {"currentStep": "absent"}}
-    json.dumps(entry, allow_nan=False)
+    assert entry.outcome == "fail" and entry.observed == "absent"
+    assert entry.details == {"seen": {"currentStep": "absent"}}
+    json.dumps(entry.to_json(), allow_nan=False)
 
 
 def test_a_record_that_cannot_become_an_entry_is_that_cases_error() -> None:
     broken: Any = CaseResult(Outcome.FAIL, "m")
     broken.outcome = "not an outcome"  # a harness bug: no .value
     entry = case_record(CASE, CaseRecord(broken, 1.25), [])
-    assert entry["outcome"] == "error"
-    assert entry["message"].startswith("harness error while recording the case's result: AttributeError")
-    assert entry["duration"] == 1.25
+    assert entry.outcome == "error"
+    assert entry.message.startswith("harness error while recording the case's result: AttributeError")
+    assert entry.duration == 1.25

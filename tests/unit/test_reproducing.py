@@ -12,6 +12,7 @@ from conformance.core.config import UsageError
 from conformance.core.redact import REDACTED, redacted_options
 from conformance.core.transcript import reproduction_lines
 from conformance.replay.options import add_overrides, fill_redacted, merged_values, recorded_values
+from conformance.reports.records import CaseOutcome
 from conformance.reports.report import RunReport, reproduce_command, shorten
 
 
@@ -109,7 +110,7 @@ def test_shortening_never_cuts_a_word() -> None:
 )
 def test_verdicts_use_the_targets_word(noun: str, says: str) -> None:
     report = RunReport(command=["x"], cwd="/", strict=False, timeout=10, noun=noun)
-    report.cases = [{"id": "c", "level": "MUST", "outcome": "pass"}]
+    report.cases = [CaseOutcome.from_json({"id": "c", "level": "MUST", "outcome": "pass"})]
     report.advertised = True
     assert says in report.explanation()
 

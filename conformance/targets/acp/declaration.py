@@ -12,6 +12,7 @@ from conformance.targets.acp.machine import Pace, replay_steps
 from conformance.targets.acp.options import AcpOptions
 from conformance.targets.acp.sequences import Step
 from conformance.targets.acp.target import AcpTarget, reference_command
+from conformance.targets.base import System, TargetHooks
 from conformance.transport.process import AgentProcess
 
 if TYPE_CHECKING:
@@ -22,14 +23,16 @@ if TYPE_CHECKING:
 __all__ = ["Acp"]
 
 
-class Acp:
+class Acp(TargetHooks):
     """ACP agents, spoken to as a client (v1, or v2 with --protocol 2)."""
 
     name: ClassVar[str] = AcpTarget.name
     subject: ClassVar[str] = "ACP session/status"
     noun: ClassVar[str] = "agent"
-    # A prompt is a turn, a model call for a real agent: a run counts them (--max-prompts).
-    takes_prompts: ClassVar[bool] = True
+    # A prompt is a turn, a model call for a real agent: a run counts them (--max-prompts), and
+    # its answer, a v2 idle state_update or a permission request may take --turn-timeout.
+    turn_method: ClassVar[str | None] = "session/prompt"
+    default: ClassVar[bool] = True  # the bare command certifies the embedded reference agent
     status_method: ClassVar[str] = AcpTarget.status_method
     status_need: ClassVar[str] = AcpTarget.status_need
     driver: ClassVar[Callable[[Harness], Driver]] = AcpTarget
@@ -75,9 +78,20 @@ class Acp:
         return None
 
     @staticmethod
-    def agent_name(init: dict[str, Any]) -> str:
-        info = init.get("agentInfo")
-        return str(info.get("name") or "") if isinstance(info, dict) else ""
+    def describe(init: dict[str, Any]) -> System:
+        """initialize's answer: v1's agentInfo and agentCapabilities (v2: info and capabilities),
+        kept as ACP names them in the report's own ``acp`` block."""
+        info = init.get("agentInfo") or init.get("info")
+        capabilities = init.get("agentCapabilities") or init.get("capabilities")
+        version = init.get("protocolVersion")
+        named = info if isinstance(info, dict) else {}
+        return System(
+            name=str(named.get("name") or "")[:100],
+            version=str(named.get("version") or "")[:40],
+            protocol="" if version is None else str(version)[:40],
+            capabilities=capabilities,
+            own={"agentInfo": info, "protocolVersion": version, "agentCapabilities": capabilities},
+        )
 
     option_group: ClassVar[str] = "ACP agents (session/status; the default target)"
     options: ClassVar[tuple[Option, ...]] = (
@@ -136,10 +150,6 @@ class Acp:
         return AcpOptions.from_values(values)
 
     @staticmethod
-    def secrets(config: AgentConfig) -> list[str]:
-        return []
-
-    @staticmethod
     def service(config: AgentConfig, transcript: Transcript, stderr: StderrTail) -> AgentProcess:
         def channel(url: str) -> Any:
             from conformance.targets.acp.streamable_http import (
@@ -151,10 +161,6 @@ class Acp:
         return AgentProcess(
             config, transcript, stderr, channel=channel if config.transport == "http" else None
         )
-
-    @staticmethod
-    def replay_options(data: dict[str, Any], config: AgentConfig) -> None:
-        return None
 
     @staticmethod
     def replay_setup(data: dict[str, Any], config: AgentConfig) -> Callable[[Any], tuple[Any, list[Any]]]:

@@ -18,6 +18,7 @@ from conformance.core.config import UsageError
 from conformance.core.outcomes import HarnessError, MissingInput, NotTestable, Unanswered, Unprepared, shorten
 from conformance.targets.acp.expect import SESSION_NOT_FOUND
 from conformance.targets.acp.options import AcpOptions
+from conformance.targets.base import DriverHooks
 from conformance.transport.peer import JsonRpcPeer, Reply
 
 if TYPE_CHECKING:
@@ -68,7 +69,7 @@ def reference_command(transport: str = "stdio", values: dict[str, Any] | None = 
     return command
 
 
-class AcpTarget:
+class AcpTarget(DriverHooks):
     """One agent under test, spoken to as an ACP client (v1, or v2 with --protocol 2)."""
 
     name: ClassVar[str] = "acp"
@@ -206,7 +207,10 @@ class AcpTarget:
 
     # -- capabilities --------------------------------------------------------------------------
 
-    @property
+    def said(self) -> dict[str, Any]:
+        """initialize's answer, once it came (the handshake may stop after it)."""
+        return dict(self.init_result)
+
     def advertisement_known(self) -> bool:
         """Whether initialize has answered: what the agent advertises is known from it alone, even
         if the handshake stopped after it (authentication, a slow session/new)."""

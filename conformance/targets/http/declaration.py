@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from conformance.core.config import AgentConfig, UsageError
 from conformance.core.options import Option
 from conformance.core.transcript import StderrTail, Transcript
+from conformance.targets.base import System, TargetHooks
 from conformance.targets.http.options import HttpOptions, reference_command
 from conformance.targets.http.target import HttpService, HttpStatusTarget
 
@@ -20,7 +21,7 @@ if TYPE_CHECKING:
 __all__ = ["Http"]
 
 
-class Http:
+class Http(TargetHooks):
     """HTTP session-status services."""
 
     name: ClassVar[str] = HttpStatusTarget.name
@@ -39,13 +40,11 @@ class Http:
     }
 
     @staticmethod
-    def not_applicable(missing: list[str], config: AgentConfig) -> str | None:
-        return None
-
-    @staticmethod
-    def agent_name(init: dict[str, Any]) -> str:
-        info = init.get("agentInfo") or init.get("serverInfo")
-        return str(info.get("name") or "") if isinstance(info, dict) else ""
+    def describe(init: dict[str, Any]) -> System:
+        """The service's OpenAPI title and version, and what its document offers."""
+        system = TargetHooks.describe(init)
+        offered = {k: init.get(k) for k in ("openapi", "api", "statusRoute") if k in init}
+        return System(system.name, system.version, "", offered or None)
 
     option_group: ClassVar[str] = "HTTP session-status services (GET /sessions/{id}/status, e.g. AgentScope)"
     options: ClassVar[tuple[Option, ...]] = (

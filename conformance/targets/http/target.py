@@ -31,6 +31,7 @@ from conformance.core import revisions
 from conformance.core.config import AgentConfig
 from conformance.core.outcomes import AgentExited, HarnessError, MissingInput, NotTestable, Unanswered
 from conformance.core.transcript import NOTE, RECV, SEND, StderrTail, Transcript
+from conformance.targets.base import DriverHooks
 from conformance.targets.http.agentscope import STATUSES, AgentScopeDriver, Refused
 from conformance.targets.http.calibration import flatten, parsed, shaped_like
 from conformance.targets.http.creation import Parameter, creation_parameters, draw_options
@@ -59,9 +60,13 @@ class HttpConnection:
         self.problems: list[Any] = []
         self.reported = 0
         self.answered: collections.Counter[str] = collections.Counter()  # status probes answered, this case
+        # No JSON-RPC requests are counted: its cases never count as having asked status when a
+        # request of theirs goes unanswered (runtime's status_asked).
+        self.sent: collections.Counter[str] = collections.Counter()
 
     def new_case(self) -> None:
         self.answered.clear()
+        self.sent.clear()
 
 
 class HttpService:
@@ -152,7 +157,7 @@ class StatusProbe:
         return f"HTTP {self.code} {self.text[:300]!r}"
 
 
-class HttpStatusTarget:
+class HttpStatusTarget(DriverHooks):
     """A session-status service under test (AgentScope's GET /sessions/{id}/status), spoken to
     with plain HTTP requests; driven through AgentScope's API where it has one."""
 

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from conformance.core.config import AgentConfig, UsageError
 from conformance.core.options import Option
 from conformance.core.transcript import StderrTail, Transcript
+from conformance.targets.base import System, TargetHooks
 from conformance.targets.mcp import era as eras
 from conformance.targets.mcp.options import McpOptions, reference_command
 from conformance.targets.mcp.queue import QueueStep, replay_queue
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
 __all__ = ["Mcp"]
 
 
-class Mcp:
+class Mcp(TargetHooks):
     """MCP servers that offer the session_heartbeat tool."""
 
     name: ClassVar[str] = McpTarget.name
@@ -42,14 +43,21 @@ class Mcp:
         "jsonrpc-2.0": "JSON-RPC 2.0 specification",
     }
 
-    @staticmethod
-    def not_applicable(missing: list[str], config: AgentConfig) -> str | None:
-        return None
+    # --mcp-protocol both: the handshake era, then the stateless one.
+    wire_eras: ClassVar[tuple[str, ...]] = (eras.SPEC_WIRE, eras.MODERN)
 
     @staticmethod
-    def agent_name(init: dict[str, Any]) -> str:
-        info = init.get("serverInfo")
-        return str(info.get("name") or "") if isinstance(info, dict) else ""
+    def describe(init: dict[str, Any]) -> System:
+        """The era's serverInfo, protocol revision and capabilities; the tools it lists."""
+        system = TargetHooks.describe(init)
+        tools = init.get("tools")
+        return System(
+            system.name,
+            system.version,
+            system.protocol,
+            system.capabilities,
+            {"tools": tools} if tools else {},
+        )
 
     option_group: ClassVar[str] = "MCP servers (the session_heartbeat tool)"
     options: ClassVar[tuple[Option, ...]] = (

@@ -24,6 +24,7 @@ import anyio
 from conformance.core import revisions
 from conformance.core.outcomes import HarnessError, MissingInput, NotApplicable, NotTestable, Unanswered
 from conformance.core.transcript import NOTE
+from conformance.targets.base import DriverHooks
 from conformance.targets.mcp import era as eras
 from conformance.targets.mcp.operator import OperatorHook
 from conformance.targets.mcp.options import McpOptions
@@ -97,7 +98,7 @@ class Delivery:
                 raise MissingInput(unfollowed_message(path, len(self.missing)))
 
 
-class McpTarget:
+class McpTarget(DriverHooks):
     """One MCP server under test, spoken to as an MCP client (one caller per connection)."""
 
     name: ClassVar[str] = "mcp"
@@ -169,6 +170,10 @@ class McpTarget:
             "tools": [str(t.get("name"))[:100] for t in self.tools][:100],
             "wire": era.to_json(),
         }
+
+    def said(self) -> dict[str, Any]:
+        """The era's handshake answer, once it came (listing the tools may stop the handshake after it)."""
+        return dict(self.init_result)
 
     def _forgive(self, unanswered: Unanswered) -> None:
         """An auto probe that went unanswered: noted, and the connection takes requests again."""

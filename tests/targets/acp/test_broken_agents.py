@@ -741,7 +741,7 @@ def list_baseline(run: Run, name: str, variant: Variant) -> None:
 
 def on_websocket(run: Run, name: str, variant: Variant) -> None:
     assert run.report is not None
-    assert run.report["agent"]["transport"] == "websocket"
+    assert run.report["system"]["transport"] == "websocket"
     for case_id, outcome in variant.delta.items():
         got = run.case(case_id)
         assert got["message"] and got["transcript"], case_id
@@ -751,7 +751,7 @@ def on_websocket(run: Run, name: str, variant: Variant) -> None:
 
 def on_v2(run: Run, name: str, variant: Variant) -> None:
     assert run.report is not None
-    assert run.report["agent"]["protocolVersion"] == 2
+    assert run.report["acp"]["protocolVersion"] == 2 and run.report["system"]["protocol"] == "2"
 
 
 def over_stdio(name: str, variant: Variant) -> tuple[str, ...]:

@@ -1,19 +1,20 @@
 """The toy target's declaration (targets.base.Target): what the suite reads to offer its options,
-start its server and report on it."""
+start its server and report on it. It overrides none of the optional hooks (TargetHooks): its
+handshake's ``name``, ``version`` and ``capabilities`` are what the default ``describe`` reads."""
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
 from typing import Any, ClassVar
 
 from conformance.core.config import UsageError
 from conformance.core.options import Option
+from conformance.targets.base import TargetHooks
 from conformance.transport.process import AgentProcess
 from toy_target.driver import ToyTarget
 
 
-class Toy:
+class Toy(TargetHooks):
     name = ToyTarget.name
     subject = "toy/status"
     noun = "server"
@@ -40,29 +41,5 @@ class Toy:
         return [sys.executable, "-m", "toy_target.reference"]
 
     @staticmethod
-    def configure(values: dict[str, Any], config: Any) -> None:
-        return None
-
-    @staticmethod
-    def secrets(config: Any) -> list[str]:
-        return []
-
-    @staticmethod
     def service(config: Any, transcript: Any, stderr: Any) -> AgentProcess:
         return AgentProcess(config, transcript, stderr)
-
-    @staticmethod
-    def replay_options(data: dict[str, Any], config: Any) -> None:
-        return None
-
-    @staticmethod
-    def replay_setup(data: dict[str, Any], config: Any) -> Callable[[Any], tuple[Any, list[Any]]]:
-        raise UsageError("the toy target's replay files hold one case's input")
-
-    @staticmethod
-    def not_applicable(missing: list[str], config: Any) -> str | None:
-        return None
-
-    @staticmethod
-    def agent_name(init: dict[str, Any]) -> str:
-        return str(init.get("name") or "")

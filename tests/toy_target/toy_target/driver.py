@@ -5,12 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from conformance.core.outcomes import NotTestable
+from conformance.targets.base import DriverHooks
 from conformance.transport.peer import Reply
 
 REVISION = "toy-2026"
 
 
-class ToyTarget:
+class ToyTarget(DriverHooks):
     name = "toy"
     status_method = "toy/status"
     status_need = "status"

@@ -13,7 +13,7 @@ UNKNOWN_SESSION = -32002
 def answer(request: dict, sessions: set[str], forgetful: bool) -> dict:
     method, params = request.get("method"), request.get("params") or {}
     if method == "toy/hello":
-        return {"result": {"name": "toy-reference", "capabilities": {"status": True}}}
+        return {"result": {"name": "toy-reference", "version": "1.0", "capabilities": {"status": True}}}
     if method == "toy/open":
         sid = f"toy-{uuid.uuid4().hex[:12]}"
         sessions.add(sid)
