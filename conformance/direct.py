@@ -56,12 +56,8 @@ def finished(
         with tempfile.TemporaryDirectory(prefix="conformance-") as folder:
             return finished(args, case_ids, Path(folder), keyword=keyword, handlers=handlers)
     folder = Path(report_dir)
-    run = Run.begin(
-        configure(values, folder / "sandbox", folder),
-        strict=values["conformance_strict"],
-        report_dir=folder,
-        handlers=handlers,
-    )
+    config = configure(values, folder / "sandbox", folder)
+    run = Run.begin(config, strict=values["conformance_strict"], report_dir=folder, handlers=handlers)
     ended = None
     for event in run.execute(case_ids, keyword=keyword, spec=values["conformance_spec"]):
         if isinstance(event, RunFinished):

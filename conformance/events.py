@@ -32,7 +32,7 @@ __all__ = [
 
 @dataclass(frozen=True)
 class RunStarted:
-    """The run is configured: its target, seed and strictness are fixed."""
+    """The run's pre-flight begins: its target, seed and strictness are fixed."""
 
     target: str
     seed: int | None

@@ -34,6 +34,7 @@ from conformance.reports.baseline import Baseline, BaselineResult, is_todo, load
 from conformance.reports.report import RunReport, case_record, clean
 from conformance.runtime import CaseRecord, Runtime
 from conformance.targets import named
+from conformance.targets.base import Target
 from conformance.transport.stdio import LaunchError
 
 __all__ = [
@@ -134,6 +135,7 @@ class Run:
     config: AgentConfig
     strict: bool
     report: RunReport
+    declaration: type[Target]
     # Where its reports go (report.json and the files beside it); None: a run that writes none.
     report_dir: Path | None = None
     # The spec revision its cases check when the run is told it (an xdist worker, a replay).
@@ -156,12 +158,21 @@ class Run:
         update_baseline: bool = False,
         handlers: Sequence[Handler] = (),
     ) -> Run:
-        """The run's seed chosen (into ``config``) and its report set up for its target; RunStarted told."""
+        """The run's seed chosen (into ``config``) and its report set up for its target."""
         config.seed = choose_seed(config.profile, config.seed)
-        report = RunReport.for_run(config, named(config.target), strict=strict)
-        run = cls(config, strict, report, report_dir, revision, baseline, update_baseline, list(handlers))
-        run.emit(RunStarted(config.target, config.seed, strict, report_dir))
-        return run
+        declaration = named(config.target)  # the run's target, resolved once for the run
+        report = RunReport.for_run(config, declaration, strict=strict)
+        return cls(
+            config,
+            strict,
+            report,
+            declaration,
+            report_dir,
+            revision,
+            baseline,
+            update_baseline,
+            list(handlers),
+        )
 
     def emit(self, event: E) -> E:
         for handler in self.handlers:
@@ -173,7 +184,9 @@ class Run:
         """The run's runtime: its event loop and its target, started by `start` (or by the first
         case, on an xdist worker)."""
         if self._runtime is None:
-            self._runtime = Runtime(self.config, strict=self.strict, revision=self.revision)
+            self._runtime = Runtime(
+                self.config, strict=self.strict, revision=self.revision, declaration=self.declaration
+            )
         return self._runtime
 
     # -- the pre-flight --------------------------------------------------------------------------
@@ -181,16 +194,18 @@ class Run:
     def start(self, spec: str | None = "auto") -> TargetDescribed | RunFinished:
         """The target started and initialized once, before any case: what it says of itself, and
         the revision the run checks (``spec``: --spec, "auto" to ask the target, None to keep the
-        one the run was told). A target that cannot start ends the run (RunFinished, its report
+        one the run was told); RunStarted, then TargetDescribed told. A target that cannot start ends the run (RunFinished, its report
         written, exit 2, or 3 when its handshake said it has no status method); a wrong --spec
         raises CaseSignal; Ctrl-C while it starts writes the partial report, then goes on."""
+        self.emit(RunStarted(self.config.target, self.config.seed, self.strict, self.report_dir))
         runtime = self.runtime
         report = self.report
         try:
             init = runtime.start()
         except STARTING as exc:
             runtime.close()
-            message = preflight_message(exc, self.config, printed_instead(runtime.transcript.since(0)))
+            printed = printed_instead(runtime.transcript.since(0))
+            message = preflight_message(exc, self.declaration, self.config.transport, printed)
             self._describe_partial_handshake("no case could run")
             report.fatal = clean(f"cannot certify: {message}")
             report.process_groups = list(runtime.pgids)
@@ -359,13 +374,13 @@ class Run:
             self.close()
 
 
-def preflight_message(exc: BaseException, config: AgentConfig, printed: str = "") -> str:
+def preflight_message(exc: BaseException, target: type[Target], transport: str, printed: str = "") -> str:
     """Why the target could not be started and initialized, in one line."""
     if isinstance(exc, AgentExited):
         lines = [ln for ln in exc.stderr_tail.strip().splitlines() if ln.strip()]
         tail = f"; its last stderr line: {lines[-1][:200]}" if lines else ""
         return f"the agent exited with code {exc.code} before answering {exc.method or 'initialize'}{tail}"
-    if isinstance(exc, Unanswered) and exc.method not in named(config.target).handshake_methods:
+    if isinstance(exc, Unanswered) and exc.method not in target.handshake_methods:
         return (
             f"the agent answered the handshake, but {exc.method} (id {exc.request_id}) got no answer: {exc.why}; a "
             f"slower agent needs a larger {exc.option}"
@@ -373,7 +388,9 @@ def preflight_message(exc: BaseException, config: AgentConfig, printed: str = ""
     if isinstance(exc, TimeoutError | Unanswered):
         what = exc.why if isinstance(exc, Unanswered) else str(exc) or "no answer"
         method = exc.method if isinstance(exc, Unanswered) else "initialize"
-        subject = named(config.target).subject
+        subject = target.subject
         instead = f"; {printed}" if printed else ""
-        return f"the agent did not answer {method} ({what}){instead}; does it serve {subject} over {config.transport}?"
+        return (
+            f"the agent did not answer {method} ({what}){instead}; does it serve {subject} over {transport}?"
+        )
     return str(exc).splitlines()[0] if str(exc) else type(exc).__name__

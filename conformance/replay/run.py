@@ -210,8 +210,9 @@ def describe_agent(config: AgentConfig) -> str:
 
 
 def _replay_steps(path: Path, data: dict[str, Any], config: AgentConfig, given: int | None = None) -> int:
+    run = Run.begin(config, strict=False, revision=recorded_revision(data))
     try:
-        steps = named(config.target).replay_setup(data, config)
+        steps = run.declaration.replay_setup(data, config)
     except (KeyError, UsageError) as exc:
         print(f"error: {path}: {exc}", file=sys.stderr)
         return ERROR
@@ -220,7 +221,6 @@ def _replay_steps(path: Path, data: dict[str, Any], config: AgentConfig, given: 
         return steps(runtime.target)
 
     tries, alone, rate = plan(data, given)
-    run = Run.begin(config, strict=False, revision=recorded_revision(data))
     runtime = run.runtime
     failure, ran, tried = None, [], 0
     try:
