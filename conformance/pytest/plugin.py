@@ -1,10 +1,13 @@
-"""The pytest plugin (entry point ``pytest11``): options, collection, verdict and reports.
+"""The pytest plugin (entry point ``pytest11``): pytest's adapter of the engine (conformance.run).
 
-A run is a conformance run when it collects case files (``pytest cases --agent CMD``). The
-controller starts the agent once before any case (a pre-flight: a command that cannot start
-or initialize is a usage error, exit 2, not 40 failing cases); each worker then has its own
-agent process. Reports are merged on the controller from the per-case records that travel
-with pytest's reports, so ``-n auto`` gives one report.
+A run is a conformance run when it collects case files (``pytest cases --agent CMD``). pytest
+keeps its options, collection, ``-k`` / ``-m`` and xdist; the engine does the rest: the
+controller runs its pre-flight at session start (the agent started once: a command that cannot
+start or initialize ends the run, exit 2, not 40 failing cases), each case item is one engine
+case step (sorted into the engine's one order; each xdist worker has its own agent process), and
+the session's end is the engine's end (its verdict, and the report files its handlers write).
+The report is merged on the controller from the per-case entries that travel with pytest's
+reports, so ``-n auto`` gives one report.
 """
 
 from __future__ import annotations
