@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 from conformance.core.config import AgentConfig
 from conformance.core.outcomes import AgentExited, CaseSignal, Unanswered, Verdict
 from conformance.core.registry import CASES, Case
-from conformance.core.transcript import printed_instead
+from conformance.core.transcript import Entry, printed_instead
 from conformance.events import (
     CaseFinished,
     CaseStarted,
@@ -204,8 +204,9 @@ class Run:
             init = runtime.start()
         except STARTING as exc:
             runtime.close()
-            printed = printed_instead(runtime.transcript.since(0))
-            message = preflight_message(exc, self.declaration, self.config.transport, printed)
+            message = preflight_message(
+                exc, self.declaration, self.config.transport, runtime.transcript.since(0)
+            )
             self._describe_partial_handshake("no case could run")
             report.fatal = clean(f"cannot certify: {message}")
             report.process_groups = list(runtime.pgids)
@@ -374,8 +375,11 @@ class Run:
             self.close()
 
 
-def preflight_message(exc: BaseException, target: type[Target], transport: str, printed: str = "") -> str:
-    """Why the target could not be started and initialized, in one line."""
+def preflight_message(
+    exc: BaseException, target: type[Target], transport: str, frames: Sequence[Entry] = ()
+) -> str:
+    """Why the target could not be started and initialized, in one line (``frames``: what it
+    wrote meanwhile, to say what it printed instead of answering)."""
     if isinstance(exc, AgentExited):
         lines = [ln for ln in exc.stderr_tail.strip().splitlines() if ln.strip()]
         tail = f"; its last stderr line: {lines[-1][:200]}" if lines else ""
@@ -389,6 +393,7 @@ def preflight_message(exc: BaseException, target: type[Target], transport: str, 
         what = exc.why if isinstance(exc, Unanswered) else str(exc) or "no answer"
         method = exc.method if isinstance(exc, Unanswered) else "initialize"
         subject = target.subject
+        printed = printed_instead(list(frames))
         instead = f"; {printed}" if printed else ""
         return (
             f"the agent did not answer {method} ({what}){instead}; does it serve {subject} over {transport}?"
