@@ -194,9 +194,10 @@ class Run:
     def start(self, spec: str | None = "auto") -> TargetDescribed | RunFinished:
         """The target started and initialized once, before any case: what it says of itself, and
         the revision the run checks (``spec``: --spec, "auto" to ask the target, None to keep the
-        one the run was told); RunStarted, then TargetDescribed told. A target that cannot start ends the run (RunFinished, its report
-        written, exit 2, or 3 when its handshake said it has no status method); a wrong --spec
-        raises CaseSignal; Ctrl-C while it starts writes the partial report, then goes on."""
+        one the run was told); RunStarted, then TargetDescribed told. A target that cannot start
+        ends the run (RunFinished, its report written, exit 2, or 3 when its handshake said it has
+        no status method); a wrong --spec raises CaseSignal; Ctrl-C while it starts writes the
+        partial report, then goes on."""
         self.emit(RunStarted(self.config.target, self.config.seed, self.strict, self.report_dir))
         runtime = self.runtime
         report = self.report
