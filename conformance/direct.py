@@ -1,25 +1,28 @@
-"""Cases run directly on one runtime, without pytest: for tools and the project's own tests.
+"""The engine driven without pytest: for tools and the project's own tests (the variant tests
+certify every variant through `certify`).
 
-The command line and the plugin are the product; this is the same harness (options, target,
-runtime, revision, outcomes, report) with pytest's collection, xdist and report files left out,
-so that a test of one broken agent costs an agent start and its cases, not a pytest start too.
+The command line and the plugin are the product; this is the same engine (conformance.run: its
+pre-flight, selection and order, case step, verdict and close) with pytest's collection, xdist and
+its report files left out, so that a test of one broken agent costs an agent start and its cases,
+not a pytest start too.
 """
 
 from __future__ import annotations
 
 import argparse
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import conformance.cases as cases
 from conformance.core.options import add_arguments
-from conformance.core.registry import CASES, Case
-from conformance.reports.report import RunReport, case_record
-from conformance.run import Run, selection_record
+from conformance.events import Handler, RunFinished
+from conformance.reports.report import RunReport
+from conformance.run import Run
 from conformance.targets import TARGETS, configure
 
-__all__ = ["certify", "option_values"]
+__all__ = ["certify", "finished", "option_values"]
 
 
 def option_values(args: list[str]) -> dict[str, Any]:
@@ -30,41 +33,34 @@ def option_values(args: list[str]) -> dict[str, Any]:
 
 
 def certify(args: list[str], case_ids: list[str] | None = None, report_dir: Path | None = None) -> RunReport:
-    """Run the chosen target's cases (all of them, or ``case_ids``, in the suite's order) against
-    the agent the command-line words ``args`` name; the report, not written. Without
-    ``report_dir``, the agent's sandbox is a temporary folder, removed afterwards."""
+    """The report of `finished` (not written)."""
+    return finished(args, case_ids, report_dir).report
+
+
+def finished(
+    args: list[str],
+    case_ids: list[str] | None = None,
+    report_dir: Path | None = None,
+    *,
+    keyword: str | None = None,
+    handlers: Sequence[Handler] = (),
+) -> RunFinished:
+    """Run the chosen target's cases (all of them, those in ``case_ids``, or those ``-k keyword``
+    selects, in the suite's order) against the agent the command-line words ``args`` name: how
+    the run ended (its verdict, exit code and report). ``handlers`` see every event (a
+    ReportFiles writes the report). Without ``report_dir``, the agent's sandbox is a temporary
+    folder, removed afterwards."""
     cases.load_all()
     values = option_values(args)
     if report_dir is None:
         with tempfile.TemporaryDirectory(prefix="conformance-") as folder:
-            return certify(args, case_ids, Path(folder))
+            return finished(args, case_ids, Path(folder), keyword=keyword, handlers=handlers)
     folder = Path(report_dir)
-    run = Run.begin(configure(values, folder / "sandbox", folder), strict=values["conformance_strict"])
-    config, report = run.config, run.report
-    runtime = run.runtime()
-    try:
-        run.started(runtime, runtime.start(), values["conformance_spec"])
-        chosen = selected(config.target, case_ids)
-        every = selected(config.target, None)
-        # A partial run, as the plugin records it: no certificate.
-        report.selection = selection_record(
-            [c.id for c in every], [c.id for c in chosen], args=[c.id for c in chosen]
-        )
-        for case in chosen:
-            report.add(case_record(case, runtime.run_case(case), config.secrets, report_dir=folder))
-    finally:
-        runtime.close()
-    return report
-
-
-def selected(target: str, case_ids: list[str] | None) -> list[Case]:
-    assert target in {t.name for t in TARGETS}
-    order = {case_id: n for n, case_id in enumerate(CASES)}
-    # pytest's order: case files by name, cases in the order they are declared in them
-    mine = sorted((c for c in CASES.values() if c.target == target), key=lambda c: (c.module, order[c.id]))
-    if case_ids is None:
-        return mine
-    unknown = set(case_ids) - {c.id for c in mine}
-    if unknown:
-        raise KeyError(f"no {target} cases named {sorted(unknown)}")
-    return [c for c in mine if c.id in case_ids]
+    config = configure(values, folder / "sandbox", folder)
+    run = Run.begin(config, strict=values["conformance_strict"], report_dir=folder, handlers=handlers)
+    ended = None
+    for event in run.execute(case_ids, keyword=keyword, spec=values["conformance_spec"]):
+        if isinstance(event, RunFinished):
+            ended = event
+    assert ended is not None  # execute ends with RunFinished, or raises
+    return ended

@@ -41,7 +41,7 @@ from conformance.core.registry import Case, Level
 from conformance.core.traceability import Revision
 from conformance.core.transcript import NOTE, RECV, SEND, Entry, StderrTail, Transcript
 from conformance.targets import named
-from conformance.targets.base import Connection, Driver, Service
+from conformance.targets.base import Connection, Driver, Service, Target
 from conformance.targets.turns import Turns
 from conformance.transport.peer import JsonRpcPeer
 
@@ -70,7 +70,14 @@ class CaseRecord:
 
 
 class Runtime:
-    def __init__(self, config: AgentConfig, *, strict: bool = False, revision: str | None = None) -> None:
+    def __init__(
+        self,
+        config: AgentConfig,
+        *,
+        strict: bool = False,
+        revision: str | None = None,
+        declaration: type[Target] | None = None,
+    ) -> None:
         self.config = config
         self.strict = strict
         # The spec revision this run checks: given, or resolved after the handshake (--spec, or
@@ -78,7 +85,8 @@ class Runtime:
         self.revision: Revision | None = revisions.get(revision) if revision else None
         self.transcript = Transcript()
         self.stderr = StderrTail()
-        self.declaration = named(config.target)
+        # The run's target, as the engine resolved it (once for the run), else from the config.
+        self.declaration = declaration or named(config.target)
         self.target: Driver = self.declaration.driver(self)
         self._agent: Service | None = None
         self._portal_cm = start_blocking_portal()

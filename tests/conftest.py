@@ -198,16 +198,16 @@ def no_ambient_revision() -> Iterator[None]:
 
 
 def direct_run(*args: str, cases: list[str] | None = None, report_dir: Path | None = None) -> Run:
-    """The cases run in this process on one agent (conformance.direct): the same harness and
-    outcomes as a command-line run, without a pytest start per run."""
-    from conformance.direct import certify
+    """The cases run in this process on one agent through the engine (conformance.direct drives
+    conformance.run, as the plugin does): the same pre-flight, case steps, verdict and exit code
+    as a command-line run, without a pytest start per run."""
+    from conformance.direct import finished
 
     with revision_kept():
-        report = certify(list(args), cases, report_dir)
-    verdict = report.verdict()
-    body = report.to_json()
+        ended = finished(list(args), cases, report_dir)
+    body = ended.report.to_json()
     json.dumps(body, allow_nan=False)  # whatever a case recorded, the report is JSON
-    return Run(verdict.exit_code, "", report.headline(), body, report_dir)
+    return Run(ended.exit_code, "", ended.line, body, report_dir)
 
 
 @pytest.fixture

@@ -1,4 +1,5 @@
-"""One engine certifies every target's variants (the files of tests/agents/<target>/).
+"""One engine certifies every target's variants (the files of tests/agents/<target>/): the engine
+a command-line run drives (conformance.run), here without pytest around it (`direct`, in-process).
 
 A `Table` is one configuration of a target: its baseline (the reference's outcomes there), how a
 variant is started in it, and the variants run in it. Each variant's expected outcomes are written
@@ -17,12 +18,11 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from _pytest.mark.expression import Expression
-
 from conformance import cases
 from conformance.core import revisions
 from conformance.core.registry import CASES
 from conformance.core.traceability import load_revision
+from conformance.run import keyword_selects
 from tests.conftest import AGENTS, Run
 
 cases.load_all()
@@ -87,21 +87,8 @@ def file_of(name: str) -> str:
 
 
 def matching(ids: Iterable[str], expression: str | None) -> set[str]:
-    """The cases ``-k expression`` selects among ``ids``: pytest matches a case by its id, its
-    module's file name and its level marker, case-insensitively, by substring."""
-    if expression is None:
-        return set(ids)
-    compiled = Expression.compile(expression)
-
-    def names(case_id: str) -> list[str]:
-        case = CASES[case_id]
-        return [case_id, case.module.rsplit(".", 1)[-1] + ".py", "cases", case.level.marker]
-
-    return {
-        c
-        for c in ids
-        if compiled.evaluate(lambda word, c=c: any(word.lower() in n.lower() for n in names(c)))
-    }
+    """The cases ``-k expression`` selects among ``ids``, as the engine selects them."""
+    return {c for c in ids if keyword_selects(CASES[c], expression)}
 
 
 def selection(table: Table, name: str) -> tuple[list[str], dict[str, str]]:

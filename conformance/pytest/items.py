@@ -17,7 +17,8 @@ from conformance.core.outcomes import Outcome
 from conformance.core.registry import CASES, Case
 from conformance.core.traceability import case_packages
 from conformance.core.transcript import reproduction_lines
-from conformance.pytest.keys import AGENT, REPORT_DIR, REVISION, runtime_for
+from conformance.pytest.keys import AGENT, REPORT_DIR, REVISION, RUN
+from conformance.reports.records import CaseOutcome
 from conformance.runtime import CaseRecord
 
 if TYPE_CHECKING:
@@ -91,6 +92,7 @@ class CaseItem(pytest.Item):
         super().__init__(**kwargs)
         self.case = case
         self.record: CaseRecord | None = None
+        self.entry: CaseOutcome | None = None  # its entry of report.json, once it ran
         self.add_marker(case.level.marker)
         self.add_marker(case.level.value)  # MUST as well as must: reports print levels in capitals
         self.add_marker("conformance")
@@ -111,7 +113,9 @@ class CaseItem(pytest.Item):
         )
 
     def runtest(self) -> None:
-        self.record = runtime_for(self.config).run_case(self.case)
+        # The engine's case step: the agent started once, at session start (an xdist worker
+        # starts its own with its first case).
+        self.record, self.entry = self.config.stash[RUN].run_case(self.case)
         _attach_to_allure(self.record)
         outcome = self.record.result.outcome
         if outcome is Outcome.FAIL:

@@ -12,7 +12,6 @@ from conformance.core.config import AgentConfig
 from conformance.reports.baseline import Baseline
 from conformance.reports.report import RunReport
 from conformance.run import Run
-from conformance.runtime import Runtime
 
 __all__ = [
     "ACTIVE",
@@ -28,9 +27,7 @@ __all__ = [
     "REPORT_PATH",
     "REVISION",
     "RUN",
-    "RUNTIME",
     "SIGNALS",
-    "runtime_for",
     "strict",
 ]
 
@@ -39,8 +36,7 @@ AGENT = pytest.StashKey[AgentConfig]()  # the agent and the run's options
 REPORT_DIR = pytest.StashKey[Path]()
 REPORT_PATH = pytest.StashKey[Path]()  # report.json, once written
 REVISION = pytest.StashKey[str]()  # the spec revision the run checks, once resolved (workers: told)
-RUN = pytest.StashKey[Run]()  # the run: its config, seed, report, runtimes (conformance.run)
-RUNTIME = pytest.StashKey[Runtime]()
+RUN = pytest.StashKey[Run]()  # the run: the engine (conformance.run), its report and its runtime
 REPORT = pytest.StashKey[RunReport]()  # the controller's report, the run's (not on xdist workers)
 BASELINE = pytest.StashKey[Baseline | None]()
 COMMAND_LINE = pytest.StashKey[Any]()  # the command line's CommandLineRun (conformance.pytest.control)
@@ -54,13 +50,3 @@ SIGNALS = pytest.StashKey[dict[int, Any]]()  # the handlers this run replaced, t
 def strict(config: pytest.Config) -> bool:
     """--strict: SHOULD findings and robustness findings fail the run."""
     return bool(config.getoption("conformance_strict") or getattr(config.option, "strict", False))
-
-
-def runtime_for(config: pytest.Config) -> Runtime:
-    """The run's runtime (the agent started once, at session start; an xdist worker starts its own
-    with its first case)."""
-    runtime = config.stash.get(RUNTIME, None)
-    if runtime is None:
-        runtime = config.stash[RUN].runtime(revision=config.stash.get(REVISION, None))
-        config.stash[RUNTIME] = runtime
-    return runtime

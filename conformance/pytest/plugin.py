@@ -1,10 +1,13 @@
-"""The pytest plugin (entry point ``pytest11``): options, collection, verdict and reports.
+"""The pytest plugin (entry point ``pytest11``): pytest's adapter of the engine (conformance.run).
 
-A run is a conformance run when it collects case files (``pytest cases --agent CMD``). The
-controller starts the agent once before any case (a pre-flight: a command that cannot start
-or initialize is a usage error, exit 2, not 40 failing cases); each worker then has its own
-agent process. Reports are merged on the controller from the per-case records that travel
-with pytest's reports, so ``-n auto`` gives one report.
+A run is a conformance run when it collects case files (``pytest cases --agent CMD``). pytest
+keeps its options, collection, ``-k`` / ``-m`` and xdist; the engine does the rest: the
+controller runs its pre-flight at session start (the agent started once: a command that cannot
+start or initialize ends the run, exit 2, not 40 failing cases), each case item is one engine
+case step (sorted into the engine's one order; each xdist worker has its own agent process), and
+the session's end is the engine's end (its verdict, and the report files its handlers write).
+The report is merged on the controller from the per-case entries that travel with pytest's
+reports, so ``-n auto`` gives one report.
 """
 
 from __future__ import annotations
@@ -24,11 +27,12 @@ import pytest
 from conformance.core import revisions
 from conformance.core.config import AgentConfig, UsageError, agent_command_problem, url_transport
 from conformance.core.options import run_options
-from conformance.core.outcomes import TERMINAL, AgentExited, CaseSignal, Outcome, Unanswered, Verdict
+from conformance.core.outcomes import TERMINAL, CaseSignal, Outcome, Verdict
 from conformance.core.redact import redact
 from conformance.core.registry import CASES, Level
 from conformance.core.traceability import case_packages
-from conformance.core.transcript import printed_instead
+from conformance.events import Handler, RunFinished
+from conformance.handlers import JUnitFile, ReportFiles
 from conformance.pytest.control import command_line_of
 from conformance.pytest.items import (
     CaseItem,
@@ -49,27 +53,20 @@ from conformance.pytest.keys import (
     REPORT_PATH,
     REVISION,
     RUN,
-    RUNTIME,
     SIGNALS,
     strict,
 )
 from conformance.pytest.options import pytest_addoption  # noqa: F401 - the hook, registered with this plugin
 from conformance.reports.baseline import (
     Baseline,
-    BaselineResult,
     did_you_mean,
-    is_todo,
     load_baseline,
-    write_baseline,
 )
-from conformance.reports.junit import enrich_junit, write_fatal_junit
 from conformance.reports.records import CaseOutcome
-from conformance.reports.report import RunReport, case_record, clean, default_report_dir
-from conformance.run import Run, choose_seed, selection_record
-from conformance.runtime import Runtime
+from conformance.reports.report import RunReport, default_report_dir
+from conformance.run import Run, choose_seed, in_order, selection_record
 from conformance.targets import TARGETS, chosen, configure, default, named
 from conformance.targets.turns import new_ledger
-from conformance.transport.stdio import LaunchError
 
 SPEC_CHOICES = ("auto", *revisions.available())
 # A CI job's timeout sends SIGTERM, a closed terminal SIGHUP: each stops a run as Ctrl-C does (the
@@ -114,8 +111,21 @@ def _configure(config: pytest.Config) -> None:
             f"--spec {config.getoption('conformance_spec')!r} is not a known revision: use one of {', '.join(SPEC_CHOICES)}"
         )
     config.stash[AGENT] = agent_config = _run_agent_config(config, report_dir, worker)
-    config.stash[BASELINE] = _baseline(config)
-    config.stash[RUN] = run = Run.begin(agent_config, strict=strict(config))
+    config.stash[BASELINE] = baseline = _baseline(config)
+    handlers: list[Handler] = []
+    if worker is None:  # the controller writes the run's files, from the events of its end
+        handlers.append(ReportFiles())
+        if config.option.xmlpath:
+            handlers.append(JUnitFile(Path(config.option.xmlpath)))
+    config.stash[RUN] = run = Run.begin(
+        agent_config,
+        strict=strict(config),
+        report_dir=report_dir,
+        revision=worker["conformance_revision"] if worker is not None else None,
+        baseline=baseline,
+        update_baseline=bool(config.getoption("update_expected_failures")),
+        handlers=handlers,
+    )
     if worker is None:
         config.stash[REPORT] = run.report
         _stop_on_signals(config)
@@ -324,6 +334,7 @@ def pytest_collection_modifyitems(
     session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
 ) -> None:
     _check_baseline_ids(config)
+    _in_the_suites_order(items)
     if config.stash.get(ACTIVE, False) and not any(isinstance(i, CaseItem) for i in items):
         last = command_line_of(config).last
         last["message"] = (
@@ -332,6 +343,17 @@ def pytest_collection_modifyitems(
         )
         config.stash[NOTHING_SELECTED] = True
         pytest.exit(last["message"], returncode=2)
+
+
+def _in_the_suites_order(items: list[pytest.Item]) -> None:
+    """The cases in the engine's one order (conformance.run.in_order), in the places pytest gave
+    its case items; any other item stays where it is."""
+    places = [n for n, item in enumerate(items) if isinstance(item, CaseItem)]
+    by_id = {item.case.id: item for item in items if isinstance(item, CaseItem)}
+    if len(by_id) != len(places):  # a case collected twice (a file given twice): pytest's order
+        return
+    for place, case in zip(places, in_order(cast(CaseItem, items[n]).case for n in places), strict=True):
+        items[place] = by_id[case.id]
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -346,57 +368,35 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 @pytest.hookimpl(tryfirst=True)  # before xdist starts workers: they need the revision
 def pytest_sessionstart(session: pytest.Session) -> None:
+    """The engine's pre-flight, on the controller: a target that cannot start ends the run here
+    (its report and JUnit file written by the run's handlers)."""
     config = session.config
     last = command_line_of(config).last
     if not config.stash.get(ACTIVE, False) or hasattr(config, "workerinput") or config.option.collectonly:
         return
     run = config.stash[RUN]
-    runtime = run.runtime()
-    report = run.report
     try:
-        init = runtime.start()
-    except (LaunchError, CaseSignal, AgentExited, TimeoutError, Unanswered) as exc:
-        runtime.close()
-        message = _preflight_message(exc, config.stash[AGENT], printed_instead(runtime.transcript.since(0)))
-        fatal = clean(f"cannot certify: {message}")
-        _describe_partial_handshake(report, runtime, "no case could run")
-        report.fatal = fatal
-        report.process_groups = list(runtime.pgids)
-        path = str(report.write(config.stash[REPORT_DIR]))
-        if config.option.xmlpath:  # CI test views still get a file, with the reason as one error
-            write_fatal_junit(Path(config.option.xmlpath), fatal)
-        decided = report.verdict()
-        if decided is Verdict.UNIMPLEMENTED:  # initialize said enough: the agent has no status method
-            last.update(verdict=decided, exit_code=decided.exit_code, line=report.headline(), report=path)
-            pytest.exit(report.headline(), returncode=decided.exit_code)
-        last.update(message=fatal, report=path)
-        pytest.exit(fatal, returncode=2)
-    except BaseException:  # Ctrl-C while it starts: stop what started (a server outlives its pipes)
-        runtime.close()
-        # pytest calls no pytest_sessionfinish for a session that did not finish starting: the
-        # partial report is written here.
-        _describe_partial_handshake(report, runtime, "the run was interrupted")
-        report.incomplete = True
-        report.process_groups = list(runtime.pgids)
-        with contextlib.suppress(OSError):
-            path = report.write(config.stash[REPORT_DIR])
-            last["message"] = f"interrupted: partial report (marked incomplete) in {path}"
-        raise
-    try:
-        spec = cast(str, config.getoption("conformance_spec"))  # declared with a default ("auto")
-        run.started(runtime, init, spec)
-    except CaseSignal as exc:
-        runtime.close()
+        started = run.start(
+            cast(str, config.getoption("conformance_spec"))
+        )  # declared with a default ("auto")
+    except CaseSignal as exc:  # --spec names another target's revision
         last["message"] = exc.message
         pytest.exit(exc.message, returncode=2)
-    except BaseException:
-        runtime.close()
+    except BaseException:  # Ctrl-C while it starts: pytest calls no pytest_sessionfinish then
+        if run.report_dir is not None and run.report.written is not None:
+            path = run.report_dir / "report.json"
+            last["message"] = f"interrupted: partial report (marked incomplete) in {path}"
         raise
-    config.stash[REVISION] = report.revision
+    if isinstance(started, RunFinished):
+        path = str(started.path)
+        if started.verdict is Verdict.UNIMPLEMENTED:  # initialize said enough: the agent has no status method
+            last.update(verdict=started.verdict, exit_code=started.exit_code, line=started.line, report=path)
+            pytest.exit(started.line, returncode=started.exit_code)
+        last.update(message=started.line, report=path)
+        pytest.exit(started.line, returncode=2)
+    config.stash[REVISION] = started.revision
     if config.pluginmanager.has_plugin("dsession"):
-        runtime.close()  # workers start their own agents
-    else:
-        config.stash[RUNTIME] = runtime
+        run.close()  # workers start their own agents
 
 
 def _keep_hypothesis_files_in(report_dir: Path) -> None:
@@ -411,63 +411,19 @@ def _keep_hypothesis_files_in(report_dir: Path) -> None:
         set_hypothesis_home_dir(report_dir / ".hypothesis")
 
 
-def _describe_partial_handshake(report: RunReport, runtime: Runtime, why: str) -> None:
-    """What the handshake said before it stopped (initialize answered, then authentication or a
-    slow session/new stopped it): the agent's identity and capabilities are kept in the report,
-    and whether it advertises the status method, where initialize alone tells."""
-    said = runtime.handshake_said
-    known = bool(said) and runtime.target.advertisement_known()
-    if said:
-        report.describe_target(runtime.declaration, runtime.target, said, advertisement_known=known)
-        report.revision_why = f"not determined: {why}"
-    elif why == "no case could run":
-        report.revision_why = "not determined: the agent could not be started and initialized"
-    else:
-        report.revision_why = f"not determined: {why} before the agent answered initialize"
-
-
-def _preflight_message(exc: BaseException, config: AgentConfig, printed: str = "") -> str:
-    noun = named(config.target).noun  # what the target calls its system
-    if isinstance(exc, AgentExited):
-        lines = [ln for ln in exc.stderr_tail.strip().splitlines() if ln.strip()]
-        tail = f"; its last stderr line: {lines[-1][:200]}" if lines else ""
-        return f"the {noun} exited with code {exc.code} before answering {exc.method or 'initialize'}{tail}"
-    if isinstance(exc, Unanswered) and exc.method not in named(config.target).handshake_methods:
-        return (
-            f"the {noun} answered the handshake, but {exc.method} (id {exc.request_id}) got no answer: {exc.why}; a "
-            f"slower {noun} needs a larger {exc.option}"
-        )
-    if isinstance(exc, TimeoutError | Unanswered):
-        what = exc.why if isinstance(exc, Unanswered) else str(exc) or "no answer"
-        method = exc.method if isinstance(exc, Unanswered) else "initialize"
-        subject = named(config.target).subject
-        instead = f"; {printed}" if printed else ""
-        return f"the {noun} did not answer {method} ({what}){instead}; does it serve {subject} over {config.transport}?"
-    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-
-
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
     outcome = yield
     report = outcome.get_result()
     if not isinstance(item, CaseItem) or call.when != "call":
         return
-    record = item.record
     case = item.case
     secrets = item.config.stash[AGENT].secrets
-    if record is None:  # the harness failed before the case produced a record
+    if item.entry is None:  # the harness failed before the case produced a record
         exc = call.excinfo.value if call.excinfo else None
-        result = case_record(
-            case,
-            None,
-            secrets,
-            error=f"harness error: {exc!r}",
-            duration=call.duration,
-            revision=item.config.stash.get(REVISION, None),
-        )
-    else:
-        report_dir = item.config.stash.get(REPORT_DIR, None)
-        result = case_record(case, record, secrets, report_dir=report_dir)
+        run = item.config.stash[RUN]
+        item.entry = run.entry(case, None, error=f"harness error: {exc!r}", duration=call.duration)
+    result = item.entry
     result.nodeid = item.nodeid
     # The record crosses from an xdist worker with the report: as report.json holds it.
     report.conformance = result.to_json()
@@ -477,10 +433,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
     baseline = item.config.stash.get(BASELINE, None)
     if not baseline:
         return
-    mark = baseline.classify(case.id, result.outcome, strict(item.config))
-    if mark is not None:
-        result.baseline = mark
-        report.conformance = result.to_json()
+    mark = result.baseline
     if mark == "known":  # shown and counted by pytest (terminal, junit, allure) as xfailed
         report.outcome = "skipped"
         report.wasxfail = f"known failure in {baseline.path}: {baseline.entries[case.id]}"
@@ -519,7 +472,7 @@ class RunListener:
         data = getattr(report, "conformance", None)
         run_report = config.stash.get(REPORT, None) if config.stash.get(ACTIVE, False) else None
         if data is not None and report.when == "call" and run_report is not None:
-            run_report.add(CaseOutcome.from_json(data))
+            config.stash[RUN].case_finished(CaseOutcome.from_json(data))
             if command_line_of(config).line_per_case:
                 terminal = config.pluginmanager.get_plugin("terminalreporter")
                 if terminal is not None:
@@ -531,9 +484,9 @@ class RunListener:
         config = self.config
         if not isinstance(excinfo.value, pytest.exit.Exception):
             config.stash[INTERRUPTED] = True  # pytest's exit status is lost if formatting then fails
-            runtime = config.stash.get(RUNTIME, None)
-            if runtime is not None:
-                runtime.interrupt()
+            run = config.stash.get(RUN, None)
+            if run is not None and run.running:
+                run.runtime.interrupt()
         result = yield
         if config.stash.get(ACTIVE, False) and command_line_of(config).one_line_endings:
             # The command line says what happened in one line (our own exits, and Ctrl-C: "interrupted:
@@ -560,39 +513,38 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> Iterator[N
             signal.signal(sig, signal.default_int_handler if handler is None else handler)
 
 
-# After junitxml has written its file, which this rewrites (pytest takes hooks by their prefix).
+# After junitxml has written its file, which the run's JUnitFile handler rewrites (pytest takes
+# hooks by their prefix).
 @pytest.hookimpl(trylast=True, specname="pytest_sessionfinish")
 def pytest_sessionfinish_writes_the_report(session: pytest.Session, exitstatus: int) -> None:
+    """The engine's end of the run: its verdict, and the report its handlers write."""
     config = session.config
-    runtime = config.stash.get(RUNTIME, None)
-    if runtime is not None:
-        runtime.close()
+    run = config.stash.get(RUN, None)
+    if run is not None:
+        run.close()
     report = config.stash.get(REPORT, None)
-    if report is None or hasattr(config, "workerinput"):
+    if run is None or report is None or hasattr(config, "workerinput"):
         return
     last = command_line_of(config).last
     interrupted = exitstatus == pytest.ExitCode.INTERRUPTED or config.stash.get(INTERRUPTED, False)
-    if interrupted and "message" not in last:  # not our own exit
-        report.incomplete = True
-    elif not report.cases:
+    incomplete = interrupted and "message" not in last  # not our own exit
+    if not incomplete and not report.cases:
         return
-    if not report.incomplete:
-        report.selection = _selection(config, report, session.shouldfail or session.shouldstop or None)
-    _apply_baseline(config, report)
-    path = report.write(config.stash[REPORT_DIR])
-    config.stash[REPORT_PATH] = path
-    if config.option.xmlpath and report.written is not None:
-        enrich_junit(Path(config.option.xmlpath), report.written)
-    if report.incomplete:
-        last["message"] = f"interrupted: partial report (marked incomplete) in {path}"
+    selection = (
+        None if incomplete else _selection(config, report, session.shouldfail or session.shouldstop or None)
+    )
+    finished = run.finish(incomplete=incomplete, selection=selection)
+    assert finished.path is not None  # the plugin's run has a report folder
+    config.stash[REPORT_PATH] = finished.path
+    if finished.incomplete:
+        last["message"] = f"interrupted: partial report (marked incomplete) in {finished.path}"
     elif exitstatus in (0, 1):  # keep pytest's own codes for usage errors
-        gated, explanation = report.gate()
-        session.exitstatus = gated.exit_code
+        session.exitstatus = finished.exit_code
         last.update(
-            verdict=report.verdict(),
-            exit_code=gated.exit_code,
-            line=explanation,
-            report=str(path),
+            verdict=finished.verdict,
+            exit_code=finished.exit_code,
+            line=finished.line,
+            report=str(finished.path),
             next=report.next_step,
         )
 
@@ -629,35 +581,6 @@ def _arg_path(arg: str) -> Path | None:
             inner = folder.joinpath(*arg[len(package) :].split(".")[1:])
             return inner if inner.is_dir() else inner.with_suffix(".py")
     return None
-
-
-def _apply_baseline(config: pytest.Config, report: RunReport) -> None:
-    baseline = config.stash.get(BASELINE, None)
-    if baseline is None or report.incomplete:
-        return
-    is_strict = strict(config)
-    if config.getoption("update_expected_failures"):
-        added, removed = write_baseline(baseline.path, report.cases, is_strict, baseline)
-        report.notes.append(
-            f"wrote baseline {baseline.path}: {added} entr(ies) added, {removed} removed; this run's failures "
-            "are its known failures now (give each entry a real reason)"
-        )
-        baseline = load_baseline(baseline.path)
-        for c in report.cases:
-            c.baseline = baseline.classify(c.id, c.outcome, is_strict)
-    marks: dict[str, list[str]] = {"known": [], "new": [], "stale": []}
-    for c in report.cases:
-        if c.baseline in marks:
-            marks[c.baseline].append(c.id)
-    todo = sorted(c for c, reason in baseline.entries.items() if is_todo(reason))
-    report.baseline = BaselineResult(
-        str(baseline.path),
-        sorted(marks["known"]),
-        sorted(marks["new"]),
-        sorted(marks["stale"]),
-        todo,
-        is_strict,
-    )
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:

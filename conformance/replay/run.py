@@ -30,15 +30,15 @@ import anyio.to_thread
 from conformance import COMMAND
 from conformance.core import revisions
 from conformance.core.config import AgentConfig, UsageError, agent_command_problem
-from conformance.core.outcomes import AgentExited, CaseSignal, Outcome, Unanswered
+from conformance.core.outcomes import Outcome
 from conformance.core.registry import CASES, Case
+from conformance.events import RunFinished
 from conformance.replay.files import frame_line, load_replay, numbered_steps
 from conformance.replay.options import add_overrides, fill_redacted, merged_values, recorded_values
 from conformance.reports.report import clean
-from conformance.run import Run
+from conformance.run import STARTING, Run
 from conformance.runtime import CaseRecord
 from conformance.targets import configure, default, named
-from conformance.transport.stdio import LaunchError
 
 __all__ = [
     "CONFIDENCE",
@@ -62,7 +62,6 @@ UNREPRODUCED_TRIES = 3
 # What a report or file that recorded no rate is taken to say: it failed once, in one try.
 ONCE = (1, 1)
 MAX_SHOWN_FRAMES = 200
-STARTING = (LaunchError, CaseSignal, AgentExited, TimeoutError, Unanswered)
 
 
 def main(argv: list[str], parser_class: type[argparse.ArgumentParser] = argparse.ArgumentParser) -> int:
@@ -211,8 +210,9 @@ def describe_agent(config: AgentConfig) -> str:
 
 
 def _replay_steps(path: Path, data: dict[str, Any], config: AgentConfig, given: int | None = None) -> int:
+    run = Run.begin(config, strict=False, revision=recorded_revision(data))
     try:
-        steps = named(config.target).replay_setup(data, config)
+        steps = run.declaration.replay_setup(data, config)
     except (KeyError, UsageError) as exc:
         print(f"error: {path}: {exc}", file=sys.stderr)
         return ERROR
@@ -221,10 +221,13 @@ def _replay_steps(path: Path, data: dict[str, Any], config: AgentConfig, given: 
         return steps(runtime.target)
 
     tries, alone, rate = plan(data, given)
-    runtime = Run.begin(config, strict=False).runtime(revision=recorded_revision(data))
+    runtime = run.runtime
     failure, ran, tried = None, [], 0
     try:
-        runtime.start()
+        started = run.start(spec=None)
+        if isinstance(started, RunFinished):
+            print(f"error: cannot replay: {cannot_start(started)}", file=sys.stderr)
+            return ERROR
         while tried < tries and failure is None:
             tried += 1
             failure, ran = runtime.call(lambda: anyio.to_thread.run_sync(replay))
@@ -232,7 +235,7 @@ def _replay_steps(path: Path, data: dict[str, Any], config: AgentConfig, given: 
         print(f"error: cannot replay: {str(exc).splitlines()[0]}", file=sys.stderr)
         return ERROR
     finally:
-        runtime.close()
+        run.close()
     print(
         f"replaying {len(data['steps'])} steps of {data['case']} (seed {data['seed']}) against {describe_agent(config)}"
         f", up to {tries} times ({rate})"
@@ -304,16 +307,18 @@ def run_alone(
     alone when found: ``alone`` false; ``instead``, what to run) or why it cannot tell."""
     record = None
     for tried in range(1, tries + 1):
-        run = Run.begin(config, strict=bool(config.options.get("conformance_strict")))
-        runtime = run.runtime(revision=revision)
+        run = Run.begin(config, strict=bool(config.options.get("conformance_strict")), revision=revision)
         try:
-            runtime.start()
-            record = runtime.run_case(case)
+            started = run.start(spec=None)
+            if isinstance(started, RunFinished):
+                print(f"error: cannot start the agent: {cannot_start(started)}", file=sys.stderr)
+                return ERROR
+            record, _ = run.run_case(case)
         except STARTING as exc:
             print(f"error: cannot start the agent: {str(exc).splitlines()[0]}", file=sys.stderr)
             return ERROR
         finally:
-            runtime.close()
+            run.close()
         outcome = record.result.outcome
         if outcome in (Outcome.PASS, Outcome.INFO) and tried < tries:
             continue
@@ -334,6 +339,11 @@ def run_alone(
         print(f"error: cannot tell: {outcome.value}: {clean(record.result.message)}", file=sys.stderr)
         return ERROR
     return ERROR
+
+
+def cannot_start(finished: RunFinished) -> str:
+    """Why the agent could not be started, as the engine's pre-flight said it."""
+    return str(finished.fatal or finished.line).removeprefix("cannot certify: ")
 
 
 def recorded_revision(data: dict[str, Any]) -> str | None:
