@@ -22,7 +22,7 @@ from conformance.core.fuzzing import FuzzFailure
 from conformance.core.outcomes import MissingInput, Violation
 from conformance.core.registry import Level, case
 from conformance.targets.http.strategies import IdForm, apply_edits, id_edits
-from conformance.targets.http.target import HttpStatusTarget
+from conformance.targets.http.target import HttpStatusTarget, StatusProbe
 
 NOT_FOUND_CODES = (404, 422)  # 422: a validation error for a name the service cannot take
 # A dot segment, even percent-encoded, is a path step (RFC 3986 6.2.2.2-3): a server may normalise
@@ -54,7 +54,9 @@ class Variants:
         self.unjudged: list[str] = []
         details["messages_probe_calibrated"] = calibrated
 
-    async def judge(self, label: str, session_id: str, agent_id: str, user_id: str | None = None) -> None:
+    async def judge(
+        self, label: str, session_id: str, agent_id: str, user_id: str | None = None
+    ) -> StatusProbe:
         http = self.http
         elsewhere = (
             await http.exists_elsewhere(agent_id, session_id, user_id=user_id) if self.calibrated else None
@@ -87,6 +89,7 @@ class Variants:
             self.problems.append(
                 f"{label}: answered {probe.describe()}, neither the session's status nor 404"
             )
+        return probe
 
     def verdict(self, what: str, level_of: str) -> None:
         if self.problems:
@@ -174,8 +177,10 @@ async def session_id_forms(http: HttpStatusTarget, details: dict) -> None:
 
 @case("http.identity.user-id-variants", level=Level.MUST, spec=NOT_FOUND, needs=HTTP_CAPABILITY)
 async def user_id_in_another_form(http: HttpStatusTarget, details: dict) -> None:
-    """The caller's x-user-id in another letter case is another user (404), unless the service
-    treats it as the same user everywhere (the session's messages answer it too)."""
+    """The caller's x-user-id in another letter case is another user: 404, even where the service
+    folds the case everywhere (its messages answer that id too). The id is a plain string with no
+    comparison rule of its own, and the JWT subject that replaces it is compared case-sensitively
+    (RFC 7519 section 2), so "ALICE" reading alice's session is an ownership leak."""
     agent_id, sid = await http.new_session()
     cased = {n: f for n, f in forms(http.user_id).items() if n in ("upper-case", "lower-case")}
     if not cased:
@@ -185,8 +190,21 @@ async def user_id_in_another_form(http: HttpStatusTarget, details: dict) -> None
     variants = Variants(
         http, details, await calibrated(http, agent_id, sid, varied={"user_id": http.other_user_id})
     )
+    granted = []
     for name, form in cased.items():
-        await variants.judge(f"x-user-id {name} ({form!r})", sid, agent_id, user_id=form)
+        probe = await variants.judge(f"x-user-id {name} ({form!r})", sid, agent_id, user_id=form)
+        if ok(probe.code):
+            granted.append(f"x-user-id {name} ({form!r}) got {probe.describe()}")
+    if granted and not variants.problems:
+        raise Violation(
+            f"the session of {http.user_id!r} was answered to its id in another letter case: "
+            + "; ".join(granted)
+            + ". x-user-id is a plain string the spec gives no folding, and the JWT subject that replaces it is "
+            "compared case-sensitively with no canonicalization (RFC 7519 section 2): another case is another "
+            "user, and the session does not belong to it",
+            expected="HTTP 404 (another user)",
+            observed=granted,
+        )
     variants.verdict("the caller's x-user-id", "user")
 
 

@@ -29,8 +29,23 @@ from conformance.targets.http.target import STATUS_PATH, HttpStatusTarget, Statu
 NOT_MODIFIED = requirement("agentscope-2.0.4", "not-modified")
 # "The HEAD method is identical to GET except that the server MUST NOT send content in the…"
 HEAD = requirement("agentscope-2.0.4", "head")
+# "The 406 (Not Acceptable) status code indicates that the target resource does not have a cur…"
+NOT_ACCEPTABLE = requirement("agentscope-2.0.4", "not-acceptable")
 LANGUAGES = ("de", "fr-CH, fr;q=0.9", "ja")  # Accept-Language values a user agent sends
 CODINGS = "br, gzip;q=0.5"  # what a browser or a gateway asks for; httpx itself asks "gzip, deflate"
+# Accept as clients send it by default, each with a media range that application/json meets at a
+# q-value above 0 (RFC 9110 12.5.1): a service that produces application/json has a representation
+# acceptable to every one of them.
+ACCEPTS = {
+    "curl, requests and fetch": "*/*",
+    "axios and Angular": "application/json, text/plain, */*",
+    "a JSON client with a charset": "application/json; charset=utf-8",
+    "a browser navigating": (
+        "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8"
+    ),
+    "a media range with a q-value": "application/*;q=0.5, text/plain",
+    "JSON in capitals, quoted parameter": 'Application/JSON;q="1"',
+}
 MAX_ROUTES = 8  # routes of the OpenAPI document asked, besides the status route
 
 
@@ -272,4 +287,35 @@ async def status_words_are_protocol_values(http: HttpStatusTarget, details: dict
             f"without it {plain.status!r}: the status word is translated",
             expected=f"status {plain.status!r} whatever the language asked for",
             observed={language: probe.describe() for language, probe in moved.items()},
+        )
+
+
+@case("http.protocol.accept", level=Level.MUST, spec=NOT_ACCEPTABLE, needs=HTTP_CAPABILITY)
+async def any_accept_that_takes_json(http: HttpStatusTarget, details: dict) -> None:
+    """The status is served to every Accept that takes application/json at a q-value above 0, as
+    clients send it (curl's */*, axios's list, a charset parameter, a browser's list with */*;q=0.8,
+    application/*, other letter case): a 406 says no acceptable representation exists, and the client
+    gets no status. A service may answer another media type the client prefers; a JSON answer
+    carries the same status as without Accept."""
+    agent_id, sid = await http.new_session()
+    plain = await http.status(sid, agent_id)
+    if plain.code != 200 or plain.status not in STATUSES:
+        raise MissingInput(f"the owner's own probe was answered {plain.describe()}: see http.status.shape")
+    answers = {
+        name: await http.status(sid, agent_id, headers={"Accept": value}) for name, value in ACCEPTS.items()
+    }
+    details["answers"] = {f"{name} ({ACCEPTS[name]})": probe.describe() for name, probe in answers.items()}
+    refused = {
+        name: probe
+        for name, probe in answers.items()
+        if probe.code != 200 or (probe.media_type == "application/json" and probe.status != plain.status)
+    }
+    if refused:
+        name, probe = next(iter(refused.items()))
+        raise Violation(
+            f"with Accept: {ACCEPTS[name]} ({name}) the status was answered {probe.describe()}, without Accept "
+            f"{plain.status!r}: that Accept takes application/json, so a representation acceptable to the client "
+            "exists (RFC 9110 12.5.1, 15.5.7) and the client is refused the status",
+            expected=f"HTTP 200, status {plain.status!r}",
+            observed={f"{n} ({ACCEPTS[n]})": p.describe() for n, p in refused.items()},
         )

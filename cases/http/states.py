@@ -393,35 +393,54 @@ async def permission_outranks_external(http: HttpStatusTarget, details: dict) ->
     does not wait again without a new turn). A service that runs a reply's calls one at a time
     (the second not dispatched while the first asks) or offers no external tool is not testable.
 
-    Then the external call alone is answered: while the messages show the permission call still
-    asking and nothing submitted, the status must still be awaiting_permission (a call answered
-    does not release its peer)."""
+    Both orders of the two calls in the reply are tried, each in its own session. Then, with the
+    permission call first, the external call alone is answered: while the messages show the
+    permission call still asking and nothing submitted, the status must still be
+    awaiting_permission (a call answered does not release its peer)."""
+    for order, marker in PARALLEL_ORDERS.items():
+        await _judge_parallel(http, details, order, marker, partial_step=order == "permission call first")
+
+
+# A precedence rule must hold in every order of the reply's calls: a service reading the parked
+# state off the first waiting call agrees with the rule when the permission call comes first.
+PARALLEL_ORDERS = {
+    "permission call first": "[parallel]",
+    "external call first": "[parallel:external-first]",
+}
+
+
+async def _judge_parallel(
+    http: HttpStatusTarget, details: dict, order: str, marker: str, *, partial_step: bool
+) -> None:
     agent_id, sid = await driven_session(http, "a session waiting on two parallel tool calls")
-    tag = await http.chat(agent_id, sid, "[parallel] write the probe file and ask the user")
+    tag = await http.chat(agent_id, sid, f"{marker} write the probe file and ask the user")
     if await http.wait_for_model(tag, timeout=http.settle_time, script="parallel") is None:
         raise never_started(http)
+    partial = None
     try:
         await http.wait_for(agent_id, sid, set(SETTLED), timeout=http.settle_time)
         before = await http.waiting_calls(agent_id, sid)
         probe = await http.status(sid, agent_id)
         after = await http.waiting_calls(agent_id, sid)
-        partial = await _after_partial_answer(http, agent_id, sid) if _both_waiting(after) else None
+        if partial_step and _both_waiting(after):
+            partial = await _after_partial_answer(http, agent_id, sid)
     finally:
         await http.driver.interrupt(http.user_id, agent_id, sid)  # no parked turn left behind
-    details["tail_calls"] = _named(after)
-    details["after_partial_answer"] = (
-        partial.describe() if partial else "not judged: the permission call never waited alone"
-    )
+    details[f"tail_calls ({order})"] = _named(after)
+    if partial_step:
+        details["after_partial_answer"] = (
+            partial.describe() if partial else "not judged: the permission call never waited alone"
+        )
     if not (_both_waiting(before) and _both_waiting(after)):
         raise MissingInput(
-            "the session's messages did not show both calls of the reply waiting at once, before and after the "
-            f"probe (one asking for permission, one submitted to an external executor; waiting: {_named(after)}): "
-            + _why_not_both(http, tag, before, after)
+            f"the session's messages did not show both calls of the reply ({order}) waiting at once, before and "
+            "after the probe (one asking for permission, one submitted to an external executor; waiting: "
+            f"{_named(after)}): " + _why_not_both(http, tag, before, after)
         )
     if probe.status != "awaiting_permission":
         raise Violation(
-            "while one reply's tool calls waited, one for the user's permission and one for an external executor "
-            f"(the messages showed both before and after the probe), the status was {probe.describe()}: "
+            f"while one reply's tool calls waited ({order}), one for the user's permission and one for an external "
+            f"executor (the messages showed both before and after the probe), the status was {probe.describe()}: "
             "awaiting_external_result applies only with no peer awaiting permission",
             expected="status 'awaiting_permission'",
             observed=probe.describe(),
@@ -488,7 +507,10 @@ def _why_not_both(
             "before the other was dispatched, so no tail held both"
         )
     if "submitted" in states:
-        return "the service asked no permission for the reply's permission tool call, so no tail held both"
+        return (
+            "the service asked no permission for the reply's permission tool call (or ran the calls one at a time "
+            "and parked on the external one first), so no tail held both"
+        )
     return "the turn did not park on the reply's tool calls"
 
 

@@ -16,7 +16,7 @@ from typing import Any
 from conformance.core.outcomes import MissingInput, NotTestable, Violation
 from conformance.core.registry import Level, case
 from conformance.core.revisions import requirement
-from conformance.targets.mcp.probe import StateProbe, calibrate, leaves, same
+from conformance.targets.mcp.probe import StateProbe, calibrate, leaves, pointers_to, same
 from conformance.targets.mcp.target import McpTarget, has, new_session_id
 
 # "Session ID"
@@ -382,3 +382,70 @@ async def _probe_on(mcp: McpTarget, field: str) -> StateProbe:
             f"the results show {probe.field}, not {field}, so what a heartbeat recorded of it does not read back"
         )
     return probe
+
+
+# Reports in the order agents really send them: down as well as up, the same value twice, each
+# bound, from one bound straight to the other. Each row is one heartbeat's numbers (integers, so a
+# server that keeps whole numbers reads them back as sent).
+REPORTED_SEQUENCE: tuple[dict[str, int], ...] = (
+    {"progressPercent": 80, "stepIndex": 7, "stepCount": 9},
+    {"progressPercent": 20, "stepIndex": 3, "stepCount": 9},
+    {"progressPercent": 20, "stepIndex": 3, "stepCount": 9},
+    {"progressPercent": 100, "stepIndex": 9, "stepCount": 9},
+    {"progressPercent": 0, "stepIndex": 1, "stepCount": 1},
+    {"progressPercent": 35, "stepIndex": 4, "stepCount": 12},
+)
+
+
+@case("heartbeat.boundary.reported-sequence", level=Level.MUST, spec=PURPOSE, needs=("heartbeat",))
+async def reported_values_in_any_order(mcp: McpTarget, details: dict) -> None:
+    """progressPercent and stepIndex reported going down, repeated, at each bound and from one bound
+    to the other read back as last reported (a server that keeps the highest, or skips a repeat or
+    a 0, shows another): judged where the results show them, at the place that showed every one."""
+    sid = new_session_id()
+    shown: dict[str, set[str]] = {}
+    history: list[dict[str, Any]] = []
+    for row in REPORTED_SEQUENCE:
+        reply = await mcp.heartbeat(sid, **row)
+        if not reply.succeeded:
+            await mcp.explain_refusal(sid, reply, row)
+            raise Violation(
+                f"a valid heartbeat {row} (step {len(history) + 1} of the sequence) was refused: {reply.describe()}",
+                expected="a result (every value is within the schema's bounds)",
+                observed=reply.describe(),
+            )
+        # Read back by a heartbeat that carries none of the numbers, so what shows is recorded.
+        data = (await mcp.ok_heartbeat(sid, currentStep=f"conformance read {uuid.uuid4().hex[:8]}")).data
+        history.append({"sent": row, "read": data})
+        for field in ("progressPercent", "stepIndex"):
+            places = pointers_to(data, row[field])
+            shown[field] = places if field not in shown else shown[field] & places
+    first = REPORTED_SEQUENCE[0]
+    judged = {f: p for f, p in shown.items() if pointers_to(history[0]["read"], first[f])}
+    details["judged"] = {f: sorted(p) or "no place showed every value" for f, p in judged.items()}
+    if not judged:
+        raise MissingInput(
+            "a heartbeat result without progressPercent or stepIndex did not show the values reported before it, "
+            "so what the server recorded of them does not read back"
+        )
+    lost = [f for f, places in judged.items() if not places]
+    if lost:
+        trail = [
+            f"{field} sent {h['sent'][field]}, read "
+            + ", ".join(
+                f"{p}={leaves(h['read']).get(p)!r}" for p in sorted(_first_places(history, field))[:3]
+            )
+            for field in lost
+            for h in history
+        ]
+        raise Violation(
+            f"a heartbeat result did not show the {' and '.join(lost)} last reported at every step of the sequence "
+            "80, 20, 20, 100, 0, 35 (stepIndex 7, 3, 3, 9, 1, 4): " + "; ".join(trail),
+            expected="each read shows the value last reported",
+            observed=trail,
+        )
+
+
+def _first_places(history: list[dict[str, Any]], field: str) -> set[str]:
+    """Where the first read showed the first value of ``field``: the places a server showing it lost."""
+    return pointers_to(history[0]["read"], history[0]["sent"][field])

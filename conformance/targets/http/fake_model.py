@@ -12,6 +12,7 @@ marker in the user text of the current turn (the user messages after the last as
 - `[external]` or `[external:Name]`: a call of a tool executed outside the service
   (`AskUser` by default: AgentScope's only built-in tool with `is_external_tool = True`);
 - `[parallel]`: both in one reply (parallel tool calls), the permission one first;
+  `[parallel:external-first]` the same two in the other order;
 - `[fail]`: HTTP 400, which the OpenAI client does not retry.
 
 A request whose last message is a tool result gets a short text reply (the tool ran, the turn
@@ -197,6 +198,8 @@ class FakeChatModel:
             calls = []
         elif script == "parallel":
             calls = [self._tool_call("permission", None, tools), self._tool_call("external", None, tools)]
+            if arg == "external-first":
+                calls.reverse()
         else:
             calls = [self._tool_call(script, arg, tools)]
         text = {"after_tool": "Done.", "slow": "This reply was streamed slowly."}.get(script, "OK.")

@@ -1,6 +1,7 @@
-"""Conforming HTTP status service: user ids compare case-insensitively on every route (x-user-id is
-folded to lower case on the way in), so "ALICE" is alice everywhere. Defeats the assumption that
-another case is another user (http.identity.user-id-variants): must pass.
+"""Broken HTTP status service: user ids compare case-insensitively on every route (x-user-id is
+folded to lower case on the way in, as for e-mail addresses), so "ALICE" reads alice's sessions,
+the status and the messages alike. Caught by http.identity.user-id-variants: the id is a plain
+string the spec gives no folding, and the JWT subject replacing it compares case-sensitively.
 """
 
 import pathlib

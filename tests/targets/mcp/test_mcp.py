@@ -390,7 +390,10 @@ BROKEN: dict[str, Variant] = {
     "session_ids_nfc": Variant(1, {"heartbeat.boundary.id-encodings": "fail"}),
     "empty_ack_clears_queue": Variant(1, {"heartbeat.boundary.empty-ack-list": "fail"}),
     "empty_ack_acks_delivered": Variant(1, {"heartbeat.boundary.empty-ack-list": "fail"}),
-    "empty_step_ignored": Variant(1, {"heartbeat.boundary.empty-step": "fail"}),
+    "empty_step_ignored": Variant(
+        1, {"heartbeat.boundary.empty-step": "fail", "heartbeat.boundary.reported-sequence": "fail"}
+    ),
+    "progress_never_back": Variant(1, {"heartbeat.boundary.reported-sequence": "fail"}),
     "empty_key_ignored": Variant(1, {"heartbeat.boundary.empty-key": "fail"}),
     # -- neighbours ----------------------------------------------------------------------------------
     "keys_per_caller_cache": Variant(1, {"heartbeat.idempotency.key-across-sessions": "fail"}),
@@ -459,6 +462,7 @@ CONFORMING: dict[str, Variant] = {
                 "heartbeat.boundary.id-encodings",
                 "heartbeat.boundary.empty-step",
                 "heartbeat.boundary.empty-key",
+                "heartbeat.boundary.reported-sequence",
             ],
             "not-testable",
         ),
