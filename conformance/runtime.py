@@ -148,6 +148,9 @@ class Runtime:
         try:
             if before_handshake is not None:
                 await before_handshake()
+                # The cases after this one reproduce on a process that starts with its handshake:
+                # what this case sent before it belongs to this case's own transcript.
+                mark = self.transcript.mark()
             init = await self.target.handshake()
         except BaseException:
             self.handshake_said = self.target.said()
