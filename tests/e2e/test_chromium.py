@@ -98,7 +98,9 @@ def test_matrix_of_reference_and_three_broken_agents(browser, tmp_path: Path) ->
     headers = page.locator("#matrix tr").first.locator("th")
     assert headers.count() == 2 + len(agents)
     labels = [headers.nth(i).inner_text() for i in range(2, headers.count())]
-    assert len(set(labels)) == len(labels) and all("acp stdio v1" in label for label in labels), labels
+    assert len(set(labels)) == len(labels) and all("acp stdio protocol 1" in label for label in labels), (
+        labels
+    )
     assert page.locator("#matrix tr").count() == 4 + len(run.report["cases"])  # verdict, transport, revision
     assert page.title() == "ACP session/status conformance matrix"
     assert page.locator("#legend span").all_inner_texts() == [

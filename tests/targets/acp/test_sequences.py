@@ -154,7 +154,7 @@ def test_ci_profile_finds_each_sequence_only_bug_in_ten_seeds_of_ten(agent: str,
     from conformance.targets.acp.machine import run_sequences
 
     config = AgentConfig.from_options(
-        agent_command(agent), cwd=None, env=[], timeout=10, settle=0.05, sandbox=tmp_path
+        agent_command(agent), cwd=None, env=[], timeout=10, settle=0.05, sandbox=tmp_path, target="acp"
     )
     runtime = Runtime(config)
     with revision_kept():
