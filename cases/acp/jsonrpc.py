@@ -98,16 +98,19 @@ async def status_as_notification(acp: AcpTarget, details: dict) -> None:
     """session/status sent as a notification (no id) gets no answer, and the session it names is
     as it was."""
     sid = await acp.new_session()
-    # Calibrated: what status says of the session before the notification is what it must still
-    # say after it (another case judges what a new session's status is).
-    before = await acp.status(sid)
+    # Its twin, created alongside and never named in a notification, is what the session must
+    # still look like: a status asked before the notification could itself change the session,
+    # and another case judges what a new session's status is.
+    twin = await acp.new_session()
     problems = len(acp.peer.problems)
     await acp.peer.notify("session/status", {"sessionId": sid})
     # A reply, if any, comes as soon as the notification was read; the status request after it
     # waits for the agent too, and its answer usually comes after one to the notification.
     await anyio.sleep(max(acp.settle, 0.2))
     after = await acp.status(sid)
+    beside = await acp.status(twin)
     details["status_after"] = after.describe()[:200]
+    details["twin_status"] = beside.describe()[:200]
     answered = [p for p in acp.peer.problems[problems:] if not p.noise]
     details["answered"] = len(answered)
     if answered:
@@ -125,12 +128,11 @@ async def status_as_notification(acp: AcpTarget, details: dict) -> None:
             else None
         )
 
-    details["status_before"] = before.describe()[:200]
-    if word(before) is not None and word(after) != word(before):
+    if word(beside) is not None and word(after) != word(beside):
         raise Violation(
             f"after session/status came as a notification, status of the session answered {after.describe()} "
-            f"where it answered {before.describe()} just before",
-            expected=f"the session as it was: {before.describe()}",
+            f"where its twin, created alongside and never notified, answered {beside.describe()}",
+            expected=f"the session as its twin is: {beside.describe()}",
             observed=after.describe(),
         )
 

@@ -403,6 +403,9 @@ BROKEN: dict[str, Variant] = {
     "answers_status_notification": Variant(
         0, {"transport.jsonrpc.status-notification": "warn"}, focus="jsonrpc"
     ),
+    "status_notification_releases": Variant(
+        0, {"transport.jsonrpc.status-notification": "warn"}, focus="jsonrpc"
+    ),
     "numeric_string_id_as_number": Variant(1, {"transport.jsonrpc.id-types": "fail"}, focus="jsonrpc"),
     # Status calls in flight together, and beside the session's own lifecycle calls.
     "status_burst_loads": Variant(1, {**LOADS, SEQ: "fail"}),
