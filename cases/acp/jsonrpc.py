@@ -97,21 +97,24 @@ async def status_before_initialize(acp: AcpTarget, details: dict) -> None:
 async def status_as_notification(acp: AcpTarget, details: dict) -> None:
     """session/status sent as a notification (no id) gets no answer, and the session it names is
     as it was."""
+    pause = max(acp.settle, 0.2)
     sid = await acp.new_session()
-    # Its twin, created alongside and never named in a notification, is what the session must
-    # still look like: a status asked before the notification could itself change the session,
-    # and another case judges what a new session's status is.
-    twin = await acp.new_session()
     problems = len(acp.peer.problems)
     await acp.peer.notify("session/status", {"sessionId": sid})
     # A reply, if any, comes as soon as the notification was read; the status request after it
     # waits for the agent too, and its answer usually comes after one to the notification.
-    await anyio.sleep(max(acp.settle, 0.2))
+    await anyio.sleep(pause)
     after = await acp.status(sid)
+    answered = [p for p in acp.peer.problems[problems:] if not p.noise]
+    # Its twin, made and asked the same way after it, without the notification, is what the
+    # session must look like: a status asked before the notification could itself change the
+    # session, another case judges what a new session's status is, and one made after it (not
+    # beside it) fits under any memory cap.
+    twin = await acp.new_session()
+    await anyio.sleep(pause)
     beside = await acp.status(twin)
     details["status_after"] = after.describe()[:200]
     details["twin_status"] = beside.describe()[:200]
-    answered = [p for p in acp.peer.problems[problems:] if not p.noise]
     details["answered"] = len(answered)
     if answered:
         raise Violation(
@@ -131,7 +134,7 @@ async def status_as_notification(acp: AcpTarget, details: dict) -> None:
     if word(beside) is not None and word(after) != word(beside):
         raise Violation(
             f"after session/status came as a notification, status of the session answered {after.describe()} "
-            f"where its twin, created alongside and never notified, answered {beside.describe()}",
+            f"where its twin, made and asked the same way without a notification, answered {beside.describe()}",
             expected=f"the session as its twin is: {beside.describe()}",
             observed=after.describe(),
         )

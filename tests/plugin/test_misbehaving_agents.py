@@ -284,7 +284,9 @@ def test_ctrl_c_writes_a_partial_report_and_stops_the_agent(tmp_path: Path) -> N
         proc.send_signal(signal.SIGABRT)
         rest, err = proc.communicate(timeout=10)
         pytest.fail(f"Ctrl-C did not stop the run in 30 s ({signals}); its threads:\n{err[-6000:]}")
-    assert time.monotonic() - sent < 5, "Ctrl-C must stop the run within 5 seconds"
+    # A bound on a hang, not a timing: the stop itself takes well under a second on an idle
+    # machine, and the other workers of a full test run share its two cores.
+    assert time.monotonic() - sent < 15, "Ctrl-C must stop the run within 15 seconds"
     assert proc.returncode == 2, err[-2000:]  # incomplete
     report = json.loads((report_dir / "report.json").read_text())
     assert report["incomplete"] is True, "".join(seen) + rest + err
