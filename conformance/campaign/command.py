@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from conformance import COMMAND
-from conformance.campaign.findings import Findings
+from conformance.campaign.findings import Finding, Findings
 from conformance.campaign.rounds import Round, Worker, read_json
 from conformance.core import progress
 
@@ -339,8 +339,12 @@ class Campaign:
             for thread in self.threads:
                 thread.join(timeout=ROUND_GRACE + 10)
         self.stop.set()
-        for thread in self.threads:
-            thread.join(timeout=ROUND_GRACE + 10)
+        try:
+            for thread in self.threads:
+                thread.join(timeout=ROUND_GRACE + 10)
+        except KeyboardInterrupt:
+            # Ctrl-C as the budget ran out: the rounds are stopping already, as they would on it.
+            self.stopped_by = "interrupt"
         self.duration_run = self.elapsed()
         self.confirm()
         from conformance.campaign.report import write_reports
@@ -369,60 +373,63 @@ class Campaign:
         """Replay each finding: its replay file (FIXED: flaky), else a normal run of its case given
         the same --db (Hypothesis replays the saved failure first)."""
         for n, finding in enumerate(self.findings):
-            if (self.stopped_by == "interrupt" and n >= 3) or n >= CONFIRM_AT_MOST:
-                finding.confirmation = (
-                    "not replayed (the campaign was stopped)"
-                    if self.stopped_by == "interrupt"
-                    else (f"not replayed (only the first {CONFIRM_AT_MOST} findings are)")
-                )
-                continue
-            kept = self.folder / "findings"
-            kept.mkdir(exist_ok=True)
-            if finding.replay_file and Path(finding.replay_file).is_file():
-                replay = kept / f"{finding.fingerprint}.replay.json"
-                shutil.copyfile(finding.replay_file, replay)
-                finding.replay_file = str(replay)
-                done = subprocess.run(
-                    # the campaign's own options (its --env, --secret-env, headers…) over what the
-                    # file recorded, which leaves secrets out
-                    [sys.executable, "-m", "conformance", "replay", str(replay), *self.target_args],
-                    capture_output=True,
-                    text=True,
-                    timeout=300,
-                    stdin=subprocess.DEVNULL,
-                )
-                said = (done.stdout.strip().splitlines() or done.stderr.strip().splitlines() or [""])[-1][
-                    :500
-                ]
-                finding.confirmed = {0: "flaky", 1: "reproduced"}.get(done.returncode, "unconfirmed")
-                finding.confirmation = f"{COMMAND} replay {replay}: {said}"
-                continue
-            folder = kept / f"{finding.fingerprint}-rerun"
-            command = [
-                sys.executable,
-                "-m",
-                "conformance",
-                *self.target_args,
-                *("-k", finding.case_id, "--db", self.db, "--report-dir", str(folder), "-q"),
-            ]
-            if finding.seed is not None:
-                command += ["--profile", "dev", "--seed", str(finding.seed)]
-            done = subprocess.run(
-                command, capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL
-            )
-            report = read_json(folder / "report.json") or {}
-            again = [c for c in report.get("cases", []) if c.get("id") == finding.case_id]
-            outcome = again[0].get("outcome") if again else None
-            finding.confirmed = (
-                "reproduced"
-                if outcome in ("fail", "warn", "error")
-                else "flaky"
-                if outcome
-                else "unconfirmed"
-            )
+            try:
+                self.confirm_one(n, finding)
+            except KeyboardInterrupt:
+                # Ctrl-C while a replay ran (the budget ended first): the finding stays unconfirmed,
+                # the remaining ones are not replayed, and the reports are written all the same.
+                self.stopped_by = "interrupt"
+                finding.confirmed = "unconfirmed"
+                finding.confirmation = "not replayed (the campaign was stopped during its replay)"
+
+    def confirm_one(self, n: int, finding: Finding) -> None:
+        """One finding's confirmation: its replay file, else a rerun of its case with the --db."""
+        if (self.stopped_by == "interrupt" and n >= 3) or n >= CONFIRM_AT_MOST:
             finding.confirmation = (
-                f"rerun of {finding.case_id} with --db: {outcome or 'no outcome'} (exit {done.returncode})"
+                "not replayed (the campaign was stopped)"
+                if self.stopped_by == "interrupt"
+                else (f"not replayed (only the first {CONFIRM_AT_MOST} findings are)")
             )
+            return
+        kept = self.folder / "findings"
+        kept.mkdir(exist_ok=True)
+        if finding.replay_file and Path(finding.replay_file).is_file():
+            replay = kept / f"{finding.fingerprint}.replay.json"
+            shutil.copyfile(finding.replay_file, replay)
+            finding.replay_file = str(replay)
+            done = subprocess.run(
+                # the campaign's own options (its --env, --secret-env, headers…) over what the
+                # file recorded, which leaves secrets out
+                [sys.executable, "-m", "conformance", "replay", str(replay), *self.target_args],
+                capture_output=True,
+                text=True,
+                timeout=300,
+                stdin=subprocess.DEVNULL,
+            )
+            said = (done.stdout.strip().splitlines() or done.stderr.strip().splitlines() or [""])[-1][:500]
+            finding.confirmed = {0: "flaky", 1: "reproduced"}.get(done.returncode, "unconfirmed")
+            finding.confirmation = f"{COMMAND} replay {replay}: {said}"
+            return
+        folder = kept / f"{finding.fingerprint}-rerun"
+        command = [
+            sys.executable,
+            "-m",
+            "conformance",
+            *self.target_args,
+            *("-k", finding.case_id, "--db", self.db, "--report-dir", str(folder), "-q"),
+        ]
+        if finding.seed is not None:
+            command += ["--profile", "dev", "--seed", str(finding.seed)]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL)
+        report = read_json(folder / "report.json") or {}
+        again = [c for c in report.get("cases", []) if c.get("id") == finding.case_id]
+        outcome = again[0].get("outcome") if again else None
+        finding.confirmed = (
+            "reproduced" if outcome in ("fail", "warn", "error") else "flaky" if outcome else "unconfirmed"
+        )
+        finding.confirmation = (
+            f"rerun of {finding.case_id} with --db: {outcome or 'no outcome'} (exit {done.returncode})"
+        )
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from hypothesis.database import InMemoryExampleDatabase
 
-from conformance.campaign.command import campaign_cases, parse_duration
+from conformance.campaign import command
+from conformance.campaign.command import Campaign, campaign_cases, parse_duration
 from conformance.campaign.findings import Findings, fingerprint, shape
 from conformance.campaign.report import render_html, thinned
 from conformance.core import examples_db
@@ -82,6 +83,39 @@ def test_one_bug_on_other_sessions_or_seeds_is_one_finding() -> None:
 def test_an_interrupted_case_is_no_finding() -> None:
     cut = {"id": SEQ, "outcome": "error", "message": "not finished: the run was interrupted", "details": {}}
     assert Findings().add_report({"cases": [cut]}, at=1.0, worker=0, path="r") == []
+
+
+def test_ctrl_c_during_the_confirmation_leaves_the_finding_unconfirmed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Ctrl-C can come as the budget ends, while a finding is replayed: the campaign still writes
+    # its reports and says the finding was not replayed (the interrupt ended it with "error:" before).
+    campaign = Campaign(
+        target="acp",
+        target_args=["--agent", "agent"],
+        cases=[SEQ],
+        duration=10,
+        workers=1,
+        round_seconds=5,
+        db=str(tmp_path / "db"),
+        folder=tmp_path,
+    )
+    steps = [{"op": "new", "ref": "s0"}, {"op": "status", "ref": "s0"}]
+    report = {"cases": [failing(SEQ, steps), failing(SEQ, steps, rule="list-unchanged")]}
+    campaign.findings.add_report(report, at=1.0, worker=0, path="r1")
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(command.subprocess, "run", interrupted)
+    campaign.confirm()
+    first, second = list(campaign.findings)
+    assert campaign.stopped_by == "interrupt"
+    assert (first.confirmed, first.confirmation) == (
+        "unconfirmed",
+        "not replayed (the campaign was stopped during its replay)",
+    )
+    assert second.confirmed == "unconfirmed" and second.confirmation.startswith("not replayed")
 
 
 def test_keys_are_namespaced_by_agent_target_revision_and_case() -> None:
