@@ -402,13 +402,45 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 def _keep_hypothesis_files_in(report_dir: Path) -> None:
     """Hypothesis keeps files (its constants cache, examples of the default database) in
     `.hypothesis/` of the working directory: in the run's report folder instead, unless
-    HYPOTHESIS_STORAGE_DIRECTORY names a place."""
+    HYPOTHESIS_STORAGE_DIRECTORY names a place. What it derives from the Python installation
+    alone (its Unicode tables, the constants of modules it has read) is shared between runs."""
     import os
 
     from hypothesis.configuration import set_hypothesis_home_dir
 
     if not os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY"):
-        set_hypothesis_home_dir(report_dir / ".hypothesis")
+        home = report_dir / ".hypothesis"
+        share_derived_files(home, user_cache() / "hypothesis")
+        set_hypothesis_home_dir(home)
+
+
+# Hypothesis' folders that hold what it derives from the interpreter and the source it read (a
+# run in a new folder would rebuild its Unicode tables, a few CPU seconds): "tmp" is where it
+# writes them before renaming them into place, so it shares their file system.
+DERIVED = ("unicode_data", "constants", "tmp")
+
+
+def user_cache() -> Path:
+    """The suite's cache of the user: $XDG_CACHE_HOME, else ~/.cache."""
+    import os
+
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "session-status-conformance"
+
+
+def share_derived_files(home: Path, shared: Path) -> None:
+    """Link ``home``'s derived folders to ``shared``; where that cannot be done (a read-only
+    home, a file system without links), Hypothesis derives them again in ``home``."""
+    for name in DERIVED:
+        link = home / name
+        if link.exists() or link.is_symlink():
+            continue
+        try:
+            (shared / name).mkdir(parents=True, exist_ok=True)
+            home.mkdir(parents=True, exist_ok=True)
+            link.symlink_to(shared / name, target_is_directory=True)
+        except OSError:
+            continue
 
 
 @pytest.hookimpl(hookwrapper=True)
