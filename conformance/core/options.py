@@ -216,4 +216,11 @@ def run_options(targets: tuple[str, ...]) -> tuple[Option, ...]:
             "where report.json, junit.xml and the other reports go (default reports/<agent>-<timestamp>/)",
             metavar="DIR",
         ),
+        Option(
+            "--events",
+            "conformance_events",
+            "write the run's events (run started, target described, each case started and finished, run "
+            "finished) to FILE as they happen, one JSON object a line",
+            metavar="FILE",
+        ),
     )

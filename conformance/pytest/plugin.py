@@ -32,7 +32,7 @@ from conformance.core.redact import redact
 from conformance.core.registry import CASES, Level
 from conformance.core.traceability import case_packages
 from conformance.events import Handler, RunFinished
-from conformance.handlers import JUnitFile, ReportFiles
+from conformance.handlers import EventLines, JUnitFile, ReportFiles
 from conformance.pytest.control import command_line_of
 from conformance.pytest.items import (
     CaseItem,
@@ -117,6 +117,8 @@ def _configure(config: pytest.Config) -> None:
         handlers.append(ReportFiles())
         if config.option.xmlpath:
             handlers.append(JUnitFile(Path(config.option.xmlpath)))
+        if events := config.getoption("conformance_events"):
+            handlers.append(_event_lines(config, Path(events)))
     config.stash[RUN] = run = Run.begin(
         agent_config,
         strict=strict(config),
@@ -129,6 +131,17 @@ def _configure(config: pytest.Config) -> None:
     if worker is None:
         config.stash[REPORT] = run.report
         _stop_on_signals(config)
+
+
+def _event_lines(config: pytest.Config, path: Path) -> EventLines:
+    """--events FILE: the run's events as JSON lines, the file closed with the run."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        stream = path.open("w", encoding="utf-8")
+    except OSError as exc:
+        raise pytest.UsageError(f"--events {path}: cannot write it ({exc.strerror or exc})") from exc
+    config.add_cleanup(stream.close)
+    return EventLines(stream)
 
 
 def _made_report_dir(config: pytest.Config) -> Path:

@@ -109,6 +109,17 @@ def baseline_written(run: Run, folder: Path) -> None:
     assert "[[expected-failures]]" not in (folder / "conformance-baseline.toml").read_text()
 
 
+def events_streamed(run: Run, folder: Path) -> None:
+    events = [json.loads(line) for line in (folder / "events.jsonl").read_text().splitlines()]
+    kinds = [e["event"] for e in events]
+    assert kinds[:2] == ["RunStarted", "TargetDescribed"] and kinds[-1] == "RunFinished"
+    finished = [e["id"] for e in events if e["event"] == "CaseFinished"]
+    started = [e["id"] for e in events if e["event"] == "CaseStarted"]
+    # in the order they ran (report.json lists them by id)
+    assert finished == started and sorted(finished) == sorted(c["id"] for c in run.report["cases"]) != []
+    assert events[-1]["exitCode"] == 0 and events[-1]["verdict"] == "conformant"
+
+
 @dataclass(frozen=True)
 class Promise:
     """What the README says a command does, and what the tests it replaced asserted."""
@@ -225,6 +236,9 @@ PROMISES: dict[str, Promise] = {
     ),
     'session-status-conformance --agent "my-agent" -m must                     # MUST cases only (-m MUST too)': (
         PARTIAL
+    ),
+    'session-status-conformance --agent "my-agent" -k unknown --events events.jsonl': Promise(
+        0, "PARTIAL", check=events_streamed, process=True
     ),
     'session-status-conformance --agent "my-agent" --expected-failures conformance-baseline.toml '
     "--update-expected-failures": Promise(0, "CONFORMANT", check=baseline_written, process=True),
