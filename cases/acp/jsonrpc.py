@@ -34,11 +34,14 @@ IDS: tuple[Any, ...] = ("7", 7, "req-7")
 )
 async def status_before_initialize(acp: AcpTarget, details: dict) -> None:
     """session/status sent on a fresh connection before `initialize` gets an answer (an error or
-    its status), and the agent then initializes as ever."""
+    its status), and the agent then initializes as ever. The fresh connection is a restarted
+    agent's, or, for an agent the suite cannot restart (--agent-url), a new connection to it."""
     seen: dict[str, Any] = {}
     unknown = acp.unknown_id()
+    second: list[Any] = []  # the second connection's peer, when there is one
 
     async def ask() -> None:
+        fresh = second[0] if second else acp.peer  # a restarted agent's peer is the target's new one
         frame = {
             "jsonrpc": "2.0",
             "id": "before-initialize",
@@ -46,7 +49,7 @@ async def status_before_initialize(acp: AcpTarget, details: dict) -> None:
             "params": {"sessionId": unknown},
         }
         try:
-            raw = await acp.peer.exchange_raw(
+            raw = await fresh.exchange_raw(
                 json.dumps(frame).encode(),
                 "before-initialize",
                 wait=True,
@@ -58,16 +61,23 @@ async def status_before_initialize(acp: AcpTarget, details: dict) -> None:
             raise
         except Unanswered:
             seen["silent"] = True
-            acp.peer.unanswered = None  # the handshake that follows is a request of its own
+            fresh.unanswered = None  # the handshake that follows is a request of its own
             return
         seen["answer"] = raw.frame if raw.frame is not None else raw.stray
 
-    if not acp.harness.config.restartable:
+    restart = acp.harness.config.restartable
+    if not restart and acp.harness.current_url() is None:
         raise MissingInput(
-            "needs a fresh connection to the agent: start it with --agent CMD instead of --agent-url"
+            "needs a fresh connection to the agent: start it with --agent CMD, or serve it at a URL"
         )
+    details["fresh_connection"] = "a restarted agent's" if restart else "a second connection (B)"
     try:
-        await acp.harness.restart_agent(before_handshake=ask)
+        if restart:
+            await acp.harness.restart_agent(before_handshake=ask)
+        else:
+            second.append(await acp.harness.open_connection("B"))
+            await ask()
+            await AcpTarget(acp.harness, peer=second[0]).handshake()
     except Exception as exc:  # the handshake after a crash fails too: what happened is the finding
         seen.setdefault("exited", str(exc))
     details.update({k: v for k, v in seen.items() if k != "answer"})
@@ -79,7 +89,8 @@ async def status_before_initialize(acp: AcpTarget, details: dict) -> None:
             if "exited" in seen
             else f"no answer came within --timeout ({acp.harness.config.timeout:g} s)"
         )
-        await acp.harness.restart_agent()  # the cases after this one get a working agent
+        if restart:
+            await acp.harness.restart_agent()  # the cases after this one get a working agent
         raise Violation(
             f"session/status sent before initialize: {what}. A client that asks too early (a reconnect that "
             "races its own handshake) needs an answer: an error such as -32600 or the status it would give",

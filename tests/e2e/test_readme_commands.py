@@ -183,7 +183,6 @@ PROMISES: dict[str, Promise] = {
         | {
             "status.inactive.after-restart": "not-testable",
             "status.no-side-effects.twins-restart": "not-testable",
-            "transport.jsonrpc.status-before-initialize": "not-testable",
         },
         agent_url_cannot_restart,
         server="acp-ws",
