@@ -220,9 +220,14 @@ BROKEN: dict[str, Variant] = {
     ),
     # NFKC on the status route only: no scripted form shows it (they are their own NFKC forms).
     "status_id_nfkc": Variant(1, {"http.fuzz.session-id-forms": "fail"}, focus="identity"),
+    # Status folds the owner's case alone, or alone does not: its ownership is not the service's.
     "owner_case_insensitive": Variant(1, {"http.identity.user-id-variants": "fail"}, focus="identity"),
-    # Folded on every route: the messages agree, and "ALICE" still is not alice.
-    "users_case_insensitive": Variant(1, {"http.identity.user-id-variants": "fail"}, focus=OWNERSHIP),
+    "status_only_case_sensitive": Variant(
+        1,
+        {"http.identity.user-id-variants": "fail"},
+        focus="identity",
+        message=("http.identity.user-id-variants", "status alone tells it apart"),
+    ),
     "agent_case_insensitive": Variant(1, {"http.identity.agent-id-variants": "fail"}, focus="identity"),
     "long_id_500": Variant(
         1, {"http.types.odd-values": "fail"}, focus="identity", rule=("http.types.odd-values", "session-id")
@@ -585,6 +590,14 @@ CONFORMING: dict[str, Variant] = {
         args=("--timeout", "7"),
     ),
     "case_insensitive_everywhere": Variant(0, {}, focus="identity"),
+    # User ids folded on every route: the deployment's identity policy, status agreeing with it.
+    "users_case_insensitive": Variant(
+        0,
+        {"http.identity.user-id-variants": "info"},
+        focus=OWNERSHIP,
+        args=("--strict",),
+        message=("http.identity.user-id-variants", "folds user ids"),
+    ),
     "uuid4_ids_validated": Variant(0, {}, focus=f"unknown or side-effects or deleted or {OWNERSHIP}"),
     "missing_user_422_other_body": Variant(0, {}, focus="validation"),
     "header_loc_capitalised": Variant(0, {}, focus="validation"),
