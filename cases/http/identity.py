@@ -201,6 +201,40 @@ async def calibrated_routes(http: HttpStatusTarget, agent_id: str, sid: str) -> 
     return [route for route, owner in mine.items() if owner is True and theirs[route] is False]
 
 
+def judge_user_form(
+    label: str, said: dict[str, bool | None], code: int, described: str, after: int | None
+) -> tuple[str, str] | None:
+    """Status's answer (``code``, ``described``) for the caller's id in another form, against what
+    the calibrated other routes said of that caller just before (``said``: route -> treats it as
+    the owner) and the messages' code just after (``after``): ("problem", why), ("unjudged", what)
+    for a 200 no route can back or refute, ("folded", what) for a 200 every route backs, or None
+    for a 404 the routes allow."""
+    owner = [r for r, v in said.items() if v]
+    stranger = [r for r, v in said.items() if not v]
+    if "the session's messages" in stranger and ok(after):
+        return "problem", (
+            f"{label}: the session's messages refused it before the status probe and answered {after} after it "
+            f"({described}): the probe made it an owner"
+        )
+    if ok(code):
+        if not said:
+            return "unjudged", f"{label} ({described})"
+        if stranger:
+            return "problem", (
+                f"{label}: status answered {described} while {' and '.join(stranger)} treat it as another user: "
+                "status's ownership is not the service's"
+            )
+        return "folded", f"{label} is the owner on status and on {' and '.join(owner)}"
+    if code not in NOT_FOUND_CODES:
+        return "problem", f"{label}: answered {described}, neither the session's status nor 404"
+    if said and not stranger:
+        return "problem", (
+            f"{label}: status answered {described} while {' and '.join(owner)} treat it as the session's owner: "
+            "status alone tells it apart from the authenticated owner"
+        )
+    return None
+
+
 @case("http.identity.user-id-variants", level=Level.MUST, spec=NOT_FOUND, needs=HTTP_CAPABILITY)
 async def user_id_in_another_form(http: HttpStatusTarget, details: dict) -> None:
     """The caller's x-user-id in another letter case is answered by status as the service's other
@@ -229,30 +263,9 @@ async def user_id_in_another_form(http: HttpStatusTarget, details: dict) -> None
         probe = await http.status(sid, agent_id, user_id=form)
         after = await http.exists_elsewhere(agent_id, sid, user_id=form) if routes else None
         details[label] = {"other routes (owner?)": said, "status": probe.describe(), "messages after": after}
-        owner = [r for r, v in said.items() if v]
-        stranger = [r for r, v in said.items() if not v]
-        if "the session's messages" in stranger and ok(after):
-            problems.append(
-                f"{label}: the session's messages refused it before the status probe and answered {after} after it "
-                f"({probe.describe()}): the probe made it an owner"
-            )
-        elif ok(probe.code):
-            if not said:
-                unjudged.append(f"{label} ({probe.describe()})")
-            elif stranger:
-                problems.append(
-                    f"{label}: status answered {probe.describe()} while {' and '.join(stranger)} treat it as "
-                    "another user: status's ownership is not the service's"
-                )
-            else:
-                folded.append(f"{label} is the owner on status and on {' and '.join(owner)}")
-        elif probe.code not in NOT_FOUND_CODES:
-            problems.append(f"{label}: answered {probe.describe()}, neither the session's status nor 404")
-        elif said and not stranger:
-            problems.append(
-                f"{label}: status answered {probe.describe()} while {' and '.join(owner)} treat it as the session's "
-                "owner: status alone tells it apart from the authenticated owner"
-            )
+        found = judge_user_form(label, said, probe.code, probe.describe(), after)
+        if found is not None:
+            {"problem": problems, "unjudged": unjudged, "folded": folded}[found[0]].append(found[1])
     if problems:
         raise Violation(
             "the caller's x-user-id in another letter case: " + "; ".join(problems),

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
+from conformance.cases.http.identity import judge_user_form
 from conformance.cases.http.sequences import AFTER, CHOICES, Divergence, allowed, draw, needed
 from conformance.cases.http.status import Unknown404
 
@@ -1048,6 +1049,25 @@ def test_a_status_is_checked_against_the_sessions_own_messages() -> None:
     settled = flatten({"code": 200, "body": {"messages": [{"role": "assistant", "content": []}]}}, "messages")
     assert "no tool call" in (disagreement(settled, probe("awaiting_permission")) or "")
     assert "404" in (disagreement(settled, StatusProbe(httpx.Response(404, json={}))) or "")
+
+
+def test_a_user_id_in_another_case_is_judged_by_the_services_own_routes() -> None:
+    messages, listing = "the session's messages", "the listing of the agent's sessions"
+    both = {messages: True, listing: True}
+
+    def kind(said: dict[str, bool | None], code: int, after: int | None = 404) -> str | None:
+        found = judge_user_form("x-user-id upper-case", said, code, f"HTTP {code}", after)
+        return None if found is None else found[0]
+
+    assert kind(both, 200, 200) == "folded"  # the service's policy, status agreeing: info
+    assert kind({messages: False, listing: False}, 404) is None  # exact everywhere
+    assert kind({messages: False, listing: False}, 200) == "problem"  # status folds alone
+    assert kind({messages: True, listing: False}, 200, 200) == "problem"  # one route says another user
+    assert kind({messages: True, listing: False}, 404, 200) is None  # a 404 some route backs
+    assert kind(both, 404, 200) == "problem"  # status alone tells the caller apart
+    assert kind({}, 200, None) == "unjudged" and kind({}, 404, None) is None  # no calibrated route
+    assert kind({messages: False}, 404, 200) == "problem"  # the probe made it an owner
+    assert kind({messages: False}, 403) == "problem"  # neither the status nor 404
 
 
 def test_a_parked_call_is_lost_when_it_neither_waits_nor_has_a_result() -> None:
