@@ -13,7 +13,7 @@ import concurrent.futures
 import contextlib
 import inspect
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -93,7 +93,12 @@ class Runtime:
         self._portal = self._portal_cm.__enter__()
         self._tg: anyio.abc.TaskGroup | None = None
         self._root_future, _ = self._portal.start_task(self._root)
+        # What the agent process the cases talk to got from its start until its handshake was
+        # answered (frames sent before the handshake too): the prefix of a later case's reproduction.
         self.handshake_entries: list[Entry] = []
+        # The transcript's mark at each start of an agent process: where a reproduction's segment for
+        # a fresh or restarted process begins.
+        self.process_starts: list[int] = []
         self.pgids: list[int] = []
         self.closing = False
         self.started_at = time.monotonic()
@@ -141,6 +146,7 @@ class Runtime:
         handshake (a request a client should not send yet)."""
         assert self._tg is not None
         mark = self.transcript.mark()
+        self.process_starts.append(mark)
         self._agent = service = self.declaration.service(self.config, self.transcript, self.stderr)
         await self._tg.start(service.run)
         if self._agent.process is not None and self._agent.process.pgid is not None:
@@ -148,9 +154,6 @@ class Runtime:
         try:
             if before_handshake is not None:
                 await before_handshake()
-                # The cases after this one reproduce on a process that starts with its handshake:
-                # what this case sent before it belongs to this case's own transcript.
-                mark = self.transcript.mark()
             init = await self.target.handshake()
         except BaseException:
             self.handshake_said = self.target.said()
@@ -336,7 +339,11 @@ class Runtime:
             transcript=[e.to_json() for e in entries],
             stderr=self.stderr.since(err_mark)[-4000:],
             reproduction=reproduction(
-                handshake, entries, self.declaration.handshake_methods, self.declaration.session_method
+                handshake,
+                entries,
+                self.declaration.handshake_methods,
+                self.declaration.session_method,
+                self.process_starts,
             ),
             details=details,
             revision=revisions.current().name,
@@ -537,18 +544,25 @@ def reproduction(
     entries: list[Entry],
     handshakes: tuple[str, ...],
     opens: str | None,
+    starts: Sequence[int],
 ) -> list[dict[str, Any]]:
-    """The case's requests as segments to pipe into the agent: one per agent process (the case's
-    restarts start new ones, in the same working directory) and one per extra connection, each
-    beginning with its handshake (``handshakes``: the target's requests that open one).
-    ``sessionIds``: the ids the agent gave each session-opening request (``opens``) of the
-    segment, in order, so a tool can map them to the ids a fresh agent gives. ``waits``: the lines
-    whose answer arrived before the next line went out (the others overlapped what followed, as a
-    prompt does while status is asked during its turn)."""
+    """The case's requests as segments to pipe into the agent: one per agent process and one per
+    extra connection. ``starts``: the transcript's marks where an agent process started; what was
+    sent from one on (frames a case sends before the handshake too) goes to that process's segment,
+    in the same working directory when the case restarted it. A case that began on a process it did
+    not start begins with ``handshake``, what that process got from its start until its handshake
+    was answered. An extra connection's segment begins at its first frame or at a handshake request
+    on it (``handshakes``: the target's requests that open one). ``sessionIds``: the ids the agent
+    gave each session-opening request (``opens``) of the segment, in order, so a tool can map them
+    to the ids a fresh agent gives. ``waits``: the lines whose answer arrived before the next line
+    went out (the others overlapped what followed, as a prompt does while status is asked during
+    its turn)."""
     segments: list[dict[str, Any]] = []
     current: dict[str, dict[str, Any]] = {}
     methods: dict[tuple[str, Any], str] = {}
     open_requests: dict[tuple[str, Any], tuple[dict[str, Any], int]] = {}
+    first = entries[0].index if entries else 0
+    pending = sorted(s for s in starts if s >= first)  # the processes the case itself started
 
     def open_segment(conn: str, start: str) -> dict[str, Any]:
         segment = {"connection": conn or "main", "start": start, "lines": [], "sessionIds": [], "waits": []}
@@ -561,19 +575,31 @@ def reproduction(
         for key in [k for k in open_requests if k[0] == conn]:
             del open_requests[key]
 
-    if handshake and not any(_method(e) in handshakes for e in entries[:1]):
-        first = open_segment("", "fresh")
+    first_main = next((e for e in entries if e.direction == SEND and not e.conn), None)
+    started_own = first_main is not None and bool(pending) and pending[0] <= first_main.index
+    if handshake and not started_own:
+        prefix = open_segment("", "fresh")
         for e in handshake:
             if e.direction == SEND and not e.conn:
-                first["lines"].append(e.frame)
-                first["waits"].append(len(first["lines"]) - 1)  # the handshake is answered in turn
+                prefix["lines"].append(e.frame)
+                prefix["waits"].append(len(prefix["lines"]) - 1)  # the handshake is answered in turn
     for entry in entries:
+        if pending and pending[0] <= entry.index:
+            # A new process: the old one's connections and unanswered requests are gone with it.
+            while pending and pending[0] <= entry.index:
+                pending.pop(0)
+            restarted = "" in current
+            current.clear()
+            open_requests.clear()
+            if restarted:
+                current[""] = open_segment("", "restart")
         if entry.direction == SEND:
             method = _method(entry)
             segment = current.get(entry.conn)
-            if method in handshakes or segment is None:
-                restart = segment is not None or (entry.conn == "" and bool(segments))
-                segment = open_segment(entry.conn, "restart" if restart and not entry.conn else "fresh")
+            if segment is None:
+                segment = open_segment(entry.conn, "restart" if not entry.conn and segments else "fresh")
+            elif entry.conn and method in handshakes:
+                segment = open_segment(entry.conn, "fresh")
             settle(entry.conn)
             segment["lines"].append(entry.frame)
             frame_id = _frame_id(entry)

@@ -11,6 +11,11 @@ the caller's session as named and not 2xx for the kind of name being varied (an 
 another user, another agent). Without a calibrated probe (a service the suite cannot drive, or
 messages that answer everyone), a 404 passes (a different string is a different id until
 something shows otherwise) and a 200 is not testable.
+
+The caller's id is the one exception to a 404 standing on its own: who the authenticated user is
+is the service's identity, one for all its routes, so status must answer an x-user-id in another
+letter case as the service's other routes do (a 404 where they all answer it as the owner is
+status alone disowning the authenticated user).
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ from conformance.cases._fuzzing import fuzz
 from conformance.cases.http.status import AGENT_PARAM, HTTP_CAPABILITY, NOT_FOUND
 
 from conformance.core.fuzzing import FuzzFailure
-from conformance.core.outcomes import MissingInput, Violation
+from conformance.core.outcomes import Info, MissingInput, Violation
 from conformance.core.registry import Level, case
 from conformance.targets.http.strategies import IdForm, apply_edits, id_edits
 from conformance.targets.http.target import HttpStatusTarget, StatusProbe
@@ -175,37 +180,107 @@ async def session_id_forms(http: HttpStatusTarget, details: dict) -> None:
         )
 
 
+async def owner_views(
+    http: HttpStatusTarget, agent_id: str, sid: str, user_id: str
+) -> dict[str, bool | None]:
+    """What the service's other routes say of the caller ``user_id`` and the session: for each
+    route, whether it treats that caller as the session's owner (its messages answer 2xx; its
+    listing of the agent's sessions carries the session), None where the route did not answer."""
+    messages = await http.exists_elsewhere(agent_id, sid, user_id=user_id)
+    listed = await http.listed(agent_id, sid, user_id=user_id)
+    return {"the session's messages": ok(messages), "the listing of the agent's sessions": listed}
+
+
+async def calibrated_routes(http: HttpStatusTarget, agent_id: str, sid: str) -> list[str]:
+    """The other routes that tell the owner (owner: True) from another user (owner: False): the
+    only ones whose word on a caller is evidence of the service's identity policy."""
+    if not http.drivable:
+        return []
+    mine = await owner_views(http, agent_id, sid, http.user_id)
+    theirs = await owner_views(http, agent_id, sid, http.other_user_id)
+    return [route for route, owner in mine.items() if owner is True and theirs[route] is False]
+
+
+def judge_user_form(
+    label: str, said: dict[str, bool | None], code: int, described: str, after: int | None
+) -> tuple[str, str] | None:
+    """Status's answer (``code``, ``described``) for the caller's id in another form, against what
+    the calibrated other routes said of that caller just before (``said``: route -> treats it as
+    the owner) and the messages' code just after (``after``): ("problem", why), ("unjudged", what)
+    for a 200 no route can back or refute, ("folded", what) for a 200 every route backs, or None
+    for a 404 the routes allow."""
+    owner = [r for r, v in said.items() if v]
+    stranger = [r for r, v in said.items() if not v]
+    if "the session's messages" in stranger and ok(after):
+        return "problem", (
+            f"{label}: the session's messages refused it before the status probe and answered {after} after it "
+            f"({described}): the probe made it an owner"
+        )
+    if ok(code):
+        if not said:
+            return "unjudged", f"{label} ({described})"
+        if stranger:
+            return "problem", (
+                f"{label}: status answered {described} while {' and '.join(stranger)} treat it as another user: "
+                "status's ownership is not the service's"
+            )
+        return "folded", f"{label} is the owner on status and on {' and '.join(owner)}"
+    if code not in NOT_FOUND_CODES:
+        return "problem", f"{label}: answered {described}, neither the session's status nor 404"
+    if said and not stranger:
+        return "problem", (
+            f"{label}: status answered {described} while {' and '.join(owner)} treat it as the session's owner: "
+            "status alone tells it apart from the authenticated owner"
+        )
+    return None
+
+
 @case("http.identity.user-id-variants", level=Level.MUST, spec=NOT_FOUND, needs=HTTP_CAPABILITY)
 async def user_id_in_another_form(http: HttpStatusTarget, details: dict) -> None:
-    """The caller's x-user-id in another letter case is another user: 404, even where the service
-    folds the case everywhere (its messages answer that id too). The id is a plain string with no
-    comparison rule of its own, and the JWT subject that replaces it is compared case-sensitively
-    (RFC 7519 section 2), so "ALICE" reading alice's session is an ownership leak."""
+    """The caller's x-user-id in another letter case is answered by status as the service's other
+    routes answer it: the spec fixes no comparison rule for the "temporary header-based identity",
+    so whether "ALICE" is alice is the deployment's policy, but the session "belongs to the
+    authenticated user" alike on every route. So status's 200 for the varied id stands only where
+    every calibrated other route (the session's messages, the listing) treats it as the owner too,
+    and its 404 only where one of them treats it as someone else. Those routes are asked first, and
+    used only when they tell the owner from another user. A service that folds the case everywhere
+    is conforming (info)."""
     agent_id, sid = await http.new_session()
     cased = {n: f for n, f in forms(http.user_id).items() if n in ("upper-case", "lower-case")}
     if not cased:
         raise MissingInput(
             f"the caller's id {http.user_id!r} has no letters whose case could differ (--user-id)"
         )
-    variants = Variants(
-        http, details, await calibrated(http, agent_id, sid, varied={"user_id": http.other_user_id})
-    )
-    granted = []
+    routes = await calibrated_routes(http, agent_id, sid)
+    details["calibrated routes"] = routes
+    problems: list[str] = []
+    unjudged: list[str] = []
+    folded: list[str] = []
     for name, form in cased.items():
-        probe = await variants.judge(f"x-user-id {name} ({form!r})", sid, agent_id, user_id=form)
-        if ok(probe.code):
-            granted.append(f"x-user-id {name} ({form!r}) got {probe.describe()}")
-    if granted and not variants.problems:
+        label = f"x-user-id {name} ({form!r})"
+        views = await owner_views(http, agent_id, sid, form) if routes else {}
+        said = {route: views[route] for route in routes}
+        probe = await http.status(sid, agent_id, user_id=form)
+        after = await http.exists_elsewhere(agent_id, sid, user_id=form) if routes else None
+        details[label] = {"other routes (owner?)": said, "status": probe.describe(), "messages after": after}
+        found = judge_user_form(label, said, probe.code, probe.describe(), after)
+        if found is not None:
+            {"problem": problems, "unjudged": unjudged, "folded": folded}[found[0]].append(found[1])
+    if problems:
         raise Violation(
-            f"the session of {http.user_id!r} was answered to its id in another letter case: "
-            + "; ".join(granted)
-            + ". x-user-id is a plain string the spec gives no folding, and the JWT subject that replaces it is "
-            "compared case-sensitively with no canonicalization (RFC 7519 section 2): another case is another "
-            "user, and the session does not belong to it",
-            expected="HTTP 404 (another user)",
-            observed=granted,
+            "the caller's x-user-id in another letter case: " + "; ".join(problems),
+            expected="status answering the varied id as the service's other routes do: 404 where they treat it as "
+            "another user, the session's status where they treat it as its owner",
+            observed=problems,
         )
-    variants.verdict("the caller's x-user-id", "user")
+    if unjudged:
+        raise MissingInput(
+            f"status answered 200 for the caller's x-user-id in another letter case ({'; '.join(unjudged)}), and "
+            "the suite has no calibrated route (messages or listing telling the owner from another user) to see "
+            "whether the service treats it as the same user everywhere"
+        )
+    if folded:
+        raise Info("the service folds user ids by letter case on every route it offers: " + "; ".join(folded))
 
 
 @case("http.identity.agent-id-variants", level=Level.MUST, spec=AGENT_PARAM, needs=HTTP_CAPABILITY)

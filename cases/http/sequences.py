@@ -33,7 +33,7 @@ from conformance.core.shrinking import shrink_steps
 from conformance.targets.http.agentscope import segment
 from conformance.targets.http.calibration import differing
 from conformance.targets.http.target import HttpStatusTarget
-from conformance.targets.http.twins import WAITING, disagreement, shared, tail_of, waiting_states
+from conformance.targets.http.twins import WAITING, lasting_disagreement, shared, tail_of, waiting_states
 
 STEPS = 4  # lifecycle steps of a sequence
 POLL = 0.1  # seconds between the reads that wait for both twins
@@ -260,17 +260,7 @@ async def _watch(http: HttpStatusTarget, pair: Pair, index: int, waited: list[fl
 async def _consistent(http: HttpStatusTarget, pair: Pair, index: int) -> list[Divergence]:
     """The probed twin's status against its own messages (a tool call still waiting reads its
     awaiting_*, none waiting never does), read again until they agree, at most --timeout."""
-    problem: str | None = None
-
-    async def agree() -> bool:
-        nonlocal problem
-        view = await http.snapshot(pair.agent_id, pair.probed)
-        problem = disagreement(view, await http.status(pair.probed, pair.agent_id))
-        return problem is None
-
-    with anyio.move_on_after(http.settle_time):
-        while not await agree():
-            await anyio.sleep(POLL)
+    problem = await lasting_disagreement(http, pair.agent_id, pair.probed)
     return [] if problem is None else [Divergence(index, "consistent", "the status", problem, "its messages")]
 
 

@@ -93,7 +93,8 @@ class Violation(CaseSignal):
 class NotTestable(CaseSignal):
     """A prerequisite the agent advertised did not work, so the requirement could not be checked.
 
-    This is a failure, not a skip: the agent claimed what it could not do.
+    This is a failure, not a skip: the agent claimed what it could not do. Its message says what
+    the agent did; the report never words it "not testable", which a reader takes for "not judged".
     """
 
 
@@ -228,6 +229,10 @@ class CaseResult:
     unprepared: bool = False
 
 
+# How a failure the agent caused by making its own check impossible begins (NotTestable).
+BROKE_PREREQUISITE = "the agent made this check impossible"
+
+
 def broken(level: Level, *, strict: bool = False) -> Outcome:
     """The outcome of a broken requirement at this level: a MUST (or a MAY's bounds) fails; a
     SHOULD and a robustness finding warn, and fail only under --strict."""
@@ -246,7 +251,7 @@ def classify(exc: BaseException | None, level: Level, *, strict: bool = False) -
         if isinstance(exc, Violation):
             kind = broken(level, strict=strict)
         elif isinstance(exc, NotTestable):  # a prerequisite broken: as the case's own finding
-            kind, message = broken(level, strict=strict), f"not testable: {exc.message}"
+            kind, message = broken(level, strict=strict), f"{BROKE_PREREQUISITE}: {exc.message}"
         elif isinstance(exc, Info):
             kind = Outcome.INFO
         elif isinstance(exc, NotApplicable):

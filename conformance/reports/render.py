@@ -10,10 +10,11 @@ from __future__ import annotations
 import html
 import json
 import re
+from collections.abc import Iterable
 from typing import Any
 
 from conformance.core.transcript import reproduction_lines
-from conformance.reports.records import system_label
+from conformance.reports.records import CaseOutcome, system_label
 from conformance.reports.text import describe_selection, prompts_why, shorten
 
 __all__ = ["badge_svg", "claimed_revision", "html_report", "markdown_summary", "subject_of", "wire_text"]
@@ -90,7 +91,7 @@ def html_report(report: dict[str, Any]) -> str:
             "(<a href='#traceability'>table</a>)</p>"
         )
     uncovered = coverage_gaps(report)
-    watched = watched_text(report["cases"])
+    watched = watched_text(map(CaseOutcome.from_json, report["cases"]))
     if uncovered or watched:
         parts.append(_coverage_html(uncovered, watched))
     parts.append("<h2>Cases</h2>")
@@ -254,20 +255,18 @@ def _selection_text(report: dict[str, Any]) -> str:
 UNCOVERED = ("not-testable", "unimplemented", "n/a")
 
 
-def watched_text(cases: list[dict[str, Any]]) -> str | None:
+def watched_text(cases: Iterable[CaseOutcome]) -> str | None:
     """How long the run watched one session pair through waits (the cases that record
     ``details.watched``, seconds), for the Coverage section: what time can have shown; None if none did."""
     watched = []
     for c in cases:
-        details = c.get("details")
+        details: object = c.details  # as report.json held it: any JSON value
         if not isinstance(details, dict):
             continue
         seconds, waits = details.get("watched"), details.get("waits")
         if isinstance(seconds, int | float) and not isinstance(seconds, bool) and seconds > 0:
             waits = waits if isinstance(waits, list) else []
-            watched.append(
-                (float(seconds), str(c.get("id")), [w for w in waits[:12] if isinstance(w, int | float)])
-            )
+            watched.append((float(seconds), c.id, [w for w in waits[:12] if isinstance(w, int | float)]))
     if not watched:
         return None
     seconds, case_id, waits = max(watched)
@@ -315,7 +314,7 @@ def markdown_summary(report: dict[str, Any]) -> str:
             f"tested, {trace['excluded']} excluded, {trace['not-run']} not run.",
         ]
     uncovered = coverage_gaps(report)
-    watched = watched_text(report["cases"])
+    watched = watched_text(map(CaseOutcome.from_json, report["cases"]))
     if uncovered or watched:
         lines += ["", "#### Coverage", ""]
         if watched:

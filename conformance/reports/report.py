@@ -557,7 +557,7 @@ class RunReport:
             if c.reproduce:
                 lines.append(f"  reproduce: {c.reproduce}")
         uncovered = [c for c in self.cases if c.outcome in ("not-testable", "unimplemented", "n/a")]
-        watched = watched_text([c.to_json() for c in self.cases])
+        watched = watched_text(self.cases)
         if watched:
             lines.append(clean(f"Coverage: {watched}"))
         if uncovered:

@@ -1,6 +1,6 @@
-"""Reproductions are complete: each segment starts with initialize, restarts start a segment of
-their own, and piping every reproduction of a run into a fresh agent gets every request answered
-and shows the failure again."""
+"""Reproductions are complete: each segment is one agent process from its start (its handshake,
+and what a case sent before it), restarts start a segment of their own, and piping every
+reproduction of a run into a fresh agent gets every request answered and shows the failure again."""
 
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ def test_a_case_that_restarts_gets_a_second_segment_that_starts_with_initialize(
         ),
         frame(10, SEND, {"jsonrpc": "2.0", "id": 9, "method": "session/status"}, conn="B"),
     ]
-    segments = reproduction(handshake, entries, ("initialize",), "session/new")  # ACP's
+    segments = reproduction(handshake, entries, ("initialize",), "session/new", [0, 8])  # ACP's
     assert [(s["connection"], s["start"]) for s in segments] == [
         ("main", "fresh"),
         ("main", "restart"),
@@ -49,6 +49,43 @@ def test_a_case_that_restarts_gets_a_second_segment_that_starts_with_initialize(
     assert all(json.loads(s["lines"][0])["method"] == "initialize" for s in segments[:2])
     assert segments[0]["sessionIds"] == ["sess_a"]
     assert [json.loads(line)["method"] for line in segments[0]["lines"]] == ["initialize", "session/new"]
+
+
+EARLY = {
+    "jsonrpc": "2.0",
+    "id": "before-initialize",
+    "method": "session/status",
+    "params": {"sessionId": "x"},
+}
+
+
+def test_frames_sent_before_a_restarted_agents_handshake_go_to_its_segment() -> None:
+    handshake = [frame(0, SEND, INIT), frame(1, RECV, {"jsonrpc": "2.0", "id": 1, "result": {}})]
+    entries = [
+        frame(5, SEND, {"jsonrpc": "2.0", "id": 7, "method": "session/new", "params": {}}),
+        frame(6, RECV, {"jsonrpc": "2.0", "id": 7, "result": {"sessionId": "sess_a"}}),
+        Entry(7, NOTE, 0.0, "restarting the agent"),
+        frame(8, SEND, EARLY),  # the restarted process's first frame: its start is mark 8
+        frame(
+            9, RECV, {"jsonrpc": "2.0", "id": "before-initialize", "error": {"code": -32600, "message": "x"}}
+        ),
+        frame(10, SEND, INIT),
+        frame(11, RECV, {"jsonrpc": "2.0", "id": 1, "result": {}}),
+        frame(12, SEND, INIT),  # initialize again on the same process: no new segment
+    ]
+    segments = reproduction(handshake, entries, ("initialize",), "session/new", [0, 8])
+    assert [(s["start"], [json.loads(line)["method"] for line in s["lines"]]) for s in segments] == [
+        ("fresh", ["initialize", "session/new"]),
+        ("restart", ["session/status", "initialize", "initialize"]),
+    ]
+    assert segments[1]["waits"] == [0, 1]
+    # A later case on that process begins with everything it got up to its handshake's answer.
+    later = reproduction(entries[3:7], [frame(20, SEND, EARLY)], ("initialize",), None, [0, 8])
+    assert [json.loads(line)["method"] for line in later[0]["lines"]] == [
+        "session/status",
+        "initialize",
+        "session/status",
+    ]
 
 
 def run_with_reproductions(tmp_path: Path, agent: str, selection: str) -> dict:
@@ -69,6 +106,15 @@ def run_with_reproductions(tmp_path: Path, agent: str, selection: str) -> dict:
         cwd=ROOT,
     )
     return json.loads((tmp_path / "report.json").read_text())
+
+
+def method_of(line: str) -> object:
+    """A line's method; None for a line that is not a JSON object (a case sends broken frames too)."""
+    try:
+        frame = json.loads(line)
+    except ValueError:
+        return None
+    return frame.get("method") if isinstance(frame, dict) else None
 
 
 FAILING = [
@@ -93,9 +139,12 @@ def test_every_reproduction_of_a_run_pipes_into_a_fresh_agent(tmp_path: Path) ->
     cases = [c for c in report["cases"] if c["reproduction"]]
     assert len(cases) >= 20, "a run writes a reproduction for every case that talks to the agent"
     for case in cases:
-        assert all(json.loads(s["lines"][0])["method"] == "initialize" for s in case["reproduction"]), case[
-            "id"
-        ]
+        # A process starts with its handshake, or with what a case sent it before the handshake
+        # (transport.jsonrpc.status-before-initialize's early status): the cases after it ran on it.
+        for segment in case["reproduction"]:
+            methods = [method_of(line) for line in segment["lines"]]
+            assert "initialize" in methods, case["id"]
+            assert all(m == "session/status" for m in methods[: methods.index("initialize")]), case["id"]
     with ThreadPoolExecutor(4) as pool:  # every case in a fresh agent: processes start in parallel
         piped = dict(
             zip(

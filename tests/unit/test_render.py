@@ -5,7 +5,8 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
 
-from conformance.reports.render import badge_svg, html_report, markdown_summary
+from conformance.reports.records import CaseOutcome
+from conformance.reports.render import badge_svg, html_report, markdown_summary, watched_text
 
 HOSTILE = "\x1b[31m<script>alert(1)</script> | `x` ** [l](http://evil) </pre><img src=x onerror=alert(2)>"
 
@@ -190,3 +191,6 @@ def test_coverage_says_how_long_the_run_watched() -> None:
     assert "waits of 0.5, 1, 2, 3, 1 s" in md and "id='coverage'" in html and "7.5 s" in html
     hostile = dict(body["cases"][0], details={"watched": "<script>", "waits": "x"})
     assert "Coverage" not in markdown_summary(report() | {"cases": [hostile]})
+    typed = CaseOutcome.from_json(body["cases"][0])  # the run's own records, as its summary lines give them
+    assert "7.5 s, by " + typed.id in (watched_text([typed]) or "")
+    assert watched_text([CaseOutcome.from_json(dict(hostile, details=["not", "a", "dict"]))]) is None

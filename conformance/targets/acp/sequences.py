@@ -84,7 +84,8 @@ class SequenceFailure(AssertionError):
 
 
 class SequencePrerequisite(SequenceFailure):
-    """A lifecycle method the agent advertises failed, so the sequence cannot go on (not testable)."""
+    """A lifecycle method the agent advertises failed, so the sequence cannot go on: the agent made
+    the check impossible, a failure of the case (NotTestable)."""
 
 
 # The model's rules: each failure names one, and each revision maps "sequence.status.model-based#rule"

@@ -659,6 +659,12 @@ class HttpStatusTarget(DriverHooks):
         response = await self.driver.messages(user_id or self.user_id, agent_id, session_id, limit=1)
         return response.status_code
 
+    async def listed(self, agent_id: str, session_id: str, *, user_id: str | None = None) -> bool | None:
+        """Whether the listing of the agent's sessions, asked as this caller, carries the session
+        (whatever its layout); None when the listing did not answer 200."""
+        response = await self.driver.list_sessions(user_id or self.user_id, agent_id)
+        return find_entry(_body(response), session_id) is not None if response.status_code == 200 else None
+
     # -- the transcript ------------------------------------------------------------------------
 
     def _flush(self) -> None:

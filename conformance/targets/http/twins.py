@@ -52,6 +52,7 @@ __all__ = [
     "Twin",
     "TwinRun",
     "judge",
+    "lasting_disagreement",
     "shared",
     "tail_of",
     "unanswered",
@@ -405,28 +406,32 @@ class TwinRun:
             status = await self.http.status(twin.sid, twin.agent_id)
             fates[(twin.pair, twin.place)] = fate_of(twin, views[twin.sid], drift, status)
             if disagreement(views[twin.sid], status):
-                problem = await self._lasting_disagreement(twin)
+                problem = await lasting_disagreement(self.http, twin.agent_id, twin.sid)
                 if problem:
                     problems.append(f"{twin.label}: {problem}")
         return fates, problems
 
-    async def _lasting_disagreement(self, twin: Twin) -> str | None:
-        """A disagreement between the twin's status and its messages that lasts --timeout: a
-        service may persist what its status reads a moment after what its messages show (a run
-        taking an answer up), and a session may move on between two reads."""
-        http = self.http
-        problem: str | None = None
 
-        async def agree() -> bool:
-            nonlocal problem
-            view = await http.snapshot(twin.agent_id, twin.sid)
-            problem = disagreement(view, await http.status(twin.sid, twin.agent_id))
-            return problem is None
+SETTLE_POLL = 0.1  # seconds between the reads that wait for a status to agree with its messages
 
-        with anyio.move_on_after(http.settle_time):
-            while not await agree():
-                await anyio.sleep(0.1)
-        return problem
+
+async def lasting_disagreement(http: HttpStatusTarget, agent_id: str, session_id: str) -> str | None:
+    """A disagreement between the session's status and its messages (:func:`disagreement`) that
+    lasts --timeout, or None once they agree: a service may persist what its status reads a moment
+    after what its messages show (a run taking an answer up), and a session may move on between
+    two reads."""
+    problem: str | None = None
+
+    async def agree() -> bool:
+        nonlocal problem
+        view = await http.snapshot(agent_id, session_id)
+        problem = disagreement(view, await http.status(session_id, agent_id))
+        return problem is None
+
+    with anyio.move_on_after(http.settle_time):
+        while not await agree():
+            await anyio.sleep(SETTLE_POLL)
+    return problem
 
 
 def disagreement(view: dict[str, Any], status: StatusProbe) -> str | None:

@@ -12,10 +12,10 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3]))
 
 from conformance.reference.http.service import ReferenceService, main
 
-TTL = 2.0
-
 
 class Service(ReferenceService):
+    TTL = 2.0  # seconds the executor lease lives unless renewed (nothing renews it here)
+
     def __init__(self):
         super().__init__()
         self.dispatched_until = {}
@@ -23,7 +23,7 @@ class Service(ReferenceService):
     async def run(self, session, token):
         await super().run(session, token)
         if super().parked_status(session) == "awaiting_external_result":
-            self.dispatched_until[session.id] = time.monotonic() + TTL
+            self.dispatched_until[session.id] = time.monotonic() + self.TTL
 
     def parked_status(self, session):
         found = super().parked_status(session)

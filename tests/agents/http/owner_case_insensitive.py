@@ -1,6 +1,6 @@
 """Broken HTTP status service: the status route compares the owner case-insensitively (the other
-routes compare exactly), so "ALICE" reads alice's session status while its messages are 404 for
-"ALICE". Caught by http.identity.user-id-variants.
+routes compare exactly), so "ALICE" reads alice's session status while its messages and the listing
+refuse "ALICE". Caught by http.identity.user-id-variants: status's ownership is not the service's.
 """
 
 import pathlib

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
+from conformance.cases.http.identity import judge_user_form
 from conformance.cases.http.sequences import AFTER, CHOICES, Divergence, allowed, draw, needed
 from conformance.cases.http.status import Unknown404
 
@@ -220,9 +221,14 @@ BROKEN: dict[str, Variant] = {
     ),
     # NFKC on the status route only: no scripted form shows it (they are their own NFKC forms).
     "status_id_nfkc": Variant(1, {"http.fuzz.session-id-forms": "fail"}, focus="identity"),
+    # Status folds the owner's case alone, or alone does not: its ownership is not the service's.
     "owner_case_insensitive": Variant(1, {"http.identity.user-id-variants": "fail"}, focus="identity"),
-    # Folded on every route: the messages agree, and "ALICE" still is not alice.
-    "users_case_insensitive": Variant(1, {"http.identity.user-id-variants": "fail"}, focus=OWNERSHIP),
+    "status_only_case_sensitive": Variant(
+        1,
+        {"http.identity.user-id-variants": "fail"},
+        focus="identity",
+        message=("http.identity.user-id-variants", "status alone tells it apart"),
+    ),
     "agent_case_insensitive": Variant(1, {"http.identity.agent-id-variants": "fail"}, focus="identity"),
     "long_id_500": Variant(
         1, {"http.types.odd-values": "fail"}, focus="identity", rule=("http.types.odd-values", "session-id")
@@ -585,6 +591,14 @@ CONFORMING: dict[str, Variant] = {
         args=("--timeout", "7"),
     ),
     "case_insensitive_everywhere": Variant(0, {}, focus="identity"),
+    # User ids folded on every route: the deployment's identity policy, status agreeing with it.
+    "users_case_insensitive": Variant(
+        0,
+        {"http.identity.user-id-variants": "info"},
+        focus=OWNERSHIP,
+        args=("--strict",),
+        message=("http.identity.user-id-variants", "folds user ids"),
+    ),
     "uuid4_ids_validated": Variant(0, {}, focus=f"unknown or side-effects or deleted or {OWNERSHIP}"),
     "missing_user_422_other_body": Variant(0, {}, focus="validation"),
     "header_loc_capitalised": Variant(0, {}, focus="validation"),
@@ -1035,6 +1049,25 @@ def test_a_status_is_checked_against_the_sessions_own_messages() -> None:
     settled = flatten({"code": 200, "body": {"messages": [{"role": "assistant", "content": []}]}}, "messages")
     assert "no tool call" in (disagreement(settled, probe("awaiting_permission")) or "")
     assert "404" in (disagreement(settled, StatusProbe(httpx.Response(404, json={}))) or "")
+
+
+def test_a_user_id_in_another_case_is_judged_by_the_services_own_routes() -> None:
+    messages, listing = "the session's messages", "the listing of the agent's sessions"
+    both = {messages: True, listing: True}
+
+    def kind(said: dict[str, bool | None], code: int, after: int | None = 404) -> str | None:
+        found = judge_user_form("x-user-id upper-case", said, code, f"HTTP {code}", after)
+        return None if found is None else found[0]
+
+    assert kind(both, 200, 200) == "folded"  # the service's policy, status agreeing: info
+    assert kind({messages: False, listing: False}, 404) is None  # exact everywhere
+    assert kind({messages: False, listing: False}, 200) == "problem"  # status folds alone
+    assert kind({messages: True, listing: False}, 200, 200) == "problem"  # one route says another user
+    assert kind({messages: True, listing: False}, 404, 200) is None  # a 404 some route backs
+    assert kind(both, 404, 200) == "problem"  # status alone tells the caller apart
+    assert kind({}, 200, None) == "unjudged" and kind({}, 404, None) is None  # no calibrated route
+    assert kind({messages: False}, 404, 200) == "problem"  # the probe made it an owner
+    assert kind({messages: False}, 403) == "problem"  # neither the status nor 404
 
 
 def test_a_parked_call_is_lost_when_it_neither_waits_nor_has_a_result() -> None:
