@@ -18,7 +18,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from conformance import cases
+import conformance.cases as cases
+
 from conformance.core import revisions
 from conformance.core.registry import CASES
 from conformance.core.traceability import load_revision

@@ -90,7 +90,9 @@ def summary(rows: list[dict[str, Any]], top: int) -> str:
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tools.cputime", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m tools.cputime", description=(__doc__ or "").split("\n\n")[0]
+    )
     parser.add_argument("--top", type=int, default=30)
     args = parser.parse_args(argv)
     rows = [

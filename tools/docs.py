@@ -47,7 +47,8 @@ def _option_rows(actions: list[argparse.Action]) -> list[str]:
         if isinstance(action, argparse._HelpAction):
             continue
         if not action.option_strings:  # a positional argument
-            rows.append(f"| `{(action.metavar or action.dest).upper()}` | {cell(action.help or '')} | |")
+            name = action.metavar if isinstance(action.metavar, str) else action.dest
+            rows.append(f"| `{name.upper()}` | {cell(action.help or '')} | |")
             continue
         names = ", ".join(action.option_strings)
         if action.nargs != 0:
@@ -78,7 +79,11 @@ def cli_page() -> str:
         rows = _option_rows(group._group_actions)
         if not rows:
             continue
-        title = "Every run" if group.title in ("options", "optional arguments") else group.title
+        title = (
+            "Every run"
+            if group.title is None or group.title in ("options", "optional arguments")
+            else group.title
+        )
         out.append(f"## {title[0].upper()}{title[1:]}\n\n")
         out.append("| option | meaning | default |\n| --- | --- | --- |\n")
         out.append("\n".join(rows) + "\n\n")
@@ -114,13 +119,13 @@ def _captured(main: Callable[[list[str]], Any]) -> argparse.ArgumentParser:
     def capture(self: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> Any:
         raise _Captured(self)
 
-    argparse.ArgumentParser.parse_args = capture  # type: ignore[method-assign]
+    argparse.ArgumentParser.parse_args = capture
     try:
         main([])
     except _Captured as found:
         return found.parser
     finally:
-        argparse.ArgumentParser.parse_args = plain  # type: ignore[method-assign]
+        argparse.ArgumentParser.parse_args = plain
     raise AssertionError(f"{main.__module__}.main parsed no arguments")
 
 
@@ -146,7 +151,8 @@ def subcommand_parsers() -> list[argparse.ArgumentParser]:
 
 
 def cases_page() -> str:
-    from conformance import cases
+    import conformance.cases as cases
+
     from conformance.core import revisions
     from conformance.core.registry import CASES
     from conformance.core.traceability import load_revision
@@ -343,7 +349,7 @@ def _read(path: Path) -> str | None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tools.docs", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m tools.docs", description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--check", action="store_true", help="only say which pages are out of date")
     args = parser.parse_args(argv)
     if args.check:

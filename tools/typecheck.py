@@ -1,5 +1,5 @@
-"""`python -m tools.typecheck [pyright arguments]`: pyright on conformance/ and cases/ ([tool.pyright]
-in pyproject.toml), exit code pyright's.
+"""`python -m tools.typecheck [pyright arguments]`: pyright on conformance/, cases/, tests/ and tools/
+([tool.pyright] in pyproject.toml), exit code pyright's.
 
 The cases install as ``conformance.cases`` from the top-level cases/ folder (pyproject's
 package-dir). An editable install reaches them through setuptools' import hook, which pyright

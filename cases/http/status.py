@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, Protocol
 
 import anyio
 
@@ -49,6 +49,15 @@ async def wait_until(check: Callable[[], Awaitable[bool]], timeout: float) -> bo
     return False
 
 
+class Prober(Protocol):
+    """What the unknown-session calibration asks of a target (HttpStatusTarget, or canned answers
+    in the unit tests): ids nobody created, and status probes."""
+
+    def unknown_id(self) -> str: ...
+
+    async def status(self, session_id: str, agent_id: str, *, user_id: str | None = None) -> StatusProbe: ...
+
+
 class Unknown404:
     """The answer for a session that does not exist, asked twice (two fresh ids) by one caller:
     what differs between the two is per-request noise (a request id, a timestamp), never evidence,
@@ -64,7 +73,7 @@ class Unknown404:
         self.consistent = first.code == second.code
 
     @classmethod
-    async def ask(cls, http: HttpStatusTarget, agent_id: str, user_id: str | None = None) -> Unknown404:
+    async def ask(cls, http: Prober, agent_id: str, user_id: str | None = None) -> Unknown404:
         a, b = http.unknown_id(), http.unknown_id()
         first = await http.status(a, agent_id, user_id=user_id)
         return cls(first, a, await http.status(b, agent_id, user_id=user_id), b)
@@ -90,7 +99,7 @@ class Unknown404:
 
     async def telling(
         self,
-        http: HttpStatusTarget,
+        http: Prober,
         agent_id: str,
         user_id: str | None,
         probe: StatusProbe,

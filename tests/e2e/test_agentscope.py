@@ -11,9 +11,9 @@ from __future__ import annotations
 import os
 import sys
 
+import conformance.cases as cases
 import pytest
 
-from conformance import cases
 from conformance.core.registry import CASES
 from tests.conftest import ROOT
 

@@ -49,11 +49,13 @@ def no_attach_over_websocket(run: Run, folder: Path) -> None:
 
 
 def streamable_http_is_reported(run: Run, folder: Path) -> None:
+    assert run.report is not None
     assert run.report["system"]["transport"] == "http"
     assert run.case("status.cheap.latency")["details"]["absolute_rule"] is False
 
 
 def agent_url_cannot_restart(run: Run, folder: Path) -> None:
+    assert run.report is not None
     assert "needs to restart the agent" in run.case("status.inactive.after-restart")["message"]
     assert run.report["system"]["command"][0].startswith("ws://127.0.0.1:")
 
@@ -65,6 +67,7 @@ def v2_holds_and_answers_a_permission(run: Run, folder: Path) -> None:
 
 
 def mcp_stdio_says_what_to_pass(run: Run, folder: Path) -> None:
+    assert run.report is not None
     assert run.report["spec"]["revision"] == "mcp-session-heartbeat-2025-06-18"
     assert run.report["system"]["name"] == "session-heartbeat-reference" and "agent" not in run.report
     assert "--other-header" in run.case("heartbeat.access.other-caller-rejected")["message"]
@@ -73,12 +76,14 @@ def mcp_stdio_says_what_to_pass(run: Run, folder: Path) -> None:
 
 
 def mcp_callers_are_told_apart_and_redacted(run: Run, folder: Path) -> None:
+    assert run.report is not None
     rejected = run.case("heartbeat.access.other-caller-rejected")
     assert any(f.get("conn") == "B" for f in rejected["transcript"]), "caller B's frames are labelled"
     assert "Bearer caller-a" not in json.dumps(run.report), "credentials are redacted"
 
 
 def http_reference_is_fully_traced(run: Run, folder: Path) -> None:
+    assert run.report is not None
     assert run.report["spec"]["revision"] == "agentscope-2.0.4"
     assert run.report["traceability"]["tested"] == run.report["traceability"]["total"]
     shape = run.case("http.status.shape")
@@ -95,11 +100,13 @@ def agent_got_cwd_and_env(run: Run, folder: Path) -> None:
 
 
 def prompts_capped_at_40(run: Run, folder: Path) -> None:
+    assert run.report is not None
     assert run.report["prompts"]["limit"] == 40 and run.report["prompts"]["sent"] <= 40
     assert run.report["options"]["turnTimeout"] == 600
 
 
 def no_prompt_sent(run: Run, folder: Path) -> None:
+    assert run.report is not None
     prompts = run.report["prompts"]
     assert prompts["sent"] == 0 and prompts["notSent"], prompts
     assert all(run.case(c)["outcome"] == "not-testable" for c in prompts["notSent"])
@@ -443,6 +450,7 @@ def test_the_quick_start_certifies_from_a_fresh_clone(tmp_path: Path) -> None:
     assert last_line(process.stderr).startswith("CONFORMANT: "), process.stderr[-2000:]
     (path,) = clone.glob("reports/reference-*/report.json")  # the folder the README names
     run = Run(process.returncode, process.stdout, process.stderr, json.loads(path.read_text()), path.parent)
+    assert run.report is not None
     for name in ("report.json", "junit.xml", "report.html", "summary.md", "badge.svg"):
         assert (path.parent / name).is_file(), name
     assert "CONFORMANT" in (path.parent / "report.html").read_text()

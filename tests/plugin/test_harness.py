@@ -43,11 +43,15 @@ def test_agent_exit_fails_pending_request_at_once(tmp_path: Path) -> None:
 def test_whole_process_group_is_killed(tmp_path: Path) -> None:
     rt = runtime(tmp_path, "spawns_child.py")
     rt.start()
-    pgid = rt._agent.process.pgid  # type: ignore[union-attr]
+    assert rt._agent is not None and rt._agent.process is not None
+    pgid = rt._agent.process.pgid
+    assert pgid is not None
     deadline = time.monotonic() + 5
     while "child" not in rt.stderr.text() and time.monotonic() < deadline:
         time.sleep(0.02)
-    child = int(re.search(r"child (\d+)", rt.stderr.text()).group(1))  # type: ignore[union-attr]
+    said = re.search(r"child (\d+)", rt.stderr.text())
+    assert said is not None, rt.stderr.text()
+    child = int(said.group(1))
     assert child in live_group_members(pgid)
     rt.close()
     assert live_group_members(pgid) == []

@@ -30,6 +30,7 @@ def command(name: str) -> str:
 
 
 def no_agent_process_left(run: Run) -> None:
+    assert run.report is not None
     pgids = {c["details"].get("agent_pgid") for c in run.report["cases"]} - {None}
     pgids |= set(run.report.get("processGroups") or [])
     assert pgids, "the report names no agent process group"

@@ -83,7 +83,7 @@ def test_junit_carries_level_and_sentence(suite, tmp_path) -> None:
     failing = cases["status.error.unknown-session-data"]
     props = {p.get("name"): p.get("value") for p in failing.iter("property")}
     assert props["level"] == "MUST"
-    assert "sessionId" in props["spec"]
+    assert props["spec"] is not None and "sessionId" in props["spec"]
     assert failing.find("failure") is not None
     assert cases["status.error.unknown-session-code"].find("failure") is None
 

@@ -36,7 +36,7 @@ def logged(app):
         except ValueError:
             rpc = None
         rpc = rpc if isinstance(rpc, dict) else {}
-        params = rpc.get("params") if isinstance(rpc.get("params"), dict) else {}
+        params = found if isinstance(found := rpc.get("params"), dict) else {}
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
         params_headers = {k: v for k, v in headers.items() if k.startswith("mcp-param-")}
         entry = {

@@ -7,6 +7,7 @@ must drive a session into a state say so (not testable).
 
 import json
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
 from urllib.parse import parse_qs, urlparse
 
 SESSIONS = {("alice", "a1", "s1"): "idle"}
@@ -27,6 +28,7 @@ class Handler(BaseHTTPRequestHandler):
                 {"type": "missing", "loc": loc, "msg": "Field required", "input": None} for loc in missing
             ]
             return self.reply(422, {"detail": detail})
+        assert user is not None and agent is not None
         status = SESSIONS.get((user, agent, parts[1]))
         if status is None:
             return self.reply(404, {"detail": f"Session '{parts[1]}' not found."})
@@ -40,7 +42,7 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-    def log_message(self, *args: object) -> None:
+    def log_message(self, format: str, *args: Any) -> None:
         pass
 
 

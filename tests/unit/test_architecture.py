@@ -7,9 +7,9 @@ from __future__ import annotations
 import ast
 import tomllib
 
+import conformance.cases as cases
 import pytest
 
-from conformance import cases
 from conformance.core import revisions
 from conformance.core.registry import CASES
 from tests import own

@@ -15,9 +15,9 @@ Each target's own test module checks that a variant listed here gets its `by` ca
 
 from __future__ import annotations
 
+import conformance.cases as cases
 import pytest
 
-from conformance import cases
 from conformance.core.registry import CASES
 from conformance.core.traceability import AXES, load_revision
 from tests import own

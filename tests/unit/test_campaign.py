@@ -124,6 +124,7 @@ def test_keys_are_namespaced_by_agent_target_revision_and_case() -> None:
     token = examples_db.case_scope("acp", "rfd-2025", SEQ, database=shared, agent="my agent/1")
     try:
         db = examples_db.database_for_case()
+        assert db is not None
         db.save(b"k", b"v")
     finally:
         examples_db.scope_reset(token)
@@ -150,8 +151,8 @@ class Lost(InMemoryExampleDatabase):
 
 
 def test_a_lost_shared_database_warns_once_and_loses_nothing(tmp_path: Path, capsys) -> None:
-    primary = Lost()
-    db = FallbackDatabase(primary, tmp_path / "local", "redis://h:1/0")
+    primary: Lost = Lost()  # pyright: ignore[reportAssignmentType]  # hypothesis types every database made as ExampleDatabase (_EDMeta.__call__)
+    db: FallbackDatabase = FallbackDatabase(primary, tmp_path / "local", "redis://h:1/0")  # pyright: ignore[reportAssignmentType]  # hypothesis types every database made as ExampleDatabase (_EDMeta.__call__)
     db.save(b"k", b"one")
     assert list(primary.fetch(b"k")) == [b"one"]
     primary.up = False

@@ -388,9 +388,12 @@ def test_a_list_at_a_url_is_read_once(tmp_path: Path) -> None:
     from functools import partial
     from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 
+    class Quiet(SimpleHTTPRequestHandler):
+        def log_message(self, format: str, *args: Any) -> None:  # the test's output stays quiet
+            pass
+
     registry(tmp_path, [{"id": "a", "version": "1", "distribution": {"npx": {"package": "a@1"}}}])
-    handler = partial(SimpleHTTPRequestHandler, directory=str(tmp_path))
-    handler.log_message = lambda *args: None  # type: ignore[attr-defined]  # the test's output stays quiet
+    handler = partial(Quiet, directory=str(tmp_path))
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import uuid
+from typing import Any
 
 import pytest
 
@@ -14,7 +15,9 @@ from conformance.targets.mcp.twins import cap_from_reads, same_divergence, ttl_b
 
 
 def test_the_nudge_falls_before_any_twin_expires_and_late_enough_to_tell() -> None:
-    nudge, read = ttl_schedule(2.0, 2.5, 0.1)  # type: ignore[misc]
+    schedule = ttl_schedule(2.0, 2.5, 0.1)
+    assert schedule is not None
+    nudge, read = schedule
     assert read == pytest.approx(2.6)
     assert 2.6 - 2.0 < nudge < 2.0  # a nudge taken for use keeps its twin past the read
     # Bounds too far apart (or twins created over too long): no time serves both.
@@ -55,10 +58,9 @@ def test_a_divergence_counts_only_when_every_round_shows_it_alike() -> None:
 )
 def test_policies_out_of_range_are_usage_errors(option: str, value: float, message: str) -> None:
     plain = dict(headers=[], other_headers=[], instruct_cmd=None, instruct_url=None, instructions_path=None)
+    policy: dict[str, Any] = {option: value}  # the one keyword under test, by its name
     with pytest.raises(UsageError, match=message):
-        McpOptions.from_options(
-            **plain, cursor_path=None, embedded=False, transport="stdio", **{option: value}
-        )
+        McpOptions.from_options(**plain, cursor_path=None, embedded=False, transport="stdio", **policy)
 
 
 class Clock:

@@ -4,10 +4,10 @@ detail names a field (shown, not judged)."""
 
 from __future__ import annotations
 
+import conformance.cases as cases
 import httpx
 from conformance.cases.http.status import JSON, SCHEMA, names_field
 
-from conformance import cases
 from conformance.core.validation import schema_errors
 from conformance.targets.http.target import StatusProbe
 

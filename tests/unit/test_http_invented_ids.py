@@ -63,7 +63,7 @@ def test_an_invented_id_is_none_of_the_ids_to_avoid() -> None:
             super().__init__(0)
             self.queue = list(first)
 
-        def choice(self, seq):  # type: ignore[override]
+        def choice(self, seq):
             return self.queue.pop(0) if self.queue else super().choice(seq)
 
     models = [uuid.uuid4().hex for _ in range(4)]

@@ -7,7 +7,8 @@ from __future__ import annotations
 import re
 import tomllib
 
-from conformance import cases
+import conformance.cases as cases
+
 from conformance.core.registry import CASES
 from tests import readme
 from tests.conftest import ROOT
@@ -114,12 +115,18 @@ def selected_by_keyword(expression: str, target: str = "acp") -> list[str]:
     folder, cases/) or of one of its marks (its level, "conformance")."""
     from _pytest.mark.expression import Expression
 
+    def matcher(names: list[str]):  # pytest's ExpressionMatcher: a word, then keywords it ignores
+        def matches(word: str, /, **_: object) -> bool:
+            return any(word.lower() in n.lower() for n in names)
+
+        return matches
+
     compiled = Expression.compile(expression)
     chosen = []
     for case in (c for c in CASES.values() if c.target == target):
         names = [case.id, case.module.rsplit(".", 1)[-1] + ".py", target, "cases", "conformance"]
         names += [case.level.value, case.level.marker]
-        if compiled.evaluate(lambda word, names=names: any(word.lower() in n.lower() for n in names)):
+        if compiled.evaluate(matcher(names)):
             chosen.append(case.id)
     return chosen
 

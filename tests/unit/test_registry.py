@@ -28,7 +28,7 @@ def test_ids_must_be_slugs(bad: str) -> None:
 
 
 def test_every_case_quotes_its_sentence_from_the_source() -> None:
-    from conformance import cases
+    import conformance.cases as cases
 
     cases.load_all()
     spec_dir = ROOT.parent / "shared" / "spec"
@@ -61,7 +61,7 @@ def test_every_case_id_is_written_out_where_it_is_declared() -> None:
     """A case's id is greppable: the file that declares it spells it whole (never built in a loop)."""
     import inspect
 
-    from conformance import cases
+    import conformance.cases as cases
 
     cases.load_all()
     hidden = [

@@ -98,7 +98,9 @@ def test_badges_share_one_prefix_and_score_only_a_certificate() -> None:
         if subject is not None:
             body["subject"] = subject
         texts.append(ET.fromstring(badge_svg(upgraded(body))).get("aria-label"))
-    assert len(set(texts)) == 1 and texts[0].startswith("ACP session/status: "), texts
+    assert len(set(texts)) == 1 and texts[0] is not None and texts[0].startswith("ACP session/status: "), (
+        texts
+    )
     unimplemented = report() | {"verdict": {"label": "unimplemented", "exitCode": 3, "explanation": "x"}}
     assert ET.fromstring(badge_svg(unimplemented)).get("aria-label") == "ACP session/status: unimplemented"
 

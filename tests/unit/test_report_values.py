@@ -7,7 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from conformance import cases
+import conformance.cases as cases
+
 from conformance.core.outcomes import CaseResult, Outcome
 from conformance.core.registry import CASES
 from conformance.reports.report import case_record

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 import re
 
+import conformance.cases as cases
 import pytest
 
-from conformance import cases
 from conformance.core import revisions
 from conformance.core.registry import CASES
 from conformance.core.traceability import (

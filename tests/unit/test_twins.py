@@ -60,6 +60,7 @@ def test_least_recently_used_eviction_is_the_fate_of_positions() -> None:
     """Memory cap, status not counted: the oldest twins go, whoever was asked about."""
     lru = [OUT, OUT, IN, IN]
     baseline = baseline_from_calibration([lru, lru])
+    assert baseline is not None
     assert baseline == lru
     verdict = judge([round_of(FIRST, lru), round_of(SECOND, lru)], baseline)
     assert verdict.blamed == () and verdict.deviations == ()

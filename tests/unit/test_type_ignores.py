@@ -1,4 +1,4 @@
-"""Every type-checker suppression in conformance/ and cases/ names the error it silences and says
+"""Every type-checker suppression in the folders pyright checks names the error it silences and says
 why, on its own line: `# type: ignore[code]  # why` (pyright, a step of .ci/run: python -m tools.typecheck)."""
 
 from __future__ import annotations
@@ -6,11 +6,12 @@ from __future__ import annotations
 import io
 import re
 import tokenize
+import tomllib
 from pathlib import Path
 
 from tests.conftest import ROOT
 
-CHECKED = ("conformance", "cases")
+CHECKED = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pyright"]["include"]
 SUPPRESSION = re.compile(r"#\s*(?:type|pyright):\s*ignore\b(?P<rest>.*)")
 EXPLAINED = re.compile(r"\[[^\]\s]+\]\s+#\s*\S")  # [code], then a comment of its own: the reason
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 import itertools
 
 import anyio
+import conformance.cases as cases
 import httpx
 from conformance.cases.http.status import Unknown404
 
-from conformance import cases
 from conformance.targets.http.target import StatusProbe
 
 cases.load_all()
@@ -37,10 +37,10 @@ def judge(service: Service) -> tuple[list[str], list[str]]:
     """What the one-shot comparison says, and what the confirmed one says."""
 
     async def run() -> tuple[list[str], list[str]]:
-        unknown = await Unknown404.ask(service, "a1", "bob")  # type: ignore[arg-type]
+        unknown = await Unknown404.ask(service, "a1", "bob")
         theirs = await service.status(service.owned, "a1", "bob")
         once = unknown.differs(theirs, service.owned)
-        return once, await unknown.telling(service, "a1", "bob", theirs, service.owned)  # type: ignore[arg-type]
+        return once, await unknown.telling(service, "a1", "bob", theirs, service.owned)
 
     return anyio.run(run)
 

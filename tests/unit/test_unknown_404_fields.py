@@ -8,10 +8,10 @@ import itertools
 import uuid
 
 import anyio
+import conformance.cases as cases
 import httpx
 from conformance.cases.http.status import Unknown404
 
-from conformance import cases
 from conformance.targets.http.target import StatusProbe
 
 cases.load_all()
@@ -66,9 +66,9 @@ class Service:
 
 def judge(service: Service) -> list[str]:
     async def run() -> list[str]:
-        unknown = await Unknown404.ask(service, "a1", "bob")  # type: ignore[arg-type]
+        unknown = await Unknown404.ask(service, "a1", "bob")
         theirs = await service.status(service.owned, "a1", "bob")
-        return await unknown.telling(service, "a1", "bob", theirs, service.owned)  # type: ignore[arg-type]
+        return await unknown.telling(service, "a1", "bob", theirs, service.owned)
 
     return anyio.run(run)
 

@@ -86,7 +86,7 @@ def mutants_of(session: Path) -> list[Mutant]:
         results = {job: result for job, result in db.results}
         for item in db.work_items:
             (spec,) = item.mutations
-            result = results.get(item.job_id)
+            result = results.get(item.job_id)  # pyright: ignore[reportArgumentType]  # cosmic-ray's WorkDB.results is unannotated: pyright reads its job ids as SQLAlchemy's Column[str]
             found.append(
                 Mutant(
                     spec_id(spec),
@@ -179,7 +179,9 @@ def start_workers(count: int, target: str, stack: ExitStack) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tools.mutation", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m tools.mutation", description=(__doc__ or "").split("\n")[0]
+    )
     parser.add_argument("target", metavar="campaign", choices=sorted(CAMPAIGNS))
     parser.add_argument(
         "--workers",
@@ -204,9 +206,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
 
+    import conformance.cases as cases
     from cosmic_ray.work_db import use_db
 
-    from conformance import cases
     from conformance.core.registry import CASES
 
     cases.load_all()

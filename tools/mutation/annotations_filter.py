@@ -21,7 +21,7 @@ from tools.mutation.annotations import Span, annotation_spans, inside
 
 
 class AnnotationsFilter(FilterApp):
-    def description(self) -> str:
+    def description(self) -> str:  # pyright: ignore[reportIncompatibleMethodOverride]  # cosmic-ray's FilterApp.description is unannotated and returns None: pyright reads it as -> None
         return __doc__ or ""
 
     def filter(self, work_db: WorkDB, args: Namespace) -> None:
@@ -31,7 +31,8 @@ class AnnotationsFilter(FilterApp):
                 path = str(mutation.module_path)
                 if path not in spans:
                     spans[path] = annotation_spans(Path(path).read_text())
-                if inside(tuple(mutation.start_pos), spans[path]):
+                line, column = mutation.start_pos
+                if inside((line, column), spans[path]):
                     work_db.set_result(
                         item.job_id,
                         WorkResult(output="in a type annotation", worker_outcome=WorkerOutcome.SKIPPED),

@@ -23,7 +23,7 @@ def excluded(module_path: str, definition: str | None, exclude: set[str]) -> boo
 
 
 class DefinitionsFilter(FilterApp):
-    def description(self) -> str:
+    def description(self) -> str:  # pyright: ignore[reportIncompatibleMethodOverride]  # cosmic-ray's FilterApp.description is unannotated and returns None: pyright reads it as -> None
         return __doc__ or ""
 
     def add_args(self, parser: ArgumentParser) -> None:

@@ -26,7 +26,8 @@ DRAWN = "model or fuzz"  # the Hypothesis-driven cases, by -k on their ids (…m
 
 
 def drawn_cases(target: str) -> bool:
-    from conformance import cases
+    import conformance.cases as cases
+
     from conformance.core.registry import CASES
 
     cases.load_all()

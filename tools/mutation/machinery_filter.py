@@ -36,7 +36,7 @@ def selection(config_path: str) -> tuple[Machinery, str | None]:
 
 
 class MachineryFilter(FilterApp):
-    def description(self) -> str:
+    def description(self) -> str:  # pyright: ignore[reportIncompatibleMethodOverride]  # cosmic-ray's FilterApp.description is unannotated and returns None: pyright reads it as -> None
         return __doc__ or ""
 
     def add_args(self, parser: ArgumentParser) -> None:

@@ -208,7 +208,7 @@ def skipped_now(config: dict, mutant: str) -> str | None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m tools.mutation.rekey", description=__doc__.split("\n")[0]
+        prog="python -m tools.mutation.rekey", description=(__doc__ or "").split("\n")[0]
     )
     parser.add_argument("campaign", choices=sorted(CAMPAIGNS))
     parser.add_argument(

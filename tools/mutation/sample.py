@@ -99,14 +99,14 @@ def mutate(source: str, sampled: Sampled) -> str:
 
     visitor = Locating(sampled.occurrence, get_operator(sampled.operator)())
     mutated = visitor.walk(get_ast(source))
-    if visitor.mutation_applied and visitor.at == sampled.position:
+    if visitor.mutation_applied and visitor.at == sampled.position and mutated is not None:
         return mutated.get_code()
     # An edit elsewhere in the file renumbers the occurrences after it (a new `if` adds an AddNot):
     # the mutant is the operator's occurrence at the same position, if there is one.
     for occurrence in range(sampled.occurrence + 8):
         moved = Locating(occurrence, get_operator(sampled.operator)())
         changed = moved.walk(get_ast(source))
-        if moved.mutation_applied and moved.at == sampled.position:
+        if moved.mutation_applied and moved.at == sampled.position and changed is not None:
             return changed.get_code()
     raise StaleSample(
         f"{sampled.id}: occurrence {sampled.occurrence} of {sampled.operator} is "

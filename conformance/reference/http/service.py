@@ -41,6 +41,7 @@ from fastapi import Depends, FastAPI, Header, HTTPException, Query, Request
 from fastapi.exception_handlers import request_validation_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
+from starlette.types import ASGIApp
 
 # Run as a file (python conformance/reference/http/service.py): import it as the package it is in.
 if not __package__:
@@ -187,7 +188,7 @@ class ReferenceService(Runs, Machinery):
     def not_found(self, session_id: str) -> Response:
         return JSONResponse({"detail": f"Session '{session_id}' not found."}, status_code=404)
 
-    def status_body(self, session: Session, session_id: str, status: str) -> Response:
+    def status_body(self, session: Session | None, session_id: str, status: str) -> Response:
         return JSONResponse({"session_id": session_id, "status": status})
 
     def revalidated(self, request: Request, response: Response) -> Response:
@@ -446,7 +447,7 @@ def create_app(service: ReferenceService | None = None) -> FastAPI:
 # -- running it -----------------------------------------------------------------------------------
 
 
-async def serve(app: FastAPI, host: str, port: int) -> None:
+async def serve(app: ASGIApp, host: str, port: int) -> None:
     await serve_asgi(app, host, port, lambda h, p: f"listening on http://{h}:{p}")
 
 

@@ -11,7 +11,7 @@ into a failed reply naming the HTTP status.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from typing import Any
 
 import anyio
@@ -70,7 +70,7 @@ class AcpHttpChannel(EndingChannel):
             self._mark_closed()
             raise anyio.BrokenResourceError from exc
 
-    async def lines(self) -> AsyncIterator[bytes]:
+    async def lines(self) -> AsyncGenerator[bytes, None]:
         try:
             while self.transport is not None:
                 message = await self.transport.receive()

@@ -17,6 +17,7 @@ class Agent(ReferenceAgent):
         async def answering(method, params, is_notification):
             if is_notification and method == "session/status":
                 result = await self.session_status(params)
+                assert self.conn is not None  # set before the first message is read
                 await self.conn._transport.send({"jsonrpc": "2.0", "id": None, "result": result})
                 return None
             return await handler(method, params, is_notification)

@@ -19,6 +19,7 @@ class Agent(ReferenceAgent):
     async def work(self, session_id, text, cancelled):
         if "[permission]" not in text:
             return await super().work(session_id, text, cancelled)
+        assert self.conn is not None
         ask = asyncio.ensure_future(
             self.conn.send_request(
                 "session/request_permission",

@@ -33,7 +33,11 @@ class Agent(ReferenceAgent):
             self.readers[session_id] = held
 
     async def delete_session(self, params):
-        if isinstance(params, dict) and self.readers.get(params.get("sessionId"), 0):
+        if (
+            isinstance(params, dict)
+            and isinstance(sid := params.get("sessionId"), str)
+            and self.readers.get(sid, 0)
+        ):
             raise RequestError.internal_error({"reason": "session in use"})
         return await super().delete_session(params)
 

@@ -14,7 +14,7 @@ class Agent(ReferenceAgent):
     async def session_status(self, params):
         result = await super().session_status(params)
         sid = params.get("sessionId") if isinstance(params, dict) else None
-        if result.get("status") == "inactive" and sid not in self.loaded:
+        if result.get("status") == "inactive" and isinstance(sid, str) and sid not in self.loaded:
             _base.later(self, WARM_UP_AFTER, lambda: self.load_session(cwd="/", session_id=sid))
         return result
 

@@ -13,7 +13,7 @@ class Agent(ReferenceAgent):
 
     def status_of(self, session_id):
         if session_id in self.__dict__.get("evicted", set()) and session_id not in self.loaded:
-            self.evicted.discard(session_id)
+            self.__dict__["evicted"].discard(session_id)
             self.loaded[session_id] = self.read(session_id)
             self.memory.use(session_id)
         return super().status_of(session_id)

@@ -10,34 +10,34 @@ from conformance.reference.acp.agent import ReferenceAgent, main
 class Agent(ReferenceAgent):
     def __init__(self, state_dir):
         super().__init__(state_dir)
-        self.held = set()  # what status answers from
+        self.indexed = set()  # what status answers from
 
     def status_of(self, session_id):
-        if session_id in self.held:
+        if session_id in self.indexed:
             return self.words["active"]
         return super().status_of(session_id)
 
     async def new_session(self, cwd, **kwargs):
         answer = await super().new_session(cwd, **kwargs)
-        self.held.add(answer["sessionId"])
+        self.indexed.add(answer["sessionId"])
         return answer
 
     async def load_session(self, cwd, session_id, **kwargs):
         answer = await super().load_session(cwd, session_id, **kwargs)
-        self.held.add(session_id)
+        self.indexed.add(session_id)
         return answer
 
     async def resume_session(self, session_id, cwd, **kwargs):
         answer = await super().resume_session(session_id, cwd, **kwargs)
-        self.held.add(session_id)
+        self.indexed.add(session_id)
         return answer
 
     async def close_session(self, session_id, **kwargs):
-        self.held.discard(session_id)
+        self.indexed.discard(session_id)
         return await super().close_session(session_id, **kwargs)
 
     async def delete_session(self, params):
-        self.held.discard(params.get("sessionId") if isinstance(params, dict) else None)
+        self.indexed.discard(params.get("sessionId") if isinstance(params, dict) else None)
         return await super().delete_session(params)
 
 

@@ -3,6 +3,8 @@ sends the turn's `idle` state_update (stopReason `cancelled`) straight to the cl
 records it, so the snapshot says `running` for good after a cancelled turn. A turn that ends on its
 own records it as it should. Caught by status.state.idle-after-turn, rule after-cancel."""
 
+from typing import Any
+
 import _base
 
 from conformance.reference.acp.agent_v2 import ReferenceAgentV2, main_v2
@@ -10,7 +12,7 @@ from conformance.reference.acp.agent_v2 import ReferenceAgentV2, main_v2
 
 class Agent(ReferenceAgentV2):
     async def cancel(self, params):
-        session_id = params.get("sessionId")
+        session_id: Any = params.get("sessionId")  # looked up as sent, as the reference does
         turn = self.turns.pop(session_id, None)
         if turn is not None:
             turn.cancel()

@@ -20,7 +20,8 @@ class Agent(ReferenceAgentV2):
         linked = isinstance(blocks, list) and any(
             isinstance(b, dict) and b.get("type") == "resource_link" for b in blocks
         )
-        (self.linked.add if linked else self.linked.discard)(params.get("sessionId"))
+        if isinstance(sid := params.get("sessionId"), str):
+            (self.linked.add if linked else self.linked.discard)(sid)
         return await super().prompt(params)
 
     async def status(self, params):

@@ -21,6 +21,7 @@ class Agent(ReferenceAgentV2):
         session_id = session["sessionId"]
         await self.update(session_id, {"sessionUpdate": "state_update", "state": "running"})
         other = asyncio.ensure_future(self.other_tool_call(session_id))
+        assert self.conn is not None
         try:
             await self.conn.send_request(
                 "session/request_permission",

@@ -25,7 +25,9 @@ class Service(ReferenceService):
         session, verdict = self.lookup(user_id, agent_id, session_id)
         if verdict == "wrong_agent":
             agent = self.agents.get(agent_id)
-            if agent is not None and agent.user_id == user_id:  # "the caller may use this agent"
+            if (
+                agent is not None and agent.user_id == user_id and session is not None
+            ):  # "the caller may use this agent"
                 return self.status_body(session, session_id, self.derive_status(session))
         return await super().session_status(user_id, agent_id, session_id)
 

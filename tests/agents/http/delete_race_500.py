@@ -17,7 +17,7 @@ class Service(ReferenceService):
     async def delete(self, user_id, agent_id, session_id):
         session = self.owned(user_id, agent_id, session_id)
         await self.interrupt(session)
-        session.messages = None
+        session.messages = None  # pyright: ignore[reportAttributeAccessIssue]  # half-deleted on purpose: what a status read meanwhile sees
         await asyncio.sleep(0.05)  # the second statement's round trip
         self.sessions.pop(session.id, None)
         self.evict(session.id)

@@ -21,7 +21,8 @@ class Service(ReferenceService):
     def revalidated(self, request, response):
         if response.status_code != 200:
             return response
-        session = self.find(json.loads(response.body)["session_id"])
+        session = self.find(json.loads(bytes(response.body))["session_id"])
+        assert session is not None  # a 200 status: the session is there
         etag = '"' + hashlib.sha256(f"{session.id}/{session.created_at}".encode()).hexdigest()[:32] + '"'
         if matches(request.headers.get("if-none-match"), etag):
             return Response(status_code=304, headers={"etag": etag})

@@ -14,7 +14,7 @@ class Service(ReferenceService):
     def parked_status(self, session):
         status = super().parked_status(session)
         if status == "awaiting_external_result":
-            session.external = True  # set on the way in, never reset
+            session.__dict__["external"] = True  # set on the way in, never reset
         return "awaiting_external_result" if getattr(session, "external", False) else status
 
 

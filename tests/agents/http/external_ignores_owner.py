@@ -14,7 +14,7 @@ class Service(ReferenceService):
     def status_refusal(self, session_id, verdict, session, *, user_id, agent_id):
         parked = session is not None and not self.lease_held(session.id) and self.parked_status(session)
         if parked == "awaiting_external_result":
-            return self.status_body(session, session_id, parked)
+            return self.status_body(session, session_id, "awaiting_external_result")
         return super().status_refusal(session_id, verdict, session, user_id=user_id, agent_id=agent_id)
 
 

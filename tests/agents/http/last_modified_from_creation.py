@@ -21,7 +21,8 @@ class Service(ReferenceService):
     def revalidated(self, request, response):
         if response.status_code != 200:
             return response
-        session = self.find(json.loads(response.body)["session_id"])
+        session = self.find(json.loads(bytes(response.body))["session_id"])
+        assert session is not None  # a 200 status: the session is there
         created = datetime.fromisoformat(session.created_at).replace(microsecond=0)
         stamp = format_datetime(created, usegmt=True)
         since = request.headers.get("if-modified-since")

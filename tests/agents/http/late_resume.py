@@ -12,9 +12,9 @@ within 20 s). Tested with --timeout 2.
 """
 
 import copy
+import dataclasses
 import pathlib
 import sys
-from types import SimpleNamespace
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3]))
 
@@ -35,7 +35,7 @@ class Service(QueuedRuns):
         saved = self.context.get(session.id)
         if saved is None:
             return super().parked_status(session)
-        return super().parked_status(SimpleNamespace(id=session.id, messages=saved))
+        return super().parked_status(dataclasses.replace(session, messages=saved))
 
     async def run(self, session, token):
         self.context[session.id] = copy.deepcopy(session.messages)

@@ -21,6 +21,7 @@ class Service(ReferenceService):
         self.saved = {}
 
     def status_body(self, session, session_id, status):
+        assert session is not None  # every status this service answers has its session
         self.saved[session.id] = status
         return super().status_body(session, session_id, status)
 

@@ -15,7 +15,7 @@ class Service(ReferenceService):
     def parked_status(self, session):
         status = super().parked_status(session)
         if status == "awaiting_permission":
-            session.parked = True  # set on the way in, never reset
+            session.__dict__["parked"] = True  # set on the way in, never reset
         return "awaiting_permission" if getattr(session, "parked", False) else status
 
 

@@ -21,7 +21,7 @@ class Service(ReferenceService):
         ]
         if not siblings:
             return None
-        latest = max(siblings, key=lambda s: self.last_reply(s).get("created_at") or "")
+        latest = max(siblings, key=lambda s: (self.last_reply(s) or {}).get("created_at") or "")
         return super().parked_status(latest)
 
 

@@ -17,8 +17,8 @@ class Service(ReferenceService):
         answer = await super().session_status(user_id, agent_id, session_id)
         session = self.find(session_id)
         if answer.status_code == 200 and session is not None and self.pending_calls(session):
-            session.probes = getattr(session, "probes", 0) + 1
-            if session.probes >= 10:
+            probes = session.__dict__["probes"] = session.__dict__.get("probes", 0) + 1
+            if probes >= 10:
                 self.finish_reply(session, "interrupted")
         return answer
 

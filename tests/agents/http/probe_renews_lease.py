@@ -19,7 +19,7 @@ class Service(ReferenceService):
 
     def derive_status(self, session):
         lease = self.leases.get(session.id)
-        if self.lease_held(session.id):
+        if lease is not None and self.lease_held(session.id):
             self.renew_lease(session.id, lease.token)  # "still watched: keep it"
         return super().derive_status(session)
 

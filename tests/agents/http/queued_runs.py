@@ -14,13 +14,13 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3]))
 from conformance.reference.http.service import ReferenceService, main
 from conformance.reference.http.models import BadInput
 from fastapi import HTTPException
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 
 
 class Service(ReferenceService):
     QUEUED_FOR = 3.0  # seconds before a worker picks the run up
 
-    async def chat(self, user_id, request):
+    async def chat(self, user_id, request) -> Response:  # the base's: subclasses may answer otherwise
         session = self.owned(user_id, request.agent_id, request.session_id)
         try:
             self.apply_input(session, request.input)

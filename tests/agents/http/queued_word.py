@@ -23,7 +23,7 @@ class Service(QueuedRuns):
         try:
             await asyncio.sleep(self.QUEUED_FOR)
         finally:
-            self.queued.discard(session.id)
+            self.__dict__["queued"].discard(session.id)
         token = self.acquire_lease(session.id)
         while token is None:
             await asyncio.sleep(0.05)

@@ -19,7 +19,7 @@ class Service(ReferenceService):
     def revalidated(self, request, response):
         answer = super().revalidated(request, response)
         if answer.status_code == 304:
-            session = self.find(json.loads(response.body)["session_id"])
+            session = self.find(json.loads(bytes(response.body))["session_id"])
             if session is not None:
                 self.touch(session)
         return answer

@@ -25,6 +25,7 @@ class Service(ReferenceService):
         return await super().session_status(user_id, agent_id, session_id)
 
     def status_body(self, session, session_id, status):
+        assert session is not None  # every status this service answers has its session
         body = {
             "session_id": session_id,
             "status": status,

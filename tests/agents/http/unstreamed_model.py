@@ -18,7 +18,7 @@ class Service(ReferenceService):
     async def call_model(self, session):
         config = session.chat_model_config
         credential = self.credentials.get(config["credential_id"]) if config else None
-        if credential is None:
+        if config is None or credential is None:
             raise ModelError("no model")
         url = credential.data["base_url"].rstrip("/") + "/chat/completions"
         payload = {"model": config["model"], "messages": self.openai_messages(session), "tools": TOOLS}

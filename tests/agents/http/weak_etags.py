@@ -26,7 +26,7 @@ class Service(ReferenceService):
     def revalidated(self, request, response):
         if response.status_code != 200:
             return response
-        body = json.loads(response.body)
+        body = json.loads(bytes(response.body))
         status, when = self.since.get(body["session_id"], (None, None))
         if status != body["status"]:
             when = datetime.now(UTC).replace(microsecond=0)

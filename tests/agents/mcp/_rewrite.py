@@ -13,6 +13,8 @@ from conformance.reference.mcp.store import HeartbeatStore
 def serve(session_id=None, key=None, text=None):
     """Serve the reference with these rewrites (each a function of the string, or None)."""
 
+    rewrite_id, rewrite = session_id, text
+
     class Store(HeartbeatStore):
         def heartbeat(self, caller, args):
             self.validate(args)
@@ -23,9 +25,9 @@ def serve(session_id=None, key=None, text=None):
                 stored["idempotencyKey"] = key(args["idempotencyKey"])
             return super().heartbeat(caller, stored)
 
-        def enqueue(self, sid, instruction):
+        def enqueue(self, session_id, text):  # the base's parameter names: callers may name them
             return super().enqueue(
-                session_id(sid) if session_id else sid, text(instruction) if text else instruction
+                rewrite_id(session_id) if rewrite_id else session_id, rewrite(text) if rewrite else text
             )
 
     main(store_factory=Store)

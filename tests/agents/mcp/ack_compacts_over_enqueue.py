@@ -37,7 +37,11 @@ class Store(HeartbeatStore):
                 compacted = [i for i in session.instructions if i.id not in gone]
             await anyio.sleep(self.io_delay)  # the storage round trip
             self.read_spool()
-            if compacted is not None and self.sessions.get(args["sessionId"]) is session:
+            if (
+                compacted is not None
+                and session is not None
+                and self.sessions.get(args["sessionId"]) is session
+            ):
                 session.instructions = compacted
             return self.execute(caller, args)
 

@@ -21,7 +21,7 @@ class Store(HeartbeatStore):
         if args.get("acknowledgedInstructionIds") or not isinstance(args.get("sessionId"), str):
             return self.heartbeat(caller, args)
         session = self.sessions.get(args["sessionId"])
-        loaded = set(session.acknowledged) if session is not None else None
+        loaded = set(session.acknowledged) if session is not None else set()
         await anyio.sleep(0.2)
         done = self.heartbeat(caller, args)
         if session is not None and session.owner == caller:

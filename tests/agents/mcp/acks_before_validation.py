@@ -15,7 +15,7 @@ from conformance.reference.mcp.server import main
 
 class Store(HeartbeatStore):
     def heartbeat(self, caller, args):
-        session = self.sessions.get(args.get("sessionId"))
+        session = self.sessions.get(sid) if isinstance(sid := args.get("sessionId"), str) else None
         acks = args.get("acknowledgedInstructionIds")
         if session is not None and session.owner == caller and isinstance(acks, list):
             self.acknowledge(session, [a for a in acks if isinstance(a, str)])

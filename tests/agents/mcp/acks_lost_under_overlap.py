@@ -20,7 +20,7 @@ class Store(HeartbeatStore):
     async def call(self, caller, args):
         self.validate(args)
         session = self.sessions.get(args["sessionId"])
-        loaded = set(session.acknowledged) if session is not None else None
+        loaded = set(session.acknowledged) if session is not None else set()
         await anyio.sleep(0.2)  # the storage round trip
         if session is not None:
             session.acknowledged = loaded

@@ -17,7 +17,7 @@ from conformance.reference.mcp.store import HeartbeatStore
 class Store(HeartbeatStore):
     def execute(self, caller, args):
         sid = args.get("sessionId")
-        if sid not in self.sessions:
+        if isinstance(sid, str) and sid not in self.sessions:
             self.read_spool()
             self.waiting.pop(sid, None)
         return super().execute(caller, args)

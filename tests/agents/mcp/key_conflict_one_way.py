@@ -15,7 +15,8 @@ from conformance.reference.mcp.server import main
 
 class Store(HeartbeatStore):
     def replay(self, caller, args):
-        done = self.results.get((caller, args.get("sessionId"), args.get("idempotencyKey")))
+        sid, key = args.get("sessionId"), args.get("idempotencyKey")
+        done = self.results.get((caller, sid, key)) if isinstance(sid, str) and isinstance(key, str) else None
         if done is not None and args.get("progressPercent", 0) < done[1].get("progressPercent", 0):
             self.validate(args)
             return done[1]

@@ -14,7 +14,7 @@ from conformance.reference.mcp.server import main
 
 class Store(HeartbeatStore):
     def heartbeat(self, caller, args):
-        session = self.sessions.get(args.get("sessionId"))
+        session = self.sessions.get(sid) if isinstance(sid := args.get("sessionId"), str) else None
         if session is not None and session.owner != caller:
             raise HeartbeatError(f"session belongs to another caller (state: {session.state})")
         return super().heartbeat(caller, args)

@@ -20,7 +20,7 @@ class Store(HeartbeatStore):
     async def call(self, caller, args):
         self.validate(args)
         session = self.sessions.get(args["sessionId"])
-        loaded = dict(session.state) if session is not None else None
+        loaded = dict(session.state) if session is not None else {}
         await anyio.sleep(0.2)
         if session is not None:
             session.state = loaded

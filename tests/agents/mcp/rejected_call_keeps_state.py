@@ -18,7 +18,7 @@ class Store(HeartbeatStore):
         try:
             return super().heartbeat(caller, args)
         except HeartbeatError:
-            session = self.sessions.get(args.get("sessionId"))
+            session = self.sessions.get(sid) if isinstance(sid := args.get("sessionId"), str) else None
             if session is not None and session.owner == caller:
                 session.state.update({k: v for k, v in args.items() if k in STATE_FIELDS})
             raise

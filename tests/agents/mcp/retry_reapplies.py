@@ -14,9 +14,10 @@ from conformance.reference.mcp.server import main
 
 class Store(HeartbeatStore):
     def heartbeat(self, caller, args):
-        done = self.results.get((caller, args.get("sessionId"), args.get("idempotencyKey")))
+        sid, key = args.get("sessionId"), args.get("idempotencyKey")
+        done = self.results.get((caller, sid, key)) if isinstance(sid, str) and isinstance(key, str) else None
         result = super().heartbeat(caller, args)
-        session = self.sessions.get(args.get("sessionId"))
+        session = self.sessions.get(args["sessionId"])  # validated by now
         if done is not None and session is not None:
             session.state.update(
                 {k: v for k, v in args.items() if k in ("status", "progressPercent", "currentStep")}

@@ -17,7 +17,7 @@ from conformance.reference.mcp.store import HeartbeatStore
 
 class Store(HeartbeatStore):
     def replay(self, caller, args):
-        session = self.sessions.get(args.get("sessionId")) if isinstance(args.get("sessionId"), str) else None
+        session = self.sessions.get(sid) if isinstance(sid := args.get("sessionId"), str) else None
         if session is not None and session.owner == caller:
             session.last_used = self.clock()
         return super().replay(caller, args)

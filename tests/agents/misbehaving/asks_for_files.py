@@ -11,6 +11,7 @@ PROBE = "/tmp/conformance-must-not-exist.txt"
 class Agent(ReferenceAgent):
     async def prompt(self, session_id, prompt, **kwargs):
         conn = self.conn
+        assert conn is not None
         answers = {}
         for method, params in (
             ("fs/read_text_file", {"sessionId": session_id, "path": "/etc/passwd"}),

@@ -10,6 +10,7 @@ from conformance.reference.acp.agent import ReferenceAgent, main
 class Agent(ReferenceAgent):
     async def session_status(self, params):
         await asyncio.Event().wait()
+        raise AssertionError("an Event nobody sets was set")
 
 
 main(Agent)

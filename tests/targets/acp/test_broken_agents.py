@@ -7,9 +7,9 @@ makes fail or warn is a check nobody has seen work, and test_every_case_is_caugh
 
 from __future__ import annotations
 
+import conformance.cases as cases
 import pytest
 
-from conformance import cases
 from conformance.core.registry import CASES
 from tests.conftest import Run, agent_command
 from tests.variants import Table, Variant, audit_not_backed, certify, uncaught, unlisted

@@ -152,6 +152,7 @@ def test_ci_profile_finds_each_sequence_only_bug_in_ten_seeds_of_ten(agent: str,
     from conformance.core.profiles import PROFILES
     from conformance.runtime import Runtime
     from conformance.targets.acp.machine import run_sequences
+    from conformance.targets.acp.target import AcpTarget
 
     config = AgentConfig.from_options(
         agent_command(agent), cwd=None, env=[], timeout=10, settle=0.05, sandbox=tmp_path, target="acp"
@@ -162,10 +163,12 @@ def test_ci_profile_finds_each_sequence_only_bug_in_ten_seeds_of_ten(agent: str,
             runtime.start()
             revisions.use("rfd-2026-10-26")
             found = []
+            target = runtime.target
+            assert isinstance(target, AcpTarget)
             for seed_value in range(10):
                 run = runtime.call(
                     lambda s=seed_value: anyio.to_thread.run_sync(
-                        lambda: run_sequences(runtime.target, PROFILES["ci"], seed_value=s, report_dir=None)
+                        lambda: run_sequences(target, PROFILES["ci"], seed_value=s, report_dir=None)
                     )
                 )
                 found.append((run.failure is not None, run.rule))

@@ -40,8 +40,8 @@ SHORT_HOLD = ("--hold", "1")
 TOLD_MEMORY = (*MEMORY, *SHORT_HOLD)
 TOLD_IDLE = (*IDLE, *SHORT_HOLD)
 # The pressure cases each policy makes testable (not testable in the baseline): judged, passing.
-MEMORY_JUDGED = dict.fromkeys(MEMORY_CASES, "pass")
-IDLE_JUDGED = dict.fromkeys(IDLE_CASES, "pass")
+MEMORY_JUDGED: dict[str, str] = dict.fromkeys(MEMORY_CASES, "pass")
+IDLE_JUDGED: dict[str, str] = dict.fromkeys(IDLE_CASES, "pass")
 
 
 # name (the file in tests/agents/acp, then /the configuration where one file runs in several) -> variant

@@ -9,13 +9,13 @@ import random
 import sys
 from collections.abc import Iterator
 
+import conformance.cases as cases
 import httpx
 import pytest
 from conformance.cases.http.identity import judge_user_form
 from conformance.cases.http.sequences import AFTER, CHOICES, Divergence, allowed, draw, needed
 from conformance.cases.http.status import Unknown404
 
-from conformance import cases
 from conformance.core.registry import CASES
 from conformance.reference.http.service import matches
 from conformance.targets.http.agentscope import segment

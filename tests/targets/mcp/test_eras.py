@@ -234,6 +234,7 @@ def test_both_eras_are_certified_and_compared_in_a_matrix(tmp_path: Path) -> Non
     assert f"matrix: {base / 'matrix.html'}" in last
     for wire in WIRE_REVISIONS:
         run = _report(base, wire)
+        assert run.report is not None
         assert run.report["wire"]["revision"] == wire and run.report["verdict"]["label"] == "conformant"
     assert set(_report(base, "2025-06-18").outcomes) == set(_report(base, "2026-07-28").outcomes)
     markdown = (base / "matrix.md").read_text()
@@ -383,7 +384,8 @@ def test_the_readmes_both_eras_command_writes_two_reports_and_a_matrix(standins:
     assert "every case that applies to both eras has the same outcome in both" in last
     assert f"{matrix.parent.name}/matrix.html" in last
     for wire in WIRE_REVISIONS:
-        assert _report(matrix.parent, wire).report["wire"]["revision"] == wire
+        report = _report(matrix.parent, wire).report
+        assert report is not None and report["wire"]["revision"] == wire
 
 
 @pytest.mark.slow
@@ -400,6 +402,7 @@ def test_the_readmes_era_commands_certify(text: str, expected: dict[str, str], w
     run = _one_report(standins, standins.run(text))
     assert run.code == 0 and run.stderr.strip().splitlines()[-1].startswith("CONFORMANT"), run.stderr[-3000:]
     assert run.outcomes == expected, run.diff(expected)
+    assert run.report is not None
     assert run.report["wire"]["revision"] == wire
 
 
@@ -413,6 +416,7 @@ def test_restarts_open_in_the_runs_era(server: str | None, opens: str, tmp_path:
     from conformance.core.transcript import SEND
     from conformance.runtime import Runtime
     from conformance.targets.mcp.options import McpOptions
+    from conformance.targets.mcp.target import McpTarget
 
     script = [str(MCP_AGENTS / f"{server}.py")] if server else ["-m", "conformance.reference.mcp.server"]
     config = AgentConfig(
@@ -421,11 +425,14 @@ def test_restarts_open_in_the_runs_era(server: str | None, opens: str, tmp_path:
     runtime = Runtime(config)
     try:
         runtime.start()
+        assert isinstance(runtime.target, McpTarget)
         chosen = runtime.target.era
+        assert chosen is not None
         mark = runtime.transcript.mark()
         runtime.call(runtime.restart_agent)
         sent = [json.loads(e.frame)["method"] for e in runtime.transcript.since(mark) if e.direction == SEND]
         assert sent[0] == opens and "server/discover" not in sent[1:], sent
+        assert isinstance(runtime.target, McpTarget) and runtime.target.era is not None
         assert runtime.target.era.version == chosen.version and runtime.target.era.chosen == chosen.chosen
     finally:
         runtime.close()

@@ -9,9 +9,9 @@ import sys
 from collections.abc import Mapping
 from dataclasses import replace
 
+import conformance.cases as cases
 import pytest
 
-from conformance import cases
 from conformance.core import revisions
 from conformance.core.config import AgentConfig
 from conformance.core.outcomes import Outcome
