@@ -123,6 +123,7 @@ def events_streamed(run: Run, folder: Path) -> None:
     finished = [e["id"] for e in events if e["event"] == "CaseFinished"]
     started = [e["id"] for e in events if e["event"] == "CaseStarted"]
     # in the order they ran (report.json lists them by id)
+    assert run.report is not None
     assert finished == started and sorted(finished) == sorted(c["id"] for c in run.report["cases"]) != []
     assert events[-1]["exitCode"] == 0 and events[-1]["verdict"] == "conformant"
 

@@ -1053,7 +1053,7 @@ def test_a_status_is_checked_against_the_sessions_own_messages() -> None:
 
 def test_a_user_id_in_another_case_is_judged_by_the_services_own_routes() -> None:
     messages, listing = "the session's messages", "the listing of the agent's sessions"
-    both = {messages: True, listing: True}
+    both: dict[str, bool | None] = {messages: True, listing: True}
 
     def kind(said: dict[str, bool | None], code: int, after: int | None = 404) -> str | None:
         found = judge_user_form("x-user-id upper-case", said, code, f"HTTP {code}", after)
