@@ -386,6 +386,11 @@ BROKEN: dict[str, Variant] = {
     "instruction_text_utf8mb3": Variant(1, {"heartbeat.boundary.instruction-encodings": "fail"}),
     "instruction_text_nfkc": Variant(1, {"heartbeat.boundary.instruction-encodings": "fail"}),
     "instruction_text_stripped": Variant(1, {"heartbeat.boundary.instruction-encodings": "fail"}),
+    "instruction_text_html_escaped": Variant(
+        1,
+        {"heartbeat.boundary.instruction-encodings": "fail", SEQ: "fail"},
+        rule=(SEQ, "foreign"),
+    ),
     "session_ids_url_decoded": Variant(1, {"heartbeat.boundary.id-encodings": "fail"}),
     "session_ids_decoded_twice": Variant(1, {"heartbeat.boundary.id-encodings": "fail"}),
     "session_ids_path_normalised": Variant(1, {"heartbeat.boundary.id-encodings": "fail"}),
