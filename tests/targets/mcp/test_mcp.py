@@ -91,6 +91,8 @@ BROKEN: dict[str, Variant] = {
     "ids_from_text_hash": Variant(1, {VOLUME: "fail"}, message=(VOLUME, "not two")),
     # The MCP lifecycle: initialize asking for a revision nobody supports is answered with it.
     "echoes_protocol_version": Variant(1, {"heartbeat.wire.version-negotiation": "fail"}),
+    # Log notifications sent without the logging capability declared.
+    "logs_without_capability": Variant(1, {"heartbeat.wire.notifications-declared": "fail"}),
     "schema_key_optional": Variant(1, {"heartbeat.schema.required": "fail"}),
     "schema_requires_status": Variant(1, {"heartbeat.schema.required": "fail"}),
     "schema_open": Variant(1, {"heartbeat.schema.closed": "fail"}),
@@ -434,6 +436,7 @@ REDELIVERED = [
 # The sequences run where a server defeats one of their assumptions too (SEQ: "pass").
 CONFORMING: dict[str, Variant] = {
     "several_tools": Variant(0, {}, also=(SURFACE,)),
+    "logs_with_capability": Variant(0, {}, focus="heartbeat.wire or heartbeat.result"),
     "negotiates_older_version": Variant(0, {}, focus="heartbeat.wire"),
     "bounded_queue_refuses": Variant(
         0, {}, focus="heartbeat.volume or heartbeat.instructions", also=(VOLUME,)
