@@ -407,6 +407,8 @@ BROKEN: dict[str, Variant] = {
     # -- neighbours ----------------------------------------------------------------------------------
     "keys_per_caller_cache": Variant(1, {"heartbeat.idempotency.key-across-sessions": "fail"}),
     "keys_global_cache": Variant(1, {"heartbeat.idempotency.key-across-sessions": "fail"}),
+    # The retry table keyed "hb:<caller>:<session>:<key>": ("s:1", "k") and ("s", "1:k") collide.
+    "keys_joined_with_colons": Variant(1, {"heartbeat.idempotency.joined-keys": "fail"}),
     "retry_remarks_delivered": Variant(1, {"heartbeat.instructions.retry-after-ack": "fail"}),
     "acks_skip_state": Variant(1, {"heartbeat.instructions.ack-with-report": "fail"}),
     # Only the status dropped: the case writes every field results show back, not the probe's alone.
@@ -465,6 +467,7 @@ CONFORMING: dict[str, Variant] = {
                 "heartbeat.idempotency.new-key-new-call",
                 "heartbeat.idempotency.key-variants",
                 "heartbeat.idempotency.key-across-sessions",
+                "heartbeat.idempotency.joined-keys",
                 "heartbeat.instructions.ack-with-report",
                 "heartbeat.overlap.concurrent-writes",
                 "heartbeat.boundary.session-id-lengths",
@@ -490,6 +493,7 @@ CONFORMING: dict[str, Variant] = {
                         "heartbeat.schema.",
                         "heartbeat.wire.server-identity",
                         "heartbeat.wire.version-negotiation",
+                        "heartbeat.wire.notifications-declared",
                     )
                 )
             ],
