@@ -16,6 +16,13 @@ The caller's id is the one exception to a 404 standing on its own: who the authe
 is the service's identity, one for all its routes, so status must answer an x-user-id in another
 letter case as the service's other routes do (a 404 where they all answer it as the owner is
 status alone disowning the authenticated user).
+
+A 422 for a session id is a validation error, and the spec's OpenAPI types session_id as a plain
+string: any id the path can carry is a valid request, and one that names no session is 404. 422
+stands only where the service's own OpenAPI document declares a narrower session_id (a uuid
+format, a pattern, a length) that the id breaks: the request is then invalid by the contract the
+service publishes, and a client reading it knows. A narrower validation it does not publish (ids
+typed as UUIDs in code, documented as strings) answers 422 for a session that does not exist.
 """
 
 from __future__ import annotations
@@ -53,8 +60,13 @@ def forms(value: str) -> dict[str, str]:
 class Variants:
     """Probing one name (session, user or agent) of the caller's session in other forms."""
 
-    def __init__(self, http: HttpStatusTarget, details: dict, calibrated: bool) -> None:
+    def __init__(
+        self, http: HttpStatusTarget, details: dict, calibrated: bool, *, session_ids: bool = False
+    ) -> None:
+        """``session_ids``: the name varied is the session id, whose 422 the service's published
+        schema must justify."""
         self.http, self.details, self.calibrated = http, details, calibrated
+        self.session_ids = session_ids
         self.problems: list[str] = []
         self.unjudged: list[str] = []
         details["messages_probe_calibrated"] = calibrated
@@ -94,6 +106,8 @@ class Variants:
             self.problems.append(
                 f"{label}: answered {probe.describe()}, neither the session's status nor 404"
             )
+        elif self.session_ids and (unjustified := unjustified_422(http, session_id, probe)):
+            self.problems.append(f"{label}: {unjustified}")
         return probe
 
     def verdict(self, what: str, level_of: str) -> None:
@@ -111,6 +125,17 @@ class Variants:
             )
 
 
+def unjustified_422(http: HttpStatusTarget, session_id: str, probe: StatusProbe) -> str | None:
+    """What is wrong with a 422 for this session id, or None: not a 422, or the service's own
+    OpenAPI declares a session_id (a format, a pattern, a length) the id breaks."""
+    if probe.code != 422 or http.session_id_refusal(session_id) is not None:
+        return None
+    return (
+        f"answered {probe.describe()}, a validation error, for an id that is a valid session_id by the spec's "
+        "schema (a string) and by the service's own OpenAPI: a session that does not exist is 404"
+    )
+
+
 async def calibrated(http: HttpStatusTarget, agent_id: str, sid: str, *, varied: dict[str, str]) -> bool:
     """The messages probe tells the caller's session as named (2xx) from the varied name (not
     2xx): ``varied`` holds the one name changed, ``session_id``, ``agent_id`` or ``user_id``."""
@@ -125,11 +150,15 @@ async def calibrated(http: HttpStatusTarget, agent_id: str, sid: str, *, varied:
 
 @case("http.identity.session-id-variants", level=Level.MUST, spec=NOT_FOUND, needs=HTTP_CAPABILITY)
 async def session_id_in_another_form(http: HttpStatusTarget, details: dict) -> None:
-    """The caller's session id upper-cased, shortened or with a space is 404, unless the service
-    answers for it everywhere (its messages too)."""
+    """The caller's session id upper-cased, shortened or with a space is 404 (422 only where the
+    service's own OpenAPI declares a session_id the form breaks), unless the service answers for
+    it everywhere (its messages too)."""
     agent_id, sid = await http.new_session()
     variants = Variants(
-        http, details, await calibrated(http, agent_id, sid, varied={"session_id": http.unknown_id()})
+        http,
+        details,
+        await calibrated(http, agent_id, sid, varied={"session_id": http.unknown_id()}),
+        session_ids=True,
     )
     for name, form in forms(sid).items():
         await variants.judge(f"the session id {name} ({form!r})", form, agent_id)
@@ -165,7 +194,7 @@ async def session_id_forms(http: HttpStatusTarget, details: dict) -> None:
         value = apply_edits(sid, form.edits)  # the edits, on this run's id (a replay's is another)
         if value == sid or "/" in value:
             return
-        variants = Variants(http, {}, probe_ok)
+        variants = Variants(http, {}, probe_ok, session_ids=True)
         await variants.judge(f"the session id as {value!r}", value, agent_id)
         if variants.problems:
             raise FuzzFailure(variants.problems[0])
@@ -314,9 +343,10 @@ ODD_VALUES = {"empty": "", "600 characters long": "conformance-" + "x" * 588, "u
     rules=("session-id", "user-id", "agent-id"),
 )
 async def odd_values(http: HttpStatusTarget, details: dict) -> None:
-    """Odd session ids (long, unicode, `..`) are 404 or 422 (`..`, a dot segment: a redirect or
-    a 400 too); an odd x-user-id (empty, long, unicode) never gets the caller's session (no 2xx)
-    nor a server error; an odd agent_id is 404 or 422."""
+    """Odd session ids (long, unicode, `..`) are 404, or 422 where the service's own OpenAPI
+    declares a session_id they break (`..`, a dot segment: a redirect or a 400 too); an odd
+    x-user-id (empty, long, unicode) never gets the caller's session (no 2xx) nor a server error;
+    an odd agent_id is 404 or 422."""
     agent_id, sid = await http.new_session()
     problems: dict[str, list[str]] = {"session-id": [], "user-id": [], "agent-id": []}
     for name, value in ODD_SESSION_IDS.items():
@@ -325,6 +355,8 @@ async def odd_values(http: HttpStatusTarget, details: dict) -> None:
         allowed = NOT_FOUND_CODES + (DOT_SEGMENT_CODES if value.strip(".") == "" else ())
         if probe.code not in allowed:
             problems["session-id"].append(f"{name} got {probe.describe()}")
+        elif unjustified := unjustified_422(http, value, probe):
+            problems["session-id"].append(f"{name} {unjustified}")
     for name, value in ODD_VALUES.items():
         probe = await http.status(sid, agent_id, user_id=value)  # "": the header sent empty
         details[f"x-user-id {name}"] = probe.describe()
@@ -339,7 +371,8 @@ async def odd_values(http: HttpStatusTarget, details: dict) -> None:
     if found:
         raise Violation(
             "odd values: " + "; ".join(p for _, p in found),
-            expected="a session id that does not exist and an agent_id the session does not belong to: 404 (or 422; "
+            expected="a session id that does not exist: 404 (422 where the service's own OpenAPI declares a "
+            "session_id it breaks); an agent_id the session does not belong to: 404 (or 422; "
             "for a dot segment, a redirect or 400 too); "
             "an x-user-id that is not the owner's: never the session's status, never a server error",
             observed=[p for _, p in found],

@@ -187,8 +187,10 @@ ENCODINGS: tuple[tuple[str, Any, Any], ...] = (
 # Characters storage and web stacks change: one outside the Basic Multilingual Plane (a MySQL
 # utf8mb3 column cuts the text there), a decomposed accent (NFC composes it), a ligature and a
 # fullwidth letter (NFKC replaces them), a zero-width joiner in an emoji sequence, a right-to-left
-# mark; and whitespace at both ends (an indented first line, a trailing newline: input "sanitised"
-# with strip() loses them). Each text is built around its unique token.
+# mark; whitespace at both ends (an indented first line, a trailing newline: input "sanitised"
+# with strip() loses them); and the characters markup, quoting, template and format layers treat
+# as syntax (an HTML sanitiser escapes & < > " ', a shell or JSON layer backslash sequences, printf
+# and str.format % and {}). Each text is built around its unique token.
 TEXT_ENCODINGS = {
     "astral": "{token} \U0001f642 \U0001f389 end",
     "decomposed": "{token} cafe\u0301 end",
@@ -196,15 +198,17 @@ TEXT_ENCODINGS = {
     "joined": "{token} \U0001f469\u200d\U0001f4bb end",
     "bidi": "{token} \u200fabc end",
     "layout": "    {token} indented\n",
+    "markup": '{token} don\'t merge <main> & deploy "now" `x` a\\tb \\u0041 50% %s {{x}} {{}} end',
 }
 
 
 @case("heartbeat.boundary.instruction-encodings", level=Level.MUST, spec=DELIVERY, needs=("heartbeat",))
 async def instruction_texts_come_unchanged(mcp: McpTarget, details: dict) -> None:
     """Instructions holding an emoji outside the Basic Multilingual Plane, a decomposed accent, a
-    ligature and a fullwidth letter, a joined emoji sequence, a right-to-left mark, and one with an
-    indented first line and a trailing newline are delivered exactly as given (or refused by the
-    operator hook): never cut at a character, never normalised, never trimmed."""
+    ligature and a fullwidth letter, a joined emoji sequence, a right-to-left mark, one with an
+    indented first line and a trailing newline, and one with markup, quotes, backslash sequences,
+    '%' and braces are delivered exactly as given (or refused by the operator hook): never cut at a
+    character, never normalised, never trimmed, never escaped."""
     mcp.require_instruct()
     sid = new_session_id()
     await mcp.ok_heartbeat(sid, status="active")

@@ -10,6 +10,7 @@ that reading it changes nothing; where none does, the case is not testable.
 from __future__ import annotations
 
 import json
+import uuid
 
 import anyio
 
@@ -230,3 +231,64 @@ async def key_reuse_with_other_arguments(mcp: McpTarget, details: dict) -> None:
                 expected="an error: the key was already used with other arguments",
                 observed=reply.describe(),
             )
+
+
+# Separators a store joins a composite key with ("hb:<caller>:<session>:<key>", a path, a
+# delimited string), and none at all (plain concatenation).
+JOINERS = (":", "/", "|", ".", "-", "_", "")
+
+
+@case("heartbeat.idempotency.joined-keys", level=Level.MUST, spec=KEY, needs=("heartbeat",))
+async def keys_joined_with_their_session(mcp: McpTarget, details: dict) -> None:
+    """Two sessions whose (session id, idempotency key) pairs join to one string under a common
+    separator (`:`, `/`, `|`, `.`, `-`, `_`, or none: "s:1" with key "k" and "s" with key "1:k")
+    stay apart: a fresh heartbeat of the second is applied to its own session, never refused or
+    answered as a retry of the first, and the first keeps what it was told. A separator the server
+    refuses in a session id or a key (asked first, on sessions of their own) is left out."""
+    probe = await calibrate(mcp)
+    details["probe"] = probe.describe()
+    values = iter(probe.values(2 * len(JOINERS)))
+    tried, left_out, problems = [], {}, []
+    for joiner in JOINERS:
+        stem, key = f"conformance{uuid.uuid4().hex[:10]}", f"k{uuid.uuid4().hex[:10]}"
+        first, second = f"{stem}{joiner}1", stem  # first + joiner + key == second + joiner + its key
+        first_key, second_key = key, f"1{joiner}{key}"
+        first_value, second_value = next(values), next(values)
+        taken = await mcp.heartbeat(first, **probe.write(first_value))
+        if taken.rejected:
+            left_out[repr(joiner)] = f"a session id with it is refused ({taken.describe()})"
+            continue
+        control = await mcp.heartbeat(new_session_id(), idempotencyKey=f"1{joiner}{new_key()}")
+        if control.rejected:
+            left_out[repr(joiner)] = f"a key with it is refused ({control.describe()})"
+            continue
+        tried.append(joiner)
+        await mcp.ok_heartbeat(second, **probe.write(first_value))
+        await mcp.ok_heartbeat(first, idempotencyKey=first_key, **probe.write(first_value))
+        reply = await mcp.heartbeat(second, idempotencyKey=second_key, **probe.write(second_value))
+        pair = f"{first!r} with key {first_key!r}, then {second!r} with key {second_key!r}"
+        if reply.rejected:
+            problems.append(f"{pair}: the second, a fresh call, was refused ({reply.describe()})")
+            continue
+        if first in json.dumps(reply.reply.result):
+            problems.append(f"{pair}: the second was answered with the first session ({reply.describe()})")
+        now = await probe.read(mcp, second)
+        if not same(now, second_value):
+            problems.append(f"{pair}: the second was answered but not applied: {probe.field} reads {now!r}")
+        kept = await probe.read(mcp, first)
+        if not same(kept, first_value):
+            problems.append(f"{pair}: the first session's {probe.field} changed to {kept!r}")
+    details["separators tried"] = [repr(j) for j in tried]
+    details["separators left out"] = left_out
+    if problems:
+        raise Violation(
+            "two sessions whose session id and key join to the same string were taken for one call: "
+            + "; ".join(problems[:3]),
+            expected="each (session, key) pair its own call: applied to its own session",
+            observed=problems,
+        )
+    if not tried:
+        raise NotTestable(
+            "the server refuses every separator the case joins with in a session id or a key: "
+            + "; ".join(f"{j}: {why}" for j, why in left_out.items())
+        )

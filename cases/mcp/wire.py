@@ -38,8 +38,21 @@ NEGOTIATION = requirement("mcp-session-heartbeat-2025-06-18", "version-negotiati
 ID_ECHO = requirement("mcp-session-heartbeat-2025-06-18", "id-echo")
 # "The Server MUST NOT reply to a Notification, including those that are within a batch request."
 NOTIFICATION = requirement("mcp-session-heartbeat-2025-06-18", "notification")
+# "Servers that emit log message notifications MUST declare the `logging` capability"
+NEGOTIATED = requirement("mcp-session-heartbeat-2025-06-18", "negotiated-notifications")
 # A protocol revision no MCP server supports: dated before MCP existed.
 UNSUPPORTED_ASKED = "1999-01-01"
+# The notifications a server may send only under a capability its handshake declared: the
+# capability, and the member of it that must be true (None: the capability's presence).
+DECLARED_BY: dict[str, tuple[str, str | None]] = {
+    "notifications/message": ("logging", None),
+    "notifications/tools/list_changed": ("tools", "listChanged"),
+    "notifications/resources/list_changed": ("resources", "listChanged"),
+    "notifications/prompts/list_changed": ("prompts", "listChanged"),
+    "notifications/resources/updated": ("resources", "subscribe"),
+}
+# An unlisted tool's name, called so that the server's error path runs too.
+UNLISTED_TOOL = "conformance_unlisted_tool"
 
 
 @case("heartbeat.wire.same-answers", level=Level.SHOULD, spec=PURPOSE, needs=("heartbeat",))
@@ -218,4 +231,76 @@ async def heartbeat_notification_unanswered(mcp: McpTarget, details: dict) -> No
             "a tools/call of session_heartbeat sent as a notification (no id) was answered",
             expected="no response to a notification",
             observed=answers[:2],
+        )
+
+
+def undeclared(methods: list[str], capabilities: Any) -> dict[str, str]:
+    """Each notification method the server sent that its declared capabilities do not allow, with
+    what it would have needed; progress is allowed only for a token the suite sent (it sends none)."""
+    caps = capabilities if isinstance(capabilities, dict) else {}
+    found: dict[str, str] = {}
+    for method in methods:
+        if method == "notifications/progress":
+            found[method] = "a progressToken in the request it reports on (the suite sends none)"
+            continue
+        if method not in DECLARED_BY:
+            continue
+        name, member = DECLARED_BY[method]
+        declared = caps.get(name)
+        if not isinstance(declared, dict) or (member is not None and declared.get(member) is not True):
+            found[method] = f"capabilities.{name}" + (f".{member}: true" if member else "")
+    return found
+
+
+async def _notifications_judged(target: McpTarget) -> dict[str, Any]:
+    """Heartbeats, a refused call, an unlisted tool's call and tools/list on this connection, then
+    every notification it carried since its handshake against the capabilities that declared."""
+    sid = new_session_id()
+    await target.heartbeat(sid, status="active")
+    await target.heartbeat(sid, status="waiting", currentStep="conformance")
+    await target.call({"sessionId": sid})  # no idempotencyKey: refused
+    await target.call({"sessionId": sid, "idempotencyKey": new_key()}, name=UNLISTED_TOOL)
+    await target.request("tools/list", {})
+    await anyio.sleep(target.settle)  # a notification sent after its request's answer
+    methods = [str(n.method)[:120] for n in target.peer.notifications]
+    capabilities = target.era.capabilities if target.era is not None else None
+    return {
+        "capabilities": capabilities,
+        "sent": {m: methods.count(m) for m in sorted(set(methods))[:20]},
+        "undeclared": {
+            m: f"{methods.count(m)} {m} without {needed}"
+            for m, needed in undeclared(methods, capabilities).items()
+        },
+    }
+
+
+@case("heartbeat.wire.notifications-declared", level=Level.MUST, spec=NEGOTIATED, needs=("heartbeat",))
+async def notifications_within_declared_capabilities(mcp: McpTarget, details: dict) -> None:
+    """Every notification the server sent on the run's connection (since its handshake: the cases
+    before this one, and here heartbeats, a refused call, an unlisted tool's call and tools/list),
+    and on a connection of the handshake era when the run speaks the stateless one, is one its
+    handshake declared: log messages under `logging`, list changes under `listChanged`, resource
+    updates under `subscribe`, and no progress for a request that carried no token."""
+    assert mcp.era is not None
+    judged = {mcp.era.version: await _notifications_judged(mcp)}
+    if mcp.era.modern:  # a server of both eras may notify only in the one with a stream per connection
+        try:
+            async with mcp.other_era() as there:
+                assert there.era is not None
+                judged[there.era.version] = await _notifications_judged(there)
+        except* NotApplicable as refused:  # out of the connection's task group, perhaps in a group
+            details["handshake era"] = "; ".join(
+                e.message for e in refused.exceptions if isinstance(e, NotApplicable)
+            )
+    details["connections"] = judged
+    shown = [
+        f"over MCP {version}: " + "; ".join(j["undeclared"].values())
+        for version, j in judged.items()
+        if j["undeclared"]
+    ]
+    if shown:
+        raise Violation(
+            "the server sent notifications its handshake did not declare: " + "; ".join(shown),
+            expected="only the notifications of the capabilities the server declared",
+            observed={version: {k: j[k] for k in ("capabilities", "sent")} for version, j in judged.items()},
         )

@@ -369,6 +369,8 @@ def create_app(service: ReferenceService | None = None) -> FastAPI:
         return await svc.validation_error(request, exc)
 
     app.add_exception_handler(RequestValidationError, on_validation_error)
+    if svc.max_id_length is not None:
+        _publish_max_length(app, svc.max_id_length)
 
     @app.middleware("http")
     async def bounded(request: Request, call_next: Callable[[Request], Any]) -> Response:
@@ -442,6 +444,24 @@ def create_app(service: ReferenceService | None = None) -> FastAPI:
         return await svc.chat(user_id, body)
 
     return app
+
+
+def _publish_max_length(app: FastAPI, longest: int) -> None:
+    """The OpenAPI document declares the ids' maxLength that --max-id-length enforces (as
+    FastAPI's ``max_length=`` would): a 422 for a longer id follows the contract the service
+    publishes."""
+    build = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            for item in build().get("paths", {}).values():
+                for operation in item.values():
+                    for parameter in operation.get("parameters", []):
+                        if parameter.get("name") in ("session_id", "agent_id", "x-user-id"):
+                            parameter.setdefault("schema", {})["maxLength"] = longest
+        return app.openapi_schema or {}
+
+    app.openapi = openapi  # FastAPI's documented way to extend its document
 
 
 # -- running it -----------------------------------------------------------------------------------

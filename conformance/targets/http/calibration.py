@@ -20,10 +20,20 @@ import math
 import random
 import re
 import string
+import uuid
 from collections.abc import Collection, Sequence
 from typing import Any
 
-__all__ = ["body_view", "differing", "flatten", "listed", "parsed", "parts_of", "shaped_like"]
+__all__ = [
+    "body_view",
+    "differing",
+    "flatten",
+    "listed",
+    "parsed",
+    "parts_of",
+    "schema_refuses",
+    "shaped_like",
+]
 
 _HEX = re.compile(r"^[0-9a-fA-F-]+$")
 MIN_SHAPED = 16  # shorter ids are too easy to hit by chance: fall back to a long, named id
@@ -176,3 +186,89 @@ def _by_class(model: str) -> list[str]:
 
 def _bits(alphabets: list[str]) -> float:
     return sum(math.log2(len(a)) for a in alphabets)
+
+
+def schema_refuses(openapi: Any, path: str, name: str, value: str) -> str | None:
+    """Why the service's own OpenAPI document refuses ``value`` for the parameter ``name`` of
+    ``GET path`` (a uuid format, a pattern, a length or an enum it declares), or None: the value
+    is valid by what it publishes (no document, or the spec's plain string, refuses nothing)."""
+    schema = _parameter_schema(openapi, path, name)
+    if not isinstance(schema, dict):
+        return None
+    form = schema.get("format")
+    if (
+        isinstance(form, str)
+        and (version := _UUID_FORMAT.fullmatch(form))
+        and not _is_uuid(value, version[1])
+    ):
+        return f"its OpenAPI declares format {form}"
+    pattern = schema.get("pattern")
+    if isinstance(pattern, str) and len(pattern) <= 1000:
+        try:
+            if re.search(pattern, value) is None:
+                return f"its OpenAPI declares the pattern {pattern[:100]!r}"
+        except (re.error, RecursionError):
+            pass  # a pattern Python cannot read: it refuses nothing the suite can tell
+    longest, shortest = schema.get("maxLength"), schema.get("minLength")
+    if isinstance(longest, int) and len(value) > longest:
+        return f"its OpenAPI declares maxLength {longest}"
+    if isinstance(shortest, int) and len(value) < shortest:
+        return f"its OpenAPI declares minLength {shortest}"
+    enum = schema.get("enum")
+    if isinstance(enum, list) and value not in enum:
+        return "its OpenAPI declares an enum"
+    return None
+
+
+_UUID_FORMAT = re.compile(r"uuid([1-8]?)")  # pydantic's UUID1 … UUID8 publish uuid1 … uuid8
+
+
+def _is_uuid(value: str, version: str) -> bool:
+    try:
+        parsed = uuid.UUID(value)
+    except (ValueError, TypeError):
+        return False
+    return not version or parsed.version == int(version)
+
+
+def _parameter_schema(openapi: Any, path: str, name: str) -> Any:
+    """The schema of a GET parameter, its $refs into the document's components followed once."""
+    paths = openapi.get("paths") if isinstance(openapi, dict) else None
+    item = paths.get(path) if isinstance(paths, dict) else None
+    operation = item.get("get") if isinstance(item, dict) else None
+    if not isinstance(operation, dict) or not isinstance(item, dict):
+        return None
+    parameters = [*_listed(operation.get("parameters")), *_listed(item.get("parameters"))]
+    for parameter in (_resolved(openapi, p) for p in parameters):
+        if isinstance(parameter, dict) and parameter.get("name") == name:
+            schema = _resolved(openapi, parameter.get("schema"))
+            # A nullable or union schema (anyOf / oneOf): the string branch is what a path carries.
+            for key in ("anyOf", "oneOf", "allOf"):
+                branches = schema.get(key) if isinstance(schema, dict) else None
+                if isinstance(branches, list):
+                    strings = [
+                        b for b in map(lambda b: _resolved(openapi, b), branches) if isinstance(b, dict)
+                    ]
+                    if key != "allOf" and len(strings) != 1:
+                        return None  # more than one way to be valid: not judged
+                    merged: dict[str, Any] = {}
+                    for branch in strings:
+                        merged |= branch
+                    schema = merged
+            return schema
+    return None
+
+
+def _listed(value: Any) -> list[Any]:
+    return value[:200] if isinstance(value, list) else []
+
+
+def _resolved(openapi: Any, node: Any) -> Any:
+    """A ``{"$ref": "#/components/..."}`` replaced by what it names (once), anything else as is."""
+    ref = node.get("$ref") if isinstance(node, dict) else None
+    if not isinstance(ref, str) or not ref.startswith("#/"):
+        return node
+    found: Any = openapi
+    for step in ref[2:].split("/")[:8]:
+        found = found.get(step.replace("~1", "/").replace("~0", "~")) if isinstance(found, dict) else None
+    return found

@@ -33,7 +33,7 @@ from conformance.core.outcomes import AgentExited, HarnessError, MissingInput, N
 from conformance.core.transcript import NOTE, RECV, SEND, StderrTail, Transcript
 from conformance.targets.base import DriverHooks
 from conformance.targets.http.agentscope import STATUSES, AgentScopeDriver, Refused
-from conformance.targets.http.calibration import flatten, parsed, shaped_like
+from conformance.targets.http.calibration import flatten, parsed, schema_refuses, shaped_like
 from conformance.targets.http.creation import Parameter, creation_parameters, draw_options
 from conformance.targets.http.options import HttpOptions
 from conformance.transport.process import _drain, read_url
@@ -452,6 +452,13 @@ class HttpStatusTarget(DriverHooks):
     def deletes(self) -> bool:
         """The service documents DELETE /sessions/{session_id} (AgentScope does)."""
         return self.offers("delete", "/sessions/{session_id}")
+
+    def session_id_refusal(self, session_id: str) -> str | None:
+        """Why the service's own published contract makes a request with this session id invalid
+        (its OpenAPI declares a uuid format, a pattern or a length for the status route's
+        session_id that the id breaks), or None: the id is a valid request for a session that may
+        not exist, whose answer is 404, not 422 (the spec's parameter is a plain string)."""
+        return schema_refuses(self.openapi, STATUS_PATH, "session_id", session_id)
 
     def offers(self, method: str, path: str) -> bool:
         """The service's OpenAPI document has ``method`` (lower case) on ``path``."""

@@ -136,6 +136,13 @@ class QueueStep:
         return self.op
 
 
+# What each enqueued text carries after its unique head, in turn: nothing, then the characters
+# markup, quoting and format layers treat as syntax (an HTML sanitiser escapes & < > " ', a shell
+# or JSON layer backslash sequences, printf and str.format % and {}). Every text is compared with
+# what is delivered as given, so a text changed on its way is an instruction nobody enqueued.
+TEXT_TAILS = ("", " <b>merge</b> & ship", ' don\'t say "now" `x`', " a\\tb \\u0041 50% %s {x} {}")
+
+
 class QueueDriver:
     def __init__(self, target: McpTarget, timing: QueueTiming) -> None:
         self.t = target
@@ -190,7 +197,9 @@ class QueueDriver:
     async def _op_enqueue(self, step: QueueStep) -> None:
         for _ in range(step.count):
             self._n += 1
-            text = f"conformance queue {self._n} {uuid.uuid4().hex[:8]}"
+            text = (
+                f"conformance queue {self._n} {uuid.uuid4().hex[:8]}{TEXT_TAILS[self._n % len(TEXT_TAILS)]}"
+            )
             await self.t.instruct(self.sid, text)
             self.texts.append(text)
             self.enqueued_at[text] = time.monotonic()
@@ -349,7 +358,10 @@ class QueueDriver:
             text, iid = self.text_of(item), item.id
             if text not in self.texts:
                 self.fail(
-                    step, f"an instruction nobody enqueued for this session was delivered: {item}", "foreign"
+                    step,
+                    f"an instruction nobody enqueued for this session was delivered (no text enqueued, as given, is in "
+                    f"it): {item}",
+                    "foreign",
                 )
             if iid in self.acked or self.ids.get(str(text), iid) in self.acked:
                 self.fail(

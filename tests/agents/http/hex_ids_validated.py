@@ -1,7 +1,9 @@
 """Conforming HTTP status service: session and agent ids are 32 lowercase hex digits, and the
-status route answers a malformed one 422 (an HTTPValidationError, as FastAPI's `pattern=` does).
-Defeats the assumption that any string is a well-formed unknown id (http.unknown.not-found, the
-ownership cases): must pass.
+status route answers a malformed one 422 (an HTTPValidationError, as FastAPI's `pattern=` does),
+and its OpenAPI document declares that pattern for both, as `pattern=` would. Defeats the
+assumption that any string is a well-formed unknown id (http.unknown.not-found, the ownership
+cases, and the identity cases' session ids, where 422 stands because the service publishes the
+pattern): must pass.
 """
 
 import re
@@ -11,6 +13,7 @@ import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3]))
 
+import conformance.reference.http.service as reference
 from conformance.reference.http.service import ReferenceService, main
 from fastapi.responses import JSONResponse
 
@@ -31,6 +34,27 @@ class Service(ReferenceService):
                 return JSONResponse({"detail": [error]}, status_code=422)
         return await super().session_status(user_id, agent_id, session_id)
 
+
+build = reference.create_app
+
+
+def create_app(service=None):
+    """The reference's app, its document declaring the ids' pattern."""
+    app = build(service)
+    publish = app.openapi
+
+    def openapi():
+        if app.openapi_schema is None:
+            for parameter in publish()["paths"]["/sessions/{session_id}/status"]["get"]["parameters"]:
+                if parameter["name"] in ("session_id", "agent_id"):
+                    parameter["schema"]["pattern"] = "^[0-9a-f]{32}$"
+        return app.openapi_schema
+
+    app.openapi = openapi
+    return app
+
+
+reference.create_app = create_app
 
 if __name__ == "__main__":
     main(Service)

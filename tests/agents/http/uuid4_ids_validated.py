@@ -1,9 +1,12 @@
 """Conforming HTTP status service: session and agent ids are UUID version 4 (the reference makes
 them with uuid4().hex), and every route that takes one answers a malformed one 422 (an
 HTTPValidationError, as FastAPI does for a `pydantic.UUID4` parameter): the version digit must be
-4 and the variant digit one of 8, 9, a, b. Defeats the assumption that an id whose every
+4 and the variant digit one of 8, 9, a, b. Its OpenAPI document declares `format: uuid4` for
+them, as FastAPI does for such a parameter. Defeats the assumption that an id whose every
 character is drawn from its class (hex stays hex) is a well-formed unknown id
-(http.unknown.not-found, http.ownership.same-body, the ownership and isolation cases): must pass.
+(http.unknown.not-found, http.ownership.same-body, the ownership and isolation cases, and the
+identity cases' session ids, where 422 stands because the service publishes the format): must
+pass.
 """
 
 import uuid
@@ -13,6 +16,7 @@ import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3]))
 
+import conformance.reference.http.service as reference
 from conformance.reference.http.service import ReferenceService, main
 from fastapi import HTTPException
 from fastapi.responses import JSONResponse
@@ -47,6 +51,29 @@ class Service(ReferenceService):
             raise HTTPException(422, found)
         return super().owned(user_id, agent_id, session_id)
 
+
+build = reference.create_app
+
+
+def create_app(service=None):
+    """The reference's app, its document declaring the ids' format on every route."""
+    app = build(service)
+    publish = app.openapi
+
+    def openapi():
+        if app.openapi_schema is None:
+            for item in publish()["paths"].values():
+                for operation in item.values():
+                    for parameter in operation.get("parameters", []):
+                        if parameter["name"] in ("session_id", "agent_id"):
+                            parameter["schema"]["format"] = "uuid4"
+        return app.openapi_schema
+
+    app.openapi = openapi
+    return app
+
+
+reference.create_app = create_app
 
 if __name__ == "__main__":
     main(Service)

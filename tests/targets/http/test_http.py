@@ -219,6 +219,16 @@ BROKEN: dict[str, Variant] = {
         {"http.identity.session-id-variants": "fail", "http.fuzz.session-id-forms": "fail"},
         focus="identity",
     ),
+    # 422 for every id that is not a UUID, while its OpenAPI types session_id as a string.
+    "uuid_ids_undeclared_422": Variant(
+        1,
+        dict.fromkeys(
+            ["http.identity.session-id-variants", "http.fuzz.session-id-forms", "http.types.odd-values"],
+            "fail",
+        ),
+        focus="identity",
+        rule=("http.types.odd-values", "session-id"),
+    ),
     # NFKC on the status route only: no scripted form shows it (they are their own NFKC forms).
     "status_id_nfkc": Variant(1, {"http.fuzz.session-id-forms": "fail"}, focus="identity"),
     # Status folds the owner's case alone, or alone does not: its ownership is not the service's.

@@ -91,6 +91,8 @@ BROKEN: dict[str, Variant] = {
     "ids_from_text_hash": Variant(1, {VOLUME: "fail"}, message=(VOLUME, "not two")),
     # The MCP lifecycle: initialize asking for a revision nobody supports is answered with it.
     "echoes_protocol_version": Variant(1, {"heartbeat.wire.version-negotiation": "fail"}),
+    # Log notifications sent without the logging capability declared.
+    "logs_without_capability": Variant(1, {"heartbeat.wire.notifications-declared": "fail"}),
     "schema_key_optional": Variant(1, {"heartbeat.schema.required": "fail"}),
     "schema_requires_status": Variant(1, {"heartbeat.schema.required": "fail"}),
     "schema_open": Variant(1, {"heartbeat.schema.closed": "fail"}),
@@ -386,6 +388,11 @@ BROKEN: dict[str, Variant] = {
     "instruction_text_utf8mb3": Variant(1, {"heartbeat.boundary.instruction-encodings": "fail"}),
     "instruction_text_nfkc": Variant(1, {"heartbeat.boundary.instruction-encodings": "fail"}),
     "instruction_text_stripped": Variant(1, {"heartbeat.boundary.instruction-encodings": "fail"}),
+    "instruction_text_html_escaped": Variant(
+        1,
+        {"heartbeat.boundary.instruction-encodings": "fail", SEQ: "fail"},
+        rule=(SEQ, "foreign"),
+    ),
     "session_ids_url_decoded": Variant(1, {"heartbeat.boundary.id-encodings": "fail"}),
     "session_ids_decoded_twice": Variant(1, {"heartbeat.boundary.id-encodings": "fail"}),
     "session_ids_path_normalised": Variant(1, {"heartbeat.boundary.id-encodings": "fail"}),
@@ -400,6 +407,8 @@ BROKEN: dict[str, Variant] = {
     # -- neighbours ----------------------------------------------------------------------------------
     "keys_per_caller_cache": Variant(1, {"heartbeat.idempotency.key-across-sessions": "fail"}),
     "keys_global_cache": Variant(1, {"heartbeat.idempotency.key-across-sessions": "fail"}),
+    # The retry table keyed "hb:<caller>:<session>:<key>": ("s:1", "k") and ("s", "1:k") collide.
+    "keys_joined_with_colons": Variant(1, {"heartbeat.idempotency.joined-keys": "fail"}),
     "retry_remarks_delivered": Variant(1, {"heartbeat.instructions.retry-after-ack": "fail"}),
     "acks_skip_state": Variant(1, {"heartbeat.instructions.ack-with-report": "fail"}),
     # Only the status dropped: the case writes every field results show back, not the probe's alone.
@@ -429,6 +438,7 @@ REDELIVERED = [
 # The sequences run where a server defeats one of their assumptions too (SEQ: "pass").
 CONFORMING: dict[str, Variant] = {
     "several_tools": Variant(0, {}, also=(SURFACE,)),
+    "logs_with_capability": Variant(0, {}, focus="heartbeat.wire or heartbeat.result"),
     "negotiates_older_version": Variant(0, {}, focus="heartbeat.wire"),
     "bounded_queue_refuses": Variant(
         0, {}, focus="heartbeat.volume or heartbeat.instructions", also=(VOLUME,)
@@ -457,6 +467,7 @@ CONFORMING: dict[str, Variant] = {
                 "heartbeat.idempotency.new-key-new-call",
                 "heartbeat.idempotency.key-variants",
                 "heartbeat.idempotency.key-across-sessions",
+                "heartbeat.idempotency.joined-keys",
                 "heartbeat.instructions.ack-with-report",
                 "heartbeat.overlap.concurrent-writes",
                 "heartbeat.boundary.session-id-lengths",
@@ -482,6 +493,7 @@ CONFORMING: dict[str, Variant] = {
                         "heartbeat.schema.",
                         "heartbeat.wire.server-identity",
                         "heartbeat.wire.version-negotiation",
+                        "heartbeat.wire.notifications-declared",
                     )
                 )
             ],
