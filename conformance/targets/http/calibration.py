@@ -24,6 +24,8 @@ import uuid
 from collections.abc import Collection, Sequence
 from typing import Any
 
+import regex
+
 __all__ = [
     "body_view",
     "differing",
@@ -205,10 +207,13 @@ def schema_refuses(openapi: Any, path: str, name: str, value: str) -> str | None
     pattern = schema.get("pattern")
     if isinstance(pattern, str) and len(pattern) <= 1000:
         try:
-            if re.search(pattern, value) is None:
+            if regex.search(pattern, value, timeout=PATTERN_SECONDS) is None:
                 return f"its OpenAPI declares the pattern {pattern[:100]!r}"
-        except (re.error, RecursionError):
-            pass  # a pattern Python cannot read: it refuses nothing the suite can tell
+        except TimeoutError:
+            # The service's own pattern may refuse it: its refusal is not held against it.
+            return f"its OpenAPI declares a pattern the suite could not match within {PATTERN_SECONDS:g} s"
+        except (regex.error, RecursionError):
+            pass  # a pattern the suite cannot read: it refuses nothing the suite can tell
     longest, shortest = schema.get("maxLength"), schema.get("minLength")
     if isinstance(longest, int) and len(value) > longest:
         return f"its OpenAPI declares maxLength {longest}"
@@ -220,6 +225,7 @@ def schema_refuses(openapi: Any, path: str, name: str, value: str) -> str | None
     return None
 
 
+PATTERN_SECONDS = 1.0  # a published pattern that backtracks for longer is given the benefit of the doubt
 _UUID_FORMAT = re.compile(r"uuid([1-8]?)")  # pydantic's UUID1 … UUID8 publish uuid1 … uuid8
 
 

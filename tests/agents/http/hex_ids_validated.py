@@ -7,6 +7,7 @@ pattern): must pass.
 """
 
 import re
+from typing import Any
 
 import pathlib
 import sys
@@ -43,11 +44,13 @@ def create_app(service=None):
     app = build(service)
     publish = app.openapi
 
-    def openapi():
+    def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:
-            for parameter in publish()["paths"]["/sessions/{session_id}/status"]["get"]["parameters"]:
+            document = publish()  # FastAPI keeps it in app.openapi_schema
+            for parameter in document["paths"]["/sessions/{session_id}/status"]["get"]["parameters"]:
                 if parameter["name"] in ("session_id", "agent_id"):
                     parameter["schema"]["pattern"] = "^[0-9a-f]{32}$"
+            return document
         return app.openapi_schema
 
     app.openapi = openapi

@@ -12,6 +12,7 @@ pass.
 import uuid
 
 import pathlib
+from typing import Any
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3]))
@@ -60,13 +61,15 @@ def create_app(service=None):
     app = build(service)
     publish = app.openapi
 
-    def openapi():
+    def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:
-            for item in publish()["paths"].values():
+            document = publish()  # FastAPI keeps it in app.openapi_schema
+            for item in document["paths"].values():
                 for operation in item.values():
                     for parameter in operation.get("parameters", []):
                         if parameter["name"] in ("session_id", "agent_id"):
                             parameter["schema"]["format"] = "uuid4"
+            return document
         return app.openapi_schema
 
     app.openapi = openapi

@@ -1,0 +1,40 @@
+"""What a service's own OpenAPI document excuses: a 422 for a session id it declares invalid
+(schema_refuses), judged on documents as data; a published pattern is hostile input."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from conformance.targets.http.calibration import schema_refuses
+
+PATH = "/sessions/{session_id}/status"
+
+
+def published(schema: dict[str, Any]) -> dict[str, Any]:
+    parameter = {"name": "session_id", "in": "path", "required": True, "schema": schema}
+    return {"paths": {PATH: {"get": {"parameters": [parameter]}}}}
+
+
+def refuses(schema: dict[str, Any], value: str) -> str | None:
+    return schema_refuses(published(schema), PATH, "session_id", value)
+
+
+def test_the_specs_plain_string_refuses_nothing() -> None:
+    assert refuses({"type": "string"}, "no-such-session") is None
+    assert schema_refuses(None, PATH, "session_id", "x") is None  # no document published
+
+
+def test_what_the_service_declares_excuses_its_422() -> None:
+    real = "0f8fad5b-d9cb-469f-a165-70867728950e"
+    assert refuses({"type": "string", "format": "uuid"}, "not-a-uuid") == "its OpenAPI declares format uuid"
+    assert refuses({"type": "string", "format": "uuid"}, real) is None
+    assert refuses({"type": "string", "pattern": "^[0-9a-f]{32}$"}, "xyz") is not None
+    assert refuses({"type": "string", "maxLength": 8}, "x" * 9) == "its OpenAPI declares maxLength 8"
+    assert refuses({"type": "string", "enum": ["a"]}, "b") == "its OpenAPI declares an enum"
+
+
+def test_a_pattern_that_backtracks_for_ever_is_given_the_benefit_of_the_doubt() -> None:
+    # (a|aa)+$ against a run of a's and a b backtracks exponentially: bounded, not held against the service
+    said = refuses({"type": "string", "pattern": "^(a|aa)+$"}, "a" * 60 + "b")
+    assert said is not None and "could not match within" in said
+    assert refuses({"type": "string", "pattern": "(unclosed"}, "x") is None  # unreadable: refuses nothing
