@@ -19,6 +19,7 @@ commands, not this launcher: a forked child leaves the client's process group.
 from __future__ import annotations
 
 import contextlib
+import gc
 import json
 import os
 import select
@@ -75,6 +76,10 @@ def serve(path: str) -> None:
     for name in PRELOAD:
         with contextlib.suppress(ImportError):
             importlib.import_module(name)
+    # What the imports built lives as long as every child: out of the collector's sight, a child's
+    # full collections walk only its own objects, not the SDKs' (nor copy their pages to mark them).
+    gc.collect()
+    gc.freeze()
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path + ".tmp")
     os.rename(path + ".tmp", path)  # clients connect only once it listens
