@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import gc
 import json
 import os
 import shlex
@@ -73,6 +74,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         return (1 if "e2e" in item.path.parts or item.get_closest_marker("slow") else 2), 0
 
     items.sort(key=order)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """What the imports and collection built lives as long as this process (an xdist worker runs
+    a few hundred certifications in it): left out of the collector's full passes, which then walk
+    only what the tests make."""
+    gc.freeze()
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
