@@ -151,12 +151,12 @@ def misquoted(report: dict[str, Any]) -> list[str]:
     `breaks` of cases/revisions/*.toml: its `by` case, and rule if it names one), the sentence the
     failure quotes must be the one that break is listed under (or one of them, where the audit lists
     the same variant and check under several sentences)."""
-    from conformance.core.traceability import load_revision
+    from conformance.core import revisions
 
     variant = variant_of(report)
     if variant is None:
         return []
-    revision = load_revision(report["spec"]["revision"])
+    revision = revisions.get(report["spec"]["revision"])  # parsed once per process
     audited: dict[tuple[str, str], set[str]] = {}
     for req in revision.requirements:
         for b in req.breaks:
