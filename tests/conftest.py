@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import gc
 import json
 import os
 import shlex
@@ -75,6 +76,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     items.sort(key=order)
 
 
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """What the imports and collection built lives as long as this process (an xdist worker runs
+    a few hundred certifications in it): left out of the collector's full passes, which then walk
+    only what the tests make."""
+    gc.freeze()
+
+
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """`-n auto` for the project's tests: three workers per core. Most of a test's time is spent
     waiting on the agents it starts (their replies, quiet windows, timeouts, restarts), not
@@ -143,12 +151,12 @@ def misquoted(report: dict[str, Any]) -> list[str]:
     `breaks` of cases/revisions/*.toml: its `by` case, and rule if it names one), the sentence the
     failure quotes must be the one that break is listed under (or one of them, where the audit lists
     the same variant and check under several sentences)."""
-    from conformance.core.traceability import load_revision
+    from conformance.core import revisions
 
     variant = variant_of(report)
     if variant is None:
         return []
-    revision = load_revision(report["spec"]["revision"])
+    revision = revisions.get(report["spec"]["revision"])  # parsed once per process
     audited: dict[tuple[str, str], set[str]] = {}
     for req in revision.requirements:
         for b in req.breaks:

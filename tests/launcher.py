@@ -19,6 +19,7 @@ commands, not this launcher: a forked child leaves the client's process group.
 from __future__ import annotations
 
 import contextlib
+import gc
 import json
 import os
 import select
@@ -38,6 +39,29 @@ PRELOAD = (
     "conformance.reference.acp.agent_v2",
     "conformance.reference.mcp.server",
     "conformance.reference.http.service",
+    # What the agents and servers import only once they start or serve, each child again: anyio's
+    # event loop backend, uvicorn's protocols and lifespan, the WebSocket and ACP HTTP servers, the
+    # HTTP client of the reference service's model calls (httpcore, h2), pydantic.v1 (FastAPI's
+    # app as the reference service builds it).
+    "anyio._backends._asyncio",
+    "anyio.streams.stapled",
+    "anyio.streams.tls",
+    "h11",
+    "uvicorn.lifespan.on",
+    "uvicorn.protocols.http.auto",
+    "uvicorn.protocols.http.h11_impl",
+    "uvicorn.protocols.websockets.auto",
+    "uvicorn.protocols.websockets.websockets_sansio_impl",
+    "websockets.server",
+    "websockets.asyncio.server",
+    "acp.http.server",
+    "acp.http.asgi",
+    "httpcore",
+    "h2.connection",
+    "certifi",
+    "pydantic.v1",
+    "fastapi.telemetry._runtime",
+    "pkgutil",
     # The suite's own command line, for the tests that run it as a subprocess (`suite`): pytest,
     # Hypothesis, jsonschema and the harness are most of its start. The command line already
     # imports the harness before pytest starts, so nothing is imported earlier than it would be.
@@ -75,6 +99,10 @@ def serve(path: str) -> None:
     for name in PRELOAD:
         with contextlib.suppress(ImportError):
             importlib.import_module(name)
+    # What the imports built lives as long as every child: out of the collector's sight, a child's
+    # full collections walk only its own objects, not the SDKs' (nor copy their pages to mark them).
+    gc.collect()
+    gc.freeze()
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path + ".tmp")
     os.rename(path + ".tmp", path)  # clients connect only once it listens

@@ -6,7 +6,7 @@ six workers on two cores make every wall time longer).
     .venv/bin/python -m tools.cputime [--top N]               # the summary: by tier, by test function
 
 Each xdist worker moves itself into a cgroup-v1 ``cpuacct`` group of its own
-(/sys/fs/cgroup/cpuacct/conformance-tests-<worker>), so every process it starts afterwards (agents,
+(/sys/fs/cgroup/cpuacct/conformance-tests-<checkout>-<worker>), so every process it starts afterwards (agents,
 the fork server, the suite's own command line) is counted, and reads the group's usage around
 each test. It needs write access there (root in a container, as CI's machine is); without it the
 plugin says so once and measures nothing.
@@ -20,6 +20,7 @@ import json
 import os
 import sys
 import time
+import zlib
 from collections.abc import Generator
 from pathlib import Path
 from typing import Any, TextIO
@@ -42,7 +43,9 @@ def _usage_ns(group: Path) -> int:
 
 def pytest_configure(config: pytest.Config) -> None:
     worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
-    group = CGROUPS / f"conformance-tests-{worker}"
+    # Named by the checkout too: two checkouts measured at once on one machine keep their own groups.
+    checkout = f"{zlib.crc32(str(ROOT).encode()):08x}"
+    group = CGROUPS / f"conformance-tests-{checkout}-{worker}"
     try:
         group.mkdir(exist_ok=True)
         (group / "cgroup.procs").write_text(str(os.getpid()))

@@ -32,10 +32,31 @@ def secret_env_values(env: dict[str, str], marked: list[str]) -> list[str]:
     return sorted({v for v in values if len(v) >= 4}, key=len, reverse=True)
 
 
+# HINT in pieces: its case-sensitive starts, and its case-insensitive words as a lowered text holds
+# them. IGNORECASE also matches these letters outside ASCII to ASCII ones; nothing else lowers to ASCII.
+_CASED = (re.compile(r"sk-"), re.compile(r"gh[pousr]_"), re.compile(r"AKIA"), re.compile(r"xox[abprs]-"))
+_LOWER_WORDS = (
+    "apikey", "api_key", "api-key", "accesstoken", "access_token", "access-token",
+    "authtoken", "auth_token", "auth-token", "bearer", "secret", "password",
+)  # fmt: skip
+_FOLDED_TO_ASCII = "\u0130\u0131\u017f\u212a"  # İ ı ſ K
+
+
+def hinted(text: str) -> bool:
+    """Whether HINT is found in ``text``: the same answer, from a few scans for fixed words instead
+    of the regular expression's alternatives tried at every position."""
+    if not text.isascii() and any(letter in text for letter in _FOLDED_TO_ASCII):
+        return HINT.search(text) is not None
+    if any(pattern.search(text) for pattern in _CASED):
+        return True
+    lowered = text.lower()
+    return any(word in lowered for word in _LOWER_WORDS)
+
+
 def redact_text(text: str, secrets: list[str]) -> str:
     for value in secrets:
         text = text.replace(value, REDACTED)
-    if HINT.search(text) is None:
+    if not hinted(text):
         return text
     for pattern in PATTERNS:
         text = pattern.sub(REDACTED, text)

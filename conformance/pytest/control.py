@@ -5,6 +5,7 @@ each run has its own."""
 
 from __future__ import annotations
 
+import gc
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,6 +25,12 @@ class CommandLineRun:
     # What the run decided: "verdict", "exit_code", "line", "report", "next", or "message" (why
     # it stopped: a usage error, an interrupt with its partial report).
     last: dict[str, Any] = field(default_factory=dict)
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        """The command line's process ends with its run: what its imports and collection built
+        lives as long, and is left out of the collector's full passes (a third of their time in a
+        default run); what the cases make is collected as before."""
+        gc.freeze()
 
 
 def command_line_of(config: pytest.Config) -> CommandLineRun:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conformance.core.redact import KEYED, PATTERNS, REDACTED, redact, redact_text
+from conformance.core.redact import HINT, KEYED, PATTERNS, REDACTED, hinted, redact, redact_text
 
 CREDENTIALS = [
     "Bearer abcdefgh12345",
@@ -44,3 +44,41 @@ def test_credentials_go_and_frames_stay() -> None:
         assert REDACTED in redact_text(f"x {credential} y", []), credential
     frame = '{"jsonrpc":"2.0","id":1,"result":{"status":"active"}}'
     assert redact({"frame": frame, "n": [frame]}, []) == {"frame": frame, "n": [frame]}
+
+
+FRAGMENTS = [
+    "sk-",
+    "Bearer",
+    "ghp_",
+    "gh_",
+    "AKIA",
+    "xoxb-",
+    "xox",
+    "api-key",
+    "API_KEY",
+    "Access_Token",
+    "authToken",
+    "secret",
+    "PassWord",
+    # Pieces a letter IGNORECASE folds onto ASCII completes ("apİ_key", "ſecret", "bearer" with a K).
+    "ap",
+    "_key",
+    "ecret",
+    "bearer",
+    "İ",
+    "ı",
+    "ſ",
+    "K",
+    "é",
+    '"',
+    "\\",
+    "\n",
+]
+
+
+@settings(max_examples=150)
+@given(st.lists(st.one_of(st.sampled_from(FRAGMENTS), st.text(max_size=6)), max_size=8))
+def test_the_quick_hint_answers_as_the_expression(parts: list[str]) -> None:
+    """The fixed-word scans find HINT exactly where the expression does (outside ASCII too)."""
+    text = "".join(parts)
+    assert hinted(text) == (HINT.search(text) is not None)

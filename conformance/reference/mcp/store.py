@@ -71,6 +71,8 @@ INPUT_SCHEMA: dict[str, Any] = {
     "required": ["sessionId", "idempotencyKey"],
     "additionalProperties": False,
 }
+# Built once: every call is checked against it, and building one costs more than most checks.
+_ARGUMENTS = jsonschema.Draft202012Validator(INPUT_SCHEMA)
 STATE_FIELDS = ("status", "progressPercent", "currentStep", "stepIndex", "stepCount")
 NOT_ACCESSIBLE = "session not found or not accessible"
 # The string arguments a storage layer keeps, whose length it limits (``max_length``).
@@ -170,7 +172,7 @@ class HeartbeatStore:
     # -- the tool ------------------------------------------------------------------------------
 
     def validate(self, args: dict[str, Any]) -> None:
-        errors = sorted(jsonschema.Draft202012Validator(INPUT_SCHEMA).iter_errors(args), key=str)
+        errors = sorted(_ARGUMENTS.iter_errors(args), key=str)
         if errors:
             where = "/".join(str(p) for p in errors[0].absolute_path) or "arguments"
             raise HeartbeatError(f"invalid arguments: {where}: {errors[0].message}")
