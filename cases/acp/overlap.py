@@ -25,6 +25,7 @@ PERMISSION = "[permission] a turn that needs the user's permission"
 BURST = 8  # status calls for one session in flight at once
 LONG_ID = 4097  # one past a common storage limit (4 KiB)
 SIDE = 4  # status calls on each side of a lifecycle call
+OVERLAP_ROUNDS = 3  # bursts beside a session/new: a few milliseconds' window is hit in one of them
 
 
 def _word(answer: str) -> str:
@@ -100,30 +101,32 @@ async def burst_leaves_sessions(acp: AcpTarget, details: dict) -> None:
 async def each_answer_is_its_own(acp: AcpTarget, details: dict) -> None:
     """Status calls for a live session, a closed one and two never-created ids, interleaved and in
     flight at once beside a session/new: each answer is the one its own session gets alone (a
-    -32002 echoes its own request's id), and the new session is `active` right after."""
+    -32002 echoes its own request's id), and the new session is `active` right after. A race
+    shows only when the calls land inside its window, so the burst runs OVERLAP_ROUNDS times
+    (the first answer that is not its own ends the case)."""
     targets = await _sessions_of_each_kind(acp)
     alone = {label: answer_of(await acp.status(sid)) for label, sid in targets.items()}
-    ids = list(targets.values()) * (BURST // 2)
-    half = len(ids) // 2
-    made: dict[str, Reply] = {}
-
-    async def new() -> Reply:
-        made["new"] = await acp.call("session/new", {"cwd": acp.cwd, "mcpServers": []})
-        return made["new"]
-
-    calls: list[Any] = [lambda sid=sid: acp.status(sid) for sid in ids]
-    replies = await acp.together(*calls[:half], new, *calls[half:])
-    del replies[half]
-    # Asked alone once more: a session whose answer changed on its own meanwhile (an eviction, which
-    # is the agent's to choose) is not judged by what its calls in flight answered.
-    again = {label: answer_of(await acp.status(sid)) for label, sid in targets.items()}
-    details.update(
-        alone={label: _word(a) for label, a in alone.items()}, again={k: _word(v) for k, v in again.items()}
-    )
     labels = {sid: label for label, sid in targets.items()}
-    for sid, reply in zip(ids, replies, strict=True):
-        _judge_own_answer(sid, reply, labels, alone, again)
-    await _made_beside_is_active(acp, made["new"], details)
+    details["alone"] = {label: _word(a) for label, a in alone.items()}
+    for round_ in range(1, OVERLAP_ROUNDS + 1):
+        details["rounds"] = round_
+        ids = list(targets.values()) * (BURST // 2)
+        half = len(ids) // 2
+
+        async def new() -> Reply:
+            return await acp.call("session/new", {"cwd": acp.cwd, "mcpServers": []})
+
+        calls: list[Any] = [lambda sid=sid: acp.status(sid) for sid in ids]
+        replies = await acp.together(*calls[:half], new, *calls[half:])
+        made = replies.pop(half)
+        # Asked alone once more: a session whose answer changed on its own meanwhile (an eviction,
+        # which is the agent's to choose) is not judged by what its calls in flight answered.
+        again = {label: answer_of(await acp.status(sid)) for label, sid in targets.items()}
+        details["again"] = {k: _word(v) for k, v in again.items()}
+        for sid, reply in zip(ids, replies, strict=True):
+            _judge_own_answer(sid, reply, labels, alone, again)
+        await _made_beside_is_active(acp, made, details)
+        alone = again  # the next round's calls are judged by what each session answers now
 
 
 async def _sessions_of_each_kind(acp: AcpTarget) -> dict[str, str]:

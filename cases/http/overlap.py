@@ -18,7 +18,8 @@ from conformance.core.outcomes import MissingInput, NotTestable, Violation
 from conformance.core.registry import Level, case
 from conformance.targets.http.target import HttpStatusTarget, StatusProbe
 
-PROBES = 10  # probes sent around each request, one every SPACING seconds
+PROBES = 10  # probes sent around each request at least, one every SPACING seconds
+MAX_PROBES = 100  # and at most (a second of them), while the request is still being handled
 SPACING = 0.01
 BEFORE = 3  # probes sent before the request
 
@@ -26,9 +27,9 @@ BEFORE = 3  # probes sent before the request
 async def racing(
     http: HttpStatusTarget, agent_id: str, sid: str, request: Callable[[], Awaitable[httpx.Response]]
 ) -> tuple[httpx.Response, list[StatusProbe]]:
-    """``request`` and PROBES status probes of the session around it: one every 10 ms, none
-    waiting for another's answer, the request sent after the third (so probes are in flight when
-    it lands, and others arrive while it is handled)."""
+    """``request`` and status probes of the session around it: one every 10 ms, none waiting for
+    another's answer, the request sent after the third (so probes are in flight when it lands),
+    and more until it is answered (PROBES at least, MAX_PROBES at most)."""
     answers: list[StatusProbe] = []
     result: list[httpx.Response] = []
 
@@ -39,11 +40,15 @@ async def racing(
         answers.append(await http.status(sid, agent_id))
 
     async with anyio.create_task_group() as tg:
-        for index in range(PROBES):
+        for index in range(MAX_PROBES):
             if index == BEFORE:
                 tg.start_soon(send)
             tg.start_soon(probe)
             await anyio.sleep(SPACING)
+            # Probes keep coming while the request is handled, however long a loaded server takes:
+            # a probe in flight when the request writes is what shows a lost write.
+            if index >= PROBES - 1 and result:
+                break
     return result[0], answers
 
 

@@ -413,24 +413,20 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 
 def _keep_hypothesis_files_in(report_dir: Path) -> None:
-    """Hypothesis keeps files (its constants cache, examples of the default database) in
-    `.hypothesis/` of the working directory: in the run's report folder instead, unless
-    HYPOTHESIS_STORAGE_DIRECTORY names a place. What it derives from the Python installation
-    alone (its Unicode tables, the constants of modules it has read) is shared between runs."""
+    """Hypothesis keeps files in `.hypothesis/` of the working directory: what it derives from the
+    Python installation (its Unicode tables, the constants of modules it has read; a run in a new
+    folder would rebuild them, seconds of CPU) goes to the user's cache instead, shared by runs,
+    unless HYPOTHESIS_STORAGE_DIRECTORY names a place. The runs' example databases are their own
+    (the profiles name them), so nothing of a run's lands there; a cache that cannot be made puts
+    the files in the run's report folder."""
     import os
 
     from hypothesis.configuration import set_hypothesis_home_dir
 
-    if not os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY"):
-        home = report_dir / ".hypothesis"
-        share_derived_files(home, user_cache() / "hypothesis")
-        set_hypothesis_home_dir(home)
-
-
-# Hypothesis' folders that hold what it derives from the interpreter and the source it read (a
-# run in a new folder would rebuild its Unicode tables, a few CPU seconds): "tmp" is where it
-# writes them before renaming them into place, so it shares their file system.
-DERIVED = ("unicode_data", "constants", "tmp")
+    if os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY"):
+        return
+    home = hypothesis_home(report_dir)
+    set_hypothesis_home_dir(home)
 
 
 def user_cache() -> Path:
@@ -441,19 +437,14 @@ def user_cache() -> Path:
     return Path(base) / "session-status-conformance"
 
 
-def share_derived_files(home: Path, shared: Path) -> None:
-    """Link ``home``'s derived folders to ``shared``; where that cannot be done (a read-only
-    home, a file system without links), Hypothesis derives them again in ``home``."""
-    for name in DERIVED:
-        link = home / name
-        if link.exists() or link.is_symlink():
-            continue
-        try:
-            (shared / name).mkdir(parents=True, exist_ok=True)
-            home.mkdir(parents=True, exist_ok=True)
-            link.symlink_to(shared / name, target_is_directory=True)
-        except OSError:
-            continue
+def hypothesis_home(report_dir: Path) -> Path:
+    """The shared Hypothesis folder in the user's cache, made; the report folder's where it cannot be."""
+    shared = user_cache() / "hypothesis"
+    try:
+        shared.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return report_dir / ".hypothesis"
+    return shared
 
 
 @pytest.hookimpl(hookwrapper=True)

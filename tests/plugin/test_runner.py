@@ -244,13 +244,14 @@ def test_help_shows_readable_placeholders_and_the_revisions_of_each_target() -> 
         assert f"{target} {', '.join(revisions.available(target))}" in text, target
 
 
-def test_hypothesis_files_go_to_the_report_folder_not_the_working_directory(tmp_path) -> None:
-    """Hypothesis keeps a cache in `.hypothesis/` of the working directory: a run puts it in its
-    report folder, and leaves the directory it was started in as it was."""
+def test_hypothesis_files_go_to_the_users_cache_not_the_working_directory(tmp_path) -> None:
+    """Hypothesis keeps a cache in `.hypothesis/` of the working directory: a run puts it in the
+    user's cache (shared by runs), and leaves the directory it was started in as it was."""
     import os
     import subprocess
 
     env = {k: v for k, v in os.environ.items() if k != "HYPOTHESIS_STORAGE_DIRECTORY"}
+    env["XDG_CACHE_HOME"] = str(tmp_path / "cache")
     proc = subprocess.run(
         [
             sys.executable,
@@ -270,5 +271,6 @@ def test_hypothesis_files_go_to_the_report_folder_not_the_working_directory(tmp_
         timeout=180,
     )
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
-    assert (tmp_path / "out" / ".hypothesis").is_dir()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cache", "out"]
+    assert (tmp_path / "cache" / "session-status-conformance" / "hypothesis" / "unicode_data").is_dir()
+    assert not (tmp_path / "out" / ".hypothesis").exists()

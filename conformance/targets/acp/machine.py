@@ -324,7 +324,8 @@ def twin_scenarios(
     if surface.delete:
         # status calls in flight together, then the delete: a lone call's side effect shows too;
         # and a session let go, asked about, deleted, asked again (status owes -32002 then)
-        found.append([Step("new", "s0"), Step("burst", "s0", times=4), Step("delete", "s0")])
+        # (sixteen: calls written together overlap inside the agent even when it reads them slowly)
+        found.append([Step("new", "s0"), Step("burst", "s0", times=16), Step("delete", "s0")])
         found.append(
             [
                 Step("new", "s0"),
