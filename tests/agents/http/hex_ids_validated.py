@@ -7,14 +7,13 @@ pattern): must pass.
 """
 
 import re
-from typing import Any
 
 import pathlib
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3]))
 
-import conformance.reference.http.service as reference
+from _published import declare_ids
 from conformance.reference.http.service import ReferenceService, main
 from fastapi.responses import JSONResponse
 
@@ -36,28 +35,7 @@ class Service(ReferenceService):
         return await super().session_status(user_id, agent_id, session_id)
 
 
-build = reference.create_app
-
-
-def create_app(service=None):
-    """The reference's app, its document declaring the ids' pattern."""
-    app = build(service)
-    publish = app.openapi
-
-    def openapi() -> dict[str, Any]:
-        if app.openapi_schema is None:
-            document = publish()  # FastAPI keeps it in app.openapi_schema
-            for parameter in document["paths"]["/sessions/{session_id}/status"]["get"]["parameters"]:
-                if parameter["name"] in ("session_id", "agent_id"):
-                    parameter["schema"]["pattern"] = "^[0-9a-f]{32}$"
-            return document
-        return app.openapi_schema
-
-    app.openapi = openapi
-    return app
-
-
-reference.create_app = create_app
+declare_ids({"pattern": "^[0-9a-f]{32}$"}, every_route=False)
 
 if __name__ == "__main__":
     main(Service)

@@ -12,12 +12,11 @@ pass.
 import uuid
 
 import pathlib
-from typing import Any
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3]))
 
-import conformance.reference.http.service as reference
+from _published import declare_ids
 from conformance.reference.http.service import ReferenceService, main
 from fastapi import HTTPException
 from fastapi.responses import JSONResponse
@@ -53,30 +52,7 @@ class Service(ReferenceService):
         return super().owned(user_id, agent_id, session_id)
 
 
-build = reference.create_app
-
-
-def create_app(service=None):
-    """The reference's app, its document declaring the ids' format on every route."""
-    app = build(service)
-    publish = app.openapi
-
-    def openapi() -> dict[str, Any]:
-        if app.openapi_schema is None:
-            document = publish()  # FastAPI keeps it in app.openapi_schema
-            for item in document["paths"].values():
-                for operation in item.values():
-                    for parameter in operation.get("parameters", []):
-                        if parameter["name"] in ("session_id", "agent_id"):
-                            parameter["schema"]["format"] = "uuid4"
-            return document
-        return app.openapi_schema
-
-    app.openapi = openapi
-    return app
-
-
-reference.create_app = create_app
+declare_ids({"format": "uuid4"}, every_route=True)
 
 if __name__ == "__main__":
     main(Service)
