@@ -21,6 +21,7 @@ from conformance.core import revisions
 from conformance.core.outcomes import AgentExited, MissingInput, Unanswered, Violation
 from conformance.core.registry import Level, case
 from conformance.targets.acp.target import AcpTarget
+from conformance.transport.peer import JsonRpcPeer
 
 # The ids the id case sends: a string that reads as a number, a number, a string that does not.
 IDS: tuple[Any, ...] = ("7", 7, "req-7")
@@ -38,10 +39,10 @@ async def status_before_initialize(acp: AcpTarget, details: dict) -> None:
     agent's, or, for an agent the suite cannot restart (--agent-url), a new connection to it."""
     seen: dict[str, Any] = {}
     unknown = acp.unknown_id()
-    second: list[Any] = []  # the second connection's peer, when there is one
+    second: JsonRpcPeer | None = None  # the second connection's peer, when there is one
 
     async def ask() -> None:
-        fresh = second[0] if second else acp.peer  # a restarted agent's peer is the target's new one
+        fresh = second or acp.peer  # a restarted agent's peer is the target's new one
         frame = {
             "jsonrpc": "2.0",
             "id": "before-initialize",
@@ -75,9 +76,9 @@ async def status_before_initialize(acp: AcpTarget, details: dict) -> None:
         if restart:
             await acp.harness.restart_agent(before_handshake=ask)
         else:
-            second.append(await acp.harness.open_connection("B"))
+            second = await acp.harness.open_connection("B")
             await ask()
-            await AcpTarget(acp.harness, peer=second[0]).handshake()
+            await AcpTarget(acp.harness, peer=second).handshake()
     except Exception as exc:  # the handshake after a crash fails too: what happened is the finding
         seen.setdefault("exited", str(exc))
     details.update({k: v for k, v in seen.items() if k != "answer"})

@@ -24,14 +24,19 @@ def frame(index: int, direction: str, body: dict, conn: str = "") -> Entry:
 
 
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}
+HANDSHAKE = (frame(0, SEND, INIT), frame(1, RECV, {"jsonrpc": "2.0", "id": 1, "result": {}}))
+# A session made on the first process, then the restart both tests go on from.
+BEFORE_RESTART = (
+    frame(5, SEND, {"jsonrpc": "2.0", "id": 7, "method": "session/new", "params": {}}),
+    frame(6, RECV, {"jsonrpc": "2.0", "id": 7, "result": {"sessionId": "sess_a"}}),
+    Entry(7, NOTE, 0.0, "restarting the agent"),
+)
 
 
 def test_a_case_that_restarts_gets_a_second_segment_that_starts_with_initialize() -> None:
-    handshake = [frame(0, SEND, INIT), frame(1, RECV, {"jsonrpc": "2.0", "id": 1, "result": {}})]
+    handshake = list(HANDSHAKE)
     entries = [
-        frame(5, SEND, {"jsonrpc": "2.0", "id": 7, "method": "session/new", "params": {}}),
-        frame(6, RECV, {"jsonrpc": "2.0", "id": 7, "result": {"sessionId": "sess_a"}}),
-        Entry(7, NOTE, 0.0, "restarting the agent"),
+        *BEFORE_RESTART,
         frame(8, SEND, INIT),
         frame(
             9,
@@ -60,11 +65,9 @@ EARLY = {
 
 
 def test_frames_sent_before_a_restarted_agents_handshake_go_to_its_segment() -> None:
-    handshake = [frame(0, SEND, INIT), frame(1, RECV, {"jsonrpc": "2.0", "id": 1, "result": {}})]
+    handshake = list(HANDSHAKE)
     entries = [
-        frame(5, SEND, {"jsonrpc": "2.0", "id": 7, "method": "session/new", "params": {}}),
-        frame(6, RECV, {"jsonrpc": "2.0", "id": 7, "result": {"sessionId": "sess_a"}}),
-        Entry(7, NOTE, 0.0, "restarting the agent"),
+        *BEFORE_RESTART,
         frame(8, SEND, EARLY),  # the restarted process's first frame: its start is mark 8
         frame(
             9, RECV, {"jsonrpc": "2.0", "id": "before-initialize", "error": {"code": -32600, "message": "x"}}
