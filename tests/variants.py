@@ -15,7 +15,7 @@ a broken variant must say why, with its frames and the sentence its audit entry 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import conformance.cases as cases
@@ -105,6 +105,30 @@ def selection(table: Table, name: str) -> tuple[list[str], dict[str, str]]:
         if c in chosen and (c in variant.delta or c in variant.also or table.whole_focus or not CASES[c].slow)
     ]
     return runs, {c: expected[c] for c in runs}
+
+
+def areas(delta: Mapping[str, str]) -> str:
+    """The spec areas (heartbeat.args, heartbeat.idempotency, …) of the cases a delta names, as a
+    ``-k`` expression."""
+    return " or ".join(sorted({".".join(c.split(".")[:2]) + "." for c in delta}))
+
+
+def by_area(variants: dict[str, Variant]) -> dict[str, Variant]:
+    """The broken variants, each without a focus given the areas of its delta (nothing else there
+    moves), except each case's sole catcher: the first of them whose delta is that case alone runs
+    every cheap case, which shows that this case, and no other, catches it. Computed here, not
+    written out, so that a variant added to a table gets the same rule."""
+    sole: dict[str, str] = {}
+    for name, variant in variants.items():
+        if len(variant.delta) == 1 and variant.focus is None:
+            sole.setdefault(next(iter(variant.delta)), name)
+    catchers = set(sole.values())
+    return {
+        name: variant
+        if variant.focus is not None or name in catchers
+        else replace(variant, focus=areas(variant.delta))
+        for name, variant in variants.items()
+    }
 
 
 def certify(direct: Callable[..., Run], table: Table, name: str) -> Run:

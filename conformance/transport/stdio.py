@@ -55,6 +55,7 @@ class StdioProcess:
         self.stderr = stderr_tail or StderrTail()
         self.process: Process | None = None
         self.pgid: int | None = None
+        self._outbox: list[bytes] = []  # lines sent in this turn of the loop, written at its end
 
     async def start(self) -> None:
         try:
@@ -95,11 +96,21 @@ class StdioProcess:
         if isinstance(writer, asyncio.StreamWriter):
             # anyio's send yields to the event loop after every write, for fairness; a line to a
             # pipe needs no such turn, and the round trip of a status call is a handful of them.
-            # Errors are the same: drain() raises what anyio's send would have wrapped.
-            writer.write(data + b"\n")
+            # Lines sent in one turn of the loop (requests started together) reach the pipe in one
+            # write, so the agent finds them together however the scheduler interleaves the two
+            # processes. drain() raises what anyio's send would have wrapped, and waits while the
+            # pipe is full.
             await writer.drain()
+            self._outbox.append(data + b"\n")
+            if len(self._outbox) == 1:
+                asyncio.get_running_loop().call_soon(self._flush, writer)
             return
         await self.process.stdin.send(data + b"\n")
+
+    def _flush(self, writer: asyncio.StreamWriter) -> None:
+        lines, self._outbox = b"".join(self._outbox), []
+        if lines and not writer.is_closing():
+            writer.write(lines)
 
     async def lines(self) -> AsyncIterator[bytes | OversizeLine]:
         """Yield stdout lines (without the newline) until EOF; overlong lines as OversizeLine."""
@@ -153,6 +164,9 @@ class StdioProcess:
             return
         with contextlib.suppress(Exception):
             if self.process.stdin is not None:
+                writer = getattr(self.process.stdin, "_stream", None)
+                if isinstance(writer, asyncio.StreamWriter):
+                    self._flush(writer)  # what was sent is written before stdin closes
                 await self.process.stdin.aclose()
         if self.process.returncode is None:
             with anyio.move_on_after(min(grace, 0.3)):

@@ -295,6 +295,10 @@ class Driver:
         # or the set call's own answer must report back
         self.settings_set: dict[str, dict[str, str]] = {}
         self._reopened: dict[str, Any] = {}  # sid -> the result of the last resume or load of it
+        # sid -> the settings its session/new reported (its defaults, which may differ between
+        # sessions), and sid -> its pair's other sid
+        self.defaults: dict[str, dict[str, Any]] = {}
+        self.partner: dict[str, str] = {}
         # Each sequence works in a directory of its own, so session/list shows only its sessions
         # however many earlier sequences left behind on the same agent.
         self.cwd = os.path.join(target.cwd, ".sequences", uuid.uuid4().hex[:12])
@@ -375,6 +379,7 @@ class Driver:
         sid = reply.result.get("sessionId") if reply.ok and isinstance(reply.result, dict) else None
         if not isinstance(sid, str):
             self.cannot(step, f"session/new did not create a session: {reply.describe()}")
+        self.defaults[sid] = _reported_settings(reply)
         return sid
 
     async def _op_new(self, step: Step) -> None:
@@ -383,6 +388,7 @@ class Driver:
             first, second = await self._create(step), await self._create(step)
             self.asked_first[step.ref] = self._asked_first(step.ref)
             sid, self.twin[step.ref] = (first, second) if self.asked_first[step.ref] else (second, first)
+            self.partner[first], self.partner[second] = second, first
         else:
             sid = await self._create(step)
         self.ids[step.ref] = sid
@@ -862,20 +868,14 @@ class Driver:
     def _settings_view(self, sid: str, reply: Reply | None, only: str | None = None) -> str:
         """Whether the agent's answer reports each setting set on the session as set (the mode
         and config options a resume, a load or set_config_option report back). Only what was
-        set is compared: a default mode may differ between sessions."""
+        set is compared, and not a value either twin started with: a default may differ between
+        sessions, and a setting the agent did not keep reads as kept on a twin whose default it is."""
         wanted = self.settings_set.get(sid) or {}
-        result = reply.result if reply is not None and reply.ok and isinstance(reply.result, dict) else {}
-        reported: dict[str, Any] = {}
-        modes = result.get("modes")
-        if isinstance(modes, dict):
-            reported["mode"] = modes.get("currentModeId")
-        options = result.get("configOptions")
-        for option in options if isinstance(options, list) else []:
-            if isinstance(option, dict) and isinstance(option.get("id"), str):
-                reported.setdefault(option["id"], option.get("currentValue"))
+        reported = _reported_settings(reply)
+        started = [self.defaults.get(sid, {}), self.defaults.get(self.partner.get(sid, sid), {})]
         view = []
         for key, value in sorted(wanted.items()):
-            if only is not None and key != only:
+            if (only is not None and key != only) or any(d.get(key) == value for d in started):
                 continue
             if key not in reported:
                 view.append(f"{key} not reported")
@@ -1233,3 +1233,18 @@ def _listed(entry: Any) -> str:
 def _short(answer: str) -> str:
     """A model answer as the agent's word, or -32002."""
     return revisions.word(answer) if answer != UNKNOWN else "-32002"
+
+
+def _reported_settings(reply: Reply | None) -> dict[str, Any]:
+    """The mode and config option values an answer reports (session/new, load, resume,
+    set_config_option)."""
+    result = reply.result if reply is not None and reply.ok and isinstance(reply.result, dict) else {}
+    reported: dict[str, Any] = {}
+    modes = result.get("modes")
+    if isinstance(modes, dict):
+        reported["mode"] = modes.get("currentModeId")
+    options = result.get("configOptions")
+    for option in options if isinstance(options, list) else []:
+        if isinstance(option, dict) and isinstance(option.get("id"), str):
+            reported.setdefault(option["id"], option.get("currentValue"))
+    return reported

@@ -1,7 +1,7 @@
 """Sequence-only, and rare: once a session has had two status calls with a `_meta` field, a
 `_meta` status of it while it is inactive attaches the caller (loads the session), so a later
 status says active for a session the client let go. The model-based sequences find it only now
-and then (the campaign tests' rare bug: the ci run at seed 3 misses it)."""
+and then (the campaign tests' rare bug: the ci run finds it at seeds 1 and 2 of 1 to 8)."""
 
 import _base
 

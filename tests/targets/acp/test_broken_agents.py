@@ -12,7 +12,7 @@ import pytest
 
 from conformance.core.registry import CASES
 from tests.conftest import Run, agent_command
-from tests.variants import Table, Variant, audit_not_backed, certify, uncaught, unlisted
+from tests.variants import Table, Variant, audit_not_backed, by_area, certify, uncaught, unlisted
 
 cases.load_all()
 ACP_CASES = {case_id: case for case_id, case in CASES.items() if case.target == "acp"}  # MCP: test_mcp.py
@@ -776,7 +776,7 @@ def in_v2(name: str, variant: Variant) -> tuple[str, ...]:
     return ("--protocol", "2", "--agent", agent_command(name))
 
 
-STDIO = Table("acp", BASELINE, over_stdio, BROKEN, revision="rfd-2026-10-26", check=list_baseline)
+STDIO = Table("acp", BASELINE, over_stdio, by_area(BROKEN), revision="rfd-2026-10-26", check=list_baseline)
 STDIO_CONFORMING = Table(
     "acp",
     BASELINE,
@@ -786,11 +786,11 @@ STDIO_CONFORMING = Table(
     revision="rfd-2026-10-26",
     check=list_baseline,
 )
-WS = Table("acp", WS_BASELINE, over_websocket, WS_BROKEN, check=on_websocket)
+WS = Table("acp", WS_BASELINE, over_websocket, by_area(WS_BROKEN), check=on_websocket)
 WS_CONFORMING = Table(
     "acp", WS_BASELINE, over_websocket, WS_CONFORMING_VARIANTS, conforming=True, check=on_websocket
 )
-V2 = Table("acp", V2_BASELINE, in_v2, V2_BROKEN, check=on_v2)
+V2 = Table("acp", V2_BASELINE, in_v2, by_area(V2_BROKEN), check=on_v2)
 V2_CONFORMING = Table("acp", V2_BASELINE, in_v2, V2_CONFORMING_VARIANTS, conforming=True, check=on_v2)
 
 

@@ -6,8 +6,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import Mapping
-from dataclasses import replace
 
 import conformance.cases as cases
 import pytest
@@ -19,7 +17,7 @@ from conformance.core.registry import CASES
 from conformance.runtime import Runtime
 from conformance.targets.mcp.options import McpOptions
 from tests.conftest import AGENTS, ROOT, python_command, revision_kept
-from tests.variants import Table, Variant, agent_path, audit_not_backed, certify, uncaught, unlisted
+from tests.variants import Table, Variant, agent_path, audit_not_backed, by_area, certify, uncaught, unlisted
 
 cases.load_all()
 
@@ -569,30 +567,6 @@ CONFORMING: dict[str, Variant] = {
         args=("--mcp-session-ttl", "2"),
     ),
 }
-
-
-def areas(delta: Mapping[str, str]) -> str:
-    """The spec areas (heartbeat.args, heartbeat.idempotency, …) of the cases a delta names, as a
-    ``-k`` expression."""
-    return " or ".join(sorted({".".join(c.split(".")[:2]) + "." for c in delta}))
-
-
-def by_area(variants: dict[str, Variant]) -> dict[str, Variant]:
-    """The broken servers, each without a focus given the areas of its delta (nothing else there
-    moves), except each case's sole catcher: the first of them whose delta is that case alone runs
-    every cheap case, which shows that this case, and no other, catches it. Computed here, not
-    written out, so that a server added to BROKEN gets the same rule."""
-    sole: dict[str, str] = {}
-    for name, variant in variants.items():
-        if len(variant.delta) == 1 and variant.focus is None:
-            sole.setdefault(next(iter(variant.delta)), name)
-    catchers = set(sole.values())
-    return {
-        name: variant
-        if variant.focus is not None or name in catchers
-        else replace(variant, focus=areas(variant.delta))
-        for name, variant in variants.items()
-    }
 
 
 # Over stdio: servers hand-written without the SDK (results the SDK would not let the reference
