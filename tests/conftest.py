@@ -274,7 +274,7 @@ def _stop_fork_server() -> None:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def run_suite(report_dir: Path, *args: str, timeout: float = 180) -> Run:
+def run_suite(report_dir: Path, *args: str, timeout: float = 600) -> Run:
     proc = subprocess.run(
         [*shlex.split(python_command(str(RUNNER))), "--report-dir", str(report_dir), "-q", *args],
         capture_output=True,
@@ -289,7 +289,7 @@ def run_suite(report_dir: Path, *args: str, timeout: float = 180) -> Run:
 
 @pytest.fixture
 def suite(tmp_path: Path):
-    def run(*args: str, timeout: float = 180) -> Run:
+    def run(*args: str, timeout: float = 600) -> Run:
         return run_suite(tmp_path / "report", *args, timeout=timeout)
 
     return run
