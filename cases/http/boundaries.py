@@ -220,9 +220,10 @@ async def ids_in_other_encodings(http: HttpStatusTarget, details: dict) -> None:
 
 async def _normalisation(http: HttpStatusTarget, details: dict) -> list[tuple[str, str]]:
     """A user whose id ends in é (NFC) makes a session; the same id in NFD (e and a combining
-    acute accent) asks about it. Its 200 stands only where the session's messages answer that
-    form too, and they tell the owner from another user (the calibrated probe of
-    http.identity.user-id-variants)."""
+    acute accent) asks about it. Status must tell that form apart exactly as the session's
+    messages do, where they tell the owner from another user (the calibrated probe of
+    http.identity.user-id-variants): its 200 stands only where they answer that form too, and
+    its 404 only where they refuse it."""
     stem = f"conformance-nfc-{uuid.uuid4().hex[:8]}-caf"
     owner, decomposed = unicodedata.normalize("NFC", stem + "é"), unicodedata.normalize("NFD", stem + "é")
     made = await own_session(http, owner)
@@ -232,8 +233,8 @@ async def _normalisation(http: HttpStatusTarget, details: dict) -> list[tuple[st
     agent_id, sid = made
     probe = await http.status(sid, agent_id, user_id=decomposed)
     details["the owner's id in NFD"] = probe.describe()
-    if refused(probe):
-        return []
+    if refused(probe) and probe.code != 404:
+        return []  # a form the service refuses as a request (400, 422): no owner to compare
     mine = await http.exists_elsewhere(agent_id, sid, user_id=owner)
     stranger = await http.exists_elsewhere(agent_id, sid, user_id=f"conformance-other-{uuid.uuid4().hex[:8]}")
     if not 200 <= mine < 300 or 200 <= stranger < 300:
@@ -243,11 +244,13 @@ async def _normalisation(http: HttpStatusTarget, details: dict) -> list[tuple[st
         )
         return []
     theirs = await http.exists_elsewhere(agent_id, sid, user_id=decomposed)
-    if 200 <= theirs < 300:
-        return []  # the service takes the two forms for one user everywhere
+    if refused(probe) != (200 <= theirs < 300):
+        return []  # status tells the two forms apart exactly as the rest of the service does
+    alone = "apart" if refused(probe) else "for one user"
     return [
         (
             "normalisation",
-            f"the owner's id in NFD got {probe.describe()} while the session's messages answer that form {theirs}",
+            f"the owner's id in NFD got {probe.describe()} while the session's messages answer that form {theirs}: "
+            f"status alone takes the two forms {alone}",
         )
     ]

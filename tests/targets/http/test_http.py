@@ -491,6 +491,14 @@ BROKEN: dict[str, Variant] = {
         focus="boundary or identity",
         rule=("http.boundary.encodings", "normalisation"),
     ),
+    # Every route but status takes NFC and NFD for one user: status's 404 is not the service's.
+    "status_only_not_normalised": Variant(
+        1,
+        {"http.boundary.encodings": "fail"},
+        focus="boundary or identity",
+        rule=("http.boundary.encodings", "normalisation"),
+        message=("http.boundary.encodings", "status alone takes the two forms apart"),
+    ),
     # -- the protocol underneath, as clients, caches and proxies use it (RFC 9110) -------------------
     "etag_from_record": Variant(
         1, {"http.protocol.conditional": "fail"}, focus="protocol", rule=("http.protocol.conditional", "etag")
