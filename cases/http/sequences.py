@@ -33,10 +33,16 @@ from conformance.core.shrinking import shrink_steps
 from conformance.targets.http.agentscope import segment
 from conformance.targets.http.calibration import differing
 from conformance.targets.http.target import HttpStatusTarget
-from conformance.targets.http.twins import WAITING, lasting_disagreement, shared, tail_of, waiting_states
+from conformance.targets.http.twins import (
+    WAITING,
+    lasting_disagreement,
+    settled,
+    shared,
+    tail_of,
+    waiting_states,
+)
 
 STEPS = 4  # lifecycle steps of a sequence
-POLL = 0.1  # seconds between the reads that wait for both twins
 SHRINK_SECONDS = 60.0  # of replays shrinking a divergence (the shortest found by then is kept)
 WAIT_FIRST = 0.5  # seconds of a sequence's first wait; each later one twice the last, up to --hold
 WATCH_HOLDS = 2  # a sequence that leaves the twins parked watches them this many holds, in growing waits
@@ -277,9 +283,7 @@ async def _statuses(http: HttpStatusTarget, pair: Pair, index: int) -> list[Dive
             )
         return words[pair.probed] == words[pair.other]
 
-    with anyio.move_on_after(http.settle_time):
-        while not await agree():
-            await anyio.sleep(POLL)
+    await settled(http, agree)
     if words.get(pair.probed) == words.get(pair.other):
         return []
     return [
@@ -317,9 +321,7 @@ async def _reach(
             )
         return state in waiting
 
-    with anyio.move_on_after(http.settle_time):
-        while not await done():
-            await anyio.sleep(POLL)
+    await settled(http, done)
 
 
 async def _compare(http: HttpStatusTarget, pair: Pair, index: int) -> list[Divergence]:
@@ -336,9 +338,7 @@ async def _compare(http: HttpStatusTarget, pair: Pair, index: int) -> list[Diver
                 differ[path] = (mine.get(path, "absent"), theirs.get(path, "absent"))
         return not differ
 
-    with anyio.move_on_after(http.settle_time):
-        while not await agree():
-            await anyio.sleep(POLL)
+    await settled(http, agree)
     return [Divergence(index, "views", path, a, b) for path, (a, b) in sorted(differ.items())[:8]]
 
 

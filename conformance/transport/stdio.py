@@ -92,8 +92,8 @@ class StdioProcess:
 
     async def send_line(self, data: bytes) -> None:
         assert self.process is not None and self.process.stdin is not None
-        writer = getattr(self.process.stdin, "_stream", None)
-        if isinstance(writer, asyncio.StreamWriter):
+        writer = self._pipe_writer()
+        if writer is not None:
             # anyio's send yields to the event loop after every write, for fairness; a line to a
             # pipe needs no such turn, and the round trip of a status call is a handful of them.
             # Lines sent in one turn of the loop (requests started together) reach the pipe in one
@@ -106,6 +106,11 @@ class StdioProcess:
                 asyncio.get_running_loop().call_soon(self._flush, writer)
             return
         await self.process.stdin.send(data + b"\n")
+
+    def _pipe_writer(self) -> asyncio.StreamWriter | None:
+        """asyncio's writer under anyio's stdin stream, where the backend has one."""
+        writer = getattr(self.process.stdin, "_stream", None) if self.process is not None else None
+        return writer if isinstance(writer, asyncio.StreamWriter) else None
 
     def _flush(self, writer: asyncio.StreamWriter) -> None:
         lines, self._outbox = b"".join(self._outbox), []
@@ -164,8 +169,8 @@ class StdioProcess:
             return
         with contextlib.suppress(Exception):
             if self.process.stdin is not None:
-                writer = getattr(self.process.stdin, "_stream", None)
-                if isinstance(writer, asyncio.StreamWriter):
+                writer = self._pipe_writer()
+                if writer is not None:
                     self._flush(writer)  # what was sent is written before stdin closes
                 await self.process.stdin.aclose()
         if self.process.returncode is None:

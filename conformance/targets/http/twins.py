@@ -32,6 +32,7 @@ from __future__ import annotations
 import json
 import re
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -412,7 +413,7 @@ class TwinRun:
         return fates, problems
 
 
-SETTLE_POLL = 0.1  # seconds between the reads that wait for a status to agree with its messages
+SETTLE_POLL = 0.1  # seconds between the reads that wait for views to agree
 
 
 async def lasting_disagreement(http: HttpStatusTarget, agent_id: str, session_id: str) -> str | None:
@@ -428,10 +429,17 @@ async def lasting_disagreement(http: HttpStatusTarget, agent_id: str, session_id
         problem = disagreement(view, await http.status(session_id, agent_id))
         return problem is None
 
-    with anyio.move_on_after(http.settle_time):
-        while not await agree():
-            await anyio.sleep(SETTLE_POLL)
+    await settled(http, agree)
     return problem
+
+
+async def settled(http: HttpStatusTarget, condition: Callable[[], Awaitable[bool]]) -> bool:
+    """Whether ``condition`` came true, asked again every SETTLE_POLL seconds, at most --timeout."""
+    with anyio.move_on_after(http.settle_time):
+        while not await condition():
+            await anyio.sleep(SETTLE_POLL)
+        return True
+    return False
 
 
 def disagreement(view: dict[str, Any], status: StatusProbe) -> str | None:
