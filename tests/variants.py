@@ -154,7 +154,8 @@ def certify(direct: Callable[..., Run], table: Table, name: str) -> Run:
         assert text in run.case(case_id)["message"], run.case(case_id)["message"]
     if variant.rule is not None:
         case_id, rule = variant.rule
-        assert run.case(case_id)["rule"] in (rule if isinstance(rule, tuple) else (rule,))
+        record = run.case(case_id)
+        assert record.get("rule") in (rule if isinstance(rule, tuple) else (rule,)), record.get("message")
     run.assert_explained(dict(variant.delta))
     if table.check is not None:
         table.check(run, name, variant)

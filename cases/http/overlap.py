@@ -14,7 +14,7 @@ import httpx
 from conformance.cases.http.states import parked_for_permission
 from conformance.cases.http.status import HTTP_CAPABILITY, SAFE, wait_until
 
-from conformance.core.outcomes import MissingInput, NotTestable, Violation
+from conformance.core.outcomes import CaseSignal, MissingInput, NotTestable, Unanswered, Violation
 from conformance.core.registry import Level, case
 from conformance.targets.http.target import HttpStatusTarget, StatusProbe
 
@@ -84,6 +84,14 @@ async def probes_racing_changes(http: HttpStatusTarget, details: dict) -> None:
         except MissingInput as exc:
             details[rule] = f"left out: {exc.message[:300]}"
             continue
+        except (CaseSignal, Unanswered) as exc:
+            # What a later race ran into (a request unanswered, a prerequisite that failed) ends
+            # the case, and never hides the problem an earlier race has shown.
+            if not problems:
+                raise
+            said = exc.describe() if isinstance(exc, Unanswered) else exc.message
+            details[rule] = f"ended the case: {said[:300]}"
+            break
         if problem:
             problems.append((rule, problem))
     if problems:
