@@ -14,7 +14,7 @@ otherwise the cases are not testable and say which option to pass.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 import anyio
@@ -83,7 +83,7 @@ async def pair_rounds(
         details["judgement"] = "every twin met the same fate"
         details["rounds"] = "1: every twin met the same fate, nothing to confirm"
         return
-    await confirmed(acp, details, play, first, pressure, TWIN_ROUNDS)
+    await confirmed(acp, details, play, [first], pressure, TWIN_ROUNDS)
 
 
 # Rounds a case plays at most once the twins' fates parted: enough for two confirming pairs after
@@ -95,19 +95,21 @@ async def confirmed(
     acp: AcpTarget,
     details: dict,
     play: Callable[[AcpTarget, bool], Awaitable[Round]],
-    first: Round,
+    first: Sequence[Round],
     pressure: str,
     budget: int,
+    baseline: Sequence[Fate] | Mapping[int, Fate] | None = None,
 ) -> None:
-    """Rounds after a first one whose twins' fates parted, the layouts alternating, until
-    twins.confirm decides: a failure (two pairs of rounds blame status), a pass (no twin deviated
-    from its position's fate in the first two rounds, or in CLEAR_ROUNDS rounds in a row after a
-    deviation) or, once ``budget`` rounds are spent, not
-    testable (inconclusive: never a pass, and never a failure of an agent that may be conforming).
-    The report's details say how many rounds ran and why."""
-    played = [first]
+    """Rounds after the ``first`` ones (layouts alternating from the asked twin first), whose twins'
+    fates parted, until twins.confirm decides: a failure (two pairs of rounds blame status), a pass
+    (no twin deviated from its position's fate in the first two rounds, or in CLEAR_ROUNDS rounds in
+    a row after a deviation) or, once ``budget`` rounds are spent, not testable (inconclusive: never
+    a pass, and never a failure of an agent that may be conforming). ``baseline``: the positions'
+    fates measured without status calls, when the case has them. The report's details say how many
+    rounds ran and why."""
+    played = list(first)
     while True:
-        decision = confirm(played, budget)
+        decision = confirm(played, budget, baseline)
         if decision.decision != "more":
             break
         played.append(await play(acp, len(played) % 2 == 0))
@@ -116,7 +118,8 @@ async def confirmed(
     if decision.decision == "blamed":
         start = decision.pairs[0]
         pair = played[start : start + 2]
-        blame(pair, baseline_from_unasked(pair), pressure, details, extra=decision.why)
+        fates = baseline_from_unasked(pair) if baseline is None else baseline
+        blame(pair, fates, pressure, details, extra=decision.why)
     if decision.decision == "inconclusive":
         raise MissingInput(
             f"inconclusive: the twins' fates parted {pressure} and neither came again the same way nor stopped "
@@ -167,7 +170,7 @@ async def twins_later(acp: AcpTarget, details: dict) -> None:
         acp,
         details,
         rounds.later_round,
-        first,
+        [first],
         f"over the {hold:g} s after the status calls (--hold)",
         TWIN_ROUNDS,
     )
@@ -240,9 +243,11 @@ async def twins_under_memory_pressure(acp: AcpTarget, details: dict) -> None:
     if not judge([first], baseline).deviations:
         details["judgement"] = "every twin met the fate of its position, asked about or not"
         return
-    second, _ = await rounds.memory_round(acp, cap, roles(pairs, False), asking=True)
-    details["round_2"] = shown(second)
-    blame([first, second], baseline, "when the agent ran out of memory", details)
+
+    async def play(acp: AcpTarget, asked_first: bool) -> Round:
+        return (await rounds.memory_round(acp, cap, roles(pairs, asked_first), asking=True))[0]
+
+    await confirmed(acp, details, play, [first], "when the agent ran out of memory", TWIN_ROUNDS, baseline)
 
 
 async def single_pair_memory_rounds(acp: AcpTarget, cap: int, declared: bool, details: dict) -> None:
@@ -269,7 +274,14 @@ async def single_pair_memory_rounds(acp: AcpTarget, cap: int, declared: bool, de
     if not judge([first, second], baseline).deviations:
         details["judgement"] = "every twin met the fate of its position, asked about or not"
         return
-    blame([first, second], baseline, "when the agent ran out of memory", details)
+
+    async def play(acp: AcpTarget, asked_first: bool) -> Round:
+        layout = roles(1, asked_first)
+        return (await rounds.memory_round(acp, cap, layout, asking=True, first_used_again=not asked_first))[0]
+
+    await confirmed(
+        acp, details, play, [first, second], "when the agent ran out of memory", TWIN_ROUNDS, baseline
+    )
 
 
 async def memory_baseline(
@@ -340,10 +352,11 @@ async def twins_past_the_idle_delay(acp: AcpTarget, details: dict) -> None:
     if uniform(first):
         details["judgement"] = "every twin met the same fate"
         return
-    second = await rounds.idle_round(acp, delay, roles(rounds.PAIRS, False))
-    details["round_2"] = shown(second)
-    both = [first, second]
-    blame(both, baseline_from_unasked(both), "past the idle delay", details)
+
+    async def play(acp: AcpTarget, asked_first: bool) -> Round:
+        return await rounds.idle_round(acp, delay, roles(rounds.PAIRS, asked_first))
+
+    await confirmed(acp, details, play, [first], "past the idle delay", TWIN_ROUNDS)
 
 
 async def neighbours_kept(acp: AcpTarget, first: Round, delay: float, details: dict) -> None:

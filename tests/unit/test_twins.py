@@ -229,3 +229,20 @@ def test_a_difference_that_keeps_changing_sides_ends_inconclusive_at_the_budget(
     flip = [blamed_round(True), alike_round(False), alike_round(True), blamed_round(True)] * 2
     decision = confirm(flip, 8)
     assert decision.decision == "inconclusive" and "the budget: 8 rounds" in decision.why
+
+
+def test_a_calibrated_baseline_judges_every_round_and_a_lone_difference_plays_on() -> None:
+    """The memory twins: each position's fate from rounds nobody asked status about. A difference in
+    one layout only is no pass (the two-round judgement passed it): more rounds, then blame only when
+    a second pair lays it again."""
+    lru = [OUT, OUT, IN, IN]
+    refreshed = {True: [IN, OUT, OUT, IN], False: [OUT, IN, IN, OUT]}  # status counted as use
+    played = [round_of(FIRST, refreshed[True]), round_of(SECOND, lru)]
+    assert judge(played, lru).blamed == ()
+    assert confirm(played, 8, lru).decision == "more"
+    played += [round_of(FIRST, refreshed[True]), round_of(SECOND, refreshed[False])]
+    assert confirm(played, 8, lru).decision == "more"  # one blaming pair (rounds 3-4)
+    played += [round_of(FIRST, refreshed[True]), round_of(SECOND, refreshed[False])]
+    decision = confirm(played, 8, lru)
+    assert decision.decision == "blamed" and decision.pairs == (2, 4)
+    assert confirm([round_of(FIRST, lru), round_of(SECOND, lru)], 8, lru).decision == "clear"

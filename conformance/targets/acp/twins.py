@@ -286,7 +286,9 @@ def clean(rnd: Round, baseline: Mapping[int, Fate]) -> bool:
     return all(seat.fate == baseline.get(seat.position, seat.fate) for seat in rnd.seats)
 
 
-def confirm(rounds: Sequence[Round], budget: int) -> Confirmation:
+def confirm(
+    rounds: Sequence[Round], budget: int, baseline: Mapping[int, Fate] | Sequence[Fate] | None = None
+) -> Confirmation:
     """Decide on rounds played in alternating layouts (asked twin first, then second, …) once the
     first one's twins met different fates. Pairs of rounds (0 and 1, 2 and 3, …) are judged each on
     its own baseline. A first pair in which no twin deviated from its position's fate clears at
@@ -295,21 +297,30 @@ def confirm(rounds: Sequence[Round], budget: int) -> Confirmation:
     the roles in one pair of layouts now and then, and seldom in two, while a status that sets
     something off does it every time. A pair that blamed once is never cleared afterwards (only
     more rounds or the budget end it): a bug that shows under timing must not be passed by the
-    rounds it missed."""
+    rounds it missed.
+
+    ``baseline``: each position's fate measured without status calls (the memory twins' calibration
+    rounds), which every round is judged on; without it, each pair's unasked twins give it."""
     played = len(rounds)
     if played < 2:
         return Confirmation("more", "1 round")
-    first = judge(rounds[:2], baseline_from_unasked(rounds[:2]))
+
+    def fates(some: Sequence[Round]) -> dict[int, Fate]:
+        if baseline is None:
+            return baseline_from_unasked(some)
+        return dict(enumerate(baseline)) if isinstance(baseline, Sequence) else dict(baseline)
+
+    first = judge(rounds[:2], fates(rounds[:2]))
     if not first.deviations:
         return Confirmation("clear", f"2 rounds; {first.why}")
     blamed_pairs = []
     for start in range(0, played - 1, 2):
         pair = rounds[start : start + 2]
-        verdict = judge(pair, baseline_from_unasked(pair))
+        verdict = judge(pair, fates(pair))
         if verdict.blamed:
             blamed_pairs.append((start, verdict))
-    baseline = baseline_from_unasked(rounds)
-    deviated = [n + 1 for n, rnd in enumerate(rounds) if not clean(rnd, baseline)]
+    every = fates(rounds)
+    deviated = [n + 1 for n, rnd in enumerate(rounds) if not clean(rnd, every)]
     seen = f"{played} rounds; twins deviated from their positions' fates in round(s) {', '.join(map(str, deviated))}"
     if len(blamed_pairs) >= 2:
         (one_at, one), (two_at, _) = blamed_pairs[0], blamed_pairs[1]
