@@ -65,6 +65,15 @@ async def model_based_sequences(acp: AcpTarget, details: dict) -> None:
             "not asked about)",
             observed="\n".join(numbered_steps(run.steps, frames=False)),
         )
+    if run.rule == "twins-differ" and not failed and run.pace is None:
+        # A difference between twins is an inference (the twins' own variation can part them
+        # too), unlike an answer the model forbids, which is wrong whenever it is seen: one that
+        # never came again alone is not laid on status.
+        raise MissingInput(
+            f"inconclusive: twins parted in the full run, and the sequence was {run.failure}. A difference "
+            "between twins that does not come again is not laid on status; run the case again (-k) to look again",
+            observed="\n".join(numbered_steps(run.steps, frames=False)),
+        )
     if run.rule == "prerequisite":
         raise NotTestable(f"{run.failure} (seed {run.seed})", observed="\n".join(details["sequence"]))
     raise Violation(

@@ -6,13 +6,18 @@ error. Judged on a check that fails exactly once, with no agent."""
 from __future__ import annotations
 
 from types import SimpleNamespace
+from typing import Any
 
 import anyio
 import anyio.to_thread
+import pytest
+from conformance.cases.acp import sequences as sequence_case
 from hypothesis import strategies as st
 
 from conformance.core.fuzzing import FuzzFailure, run_fuzz
+from conformance.core.outcomes import MissingInput, Violation
 from conformance.core.profiles import PROFILES
+from conformance.targets.acp.machine import Pace, SequenceRun, Step
 
 
 def run(check) -> tuple[int, object, FuzzFailure | None]:
@@ -47,3 +52,39 @@ def test_a_failure_that_replays_is_reported_as_it_is() -> None:
 
     _, failing, failure = run(fails_on_big)
     assert failing == 11 and str(failure) == "11 is big"
+
+
+def sequence_outcome(
+    monkeypatch: pytest.MonkeyPatch, rule: str, reproduced: tuple[int, int], pace: Pace | None = None
+) -> BaseException | None:
+    """The model-based sequence case on a scripted run that found a failure under ``rule``: the
+    signal it ended with."""
+    seen = (
+        "not reproducible when replayed alone (0 of 3; only in the full run)" if not reproduced[0] else "seen"
+    )
+    found = SequenceRun(
+        "ci", 0, 5, seen, [Step("new", ref="s0")], rule=rule, reproduced=reproduced, pace=pace
+    )
+    monkeypatch.setattr(sequence_case, "run_sequences", lambda *args, **kwargs: found)
+
+    async def new_session() -> str:
+        return "s-1"
+
+    config = SimpleNamespace(profile="ci", seed=0, report_dir=None)
+    acp: Any = SimpleNamespace(harness=SimpleNamespace(config=config), new_session=new_session)
+    try:
+        anyio.run(sequence_case.model_based_sequences, acp, {})
+    except BaseException as exc:  # the signal the case ended with is its outcome
+        return exc
+    return None
+
+
+def test_twins_that_parted_only_in_the_full_run_are_inconclusive_not_a_failure(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    unconfirmed = sequence_outcome(monkeypatch, "twins-differ", (0, 3))
+    assert isinstance(unconfirmed, MissingInput)
+    assert unconfirmed.message.startswith("inconclusive: twins parted in the full run")
+    assert isinstance(sequence_outcome(monkeypatch, "twins-differ", (3, 3), Pace()), Violation)
+    # An answer the model forbids is wrong whenever it is seen, replayed alone or not.
+    assert isinstance(sequence_outcome(monkeypatch, "unknown-id", (0, 3)), Violation)
