@@ -2,7 +2,8 @@
 
 The cache (``--cache``, default ``~/.cache/session-status-conformance/fleet``) keeps one folder per
 package and version: ``npm/<package@version>`` (``npm install --prefix``), ``uvx/<package==version>``
-(a virtual environment, made by ``uv`` where it is on the PATH, else ``python -m venv`` and pip),
+(a virtual environment, made by ``uv`` where it is on the PATH or beside the suite's Python, else
+``python -m venv`` and pip),
 ``binary/<id@version>`` (the archive, unpacked). An install is made in a temporary folder beside
 and renamed into place once complete, so a folder in the cache is always a whole install and is
 reused as it is by the next run (no network needed then).
@@ -280,12 +281,42 @@ def _node_install(version: str, cache: Path, timeout: float) -> Path:
     return bin_dir
 
 
+def interpreter(wanted: str) -> str | None:
+    """A Python that runs, for an entry's ``python``: a path, a program on the PATH (one that runs:
+    a pyenv shim of a version that is not selected does not), or a version (``3.12`` or
+    ``python3.12``) among pyenv's installed versions; None when there is none."""
+    version = wanted.removeprefix("python")
+    candidates = [wanted] if os.sep in wanted else [shutil.which(wanted), shutil.which(f"python{version}")]
+    root = Path(os.environ.get("PYENV_ROOT") or Path.home() / ".pyenv") / "versions"
+    if re.fullmatch(r"\d+\.\d+", version) and root.is_dir():
+        installed = sorted(root.glob(f"{version}.*/bin/python{version}"), reverse=True)
+        candidates += [str(path) for path in installed]
+    for candidate in candidates:
+        if not candidate:
+            continue
+        try:
+            ran = subprocess.run(
+                [candidate, "-c", "import sys"], capture_output=True, timeout=30, stdin=subprocess.DEVNULL
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+        if ran.returncode == 0:
+            return candidate
+    return None
+
+
 def _uv_install(entry: Entry, tmp: Path, timeout: float) -> None:
-    python = entry.python or sys.executable
-    if entry.python and shutil.which(entry.python) is None and not Path(entry.python).is_file():
-        raise Unsupported(f"the entry asks for Python {entry.python!r}, which is not on this machine")
+    python = sys.executable
+    if entry.python:
+        found = interpreter(entry.python)
+        if found is None:
+            raise Unsupported(f"the entry asks for Python {entry.python!r}, which is not on this machine")
+        python = found
     venv_python = str(tmp / "venv" / "bin" / "python")
-    uv = shutil.which("uv")
+    # uvx's own installer, as the registry's entries are run: on the PATH, or beside the suite's
+    # Python (a venv the suite was installed into with uv).
+    beside = Path(sys.executable).parent / "uv"
+    uv = shutil.which("uv") or (str(beside) if beside.is_file() else None)
     try:
         if uv:
             _run([uv, "venv", "--quiet", "--python", python, str(tmp / "venv")], timeout, "uv venv")
@@ -322,6 +353,12 @@ def _uv_command(entry: Entry, folder: Path) -> list[str]:
     program = folder / "venv" / "bin" / (entry.cmd or name)
     if not program.exists():
         raise InstallError(f"{entry.package} installs no command {program.name!r}: name one as cmd")
+    with program.open("rb") as script:
+        first = script.readline(512)
+    if first.startswith(b"#!") and b"python" in first:
+        # Its shebang names the temporary folder the venv was made in, before it was moved into
+        # the cache: the venv's own Python runs the script wherever the folder now is.
+        return [str(folder / "venv" / "bin" / "python"), str(program), *entry.args]
     return [str(program), *entry.args]
 
 

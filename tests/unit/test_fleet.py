@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +15,9 @@ import jsonschema
 import pytest
 
 from conformance.fleet import command
-from conformance.fleet.entries import ListError, load_list, platform_key
+from conformance.fleet.entries import Entry, ListError, load_list, platform_key
+from conformance.fleet.install import _uv_command as uv_command
+from conformance.fleet.install import interpreter
 from conformance.fleet.report import EXIT_CODES, badge_svg, exit_code, fleet_html, fleet_markdown, history
 from tests.conftest import ROOT
 
@@ -431,3 +435,40 @@ def test_a_package_that_needs_a_newer_node_gets_one_of_its_own(
         )
     )
     assert "node is not a version" in bad.problem
+
+
+def test_an_entrys_python_is_one_that_runs_on_the_path_or_among_pyenvs_versions(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A pyenv shim of a version that is not selected is on the PATH and does not run (exit 127):
+    the version's own interpreter is taken instead; a version nowhere on the machine is None."""
+    shims, root = tmp_path / "shims", tmp_path / "pyenv"
+    shims.mkdir()
+    shim = shims / "python3.12"
+    shim.write_text("#!/bin/sh\necho 'pyenv: python3.12: command not found' >&2\nexit 127\n")
+    own = root / "versions" / "3.12.4" / "bin" / "python3.12"
+    own.parent.mkdir(parents=True)
+    own.write_text("#!/bin/sh\nexit 0\n")
+    for program in (shim, own):
+        program.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{shims}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("PYENV_ROOT", str(root))
+    assert interpreter("python3.12") == str(own)
+    assert interpreter("3.12") == str(own)
+    assert interpreter(str(own)) == str(own)
+    assert interpreter("python9.7") is None
+
+
+def test_a_venv_moved_into_the_cache_runs_its_script_through_its_own_python(tmp_path: Path) -> None:
+    """A venv is made in a temporary folder and renamed into the cache: its scripts' shebangs still
+    name the temporary folder, which is gone."""
+    bin_dir = tmp_path / "venv" / "bin"
+    bin_dir.mkdir(parents=True)
+    (bin_dir / "python").symlink_to(sys.executable)
+    script = bin_dir / "agent-acp"
+    script.write_text(f"#!{tmp_path}.part-1/venv/bin/python\nimport sys\nprint('ran', *sys.argv[1:])\n")
+    script.chmod(0o755)
+    entry = Entry("agent", "agent", "1", "uvx", package="agent-acp==1", args=("-x",))
+    argv = uv_command(entry, tmp_path)
+    assert argv[0] == str(bin_dir / "python")
+    assert subprocess.run(argv, capture_output=True, text=True, timeout=60).stdout == "ran -x\n"
