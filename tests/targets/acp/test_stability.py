@@ -5,8 +5,8 @@ verdict that flips between runs makes a CI job that selects cases go red and gre
 How many times, and from which seed, is set in one place, the CONFORMANCE_STABILITY environment
 variable: ``REPEATS`` or ``REPEATS:SEED`` (default ``2:0``: cheap in CI, about 40 s of one worker,
 each run its own seed, SEED, SEED + 1, …). More repeats than the default also run the deep entries
-(the model-based sequences on conforming agents, half a minute each, and a second twins-later
-variant):
+(the model-based sequences on conforming agents, half a minute each, a second twins-later
+variant, and the memory and idle twins on a broken and a conforming agent each):
 ``CONFORMANCE_STABILITY=10:7 pytest tests/targets/acp/test_stability.py`` certifies each entry ten
 times from seed 7.
 """
@@ -36,11 +36,15 @@ DEEP = stability(DEFAULT)[0] < REPEATS
 TWINS_LATER = "status.no-side-effects.twins-later"
 NO_NOTIFICATIONS = "status.no-side-effects.no-notifications"
 SEQ = "sequence.status.model-based"
+TWINS_MEMORY = "status.no-side-effects.twins-memory"
+TWINS_IDLE = "status.no-side-effects.twins-idle"
+MEMORY = ("--memory-cap", "4")
+IDLE = ("--idle-evict-after", "1")
 
 
 @dataclass(frozen=True)
 class Entry:
-    agent: str  # a file of tests/agents/acp, or "reference"
+    agent: str  # a file of tests/agents/acp, or "reference", then the agent's own flags
     outcomes: dict[str, str]  # the cases run alone, and the outcome each must get every time
     args: tuple[str, ...] = ()
     deep: bool = False  # runs only with more repeats than the default
@@ -64,11 +68,32 @@ ENTRIES = {
     # the case that catches it every time.)
     "reference-sequence": Entry("reference", {SEQ: "pass"}, deep=True),
     "prompt-flush-sequence": Entry("prompt_flushes_later", {SEQ: "pass"}, deep=True),
+    # The memory and idle twins, whose rounds go on where two disagree: status counted as use
+    # (memory), status that resets the idle timer, and evictions by other orders and sweeps.
+    "refreshes-lru": Entry(
+        "status_refreshes_lru --memory-cap 4", {TWINS_MEMORY: "fail"}, (*MEMORY, "--hold", "1"), deep=True
+    ),
+    "fifo": Entry(
+        "fifo_eviction --memory-cap 4", {TWINS_MEMORY: "pass"}, (*MEMORY, "--hold", "1"), deep=True
+    ),
+    "resets-idle": Entry(
+        "status_resets_idle_timer --idle-evict-after 1",
+        {TWINS_IDLE: "fail"},
+        (*IDLE, "--hold", "1"),
+        deep=True,
+    ),
+    "coarse-sweep": Entry(
+        "idle_coarse_sweep --idle-evict-after 1", {TWINS_IDLE: "pass"}, (*IDLE, "--hold", "1"), deep=True
+    ),
 }
 
 
 def command(agent: str) -> str:
-    return python_command("-m", REFERENCE_MODULE) if agent == "reference" else agent_command(agent)
+    """The agent's command: a file of tests/agents/acp (or the reference), then its own flags."""
+    name, *flags = agent.split()
+    return (
+        python_command("-m", REFERENCE_MODULE, *flags) if name == "reference" else agent_command(name, *flags)
+    )
 
 
 @pytest.mark.parametrize("name", [n for n, e in ENTRIES.items() if DEEP or not e.deep])
