@@ -17,7 +17,7 @@ from typing import Any
 import anyio
 from conformance.cases.http.status import HTTP_CAPABILITY, NOT_FOUND, Unknown404, wait_until
 
-from conformance.core.outcomes import MissingInput, NotTestable, Violation
+from conformance.core.outcomes import MissingInput, NotTestable, Problem, Problems, Violation
 from conformance.core.registry import Level, case
 from conformance.core.revisions import requirement
 from conformance.targets.http.calibration import differing, parts_of
@@ -577,6 +577,15 @@ async def expect_hidden(http: HttpStatusTarget, agent_id: str, sid: str, details
     return problems
 
 
+def _shown_while(when: str) -> Callable[[list[Problem]], Violation]:
+    """The Violation of what another user and a wrong agent_id got ``when``."""
+    return lambda shown: Violation(
+        f"{when}: " + "; ".join(p for _, p in shown),
+        expected="HTTP 404, the same body as for a session that does not exist",
+        observed=[p for _, p in shown],
+    )
+
+
 @case("http.ownership.while-running", level=Level.MUST, spec=NOT_FOUND, needs=HTTP_CAPABILITY, slow=True)
 async def ownership_holds_while_running(http: HttpStatusTarget, details: dict) -> None:
     """While the session runs, another user and a wrong agent_id still get the unknown-session 404."""
@@ -586,15 +595,12 @@ async def ownership_holds_while_running(http: HttpStatusTarget, details: dict) -
         raise NotTestable(
             f"the session did not read running during its run ({running.describe()}): see http.state.running-during-run"
         )
-    problems = await expect_hidden(http, agent_id, sid, details)
+    problems = Problems(_shown_while("while the session was running"))
+    problems.extend((None, p) for p in await expect_hidden(http, agent_id, sid, details))
     still_running = request["done"] is None
-    await stop_run(http, agent_id, sid)
-    if problems:
-        raise Violation(
-            "while the session was running: " + "; ".join(problems),
-            expected="HTTP 404, the same body as for a session that does not exist",
-            observed=problems,
-        )
+    with problems.kept(details):
+        await stop_run(http, agent_id, sid)
+    problems.judge()
     if not still_running:
         raise MissingInput("the run ended before the other callers' probes were answered")
 
@@ -604,15 +610,12 @@ async def ownership_holds_while_parked(http: HttpStatusTarget, details: dict) ->
     """While the session waits for permission, another user and a wrong agent_id still get 404."""
     agent_id, sid = await driven_session(http, "a session waiting for permission")
     await parked_for_permission(http, agent_id, sid)
-    problems = await expect_hidden(http, agent_id, sid, details)
-    await http.driver.confirm(http.user_id, agent_id, sid, allow=False)
-    await http.settle(agent_id, sid)
-    if problems:
-        raise Violation(
-            "while the session waited for permission: " + "; ".join(problems),
-            expected="HTTP 404, the same body as for a session that does not exist",
-            observed=problems,
-        )
+    problems = Problems(_shown_while("while the session waited for permission"))
+    problems.extend((None, p) for p in await expect_hidden(http, agent_id, sid, details))
+    with problems.kept(details):
+        await http.driver.confirm(http.user_id, agent_id, sid, allow=False)
+        await http.settle(agent_id, sid)
+    problems.judge()
 
 
 @case("http.ownership.while-external", level=Level.MUST, spec=NOT_FOUND, needs=HTTP_CAPABILITY)
@@ -620,12 +623,9 @@ async def ownership_holds_while_awaiting_external(http: HttpStatusTarget, detail
     """While the session waits for an external executor, another user and a wrong agent_id still get 404."""
     agent_id, sid = await driven_session(http, "a session waiting for an external executor")
     await parked_for_external(http, agent_id, sid, details)
-    problems = await expect_hidden(http, agent_id, sid, details)
-    await http.driver.submit_external_result(http.user_id, agent_id, sid)
-    await http.settle(agent_id, sid)
-    if problems:
-        raise Violation(
-            "while the session waited for an external executor: " + "; ".join(problems),
-            expected="HTTP 404, the same body as for a session that does not exist",
-            observed=problems,
-        )
+    problems = Problems(_shown_while("while the session waited for an external executor"))
+    problems.extend((None, p) for p in await expect_hidden(http, agent_id, sid, details))
+    with problems.kept(details):
+        await http.driver.submit_external_result(http.user_id, agent_id, sid)
+        await http.settle(agent_id, sid)
+    problems.judge()

@@ -16,7 +16,7 @@ import uuid
 
 import anyio
 
-from conformance.core.outcomes import MissingInput, NotApplicable, NotTestable, Violation
+from conformance.core.outcomes import MissingInput, NotApplicable, NotTestable, Problems, Violation
 from conformance.core.registry import Level, case
 from conformance.core.revisions import requirement
 from conformance.targets.mcp.probe import calibrate, calibrate_all, read_untouched, same
@@ -206,27 +206,32 @@ async def paging_loses_and_duplicates_nothing(mcp: McpTarget, details: dict) -> 
     await enqueue(mcp, sid, *texts)
     delivery = await mcp.await_delivery(sid, texts)
     pages = max(delivery.pages)
-    problems = []
+    problems = Problems(
+        lambda shown: Violation(
+            f"paging through {pages} page(s): " + "; ".join(p for _, p in shown),
+            expected=f"each of the {len(texts)} pending instructions, once per drain",
+            observed=texts_of(delivery.items, texts)[:20],
+        )
+    )
     for n, drain in enumerate(delivery.drains, 1):
         ours = texts_of(drain, texts)
         doubled = sorted({t for t in ours if ours.count(t) > 1})
         ids = [i.id for i in drain]
         doubled_ids = sorted({i for i in ids if ids.count(i) > 1})
         if doubled:
-            problems.append(f"drain {n}: {len(doubled)} delivered twice")
+            problems.add(None, f"drain {n}: {len(doubled)} delivered twice")
         if doubled_ids:
-            problems.append(f"drain {n}: ids repeated: {doubled_ids[:5]}")
+            problems.add(None, f"drain {n}: ids repeated: {doubled_ids[:5]}")
     lost = delivery.missing
     details.update(pages=pages, drains=len(delivery.drains), delivered=texts_of(delivery.items, texts)[:20])
     if lost:
-        await delivery.explain_missing(mcp)
-        problems.append(f"{len(lost)} instruction(s) lost (not on any page within {mcp.delivery_wait:g} s)")
-    if problems:
-        raise Violation(
-            f"paging through {pages} page(s): " + "; ".join(problems),
-            expected=f"each of the {len(texts)} pending instructions, once per drain",
-            observed=texts_of(delivery.items, texts)[:20],
+        # A cursor the suite did not follow explains what is lost, not what came twice.
+        with problems.kept(details):
+            await delivery.explain_missing(mcp)
+        problems.add(
+            None, f"{len(lost)} instruction(s) lost (not on any page within {mcp.delivery_wait:g} s)"
         )
+    problems.judge()
     if pages == 1:
         raise NotApplicable(
             f"the server delivered all {len(texts)} pending instructions with no cursor: paging did not arise"
