@@ -8,8 +8,8 @@ from typing import Any
 
 import anyio
 import pytest
-
 from conformance.cases.http import overlap
+
 from conformance.core.outcomes import MissingInput, NotTestable, Unanswered, Violation
 from conformance.targets.http.target import HttpStatusTarget
 
