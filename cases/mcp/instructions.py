@@ -104,28 +104,33 @@ async def delivered_whatever_the_status(mcp: McpTarget, details: dict) -> None:
     """Pending instructions are delivered "automatically", whatever the heartbeats report: with each
     status value the tool's own inputSchema offers, and with none; and to a session whose first
     heartbeat comes after the operator hook accepted an instruction for it."""
-    lost: list[str] = []
-    for status in [None, *mcp.status_values()]:
-        sid = await started_session(mcp)
-        text = marker(f"status {status}")
-        await enqueue(mcp, sid, text)
-        fields = {} if status is None else {"status": status}
-        if (await mcp.await_delivery(sid, [text], **fields)).missing:
-            lost.append(
-                f"heartbeats reporting status {status!r}" if status else "heartbeats reporting no status"
-            )
-    early, text = new_session_id(), marker("before the first heartbeat")
-    refused = await mcp.instruct(early, text, refusable=True)
-    details["before_first_heartbeat"] = refused or "accepted by the operator hook"
-    if refused is None and (await mcp.await_delivery(early, [text])).missing:
-        lost.append("a session whose first heartbeat came after the operator hook accepted the instruction")
-    if lost:
-        raise Violation(
+    lost = Problems(
+        lambda shown: Violation(
             f"an instruction enqueued for the session never arrived within {mcp.delivery_wait:g} s with "
-            + "; nor with ".join(lost),
+            + "; nor with ".join(p for _, p in shown),
             expected="pending instructions delivered whatever the status reported and whenever the session began",
-            observed=lost,
+            observed=[p for _, p in shown],
         )
+    )
+    with lost.kept(details):  # a later status's session refused keeps the instructions already lost
+        for status in [None, *mcp.status_values()]:
+            sid = await started_session(mcp)
+            text = marker(f"status {status}")
+            await enqueue(mcp, sid, text)
+            fields = {} if status is None else {"status": status}
+            if (await mcp.await_delivery(sid, [text], **fields)).missing:
+                lost.add(
+                    None,
+                    f"heartbeats reporting status {status!r}" if status else "heartbeats reporting no status",
+                )
+        early, text = new_session_id(), marker("before the first heartbeat")
+        refused = await mcp.instruct(early, text, refusable=True)
+        details["before_first_heartbeat"] = refused or "accepted by the operator hook"
+        if refused is None and (await mcp.await_delivery(early, [text])).missing:
+            lost.add(
+                None, "a session whose first heartbeat came after the operator hook accepted the instruction"
+            )
+    lost.judge()
 
 
 @case("heartbeat.instructions.redelivery-ends-at-ack", level=Level.MUST, spec=DELIVERY, needs=("heartbeat",))
