@@ -119,7 +119,7 @@ async def twins_under_a_session_cap(mcp: McpTarget, details: dict) -> None:
             for kind in nudges.kinds:
                 if await _cap_round(mcp, probe, cap, nudges, (kind,), True) != "older":
                     culprits.append(kind)
-    shown.judge()
+    raise shown.violation()
 
 
 # -- time ------------------------------------------------------------------------------------------
@@ -284,4 +284,4 @@ async def twins_under_a_request_limit(mcp: McpTarget, details: dict) -> None:
                 nudged, control = await _limit_round(mcp, probe, limit, nudges, (kind,), True)
                 if nudged != control:
                     culprits.append(kind)
-    shown.judge()
+    raise shown.violation()

@@ -205,10 +205,14 @@ class Problems:
     def __bool__(self) -> bool:
         return bool(self._shown)
 
+    def violation(self) -> Violation:
+        """The case's Violation of the problems shown."""
+        return self._violation(self.shown)
+
     def judge(self) -> None:
         """The case's Violation of the problems shown, if any."""
         if self._shown:
-            raise self._violation(self.shown)
+            raise self.violation()
 
     @contextlib.contextmanager
     def kept(self, details: dict[str, Any]) -> Iterator[None]:
@@ -224,7 +228,7 @@ class Problems:
                 raise
             said = exc.describe() if isinstance(exc, Unanswered) else exc.message
             details["ended the case"] = shorten(f"{type(exc).__name__}: {said}", 400)
-            raise self._violation(self.shown) from exc
+            raise self.violation() from exc
 
 
 class NoTurn(BaseException):
