@@ -10,6 +10,7 @@ from typing import Any
 import anyio
 import httpx
 import pytest
+from conformance.cases.acp import foreground_state
 from conformance.cases.http import later
 from conformance.cases.mcp import idempotency
 
@@ -216,3 +217,32 @@ def test_key_variants_with_nothing_shown_ends_as_the_prerequisite_did(
     monkeypatch.setattr(idempotency, "calibrate", steps(StaleProbe()))
     with pytest.raises(NotTestable):
         run_case(idempotency.key_in_another_form_is_another_key, Server(refused=1))
+
+
+# -- status.state.known-values (a SHOULD case), on scripted answers --------------------------------
+
+
+class Agent:
+    async def new_session(self) -> str:
+        return "sess-1"
+
+    async def prompt(self, session_id: str, text: str) -> None:
+        return None
+
+
+@pytest.mark.parametrize(
+    "after_turn",
+    [
+        NotApplicable("the agent is not reporting foreground state"),
+        Unanswered("session/prompt", 3, 5.0, clock="turn"),
+    ],
+    ids=["state-not-reported", "turn-unanswered"],
+)
+def test_known_values_keeps_the_new_sessions_unrecognised_state(
+    monkeypatch: pytest.MonkeyPatch, after_turn: BaseException
+) -> None:
+    monkeypatch.setattr(foreground_state, "_state_or_skip", steps(("resting", None), after_turn))
+    with pytest.raises(Violation) as raised:
+        run_case(foreground_state.state_values_are_known, Agent())
+    assert "unrecognised foreground state {'new': 'resting'}" in raised.value.message
+    assert classify(raised.value, Level.SHOULD).outcome is Outcome.WARN  # not n/a, not not-testable
