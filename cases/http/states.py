@@ -423,7 +423,12 @@ async def _judge_parallel(
         probe = await http.status(sid, agent_id)
         after = await http.waiting_calls(agent_id, sid)
         if partial_step and _both_waiting(after):
-            partial = await _after_partial_answer(http, agent_id, sid)
+            shown = Problems(lambda _: _precedence_broken(order, probe))
+            if _both_waiting(before) and probe.status != "awaiting_permission":
+                shown.add(None, probe.describe())
+            # The partial answer's probes unanswered keep the precedence already shown broken.
+            with shown.kept(details):
+                partial = await _after_partial_answer(http, agent_id, sid)
     finally:
         await http.driver.interrupt(http.user_id, agent_id, sid)  # no parked turn left behind
     details[f"tail_calls ({order})"] = _named(after)
@@ -438,13 +443,7 @@ async def _judge_parallel(
             f"{_named(after)}): " + _why_not_both(http, tag, before, after)
         )
     if probe.status != "awaiting_permission":
-        raise Violation(
-            f"while one reply's tool calls waited ({order}), one for the user's permission and one for an external "
-            f"executor (the messages showed both before and after the probe), the status was {probe.describe()}: "
-            "awaiting_external_result applies only with no peer awaiting permission",
-            expected="status 'awaiting_permission'",
-            observed=probe.describe(),
-        )
+        raise _precedence_broken(order, probe)
     if partial is not None and partial.status != "awaiting_permission":
         raise Violation(
             "once the external executor's result was submitted while the peer call still asked for permission "
@@ -453,6 +452,16 @@ async def _judge_parallel(
             expected="status 'awaiting_permission'",
             observed=partial.describe(),
         )
+
+
+def _precedence_broken(order: str, probe: StatusProbe) -> Violation:
+    return Violation(
+        f"while one reply's tool calls waited ({order}), one for the user's permission and one for an external "
+        f"executor (the messages showed both before and after the probe), the status was {probe.describe()}: "
+        "awaiting_external_result applies only with no peer awaiting permission",
+        expected="status 'awaiting_permission'",
+        observed=probe.describe(),
+    )
 
 
 async def _after_partial_answer(http: HttpStatusTarget, agent_id: str, sid: str) -> StatusProbe | None:
