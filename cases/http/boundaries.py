@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 import httpx
 from conformance.cases.http.status import HTTP_CAPABILITY, NOT_FOUND
 
-from conformance.core.outcomes import Violation
+from conformance.core.outcomes import Problems, Violation
 from conformance.core.registry import Level, case
 from conformance.targets.http.calibration import parsed
 from conformance.targets.http.target import HttpStatusTarget, StatusProbe
@@ -91,36 +91,39 @@ async def ids_at_storage_limits(http: HttpStatusTarget, details: dict) -> None:
     Calibrated: a user the service refuses to create anything for (its id too long to store) is a
     refusal; only a user who made a session is asked about it."""
     agent_id, sid = await http.new_session()
-    problems: dict[str, list[str]] = {"session-id": [], "user-id": [], "agent-id": []}
-    for length in LENGTHS:
-        if length <= len(sid):
-            continue
-        probe = await http.status(padded(sid, length), agent_id)
-        details[f"session id of {length}"] = probe.describe()
-        if not refused(probe):
-            problems["session-id"].append(
-                f"the session's id with characters appended to {length} got {probe.describe()}"
-            )
-    for length in LENGTHS:
-        if length <= len(agent_id):
-            continue
-        probe = await http.status(sid, padded(agent_id, length))
-        details[f"agent_id of {length}"] = probe.describe()
-        if not refused(probe):
-            problems["agent-id"].append(
-                f"the agent_id with characters appended to {length} got {probe.describe()}"
-            )
-    if http.drivable:
-        for length in LENGTHS:
-            problems["user-id"] += await _users_sharing_a_prefix(http, length, details)
-    found = [(rule, p) for rule, ps in problems.items() for p in ps]
-    if found:
-        raise Violation(
-            "; ".join(p for _, p in found[:6]),
+    problems = Problems(
+        lambda shown: Violation(
+            "; ".join(p for _, p in shown[:6]),
             expected="a refusal (4xx) or the answer for exactly that id: never another id's session, never cut",
-            observed=[p for _, p in found],
-            rule=found[0][0],
-        )
+            observed=[p for _, p in shown],
+            rule=shown[0][0],
+        ),
+        rules=("session-id", "user-id", "agent-id"),
+    )
+    with problems.kept(details):  # a later probe unanswered keeps the ids already shown cut
+        for length in LENGTHS:
+            if length <= len(sid):
+                continue
+            probe = await http.status(padded(sid, length), agent_id)
+            details[f"session id of {length}"] = probe.describe()
+            if not refused(probe):
+                problems.add(
+                    "session-id",
+                    f"the session's id with characters appended to {length} got {probe.describe()}",
+                )
+        for length in LENGTHS:
+            if length <= len(agent_id):
+                continue
+            probe = await http.status(sid, padded(agent_id, length))
+            details[f"agent_id of {length}"] = probe.describe()
+            if not refused(probe):
+                problems.add(
+                    "agent-id", f"the agent_id with characters appended to {length} got {probe.describe()}"
+                )
+        if http.drivable:
+            for length in LENGTHS:
+                problems.extend(("user-id", p) for p in await _users_sharing_a_prefix(http, length, details))
+    problems.judge()
 
 
 async def _users_sharing_a_prefix(http: HttpStatusTarget, length: int, details: dict) -> list[str]:
@@ -183,39 +186,41 @@ async def ids_in_other_encodings(http: HttpStatusTarget, details: dict) -> None:
     Calibrated: a form's 200 is judged by the session's messages for that form where they tell the
     owner apart from another user (the same calibrated probe as http.identity.user-id-variants)."""
     agent_id, sid = await http.new_session()
-    problems: list[tuple[str, str]] = []
+    problems = Problems(
+        lambda shown: Violation(
+            "; ".join(p for _, p in shown[:6]),
+            expected="refused (4xx), or the answer for exactly that id: an id decoded once, a path segment as data",
+            observed=[p for _, p in shown],
+            rule=shown[0][0],
+        )
+    )
     forms = {
         "the session id with its first character as %HH": (twice_encoded(sid, 1), agent_id, None),
         "the session id all in %HH": (twice_encoded(sid, len(sid)), agent_id, None),
         "the agent_id with its first character as %HH": (sid, twice_encoded(agent_id, 1), None),
         "the x-user-id with its first character as %HH": (sid, agent_id, twice_encoded(http.user_id, 1)),
     }
-    for name, (session_id, agent, user) in forms.items():
-        probe = await http.status(session_id, agent, user_id=user)
-        details[name] = probe.describe()
-        if not refused(probe):
-            problems.append(("double-decoding", f"{name} got {probe.describe()}"))
-    for form in DOT_FORMS:
-        value = form.format(id=sid)
-        probe = await http.status(value, agent_id)
-        details[f"the session id as {value[:60]!r}"] = probe.describe()
-        location = probe.response.headers.get("location", "")
-        if 200 <= probe.code < 300 or probe.code >= 500 or sid in urlsplit(location).path:
-            shown = f"{probe.describe()}{f' to {location[:200]}' if location else ''}"
-            problems.append(("dot-segments", f"the session id as {value[:80]!r} got {shown}"))
-    empty = await http.status("", agent_id)
-    details["an empty session id"] = empty.describe()
-    if 200 <= empty.code < 300 or empty.code >= 500:
-        problems.append(("empty", f"an empty session id got {empty.describe()}"))
-    if http.drivable:
-        problems += await _normalisation(http, details)
-    if problems:
-        raise Violation(
-            "; ".join(p for _, p in problems[:6]),
-            expected="refused (4xx), or the answer for exactly that id: an id decoded once, a path segment as data",
-            observed=[p for _, p in problems],
-            rule=problems[0][0],
-        )
+    with problems.kept(details):  # a later probe unanswered keeps the forms already shown
+        for name, (session_id, agent, user) in forms.items():
+            probe = await http.status(session_id, agent, user_id=user)
+            details[name] = probe.describe()
+            if not refused(probe):
+                problems.add("double-decoding", f"{name} got {probe.describe()}")
+        for form in DOT_FORMS:
+            value = form.format(id=sid)
+            probe = await http.status(value, agent_id)
+            details[f"the session id as {value[:60]!r}"] = probe.describe()
+            location = probe.response.headers.get("location", "")
+            if 200 <= probe.code < 300 or probe.code >= 500 or sid in urlsplit(location).path:
+                shown = f"{probe.describe()}{f' to {location[:200]}' if location else ''}"
+                problems.add("dot-segments", f"the session id as {value[:80]!r} got {shown}")
+        empty = await http.status("", agent_id)
+        details["an empty session id"] = empty.describe()
+        if 200 <= empty.code < 300 or empty.code >= 500:
+            problems.add("empty", f"an empty session id got {empty.describe()}")
+        if http.drivable:
+            problems.extend(await _normalisation(http, details))
+    problems.judge()
 
 
 async def _normalisation(http: HttpStatusTarget, details: dict) -> list[tuple[str, str]]:

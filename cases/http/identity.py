@@ -31,7 +31,7 @@ from conformance.cases._fuzzing import fuzz
 from conformance.cases.http.status import AGENT_PARAM, HTTP_CAPABILITY, NOT_FOUND
 
 from conformance.core.fuzzing import FuzzFailure
-from conformance.core.outcomes import Info, MissingInput, Violation
+from conformance.core.outcomes import Info, MissingInput, Problems, Violation
 from conformance.core.registry import Level, case
 from conformance.targets.http.strategies import IdForm, apply_edits, id_edits
 from conformance.targets.http.target import HttpStatusTarget, StatusProbe
@@ -348,33 +348,34 @@ async def odd_values(http: HttpStatusTarget, details: dict) -> None:
     x-user-id (empty, long, unicode) never gets the caller's session (no 2xx) nor a server error;
     an odd agent_id is 404 or 422."""
     agent_id, sid = await http.new_session()
-    problems: dict[str, list[str]] = {"session-id": [], "user-id": [], "agent-id": []}
-    for name, value in ODD_SESSION_IDS.items():
-        probe = await http.status(value, agent_id)
-        details[f"session id: {name}"] = probe.describe()
-        allowed = NOT_FOUND_CODES + (DOT_SEGMENT_CODES if value.strip(".") == "" else ())
-        if probe.code not in allowed:
-            problems["session-id"].append(f"{name} got {probe.describe()}")
-        elif unjustified := unjustified_422(http, value, probe):
-            problems["session-id"].append(f"{name} {unjustified}")
-    for name, value in ODD_VALUES.items():
-        probe = await http.status(sid, agent_id, user_id=value)  # "": the header sent empty
-        details[f"x-user-id {name}"] = probe.describe()
-        if ok(probe.code) or probe.code >= 500:
-            problems["user-id"].append(f"an x-user-id {name} got {probe.describe()}")
-    for name, value in ODD_VALUES.items():
-        probe = await http.status(sid, value)
-        details[f"agent_id {name}"] = probe.describe()
-        if probe.code not in NOT_FOUND_CODES:
-            problems["agent-id"].append(f"an agent_id {name} got {probe.describe()}")
-    found = [(rule, p) for rule, ps in problems.items() for p in ps]
-    if found:
-        raise Violation(
-            "odd values: " + "; ".join(p for _, p in found),
+    problems = Problems(
+        lambda shown: Violation(
+            "odd values: " + "; ".join(p for _, p in shown),
             expected="a session id that does not exist: 404 (422 where the service's own OpenAPI declares a "
             "session_id it breaks); an agent_id the session does not belong to: 404 (or 422; "
             "for a dot segment, a redirect or 400 too); "
             "an x-user-id that is not the owner's: never the session's status, never a server error",
-            observed=[p for _, p in found],
-            rule=found[0][0],
+            observed=[p for _, p in shown],
+            rule=shown[0][0],
         )
+    )
+    with problems.kept(details):  # a later probe unanswered keeps the values already shown
+        for name, value in ODD_SESSION_IDS.items():
+            probe = await http.status(value, agent_id)
+            details[f"session id: {name}"] = probe.describe()
+            allowed = NOT_FOUND_CODES + (DOT_SEGMENT_CODES if value.strip(".") == "" else ())
+            if probe.code not in allowed:
+                problems.add("session-id", f"{name} got {probe.describe()}")
+            elif unjustified := unjustified_422(http, value, probe):
+                problems.add("session-id", f"{name} {unjustified}")
+        for name, value in ODD_VALUES.items():
+            probe = await http.status(sid, agent_id, user_id=value)  # "": the header sent empty
+            details[f"x-user-id {name}"] = probe.describe()
+            if ok(probe.code) or probe.code >= 500:
+                problems.add("user-id", f"an x-user-id {name} got {probe.describe()}")
+        for name, value in ODD_VALUES.items():
+            probe = await http.status(sid, value)
+            details[f"agent_id {name}"] = probe.describe()
+            if probe.code not in NOT_FOUND_CODES:
+                problems.add("agent-id", f"an agent_id {name} got {probe.describe()}")
+    problems.judge()

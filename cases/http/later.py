@@ -24,7 +24,7 @@ from conformance.cases.http.states import (
 )
 from conformance.cases.http.status import HTTP_CAPABILITY, NOT_FOUND, wait_until
 
-from conformance.core.outcomes import MissingInput, NotTestable, Violation
+from conformance.core.outcomes import MissingInput, NotTestable, Problems, Violation
 from conformance.core.registry import Level, case
 from conformance.targets.http.target import HttpStatusTarget, StatusProbe
 
@@ -100,30 +100,32 @@ def left_parked(final: StatusProbe, what: str) -> str | None:
 async def permission_answered(http: HttpStatusTarget, details: dict) -> None:
     """Once the user allows (and, on another session, denies) the tool call, the session leaves
     awaiting_permission: idle once the resumed run ends."""
-    problems: list[tuple[str, str]] = []
-    for rule, allow in (("allowed", True), ("denied", False)):
-        agent_id, sid = await driven_session(http, "a session waiting for permission")
-        await parked_for_permission(http, agent_id, sid)
-        what = f"the user's answer ({'allow' if allow else 'deny'})"
-        final = await answer_and_settle(
-            http,
-            agent_id,
-            sid,
-            "asking",
-            lambda a=agent_id, s=sid, y=allow: http.driver.confirm(http.user_id, a, s, allow=y),
-            what,
-        )
-        details[rule] = final.describe()
-        problem = left_parked(final, what)
-        if problem:
-            problems.append((rule, problem))
-    if problems:
-        raise Violation(
-            "; ".join(p for _, p in problems),
+    problems = Problems(
+        lambda shown: Violation(
+            "; ".join(p for _, p in shown),
             expected="idle once the resumed run ends: no tool call waits for permission any more",
-            observed=[p for _, p in problems],
-            rule=problems[0][0],
+            observed=[p for _, p in shown],
+            rule=shown[0][0],
         )
+    )
+    with problems.kept(details):  # the denied session's park failing keeps what the allowed one showed
+        for rule, allow in (("allowed", True), ("denied", False)):
+            agent_id, sid = await driven_session(http, "a session waiting for permission")
+            await parked_for_permission(http, agent_id, sid)
+            what = f"the user's answer ({'allow' if allow else 'deny'})"
+            final = await answer_and_settle(
+                http,
+                agent_id,
+                sid,
+                "asking",
+                lambda a=agent_id, s=sid, y=allow: http.driver.confirm(http.user_id, a, s, allow=y),
+                what,
+            )
+            details[rule] = final.describe()
+            problem = left_parked(final, what)
+            if problem:
+                problems.add(rule, problem)
+    problems.judge()
 
 
 @case("http.later.external-answered", level=Level.MUST, spec=AWAITING_EXTERNAL, needs=HTTP_CAPABILITY)
@@ -160,25 +162,22 @@ async def deleted_is_404(http: HttpStatusTarget, details: dict) -> None:
     http.require_driving("deleting a session")
     if not http.deletes():
         raise MissingInput("the service documents no DELETE /sessions/{session_id} in its /openapi.json")
-    problems: list[tuple[str, str]] = []
-    unprobed = ""
-    for rule in ("idle", "running"):
-        try:
-            problem, unobserved = await _delete_and_probe(http, rule, details)
-        except (MissingInput, NotTestable):
-            if problems:  # what the idle rule found stands
-                break
-            raise
-        if problem:
-            problems.append((rule, problem))
-        unprobed = unprobed or unobserved
-    if problems:
-        raise Violation(
-            "; ".join(p for _, p in problems),
+    problems = Problems(
+        lambda shown: Violation(
+            "; ".join(p for _, p in shown),
             expected="HTTP 404: the session does not exist any more (its messages are 404 already)",
-            observed=[p for _, p in problems],
-            rule=problems[0][0],
+            observed=[p for _, p in shown],
+            rule=shown[0][0],
         )
+    )
+    unprobed = ""
+    with problems.kept(details):  # what the idle rule found stands, whatever the running one runs into
+        for rule in ("idle", "running"):
+            problem, unobserved = await _delete_and_probe(http, rule, details)
+            if problem:
+                problems.add(rule, problem)
+            unprobed = unprobed or unobserved
+    problems.judge()
     if unprobed:
         raise MissingInput(unprobed)
 

@@ -14,7 +14,7 @@ import httpx
 from conformance.cases.http.states import parked_for_permission
 from conformance.cases.http.status import HTTP_CAPABILITY, SAFE, wait_until
 
-from conformance.core.outcomes import CaseSignal, MissingInput, NotTestable, Unanswered, Violation
+from conformance.core.outcomes import MissingInput, NotTestable, Problems, Violation
 from conformance.core.registry import Level, case
 from conformance.targets.http.target import HttpStatusTarget, StatusProbe
 
@@ -77,30 +77,26 @@ async def probes_racing_changes(http: HttpStatusTarget, details: dict) -> None:
     Calibrated: a chat or an answer refused under the probes counts against them only where the
     same request on a session no probe raced is taken; a refused DELETE leaves that rule out."""
     http.require_driving("probes racing the requests that change a session")
-    problems: list[tuple[str, str]] = []
-    for rule, race in (("chat", _race_chat), ("delete", _race_delete), ("answer", _race_answer)):
-        try:
-            problem = await race(http, details)
-        except MissingInput as exc:
-            details[rule] = f"left out: {exc.message[:300]}"
-            continue
-        except (CaseSignal, Unanswered) as exc:
-            # What a later race ran into (a request unanswered, a prerequisite that failed) ends
-            # the case, and never hides the problem an earlier race has shown.
-            if not problems:
-                raise
-            said = exc.describe() if isinstance(exc, Unanswered) else exc.message
-            details[rule] = f"ended the case: {said[:300]}"
-            break
-        if problem:
-            problems.append((rule, problem))
-    if problems:
-        raise Violation(
-            "; ".join(p for _, p in problems),
+    problems = Problems(
+        lambda shown: Violation(
+            "; ".join(p for _, p in shown),
             expected="each probe sees the session before or after the request, and the request is taken",
-            observed=[p for _, p in problems],
-            rule=problems[0][0],
+            observed=[p for _, p in shown],
+            rule=shown[0][0],
         )
+    )
+    # What a later race runs into (a request unanswered, a prerequisite that failed) ends the
+    # case, and never hides the problem an earlier race has shown.
+    with problems.kept(details):
+        for rule, race in (("chat", _race_chat), ("delete", _race_delete), ("answer", _race_answer)):
+            try:
+                problem = await race(http, details)
+            except MissingInput as exc:
+                details[rule] = f"left out: {exc.message[:300]}"
+                continue
+            if problem:
+                problems.add(rule, problem)
+    problems.judge()
     if all(str(details.get(rule, "")).startswith("left out") for rule in ("chat", "delete", "answer")):
         raise MissingInput("no request that changes a session could be raced: " + str(details)[:300])
 

@@ -22,7 +22,7 @@ from conformance.cases.http.status import (
     wait_until,
 )
 
-from conformance.core.outcomes import MissingInput, NotTestable, Violation
+from conformance.core.outcomes import MissingInput, NotTestable, Problems, Violation
 from conformance.core.registry import Level, case
 from conformance.targets.http.calibration import differing, listed, parts_of
 from conformance.targets.http.target import HttpStatusTarget, StatusProbe
@@ -98,17 +98,11 @@ async def probes_leave_a_parked_turn_alone(http: HttpStatusTarget, details: dict
     observed = await shown_parts(http, settled, lambda: http.snapshot(agent_id, sid), drift)
     details.update(seen=sorted(set(map(str, seen))), observed=sorted(observed), answer=answer.status_code)
     changed = sorted(p for p in differing(again, after) - drift if parts_of({p}) <= observed)
-    problems = [f"{listed(changed)} changed"] if changed else []
     moved = [s for s in seen if s != "awaiting_permission"]
-    if moved:
-        problems.insert(
-            0, f"the owner's probes read {moved[0]!r} while nothing but probes touched the session"
-        )
-    await http.settle(agent_id, sid)
-    if problems:
-        raise Violation(
+    problems = Problems(
+        lambda shown: Violation(
             "after 60 status probes of a session waiting for permission: "
-            + "; ".join(problems)
+            + "; ".join(p for _, p in shown)
             + (
                 f"; the answer to the permission request then got HTTP {answer.status_code}"
                 if answer.status_code >= 300
@@ -117,6 +111,16 @@ async def probes_leave_a_parked_turn_alone(http: HttpStatusTarget, details: dict
             expected="still awaiting_permission, its messages and listing entry unchanged, the request answerable",
             observed={p: {"before": again.get(p), "after": after.get(p)} for p in changed[:10]} or moved,
         )
+    )
+    if moved:
+        problems.add(
+            None, f"the owner's probes read {moved[0]!r} while nothing but probes touched the session"
+        )
+    if changed:
+        problems.add(None, f"{listed(changed)} changed")
+    with problems.kept(details):
+        await http.settle(agent_id, sid)
+    problems.judge()
     if answer.status_code >= 300:
         await _answer_unprobed(http, agent_id, answer, details)
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import anyio
 from conformance.cases.http.status import HTTP_CAPABILITY, SAFE
 
-from conformance.core.outcomes import Violation
+from conformance.core.outcomes import Problems, Violation
 from conformance.core.registry import Level, case
 from conformance.core.shrinking import shrink_steps
 from conformance.targets.http.agentscope import segment
@@ -134,14 +134,19 @@ async def twins_through_a_sequence(http: HttpStatusTarget, details: dict) -> Non
         return
     own = [d for d in found if d.where == "consistent"]
     if own:  # the probed twin against its own messages: no twin to swap roles with
-        steps, own = await _shrink(http, steps, own, details)
-        raise Violation(
-            f"{own[0].describe(steps)} (the sequence {', '.join(steps)}, shrunk from {len(details['sequence'])} "
-            f"steps; the twins watched {details.get('watched', 0):g} s in growing waits)",
-            expected="a tool call still waiting reads its awaiting_* status, none waiting never does",
-            observed=[d.describe(steps) for d in own][:6],
-            rule="consistent",
+        shown = Problems(
+            lambda _: Violation(
+                f"{own[0].describe(steps)} (the sequence {', '.join(steps)}, shrunk from {len(details['sequence'])} "
+                f"steps; the twins watched {details.get('watched', 0):g} s in growing waits)",
+                expected="a tool call still waiting reads its awaiting_* status, none waiting never does",
+                observed=[d.describe(steps) for d in own][:6],
+                rule="consistent",
+            )
         )
+        shown.add("consistent", own[0].describe(steps))
+        with shown.kept(details):  # the shrinking's replays running into a signal keep what the run showed
+            steps, own = await _shrink(http, steps, own, details)
+        raise shown.violation()
     steps, found = await _shrink(http, steps, found, details)
     again = {d.key for d in await _run(http, steps, probed_first=False)}
     confirmed = [d for d in found if d.key in again]

@@ -17,7 +17,7 @@ from typing import Any
 import anyio
 from conformance.cases.http.status import HTTP_CAPABILITY, NOT_FOUND, Unknown404, wait_until
 
-from conformance.core.outcomes import MissingInput, NotTestable, Violation
+from conformance.core.outcomes import MissingInput, NotTestable, Problem, Problems, Violation
 from conformance.core.registry import Level, case
 from conformance.core.revisions import requirement
 from conformance.targets.http.calibration import differing, parts_of
@@ -68,11 +68,15 @@ async def stop_run(http: HttpStatusTarget, agent_id: str, sid: str) -> None:
 
 def expect(probe: StatusProbe, wanted: str, when: str) -> None:
     if probe.status != wanted:
-        raise Violation(
-            f"{when}, the status was {probe.describe()}",
-            expected=f"status {wanted!r}",
-            observed=probe.describe(),
-        )
+        raise missed(probe, wanted, when)
+
+
+def missed(probe: StatusProbe, wanted: str, when: str) -> Violation:
+    return Violation(
+        f"{when}, the status was {probe.describe()}",
+        expected=f"status {wanted!r}",
+        observed=probe.describe(),
+    )
 
 
 @case("http.state.idle-fresh", level=Level.MUST, spec=IDLE, needs=HTTP_CAPABILITY)
@@ -98,8 +102,12 @@ async def running_while_the_lease_is_held(http: HttpStatusTarget, details: dict)
         if probe.late
         else "while the run was waiting on its model (its call still in flight)"
     )
-    await stop_run(http, agent_id, sid)
-    expect(probe, "running", when)
+    shown = Problems(lambda _: missed(probe, "running", when))
+    if probe.status != "running":
+        shown.add(None, probe.describe())
+    with shown.kept(details):  # the run's settling unanswered keeps the status it already showed
+        await stop_run(http, agent_id, sid)
+    shown.judge()
 
 
 @case("http.state.running-outlives-lease", level=Level.MUST, spec=RUNNING, needs=HTTP_CAPABILITY, slow=True)
@@ -423,7 +431,12 @@ async def _judge_parallel(
         probe = await http.status(sid, agent_id)
         after = await http.waiting_calls(agent_id, sid)
         if partial_step and _both_waiting(after):
-            partial = await _after_partial_answer(http, agent_id, sid)
+            shown = Problems(lambda _: _precedence_broken(order, probe))
+            if _both_waiting(before) and probe.status != "awaiting_permission":
+                shown.add(None, probe.describe())
+            # The partial answer's probes unanswered keep the precedence already shown broken.
+            with shown.kept(details):
+                partial = await _after_partial_answer(http, agent_id, sid)
     finally:
         await http.driver.interrupt(http.user_id, agent_id, sid)  # no parked turn left behind
     details[f"tail_calls ({order})"] = _named(after)
@@ -438,13 +451,7 @@ async def _judge_parallel(
             f"{_named(after)}): " + _why_not_both(http, tag, before, after)
         )
     if probe.status != "awaiting_permission":
-        raise Violation(
-            f"while one reply's tool calls waited ({order}), one for the user's permission and one for an external "
-            f"executor (the messages showed both before and after the probe), the status was {probe.describe()}: "
-            "awaiting_external_result applies only with no peer awaiting permission",
-            expected="status 'awaiting_permission'",
-            observed=probe.describe(),
-        )
+        raise _precedence_broken(order, probe)
     if partial is not None and partial.status != "awaiting_permission":
         raise Violation(
             "once the external executor's result was submitted while the peer call still asked for permission "
@@ -453,6 +460,16 @@ async def _judge_parallel(
             expected="status 'awaiting_permission'",
             observed=partial.describe(),
         )
+
+
+def _precedence_broken(order: str, probe: StatusProbe) -> Violation:
+    return Violation(
+        f"while one reply's tool calls waited ({order}), one for the user's permission and one for an external "
+        f"executor (the messages showed both before and after the probe), the status was {probe.describe()}: "
+        "awaiting_external_result applies only with no peer awaiting permission",
+        expected="status 'awaiting_permission'",
+        observed=probe.describe(),
+    )
 
 
 async def _after_partial_answer(http: HttpStatusTarget, agent_id: str, sid: str) -> StatusProbe | None:
@@ -577,6 +594,15 @@ async def expect_hidden(http: HttpStatusTarget, agent_id: str, sid: str, details
     return problems
 
 
+def _shown_while(when: str) -> Callable[[list[Problem]], Violation]:
+    """The Violation of what another user and a wrong agent_id got ``when``."""
+    return lambda shown: Violation(
+        f"{when}: " + "; ".join(p for _, p in shown),
+        expected="HTTP 404, the same body as for a session that does not exist",
+        observed=[p for _, p in shown],
+    )
+
+
 @case("http.ownership.while-running", level=Level.MUST, spec=NOT_FOUND, needs=HTTP_CAPABILITY, slow=True)
 async def ownership_holds_while_running(http: HttpStatusTarget, details: dict) -> None:
     """While the session runs, another user and a wrong agent_id still get the unknown-session 404."""
@@ -586,15 +612,12 @@ async def ownership_holds_while_running(http: HttpStatusTarget, details: dict) -
         raise NotTestable(
             f"the session did not read running during its run ({running.describe()}): see http.state.running-during-run"
         )
-    problems = await expect_hidden(http, agent_id, sid, details)
+    problems = Problems(_shown_while("while the session was running"))
+    problems.extend((None, p) for p in await expect_hidden(http, agent_id, sid, details))
     still_running = request["done"] is None
-    await stop_run(http, agent_id, sid)
-    if problems:
-        raise Violation(
-            "while the session was running: " + "; ".join(problems),
-            expected="HTTP 404, the same body as for a session that does not exist",
-            observed=problems,
-        )
+    with problems.kept(details):
+        await stop_run(http, agent_id, sid)
+    problems.judge()
     if not still_running:
         raise MissingInput("the run ended before the other callers' probes were answered")
 
@@ -604,15 +627,12 @@ async def ownership_holds_while_parked(http: HttpStatusTarget, details: dict) ->
     """While the session waits for permission, another user and a wrong agent_id still get 404."""
     agent_id, sid = await driven_session(http, "a session waiting for permission")
     await parked_for_permission(http, agent_id, sid)
-    problems = await expect_hidden(http, agent_id, sid, details)
-    await http.driver.confirm(http.user_id, agent_id, sid, allow=False)
-    await http.settle(agent_id, sid)
-    if problems:
-        raise Violation(
-            "while the session waited for permission: " + "; ".join(problems),
-            expected="HTTP 404, the same body as for a session that does not exist",
-            observed=problems,
-        )
+    problems = Problems(_shown_while("while the session waited for permission"))
+    problems.extend((None, p) for p in await expect_hidden(http, agent_id, sid, details))
+    with problems.kept(details):
+        await http.driver.confirm(http.user_id, agent_id, sid, allow=False)
+        await http.settle(agent_id, sid)
+    problems.judge()
 
 
 @case("http.ownership.while-external", level=Level.MUST, spec=NOT_FOUND, needs=HTTP_CAPABILITY)
@@ -620,12 +640,9 @@ async def ownership_holds_while_awaiting_external(http: HttpStatusTarget, detail
     """While the session waits for an external executor, another user and a wrong agent_id still get 404."""
     agent_id, sid = await driven_session(http, "a session waiting for an external executor")
     await parked_for_external(http, agent_id, sid, details)
-    problems = await expect_hidden(http, agent_id, sid, details)
-    await http.driver.submit_external_result(http.user_id, agent_id, sid)
-    await http.settle(agent_id, sid)
-    if problems:
-        raise Violation(
-            "while the session waited for an external executor: " + "; ".join(problems),
-            expected="HTTP 404, the same body as for a session that does not exist",
-            observed=problems,
-        )
+    problems = Problems(_shown_while("while the session waited for an external executor"))
+    problems.extend((None, p) for p in await expect_hidden(http, agent_id, sid, details))
+    with problems.kept(details):
+        await http.driver.submit_external_result(http.user_id, agent_id, sid)
+        await http.settle(agent_id, sid)
+    problems.judge()

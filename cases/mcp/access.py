@@ -13,7 +13,7 @@ from typing import Any
 
 from conformance.cases.mcp.instructions import enqueue, marker
 
-from conformance.core.outcomes import MissingInput, Violation
+from conformance.core.outcomes import MissingInput, Problems, Violation
 from conformance.core.registry import Level, case
 from conformance.core.revisions import requirement
 from conformance.targets.mcp.probe import calibrated, same
@@ -106,26 +106,29 @@ async def other_caller_changes_nothing(mcp: McpTarget, details: dict) -> None:
         changes |= probe.write(written)
     async with mcp.other_caller() as other:
         await other.heartbeat(sid, **changes)
-    problems, unseen = [], ""
+    problems = Problems(
+        lambda shown: Violation(
+            "; ".join(p for _, p in shown),
+            expected="A's session as A left it: its state as A wrote it, its instruction still pending",
+            observed=[p for _, p in shown],
+        )
+    )
+    unseen = ""
     if ids:
         after, _ = await mcp.drain(sid)
         if has(after, control) and not has(after, text):
-            problems.append("caller B's acknowledgement removed caller A's pending instruction")
+            problems.add(None, "caller B's acknowledgement removed caller A's pending instruction")
         elif not has(after, control):
             unseen = (
                 "the server did not deliver A's unacknowledged control instruction again (a MAY), so whether "
                 "B's acknowledgement removed its twin does not show"
             )
     if probe is not None:
-        now = await probe.read(mcp, sid)
+        with problems.kept(details):  # the read refused keeps the instruction already shown removed
+            now = await probe.read(mcp, sid)
         if not same(now, kept):
-            problems.append(f"caller B's heartbeat changed the session's {probe.field} to {now!r}")
-    if problems:
-        raise Violation(
-            "; ".join(problems),
-            expected="A's session as A left it: its state as A wrote it, its instruction still pending",
-            observed=problems,
-        )
+            problems.add(None, f"caller B's heartbeat changed the session's {probe.field} to {now!r}")
+    problems.judge()
     if unseen and probe is None:
         raise MissingInput(f"{unseen}; and {unreadable}")
 

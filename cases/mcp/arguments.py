@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance.core.outcomes import MissingInput, NotApplicable, Violation
+from conformance.core.outcomes import MissingInput, NotApplicable, Problems, Violation
 from conformance.core.registry import Level, case
 from conformance.core.revisions import requirement
 from conformance.targets.mcp.probe import calibrated, same
@@ -152,19 +152,22 @@ WRONG_TYPES: tuple[tuple[str, dict[str, Any]], ...] = (
 @case("heartbeat.args.wrong-types", level=Level.MUST, spec=VALIDATE, needs=("heartbeat",))
 async def rejects_wrong_types(mcp: McpTarget, details: dict) -> None:
     """The tool rejects a value of the wrong JSON type in each field, coercible ones included."""
-    accepted = []
-    for what, fields in WRONG_TYPES:
-        try:
-            await check_rejected(mcp, what, **fields)
-        except Violation as violation:
-            accepted.append(violation.message)
-    if accepted:
-        details["accepted"] = accepted
-        raise Violation(
-            f"{len(accepted)} call(s) with a wrong JSON type were not rejected: " + "; ".join(accepted),
+    accepted = Problems(
+        lambda shown: Violation(
+            f"{len(shown)} call(s) with a wrong JSON type were not rejected: "
+            + "; ".join(p for _, p in shown),
             expected=REJECTED,
-            observed=accepted,
+            observed=[p for _, p in shown],
         )
+    )
+    with accepted.kept(details):  # a later call's prerequisite failing keeps the calls already accepted
+        for what, fields in WRONG_TYPES:
+            try:
+                await check_rejected(mcp, what, **fields)
+            except Violation as violation:
+                accepted.add(None, violation.message)
+                details["accepted"] = [p for _, p in accepted.shown]
+    accepted.judge()
 
 
 BOUNDARIES: tuple[tuple[str, dict[str, Any]], ...] = (
@@ -178,19 +181,22 @@ BOUNDARIES: tuple[tuple[str, dict[str, Any]], ...] = (
 @case("heartbeat.args.boundaries-accepted", level=Level.MUST, spec=PURPOSE, needs=("heartbeat",))
 async def accepts_the_bounds(mcp: McpTarget, details: dict) -> None:
     """Each bound of the schema is a valid value: heartbeats at the bounds succeed."""
-    refused = []
-    for what, fields in BOUNDARIES:
-        sid = new_session_id()
-        reply = await mcp.heartbeat(sid, **fields)
-        if not reply.succeeded:
-            await mcp.explain_refusal(sid, reply, fields)
-            refused.append(f"{what}: {reply.describe()}")
-    if refused:
-        raise Violation(
-            f"{len(refused)} valid heartbeat(s) at the schema's bounds were refused: " + "; ".join(refused),
+    refused = Problems(
+        lambda shown: Violation(
+            f"{len(shown)} valid heartbeat(s) at the schema's bounds were refused: "
+            + "; ".join(p for _, p in shown),
             expected="a result with isError false (the bounds are inclusive)",
-            observed=refused,
+            observed=[p for _, p in shown],
         )
+    )
+    with refused.kept(details):  # a later refusal explained away keeps the bounds already refused
+        for what, fields in BOUNDARIES:
+            sid = new_session_id()
+            reply = await mcp.heartbeat(sid, **fields)
+            if not reply.succeeded:
+                await mcp.explain_refusal(sid, reply, fields)
+                refused.add(None, f"{what}: {reply.describe()}")
+    refused.judge()
 
 
 @case("heartbeat.args.rejected-changes-nothing", level=Level.MUST, spec=VALIDATE, needs=("heartbeat",))
@@ -222,26 +228,29 @@ async def rejected_call_changes_nothing(mcp: McpTarget, details: dict) -> None:
             "the server accepted acknowledgedInstructionIds with a number in it (heartbeat.args.wrong-types says "
             f"so): {reply.describe()}"
         )
-    changed, unseen = [], ""
+    changed = Problems(
+        lambda shown: Violation(
+            "a heartbeat the server rejected was applied: " + "; ".join(p for _, p in shown),
+            expected="a rejected call changes nothing",
+            observed={"rejected_with": reply.describe(), "changed": [p for _, p in shown]},
+        )
+    )
+    unseen = ""
     if ids:
         after, _ = await mcp.drain(sid)
         if has(after, control) and not has(after, acked):
-            changed.append("its acknowledgement removed the pending instruction")
+            changed.add(None, "its acknowledgement removed the pending instruction")
         elif not has(after, control):
             unseen = (
                 "the server did not deliver the unacknowledged control instruction again (a MAY), so whether "
                 "the rejected call's acknowledgement was applied does not show"
             )
     if probe is not None:
-        now = await probe.read(mcp, sid)
+        with changed.kept(details):  # the read refused keeps the acknowledgement already shown applied
+            now = await probe.read(mcp, sid)
         if not same(now, kept):
-            changed.append(f"its {probe.field} was recorded: {now!r}")
-    if changed:
-        raise Violation(
-            "a heartbeat the server rejected was applied: " + "; ".join(changed),
-            expected="a rejected call changes nothing",
-            observed={"rejected_with": reply.describe(), "changed": changed},
-        )
+            changed.add(None, f"its {probe.field} was recorded: {now!r}")
+    changed.judge()
     if unseen and probe is None:
         raise MissingInput(f"{unseen}; and {unreadable}")
     if unseen:

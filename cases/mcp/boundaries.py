@@ -13,7 +13,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from conformance.core.outcomes import MissingInput, NotTestable, Violation
+from conformance.core.outcomes import MissingInput, NotTestable, Problems, Violation
 from conformance.core.registry import Level, case
 from conformance.core.revisions import requirement
 from conformance.targets.mcp.probe import StateProbe, calibrate, leaves, pointers_to, same
@@ -72,23 +72,27 @@ async def long_session_ids_stay_apart(mcp: McpTarget, details: dict) -> None:
         else:
             written[length] = values[length]
     details["refused"] = refused
-    problems = []
-    for length, value in written.items():
-        now = await probe.read(mcp, whole[:length])
-        if same(now, value):
-            continue
-        merged = merged_with(now, written, length)
-        problems.append(
-            f"the {length}-character id reads the state written to the {merged[0]}-character one"
-            if merged
-            else f"the {length}-character id reads {probe.field} {now!r}, not what was written to it"
-        )
-    if problems:
-        raise Violation(
-            "long session ids sharing a prefix were not kept apart (cut, or merged): " + "; ".join(problems),
+    problems = Problems(
+        lambda shown: Violation(
+            "long session ids sharing a prefix were not kept apart (cut, or merged): "
+            + "; ".join(p for _, p in shown),
             expected="each id its own session, or refused; never cut",
-            observed=problems,
+            observed=[p for _, p in shown],
         )
+    )
+    with problems.kept(details):  # a later read refused keeps the ids already shown merged
+        for length, value in written.items():
+            now = await probe.read(mcp, whole[:length])
+            if same(now, value):
+                continue
+            merged = merged_with(now, written, length)
+            problems.add(
+                None,
+                f"the {length}-character id reads the state written to the {merged[0]}-character one"
+                if merged
+                else f"the {length}-character id reads {probe.field} {now!r}, not what was written to it",
+            )
+    problems.judge()
 
 
 @case("heartbeat.boundary.key-lengths", level=Level.MUST, spec=KEY, needs=("heartbeat",))
@@ -103,34 +107,40 @@ async def long_keys_stay_apart(mcp: McpTarget, details: dict) -> None:
     whole = long_string(f"idem-{uuid.uuid4().hex}-", max(LENGTHS))
     values = dict(zip(LENGTHS, probe.values(len(LENGTHS)), strict=True))
     written: dict[int, Any] = {}
-    problems = []
-    for length in LENGTHS:
-        reply = await mcp.heartbeat(sid, idempotencyKey=whole[:length], **probe.write(values[length]))
-        if reply.rejected:
-            fresh = long_string(f"idem-{uuid.uuid4().hex}-", length)
-            control = await mcp.heartbeat(
-                new_session_id(), idempotencyKey=fresh, **probe.write(values[length])
-            )
-            if control.succeeded:
-                problems.append(
-                    f"the {length}-character key was refused ({reply.describe()}), while a fresh key that long is taken"
-                )
-            continue
-        written[length] = values[length]
-        now = await probe.read(mcp, sid)
-        if not same(now, values[length]):
-            merged = merged_with(now, written, length)
-            problems.append(
-                f"the {length}-character key was answered as a retry of the {merged[0]}-character one"
-                if merged
-                else f"the call with the {length}-character key was not applied ({probe.field} reads {now!r})"
-            )
-    if problems:
-        raise Violation(
-            "long idempotency keys sharing a prefix were taken for one another: " + "; ".join(problems),
+    problems = Problems(
+        lambda shown: Violation(
+            "long idempotency keys sharing a prefix were taken for one another: "
+            + "; ".join(p for _, p in shown),
             expected="each key its own call, applied; or refused where every key that long is",
-            observed=problems,
+            observed=[p for _, p in shown],
         )
+    )
+    with problems.kept(details):  # a later read refused keeps the keys already shown taken for another
+        for length in LENGTHS:
+            reply = await mcp.heartbeat(sid, idempotencyKey=whole[:length], **probe.write(values[length]))
+            if reply.rejected:
+                fresh = long_string(f"idem-{uuid.uuid4().hex}-", length)
+                control = await mcp.heartbeat(
+                    new_session_id(), idempotencyKey=fresh, **probe.write(values[length])
+                )
+                if control.succeeded:
+                    problems.add(
+                        None,
+                        f"the {length}-character key was refused ({reply.describe()}), while a fresh key that long "
+                        "is taken",
+                    )
+                continue
+            written[length] = values[length]
+            now = await probe.read(mcp, sid)
+            if not same(now, values[length]):
+                merged = merged_with(now, written, length)
+                problems.add(
+                    None,
+                    f"the {length}-character key was answered as a retry of the {merged[0]}-character one"
+                    if merged
+                    else f"the call with the {length}-character key was not applied ({probe.field} reads {now!r})",
+                )
+    problems.judge()
 
 
 @case("heartbeat.boundary.instruction-lengths", level=Level.MUST, spec=DELIVERY, needs=("heartbeat",))
@@ -255,26 +265,31 @@ async def encoded_ids_reach_no_other_session(mcp: McpTarget, details: dict) -> N
     probe = await calibrate(mcp)
     details["probe"] = probe.describe()
     values = probe.values(len(ENCODINGS))
-    problems = []
-    for (what, session_form, other_form), value in zip(ENCODINGS, values, strict=True):
-        base = new_session_id()
-        await mcp.ok_heartbeat(session_form(base), **probe.write(value))
-        reply = await mcp.heartbeat(other_form(base))
-        if reply.rejected:
-            control = await mcp.heartbeat(other_form(new_session_id()))
-            if control.succeeded:
-                problems.append(
-                    f"{what}: {other_form(base)!a} refused ({reply.describe()}), while a new id in that form is taken"
-                )
-            continue
-        if same(probe.value_in(reply.data), value):
-            problems.append(f"{what}: {other_form(base)!a} shows the state of {session_form(base)!a}")
-    if problems:
-        raise Violation(
-            "an id in an encoded or normalised form reached another session: " + "; ".join(problems),
+    problems = Problems(
+        lambda shown: Violation(
+            "an id in an encoded or normalised form reached another session: "
+            + "; ".join(p for _, p in shown),
             expected="another string is another session",
-            observed=problems,
+            observed=[p for _, p in shown],
         )
+    )
+    with problems.kept(details):  # a later form's heartbeat refused keeps the forms already shown
+        for (what, session_form, other_form), value in zip(ENCODINGS, values, strict=True):
+            base = new_session_id()
+            await mcp.ok_heartbeat(session_form(base), **probe.write(value))
+            reply = await mcp.heartbeat(other_form(base))
+            if reply.rejected:
+                control = await mcp.heartbeat(other_form(new_session_id()))
+                if control.succeeded:
+                    problems.add(
+                        None,
+                        f"{what}: {other_form(base)!a} refused ({reply.describe()}), while a new id in that form is "
+                        "taken",
+                    )
+                continue
+            if same(probe.value_in(reply.data), value):
+                problems.add(None, f"{what}: {other_form(base)!a} shows the state of {session_form(base)!a}")
+    problems.judge()
 
 
 @case("heartbeat.boundary.empty-ack-list", level=Level.MUST, spec=ACK, needs=("heartbeat",))

@@ -14,7 +14,7 @@ import uuid
 
 import anyio
 
-from conformance.core.outcomes import MissingInput, NotTestable, Violation
+from conformance.core.outcomes import MissingInput, NotTestable, Problems, Violation
 from conformance.core.registry import Level, case
 from conformance.core.revisions import requirement
 from conformance.targets.mcp.probe import ABSENT, calibrate, execution_fields, leaves, same
@@ -99,35 +99,38 @@ async def key_in_another_form_is_another_key(mcp: McpTarget, details: dict) -> N
     keys of that form on any call)."""
     probe = await calibrate(mcp)
     details["probe"] = probe.describe()
-    problems = []
-    for form, variant in (("upper-case", str.upper), ("surrounded by spaces", lambda k: f" {k} ")):
-        sid, key = new_session_id(), new_key()
-        first, later = probe.values(2)
-        await mcp.ok_heartbeat(sid, idempotencyKey=key, **probe.write(first))
-        await mcp.ok_heartbeat(sid, **probe.write(later))
-        reply = await mcp.heartbeat(sid, idempotencyKey=variant(key), **probe.write(first))
-        if reply.rejected:
-            # Refusing a key of that form is the server's rule, if it refuses one that collides with
-            # nothing too: a fresh key in that form, on a new session.
-            control = await mcp.heartbeat(
-                new_session_id(), idempotencyKey=variant(new_key()), **probe.write(first)
-            )
-            if control.succeeded:
-                problems.append(
-                    f"{form} ({variant(key)!r}): refused ({reply.describe()}), while a fresh key in that form "
-                    "is taken on a new session"
-                )
-            continue
-        after = await probe.read(mcp, sid)
-        if not same(after, first):
-            problems.append(f"{form} ({variant(key)!r}): {probe.field} stayed {after!r}")
-    if problems:
-        raise Violation(
+    problems = Problems(
+        lambda shown: Violation(
             "a key differing from an earlier key only in form was taken for it (answered as its retry, or "
-            "refused as reused), not applied: " + "; ".join(problems),
+            "refused as reused), not applied: " + "; ".join(p for _, p in shown),
             expected="another string is another key: its call applied",
-            observed=problems,
+            observed=[p for _, p in shown],
         )
+    )
+    with problems.kept(details):  # the second form's session refused keeps what the first showed
+        for form, variant in (("upper-case", str.upper), ("surrounded by spaces", lambda k: f" {k} ")):
+            sid, key = new_session_id(), new_key()
+            first, later = probe.values(2)
+            await mcp.ok_heartbeat(sid, idempotencyKey=key, **probe.write(first))
+            await mcp.ok_heartbeat(sid, **probe.write(later))
+            reply = await mcp.heartbeat(sid, idempotencyKey=variant(key), **probe.write(first))
+            if reply.rejected:
+                # Refusing a key of that form is the server's rule, if it refuses one that collides
+                # with nothing too: a fresh key in that form, on a new session.
+                control = await mcp.heartbeat(
+                    new_session_id(), idempotencyKey=variant(new_key()), **probe.write(first)
+                )
+                if control.succeeded:
+                    problems.add(
+                        None,
+                        f"{form} ({variant(key)!r}): refused ({reply.describe()}), while a fresh key in that form "
+                        "is taken on a new session",
+                    )
+                continue
+            after = await probe.read(mcp, sid)
+            if not same(after, first):
+                problems.add(None, f"{form} ({variant(key)!r}): {probe.field} stayed {after!r}")
+    problems.judge()
 
 
 @case("heartbeat.idempotency.concurrent-retry", level=Level.MUST, spec=RETRIES, needs=("heartbeat",))
@@ -184,7 +187,14 @@ async def key_reused_in_another_session(mcp: McpTarget, details: dict) -> None:
     first_sid = new_session_id()
     before, written = probe.values(2)
     await mcp.ok_heartbeat(first_sid, idempotencyKey=key, **probe.write(written))
-    problems = []
+    problems = Problems(
+        lambda shown: Violation(
+            "a key used in one session, reused in another, was answered from the first session's result: "
+            + "; ".join(p for _, p in shown),
+            expected="the call applied to its own session, or refused; never the other session's result",
+            observed=[p for _, p in shown],
+        )
+    )
 
     async def judge(who: str, caller: McpTarget) -> None:
         sid = new_session_id()
@@ -192,26 +202,24 @@ async def key_reused_in_another_session(mcp: McpTarget, details: dict) -> None:
         reply = await caller.heartbeat(sid, idempotencyKey=key, **probe.write(written))
         shown = first_sid in json.dumps(reply.reply.result if reply.reply.ok else reply.reply.error)
         if shown:
-            problems.append(f"{who}: the answer names the first session {first_sid!r} ({reply.describe()})")
+            problems.add(
+                None, f"{who}: the answer names the first session {first_sid!r} ({reply.describe()})"
+            )
         if reply.rejected:
             return  # the key is taken everywhere: refused, which applies nothing
         now = await probe.read(caller, sid)
         if not same(now, written):
-            problems.append(
-                f"{who}: answered ({reply.describe()}) but not applied: its session's {probe.field} stayed {now!r}"
+            problems.add(
+                None,
+                f"{who}: answered ({reply.describe()}) but not applied: its session's {probe.field} stayed {now!r}",
             )
 
-    await judge("the same caller, another session", mcp)
-    if mcp.harness.config.transport == "http" and mcp.options.other_headers is not None:
-        async with mcp.other_caller() as other:
-            await judge("caller B, a session of its own", other)
-    if problems:
-        raise Violation(
-            "a key used in one session, reused in another, was answered from the first session's result: "
-            + "; ".join(problems),
-            expected="the call applied to its own session, or refused; never the other session's result",
-            observed=problems,
-        )
+    with problems.kept(details):  # caller B's session refused keeps what the same caller's showed
+        await judge("the same caller, another session", mcp)
+        if mcp.harness.config.transport == "http" and mcp.options.other_headers is not None:
+            async with mcp.other_caller() as other:
+                await judge("caller B, a session of its own", other)
+    problems.judge()
 
 
 @case(
@@ -248,45 +256,52 @@ async def keys_joined_with_their_session(mcp: McpTarget, details: dict) -> None:
     probe = await calibrate(mcp)
     details["probe"] = probe.describe()
     values = iter(probe.values(2 * len(JOINERS)))
-    tried, left_out, problems = [], {}, []
-    for joiner in JOINERS:
-        stem, key = f"conformance{uuid.uuid4().hex[:10]}", f"k{uuid.uuid4().hex[:10]}"
-        first, second = f"{stem}{joiner}1", stem  # first + joiner + key == second + joiner + its key
-        first_key, second_key = key, f"1{joiner}{key}"
-        first_value, second_value = next(values), next(values)
-        taken = await mcp.heartbeat(first, **probe.write(first_value))
-        if taken.rejected:
-            left_out[repr(joiner)] = f"a session id with it is refused ({taken.describe()})"
-            continue
-        control = await mcp.heartbeat(new_session_id(), idempotencyKey=f"1{joiner}{new_key()}")
-        if control.rejected:
-            left_out[repr(joiner)] = f"a key with it is refused ({control.describe()})"
-            continue
-        tried.append(joiner)
-        await mcp.ok_heartbeat(second, **probe.write(first_value))
-        await mcp.ok_heartbeat(first, idempotencyKey=first_key, **probe.write(first_value))
-        reply = await mcp.heartbeat(second, idempotencyKey=second_key, **probe.write(second_value))
-        pair = f"{first!r} with key {first_key!r}, then {second!r} with key {second_key!r}"
-        if reply.rejected:
-            problems.append(f"{pair}: the second, a fresh call, was refused ({reply.describe()})")
-            continue
-        if first in json.dumps(reply.reply.result):
-            problems.append(f"{pair}: the second was answered with the first session ({reply.describe()})")
-        now = await probe.read(mcp, second)
-        if not same(now, second_value):
-            problems.append(f"{pair}: the second was answered but not applied: {probe.field} reads {now!r}")
-        kept = await probe.read(mcp, first)
-        if not same(kept, first_value):
-            problems.append(f"{pair}: the first session's {probe.field} changed to {kept!r}")
-    details["separators tried"] = [repr(j) for j in tried]
-    details["separators left out"] = left_out
-    if problems:
-        raise Violation(
+    tried: list[str] = []  # the separators, as repr
+    left_out: dict[str, str] = {}
+    details.update({"separators tried": tried, "separators left out": left_out})
+    problems = Problems(
+        lambda shown: Violation(
             "two sessions whose session id and key join to the same string were taken for one call: "
-            + "; ".join(problems[:3]),
+            + "; ".join(p for _, p in shown[:3]),
             expected="each (session, key) pair its own call: applied to its own session",
-            observed=problems,
+            observed=[p for _, p in shown],
         )
+    )
+    with problems.kept(details):  # a later separator's session refused keeps what an earlier one showed
+        for joiner in JOINERS:
+            stem, key = f"conformance{uuid.uuid4().hex[:10]}", f"k{uuid.uuid4().hex[:10]}"
+            first, second = f"{stem}{joiner}1", stem  # first + joiner + key == second + joiner + its key
+            first_key, second_key = key, f"1{joiner}{key}"
+            first_value, second_value = next(values), next(values)
+            taken = await mcp.heartbeat(first, **probe.write(first_value))
+            if taken.rejected:
+                left_out[repr(joiner)] = f"a session id with it is refused ({taken.describe()})"
+                continue
+            control = await mcp.heartbeat(new_session_id(), idempotencyKey=f"1{joiner}{new_key()}")
+            if control.rejected:
+                left_out[repr(joiner)] = f"a key with it is refused ({control.describe()})"
+                continue
+            tried.append(repr(joiner))
+            await mcp.ok_heartbeat(second, **probe.write(first_value))
+            await mcp.ok_heartbeat(first, idempotencyKey=first_key, **probe.write(first_value))
+            reply = await mcp.heartbeat(second, idempotencyKey=second_key, **probe.write(second_value))
+            pair = f"{first!r} with key {first_key!r}, then {second!r} with key {second_key!r}"
+            if reply.rejected:
+                problems.add(None, f"{pair}: the second, a fresh call, was refused ({reply.describe()})")
+                continue
+            if first in json.dumps(reply.reply.result):
+                problems.add(
+                    None, f"{pair}: the second was answered with the first session ({reply.describe()})"
+                )
+            now = await probe.read(mcp, second)
+            if not same(now, second_value):
+                problems.add(
+                    None, f"{pair}: the second was answered but not applied: {probe.field} reads {now!r}"
+                )
+            kept = await probe.read(mcp, first)
+            if not same(kept, first_value):
+                problems.add(None, f"{pair}: the first session's {probe.field} changed to {kept!r}")
+    problems.judge()
     if not tried:
         raise NotTestable(
             "the server refuses every separator the case joins with in a session id or a key: "

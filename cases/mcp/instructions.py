@@ -16,7 +16,7 @@ import uuid
 
 import anyio
 
-from conformance.core.outcomes import MissingInput, NotApplicable, NotTestable, Violation
+from conformance.core.outcomes import MissingInput, NotApplicable, NotTestable, Problems, Violation
 from conformance.core.registry import Level, case
 from conformance.core.revisions import requirement
 from conformance.targets.mcp.probe import calibrate, calibrate_all, read_untouched, same
@@ -104,28 +104,33 @@ async def delivered_whatever_the_status(mcp: McpTarget, details: dict) -> None:
     """Pending instructions are delivered "automatically", whatever the heartbeats report: with each
     status value the tool's own inputSchema offers, and with none; and to a session whose first
     heartbeat comes after the operator hook accepted an instruction for it."""
-    lost: list[str] = []
-    for status in [None, *mcp.status_values()]:
-        sid = await started_session(mcp)
-        text = marker(f"status {status}")
-        await enqueue(mcp, sid, text)
-        fields = {} if status is None else {"status": status}
-        if (await mcp.await_delivery(sid, [text], **fields)).missing:
-            lost.append(
-                f"heartbeats reporting status {status!r}" if status else "heartbeats reporting no status"
-            )
-    early, text = new_session_id(), marker("before the first heartbeat")
-    refused = await mcp.instruct(early, text, refusable=True)
-    details["before_first_heartbeat"] = refused or "accepted by the operator hook"
-    if refused is None and (await mcp.await_delivery(early, [text])).missing:
-        lost.append("a session whose first heartbeat came after the operator hook accepted the instruction")
-    if lost:
-        raise Violation(
+    lost = Problems(
+        lambda shown: Violation(
             f"an instruction enqueued for the session never arrived within {mcp.delivery_wait:g} s with "
-            + "; nor with ".join(lost),
+            + "; nor with ".join(p for _, p in shown),
             expected="pending instructions delivered whatever the status reported and whenever the session began",
-            observed=lost,
+            observed=[p for _, p in shown],
         )
+    )
+    with lost.kept(details):  # a later status's session refused keeps the instructions already lost
+        for status in [None, *mcp.status_values()]:
+            sid = await started_session(mcp)
+            text = marker(f"status {status}")
+            await enqueue(mcp, sid, text)
+            fields = {} if status is None else {"status": status}
+            if (await mcp.await_delivery(sid, [text], **fields)).missing:
+                lost.add(
+                    None,
+                    f"heartbeats reporting status {status!r}" if status else "heartbeats reporting no status",
+                )
+        early, text = new_session_id(), marker("before the first heartbeat")
+        refused = await mcp.instruct(early, text, refusable=True)
+        details["before_first_heartbeat"] = refused or "accepted by the operator hook"
+        if refused is None and (await mcp.await_delivery(early, [text])).missing:
+            lost.add(
+                None, "a session whose first heartbeat came after the operator hook accepted the instruction"
+            )
+    lost.judge()
 
 
 @case("heartbeat.instructions.redelivery-ends-at-ack", level=Level.MUST, spec=DELIVERY, needs=("heartbeat",))
@@ -206,27 +211,32 @@ async def paging_loses_and_duplicates_nothing(mcp: McpTarget, details: dict) -> 
     await enqueue(mcp, sid, *texts)
     delivery = await mcp.await_delivery(sid, texts)
     pages = max(delivery.pages)
-    problems = []
+    problems = Problems(
+        lambda shown: Violation(
+            f"paging through {pages} page(s): " + "; ".join(p for _, p in shown),
+            expected=f"each of the {len(texts)} pending instructions, once per drain",
+            observed=texts_of(delivery.items, texts)[:20],
+        )
+    )
     for n, drain in enumerate(delivery.drains, 1):
         ours = texts_of(drain, texts)
         doubled = sorted({t for t in ours if ours.count(t) > 1})
         ids = [i.id for i in drain]
         doubled_ids = sorted({i for i in ids if ids.count(i) > 1})
         if doubled:
-            problems.append(f"drain {n}: {len(doubled)} delivered twice")
+            problems.add(None, f"drain {n}: {len(doubled)} delivered twice")
         if doubled_ids:
-            problems.append(f"drain {n}: ids repeated: {doubled_ids[:5]}")
+            problems.add(None, f"drain {n}: ids repeated: {doubled_ids[:5]}")
     lost = delivery.missing
     details.update(pages=pages, drains=len(delivery.drains), delivered=texts_of(delivery.items, texts)[:20])
     if lost:
-        await delivery.explain_missing(mcp)
-        problems.append(f"{len(lost)} instruction(s) lost (not on any page within {mcp.delivery_wait:g} s)")
-    if problems:
-        raise Violation(
-            f"paging through {pages} page(s): " + "; ".join(problems),
-            expected=f"each of the {len(texts)} pending instructions, once per drain",
-            observed=texts_of(delivery.items, texts)[:20],
+        # A cursor the suite did not follow explains what is lost, not what came twice.
+        with problems.kept(details):
+            await delivery.explain_missing(mcp)
+        problems.add(
+            None, f"{len(lost)} instruction(s) lost (not on any page within {mcp.delivery_wait:g} s)"
         )
+    problems.judge()
     if pages == 1:
         raise NotApplicable(
             f"the server delivered all {len(texts)} pending instructions with no cursor: paging did not arise"

@@ -21,7 +21,7 @@ from typing import Any
 
 import anyio
 
-from conformance.core.outcomes import MissingInput, NotTestable, Violation
+from conformance.core.outcomes import MissingInput, NotTestable, Problems, Violation
 from conformance.core.registry import Level, case
 from conformance.core.revisions import requirement
 from conformance.targets.mcp.probe import calibrate, same
@@ -149,23 +149,34 @@ async def reports_sent_together_all_hold(mcp: McpTarget, details: dict) -> None:
         {"progressPercent": 37.5} if probe.field != "progressPercent" else {"currentStep": _marker("other")},
         {"status": "blocked"} if probe.field != "status" else {"currentStep": _marker("other")},
     ]
-    lost = []
-    for position in (0, 2):
-        sid = new_session_id()
-        await mcp.ok_heartbeat(sid, status="active")
-        value = probe.values(1)[0]
-        calls = list(others)
-        calls.insert(position, probe.write(value))
-        replies = await together(mcp, sid, calls)
-        if not replies[position].succeeded:
-            continue  # refused while the others ran: it wrote nothing
-        now = await probe.read(mcp, sid)
-        if not same(now, value):
-            lost.append(
-                f"sent {'first' if position == 0 else 'last'}: {probe.field} reads {now!r}, not {value!r}"
-            )
+    lost: list[str] = []
     details["lost"] = lost
-    crossed = await _sessions_apart(mcp, probe)
+    problems = Problems(
+        lambda shown: Violation(
+            f"a heartbeat's {probe.field}, answered with success, was lost to heartbeats in flight beside it that did "
+            "not report it (each wrote back the whole session as it read it): "
+            + "; ".join(p for _, p in shown),
+            expected=f"{probe.field} as the only call that reported it wrote it",
+            observed=[p for _, p in shown],
+        )
+    )
+    with problems.kept(details):  # a later session refused keeps the write already lost
+        for position in (0, 2):
+            sid = new_session_id()
+            await mcp.ok_heartbeat(sid, status="active")
+            value = probe.values(1)[0]
+            calls = list(others)
+            calls.insert(position, probe.write(value))
+            replies = await together(mcp, sid, calls)
+            if not replies[position].succeeded:
+                continue  # refused while the others ran: it wrote nothing
+            now = await probe.read(mcp, sid)
+            if not same(now, value):
+                lost.append(
+                    f"sent {'first' if position == 0 else 'last'}: {probe.field} reads {now!r}, not {value!r}"
+                )
+                problems.add(None, lost[-1])
+        crossed = await _sessions_apart(mcp, probe)
     details["crossed"] = crossed
     if crossed:
         raise Violation(
@@ -176,13 +187,7 @@ async def reports_sent_together_all_hold(mcp: McpTarget, details: dict) -> None:
             expected=f"each session's {probe.field} as its own heartbeat reported it",
             observed=crossed,
         )
-    if lost:
-        raise Violation(
-            f"a heartbeat's {probe.field}, answered with success, was lost to heartbeats in flight beside it that did "
-            "not report it (each wrote back the whole session as it read it): " + "; ".join(lost),
-            expected=f"{probe.field} as the only call that reported it wrote it",
-            observed=lost,
-        )
+    problems.judge()
 
 
 async def _sessions_apart(mcp: McpTarget, probe: Any) -> list[str]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance.core.outcomes import MissingInput, NotTestable, Violation
+from conformance.core.outcomes import MissingInput, NotTestable, Problems, Violation
 from conformance.core.registry import Level, case
 from conformance.core.revisions import requirement
 from conformance.targets.mcp.probe import calibrated, same
@@ -56,31 +56,34 @@ async def session_id_in_another_form_is_another_session(mcp: McpTarget, details:
             + "; and no instruction that comes again until acknowledged"
             + ("" if mcp.can_instruct else " (needs --instruct-cmd or --instruct-url)")
         )
-    seen = []
-    for form, variant in SESSION_ID_FORMS:
-        reply = await mcp.heartbeat(variant(sid))
-        if reply.rejected:
-            # Refusing an id of that form (malformed, or a session the caller may not open) is the
-            # server's rule if it refuses a new id in that form too; else the id was taken for sid's.
-            control = await mcp.heartbeat(variant(new_session_id()))
-            if control.succeeded:
-                seen.append(
-                    f"{form} {variant(sid)!r}: refused ({reply.describe()}), while a new id in that form is taken"
-                )
-            continue
-        shown = []
-        if text is not None and has(_instructions_or_none(mcp, reply), text):
-            shown.append("its pending instruction")
-        if probe is not None and same(probe.value_in(reply.data), mark):
-            shown.append(f"its {probe.field} {mark!r}")
-        if shown:
-            seen.append(f"{form} {variant(sid)!r}: " + " and ".join(shown))
-    if seen:
-        raise Violation(
-            f"a session id in another form was taken for session {sid!r}: " + "; ".join(seen),
+    seen = Problems(
+        lambda found: Violation(
+            f"a session id in another form was taken for session {sid!r}: " + "; ".join(p for _, p in found),
             expected="another string is another session: none of the first session's instructions or state",
-            observed=seen,
+            observed=[p for _, p in found],
         )
+    )
+    with seen.kept(details):  # a later form unanswered keeps the forms already taken for the session
+        for form, variant in SESSION_ID_FORMS:
+            reply = await mcp.heartbeat(variant(sid))
+            if reply.rejected:
+                # Refusing an id of that form (malformed, or a session the caller may not open) is the
+                # server's rule if it refuses a new id in that form too; else the id was taken for sid's.
+                control = await mcp.heartbeat(variant(new_session_id()))
+                if control.succeeded:
+                    seen.add(
+                        None,
+                        f"{form} {variant(sid)!r}: refused ({reply.describe()}), while a new id in that form is taken",
+                    )
+                continue
+            shown = []
+            if text is not None and has(_instructions_or_none(mcp, reply), text):
+                shown.append("its pending instruction")
+            if probe is not None and same(probe.value_in(reply.data), mark):
+                shown.append(f"its {probe.field} {mark!r}")
+            if shown:
+                seen.add(None, f"{form} {variant(sid)!r}: " + " and ".join(shown))
+    seen.judge()
     if text is not None and probe is None:
         after, _ = await mcp.drain(sid)
         if not has(after, text):

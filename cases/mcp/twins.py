@@ -17,7 +17,7 @@ from typing import Any
 
 import anyio
 
-from conformance.core.outcomes import MissingInput, Violation
+from conformance.core.outcomes import MissingInput, Problems, Violation
 from conformance.core.registry import Level, case
 from conformance.core.revisions import requirement
 from conformance.targets.mcp.probe import StateProbe, calibrate
@@ -101,18 +101,25 @@ async def twins_under_a_session_cap(mcp: McpTarget, details: dict) -> None:
         details["with nudges"] = [f"the {fate} twin evicted" for fate, _ in rounds]
         if not same_divergence(rounds):
             return
-        culprits = [
-            kind
-            for kind in nudges.kinds
-            if await _cap_round(mcp, probe, cap, nudges, (kind,), True) != "older"
-        ]
-    raise _violation(
-        f"under {stated.source}, the twin that got only calls that must change nothing outlived the other: the "
-        "server counted them as use and evicted the twin used more recently (with its id sorting first and last)",
-        {"without nudges": "older evicted", "with nudges": [f"{fate} evicted" for fate, _ in rounds]},
-        culprits,
-        nudges,
-    )
+        culprits: list[str] = []
+        shown = Problems(
+            lambda found: _violation(
+                found[0][1],
+                {"without nudges": "older evicted", "with nudges": [f"{fate} evicted" for fate, _ in rounds]},
+                culprits,
+                nudges,
+            )
+        )
+        shown.add(
+            None,
+            f"under {stated.source}, the twin that got only calls that must change nothing outlived the other: the "
+            "server counted them as use and evicted the twin used more recently (with its id sorting first and last)",
+        )
+        with shown.kept(details):  # the divergence stands, whatever the search for its calls runs into
+            for kind in nudges.kinds:
+                if await _cap_round(mcp, probe, cap, nudges, (kind,), True) != "older":
+                    culprits.append(kind)
+    raise shown.violation()
 
 
 # -- time ------------------------------------------------------------------------------------------
@@ -257,16 +264,24 @@ async def twins_under_a_request_limit(mcp: McpTarget, details: dict) -> None:
                     "server's limit does not treat twins alike, so the twins cannot judge"
                 )
             return
-        culprits = []
-        for kind in nudges.kinds:
-            nudged, control = await _limit_round(mcp, probe, limit, nudges, (kind,), True)
-            if nudged != control:
-                culprits.append(kind)
-    raise _violation(
-        f"under {stated.source}, the twin that got only calls that must change nothing was allowed a different "
-        f"number of heartbeats than its control: {rounds[0][0]} against {rounds[0][1]} (and {rounds[1][0]} against "
-        f"{rounds[1][1]} created second): those calls were counted",
-        {"nudged created first": rounds[0], "nudged created second": rounds[1]},
-        culprits,
-        nudges,
-    )
+        culprits: list[str] = []
+        shown = Problems(
+            lambda found: _violation(
+                found[0][1],
+                {"nudged created first": rounds[0], "nudged created second": rounds[1]},
+                culprits,
+                nudges,
+            )
+        )
+        shown.add(
+            None,
+            f"under {stated.source}, the twin that got only calls that must change nothing was allowed a different "
+            f"number of heartbeats than its control: {rounds[0][0]} against {rounds[0][1]} (and {rounds[1][0]} "
+            f"against {rounds[1][1]} created second): those calls were counted",
+        )
+        with shown.kept(details):  # the divergence stands, whatever the search for its calls runs into
+            for kind in nudges.kinds:
+                nudged, control = await _limit_round(mcp, probe, limit, nudges, (kind,), True)
+                if nudged != control:
+                    culprits.append(kind)
+    raise shown.violation()

@@ -7,8 +7,9 @@ results below. :func:`classify` turns that into an :class:`Outcome` using the ca
 
 from __future__ import annotations
 
+import contextlib
 import enum
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,6 +25,8 @@ __all__ = [
     "NotApplicable",
     "NotTestable",
     "Outcome",
+    "Problem",
+    "Problems",
     "Unanswered",
     "Unimplemented",
     "Unprepared",
@@ -168,6 +171,64 @@ class Unanswered(BaseException):
             text = self.params if isinstance(self.params, str) else _compact(self.params)
             shown = f", params {shorten(text, 160)}"
         return f"{self.method} (id {self.request_id!r}{shown}) got no answer: {self.why}"
+
+
+Problem = tuple[str | None, str]  # (the case's rule that found it, or None, what was wrong)
+
+
+class Problems:
+    """The problems a case has shown, by rule, kept whatever a later step of it runs into.
+
+    ``violation`` makes the case's Violation of them (its message, expected, observed, rule);
+    ``rules``, where given, orders them by rule (a case whose message lists one rule's problems
+    before another's), else they keep the order they were shown in."""
+
+    def __init__(self, violation: Callable[[list[Problem]], Violation], *, rules: Sequence[str] = ()) -> None:
+        self._violation = violation
+        self._rules = tuple(rules)
+        self._shown: list[Problem] = []
+
+    def add(self, rule: str | None, problem: str) -> None:
+        self._shown.append((rule, problem))
+
+    def extend(self, problems: Iterable[Problem]) -> None:
+        self._shown.extend(problems)
+
+    @property
+    def shown(self) -> list[Problem]:
+        if not self._rules:
+            return list(self._shown)
+        return sorted(
+            self._shown, key=lambda p: self._rules.index(p[0]) if p[0] in self._rules else len(self._rules)
+        )
+
+    def __bool__(self) -> bool:
+        return bool(self._shown)
+
+    def violation(self) -> Violation:
+        """The case's Violation of the problems shown."""
+        return self._violation(self.shown)
+
+    def judge(self) -> None:
+        """The case's Violation of the problems shown, if any."""
+        if self._shown:
+            raise self.violation()
+
+    @contextlib.contextmanager
+    def kept(self, details: dict[str, Any]) -> Iterator[None]:
+        """Later steps of the case: a signal one raises (a request unanswered, a prerequisite
+        that failed, an input or a path that made the rest moot) still ends the case at once, but
+        with the Violation of the problems already shown, the signal said in ``details``; with
+        none shown, it ends the case as it is. A Violation raised inside is a judgement, and
+        passes as it is."""
+        try:
+            yield
+        except (CaseSignal, Unanswered) as exc:
+            if isinstance(exc, Violation) or not self._shown:
+                raise
+            said = exc.describe() if isinstance(exc, Unanswered) else exc.message
+            details["ended the case"] = shorten(f"{type(exc).__name__}: {said}", 400)
+            raise self.violation() from exc
 
 
 class NoTurn(BaseException):

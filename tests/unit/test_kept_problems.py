@@ -1,0 +1,248 @@
+"""A problem a case has shown is its verdict, whatever a later step of it then runs into (a request
+unanswered, a prerequisite that failed, an input that made the rest moot): Problems.kept, on its
+own and in real cases of two targets driven by scripted steps."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import anyio
+import httpx
+import pytest
+from conformance.cases.acp import foreground_state
+from conformance.cases.http import later
+from conformance.cases.mcp import idempotency
+
+from conformance.core.outcomes import (
+    CaseSignal,
+    Info,
+    MissingInput,
+    NotApplicable,
+    NotTestable,
+    Outcome,
+    Problem,
+    Problems,
+    Unanswered,
+    Unprepared,
+    Violation,
+    classify,
+)
+from conformance.core.registry import Level
+from conformance.targets.http.target import HttpStatusTarget, StatusProbe
+
+UNANSWERED = Unanswered("GET /sessions/{session_id}/status", "sess-1", 2.0)
+LATER = [
+    UNANSWERED,
+    NotTestable("the session never read awaiting_permission (200 running)"),
+    MissingInput("the service documents no DELETE"),
+    Unprepared("POST /sessions/ failed"),
+    NotApplicable("the path did not arise"),
+    Info("a MAY path taken"),
+]
+LATER_IDS = ["unanswered", "not-testable", "missing-input", "unprepared", "n/a", "info"]
+
+
+def joined(shown: list[Problem]) -> Violation:
+    return Violation("; ".join(p for _, p in shown), observed=[p for _, p in shown], rule=shown[0][0])
+
+
+@pytest.mark.parametrize("later_signal", LATER, ids=LATER_IDS)
+def test_a_signal_after_a_problem_ends_the_case_with_the_problem(later_signal: BaseException) -> None:
+    problems, details, ran = Problems(joined), {}, []
+    problems.add("first", "the first step's problem")
+    with pytest.raises(Violation) as raised, problems.kept(details):
+        raise later_signal
+        ran.append("a step after the signal")  # never: the case ends at the signal
+    assert (raised.value.rule, raised.value.message) == ("first", "the first step's problem")
+    assert raised.value.__cause__ is later_signal and not ran
+    assert details["ended the case"].startswith(type(later_signal).__name__)
+    # In a SHOULD case the outcome stays the warning shown, where the signal alone would decide
+    # another (not testable, n/a, info) or a MUST failure of another rule.
+    assert classify(raised.value, Level.SHOULD).outcome is Outcome.WARN
+
+
+@pytest.mark.parametrize("later_signal", LATER, ids=LATER_IDS)
+def test_with_nothing_shown_the_signal_ends_the_case_as_it_is(later_signal: BaseException) -> None:
+    details: dict[str, Any] = {}
+    with pytest.raises(type(later_signal)) as raised, Problems(joined).kept(details):
+        raise later_signal
+    assert raised.value is later_signal and details == {}
+
+
+def test_a_violation_inside_passes_as_it_is_and_judge_raises_only_with_problems() -> None:
+    problems = Problems(joined)
+    problems.judge()  # nothing shown: nothing raised
+    problems.add("first", "shown")
+    judged = Violation("the case's own judgement", rule="second")
+    with pytest.raises(Violation) as raised, problems.kept({}):
+        raise judged
+    assert raised.value is judged
+
+
+def test_rules_order_the_problems_as_the_case_lists_them() -> None:
+    problems = Problems(joined, rules=("session-id", "user-id", "agent-id"))
+    problems.add("agent-id", "c")
+    problems.add("session-id", "a")
+    problems.extend([("user-id", "b"), ("agent-id", "d")])
+    assert [p for _, p in problems.shown] == ["a", "b", "c", "d"]
+    with pytest.raises(Violation) as raised:
+        problems.judge()
+    assert raised.value.rule == "session-id"
+
+
+# -- http.later.permission-answered and http.later.deleted, on scripted steps ----------------------
+
+
+def probe(status: str) -> StatusProbe:
+    return StatusProbe(httpx.Response(200, json={"status": status}))
+
+
+def drivable() -> HttpStatusTarget:
+    target = HttpStatusTarget.__new__(HttpStatusTarget)
+    target.require_driving = lambda what: None  # a target that drives sessions
+    target.deletes = lambda: True
+    return target
+
+
+def steps(*answers: Any) -> Callable[..., Any]:
+    """A scripted async step: each call takes the next answer (an exception is raised)."""
+    script = iter(answers)
+
+    async def step(*_: Any, **__: Any) -> Any:
+        answer = next(script)
+        if isinstance(answer, BaseException):
+            raise answer
+        return answer
+
+    return step
+
+
+def run_case(func: Callable[..., Any], target: Any) -> dict[str, Any]:
+    details: dict[str, Any] = {}
+    anyio.run(func, target, details)
+    return details
+
+
+@pytest.mark.parametrize("later_signal", LATER[:3], ids=LATER_IDS[:3])
+def test_permission_answered_keeps_the_allowed_problem_when_the_denied_park_fails(
+    monkeypatch: pytest.MonkeyPatch, later_signal: BaseException
+) -> None:
+    monkeypatch.setattr(later, "driven_session", steps(("agent", "s1"), ("agent", "s2")))
+    monkeypatch.setattr(later, "parked_for_permission", steps(None, later_signal))
+    monkeypatch.setattr(later, "answer_and_settle", steps(probe("awaiting_permission")))
+    with pytest.raises(Violation) as raised:
+        run_case(later.permission_answered, drivable())
+    assert raised.value.rule == "allowed" and "stayed HTTP 200" in raised.value.message
+
+
+def test_permission_answered_with_nothing_shown_ends_as_the_park_did(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(later, "driven_session", steps(("agent", "s1"), ("agent", "s2")))
+    monkeypatch.setattr(later, "parked_for_permission", steps(None, UNANSWERED))
+    monkeypatch.setattr(later, "answer_and_settle", steps(probe("idle")))
+    with pytest.raises(Unanswered):
+        run_case(later.permission_answered, drivable())
+
+
+def test_deleted_keeps_the_idle_problem_when_the_running_probe_goes_unanswered(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(
+        later, "_delete_and_probe", steps(("the session deleted idle was then answered 200", ""), UNANSWERED)
+    )
+    with pytest.raises(Violation) as raised:
+        run_case(later.deleted_is_404, drivable())
+    assert raised.value.rule == "idle"
+
+
+# -- heartbeat.idempotency.key-variants, on a scripted server ------------------------------------
+
+
+class Reply:
+    rejected = False
+
+    def describe(self) -> str:
+        return "a result"
+
+
+class StaleProbe:
+    """A state probe of `status` that reads back the later value: the call under the varied key was
+    answered as a retry, not applied."""
+
+    field = "status"
+
+    def describe(self) -> str:
+        return "status"
+
+    def values(self, n: int) -> list[str]:
+        return ["first", "later"][:n]
+
+    def write(self, value: Any) -> dict[str, Any]:
+        return {"status": value}
+
+    async def read(self, mcp: Any, session_id: str) -> Any:
+        return "later"
+
+
+class Server:
+    """A server whose valid heartbeats are taken until the ``refused``-th, which fails the case's
+    prerequisite (NotTestable, as McpTarget.ok_heartbeat raises it)."""
+
+    def __init__(self, refused: int) -> None:
+        self.ok_calls, self.refused = 0, refused
+
+    async def ok_heartbeat(self, session_id: str, **fields: Any) -> Reply:
+        self.ok_calls += 1
+        if self.ok_calls == self.refused:
+            raise NotTestable(f"a valid heartbeat {fields} was answered with an error")
+        return Reply()
+
+    async def heartbeat(self, session_id: str, **fields: Any) -> Reply:
+        return Reply()
+
+
+def test_key_variants_keeps_the_first_form_taken_for_a_retry_when_the_second_form_is_refused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(idempotency, "calibrate", steps(StaleProbe()))
+    with pytest.raises(Violation) as raised:
+        run_case(idempotency.key_in_another_form_is_another_key, Server(refused=3))
+    assert "upper-case" in raised.value.message and "stayed 'later'" in raised.value.message
+    assert isinstance(raised.value.__cause__, CaseSignal)
+
+
+def test_key_variants_with_nothing_shown_ends_as_the_prerequisite_did(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(idempotency, "calibrate", steps(StaleProbe()))
+    with pytest.raises(NotTestable):
+        run_case(idempotency.key_in_another_form_is_another_key, Server(refused=1))
+
+
+# -- status.state.known-values (a SHOULD case), on scripted answers --------------------------------
+
+
+class Agent:
+    async def new_session(self) -> str:
+        return "sess-1"
+
+    async def prompt(self, session_id: str, text: str) -> None:
+        return None
+
+
+@pytest.mark.parametrize(
+    "after_turn",
+    [
+        NotApplicable("the agent is not reporting foreground state"),
+        Unanswered("session/prompt", 3, 5.0, clock="turn"),
+    ],
+    ids=["state-not-reported", "turn-unanswered"],
+)
+def test_known_values_keeps_the_new_sessions_unrecognised_state(
+    monkeypatch: pytest.MonkeyPatch, after_turn: BaseException
+) -> None:
+    monkeypatch.setattr(foreground_state, "_state_or_skip", steps(("resting", None), after_turn))
+    with pytest.raises(Violation) as raised:
+        run_case(foreground_state.state_values_are_known, Agent())
+    assert "unrecognised foreground state {'new': 'resting'}" in raised.value.message
+    assert classify(raised.value, Level.SHOULD).outcome is Outcome.WARN  # not n/a, not not-testable
