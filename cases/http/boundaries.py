@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 import httpx
 from conformance.cases.http.status import HTTP_CAPABILITY, NOT_FOUND
 
-from conformance.core.outcomes import Problems, Violation
+from conformance.core.outcomes import Problems
 from conformance.core.registry import Level, case
 from conformance.targets.http.calibration import parsed
 from conformance.targets.http.target import HttpStatusTarget, StatusProbe
@@ -91,13 +91,9 @@ async def ids_at_storage_limits(http: HttpStatusTarget, details: dict) -> None:
     Calibrated: a user the service refuses to create anything for (its id too long to store) is a
     refusal; only a user who made a session is asked about it."""
     agent_id, sid = await http.new_session()
-    problems = Problems(
-        lambda shown: Violation(
-            "; ".join(p for _, p in shown[:6]),
-            expected="a refusal (4xx) or the answer for exactly that id: never another id's session, never cut",
-            observed=[p for _, p in shown],
-            rule=shown[0][0],
-        ),
+    problems = Problems.listed(
+        "a refusal (4xx) or the answer for exactly that id: never another id's session, never cut",
+        limit=6,
         rules=("session-id", "user-id", "agent-id"),
     )
     with problems.kept(details):  # a later probe unanswered keeps the ids already shown cut
@@ -186,13 +182,9 @@ async def ids_in_other_encodings(http: HttpStatusTarget, details: dict) -> None:
     Calibrated: a form's 200 is judged by the session's messages for that form where they tell the
     owner apart from another user (the same calibrated probe as http.identity.user-id-variants)."""
     agent_id, sid = await http.new_session()
-    problems = Problems(
-        lambda shown: Violation(
-            "; ".join(p for _, p in shown[:6]),
-            expected="refused (4xx), or the answer for exactly that id: an id decoded once, a path segment as data",
-            observed=[p for _, p in shown],
-            rule=shown[0][0],
-        )
+    problems = Problems.listed(
+        "refused (4xx), or the answer for exactly that id: an id decoded once, a path segment as data",
+        limit=6,
     )
     forms = {
         "the session id with its first character as %HH": (twice_encoded(sid, 1), agent_id, None),

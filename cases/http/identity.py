@@ -348,16 +348,12 @@ async def odd_values(http: HttpStatusTarget, details: dict) -> None:
     x-user-id (empty, long, unicode) never gets the caller's session (no 2xx) nor a server error;
     an odd agent_id is 404 or 422."""
     agent_id, sid = await http.new_session()
-    problems = Problems(
-        lambda shown: Violation(
-            "odd values: " + "; ".join(p for _, p in shown),
-            expected="a session id that does not exist: 404 (422 where the service's own OpenAPI declares a "
-            "session_id it breaks); an agent_id the session does not belong to: 404 (or 422; "
-            "for a dot segment, a redirect or 400 too); "
-            "an x-user-id that is not the owner's: never the session's status, never a server error",
-            observed=[p for _, p in shown],
-            rule=shown[0][0],
-        )
+    problems = Problems.listed(
+        "a session id that does not exist: 404 (422 where the service's own OpenAPI declares a "
+        "session_id it breaks); an agent_id the session does not belong to: 404 (or 422; "
+        "for a dot segment, a redirect or 400 too); "
+        "an x-user-id that is not the owner's: never the session's status, never a server error",
+        lead="odd values: ",
     )
     with problems.kept(details):  # a later probe unanswered keeps the values already shown
         for name, value in ODD_SESSION_IDS.items():

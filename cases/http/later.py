@@ -100,13 +100,8 @@ def left_parked(final: StatusProbe, what: str) -> str | None:
 async def permission_answered(http: HttpStatusTarget, details: dict) -> None:
     """Once the user allows (and, on another session, denies) the tool call, the session leaves
     awaiting_permission: idle once the resumed run ends."""
-    problems = Problems(
-        lambda shown: Violation(
-            "; ".join(p for _, p in shown),
-            expected="idle once the resumed run ends: no tool call waits for permission any more",
-            observed=[p for _, p in shown],
-            rule=shown[0][0],
-        )
+    problems = Problems.listed(
+        "idle once the resumed run ends: no tool call waits for permission any more",
     )
     with problems.kept(details):  # the denied session's park failing keeps what the allowed one showed
         for rule, allow in (("allowed", True), ("denied", False)):
@@ -162,13 +157,8 @@ async def deleted_is_404(http: HttpStatusTarget, details: dict) -> None:
     http.require_driving("deleting a session")
     if not http.deletes():
         raise MissingInput("the service documents no DELETE /sessions/{session_id} in its /openapi.json")
-    problems = Problems(
-        lambda shown: Violation(
-            "; ".join(p for _, p in shown),
-            expected="HTTP 404: the session does not exist any more (its messages are 404 already)",
-            observed=[p for _, p in shown],
-            rule=shown[0][0],
-        )
+    problems = Problems.listed(
+        "HTTP 404: the session does not exist any more (its messages are 404 already)",
     )
     unprobed = ""
     with problems.kept(details):  # what the idle rule found stands, whatever the running one runs into

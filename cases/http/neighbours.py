@@ -16,7 +16,7 @@ import anyio
 from conformance.cases.http.states import IDLE, never_started, park_on_external, parked_for_permission
 from conformance.cases.http.status import HTTP_CAPABILITY
 
-from conformance.core.outcomes import MissingInput, NotTestable, Problems, Violation
+from conformance.core.outcomes import MissingInput, NotTestable, Problems
 from conformance.core.registry import Level, case
 from conformance.targets.http.target import HttpStatusTarget, StatusProbe
 
@@ -65,13 +65,9 @@ async def siblings(http: HttpStatusTarget, details: dict) -> None:
         parked: "the sibling waiting for permission",
         external: "the sibling waiting for an external executor",
     }
-    problems = Problems(
-        lambda shown: Violation(
-            "; ".join(p for _, p in shown[:6]),
-            expected="each session its own state: the idle ones idle whatever their siblings do, the other user 404",
-            observed=[p for _, p in shown],
-            rule=shown[0][0],
-        )
+    problems = Problems.listed(
+        "each session its own state: the idle ones idle whatever their siblings do, the other user 404",
+        limit=6,
     )
     problems.extend(_judge(answers, idles, states, running, names, parked, external))
     details["answers"] = sorted(

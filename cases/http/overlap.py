@@ -14,7 +14,7 @@ import httpx
 from conformance.cases.http.states import parked_for_permission
 from conformance.cases.http.status import HTTP_CAPABILITY, SAFE, wait_until
 
-from conformance.core.outcomes import MissingInput, NotTestable, Problems, Violation
+from conformance.core.outcomes import MissingInput, NotTestable, Problems
 from conformance.core.registry import Level, case
 from conformance.targets.http.target import HttpStatusTarget, StatusProbe
 
@@ -77,13 +77,8 @@ async def probes_racing_changes(http: HttpStatusTarget, details: dict) -> None:
     Calibrated: a chat or an answer refused under the probes counts against them only where the
     same request on a session no probe raced is taken; a refused DELETE leaves that rule out."""
     http.require_driving("probes racing the requests that change a session")
-    problems = Problems(
-        lambda shown: Violation(
-            "; ".join(p for _, p in shown),
-            expected="each probe sees the session before or after the request, and the request is taken",
-            observed=[p for _, p in shown],
-            rule=shown[0][0],
-        )
+    problems = Problems.listed(
+        "each probe sees the session before or after the request, and the request is taken",
     )
     # What a later race runs into (a request unanswered, a prerequisite that failed) ends the
     # case, and never hides the problem an earlier race has shown.

@@ -106,12 +106,8 @@ async def other_caller_changes_nothing(mcp: McpTarget, details: dict) -> None:
         changes |= probe.write(written)
     async with mcp.other_caller() as other:
         await other.heartbeat(sid, **changes)
-    problems = Problems(
-        lambda shown: Violation(
-            "; ".join(p for _, p in shown),
-            expected="A's session as A left it: its state as A wrote it, its instruction still pending",
-            observed=[p for _, p in shown],
-        )
+    problems = Problems.listed(
+        "A's session as A left it: its state as A wrote it, its instruction still pending",
     )
     unseen = ""
     if ids:

@@ -72,13 +72,9 @@ async def long_session_ids_stay_apart(mcp: McpTarget, details: dict) -> None:
         else:
             written[length] = values[length]
     details["refused"] = refused
-    problems = Problems(
-        lambda shown: Violation(
-            "long session ids sharing a prefix were not kept apart (cut, or merged): "
-            + "; ".join(p for _, p in shown),
-            expected="each id its own session, or refused; never cut",
-            observed=[p for _, p in shown],
-        )
+    problems = Problems.listed(
+        "each id its own session, or refused; never cut",
+        lead="long session ids sharing a prefix were not kept apart (cut, or merged): ",
     )
     with problems.kept(details):  # a later read refused keeps the ids already shown merged
         for length, value in written.items():
@@ -107,13 +103,9 @@ async def long_keys_stay_apart(mcp: McpTarget, details: dict) -> None:
     whole = long_string(f"idem-{uuid.uuid4().hex}-", max(LENGTHS))
     values = dict(zip(LENGTHS, probe.values(len(LENGTHS)), strict=True))
     written: dict[int, Any] = {}
-    problems = Problems(
-        lambda shown: Violation(
-            "long idempotency keys sharing a prefix were taken for one another: "
-            + "; ".join(p for _, p in shown),
-            expected="each key its own call, applied; or refused where every key that long is",
-            observed=[p for _, p in shown],
-        )
+    problems = Problems.listed(
+        "each key its own call, applied; or refused where every key that long is",
+        lead="long idempotency keys sharing a prefix were taken for one another: ",
     )
     with problems.kept(details):  # a later read refused keeps the keys already shown taken for another
         for length in LENGTHS:
@@ -265,13 +257,9 @@ async def encoded_ids_reach_no_other_session(mcp: McpTarget, details: dict) -> N
     probe = await calibrate(mcp)
     details["probe"] = probe.describe()
     values = probe.values(len(ENCODINGS))
-    problems = Problems(
-        lambda shown: Violation(
-            "an id in an encoded or normalised form reached another session: "
-            + "; ".join(p for _, p in shown),
-            expected="another string is another session",
-            observed=[p for _, p in shown],
-        )
+    problems = Problems.listed(
+        "another string is another session",
+        lead="an id in an encoded or normalised form reached another session: ",
     )
     with problems.kept(details):  # a later form's heartbeat refused keeps the forms already shown
         for (what, session_form, other_form), value in zip(ENCODINGS, values, strict=True):

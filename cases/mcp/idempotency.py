@@ -99,13 +99,10 @@ async def key_in_another_form_is_another_key(mcp: McpTarget, details: dict) -> N
     keys of that form on any call)."""
     probe = await calibrate(mcp)
     details["probe"] = probe.describe()
-    problems = Problems(
-        lambda shown: Violation(
-            "a key differing from an earlier key only in form was taken for it (answered as its retry, or "
-            "refused as reused), not applied: " + "; ".join(p for _, p in shown),
-            expected="another string is another key: its call applied",
-            observed=[p for _, p in shown],
-        )
+    problems = Problems.listed(
+        "another string is another key: its call applied",
+        lead="a key differing from an earlier key only in form was taken for it (answered as its retry, or "
+        "refused as reused), not applied: ",
     )
     with problems.kept(details):  # the second form's session refused keeps what the first showed
         for form, variant in (("upper-case", str.upper), ("surrounded by spaces", lambda k: f" {k} ")):
@@ -187,13 +184,9 @@ async def key_reused_in_another_session(mcp: McpTarget, details: dict) -> None:
     first_sid = new_session_id()
     before, written = probe.values(2)
     await mcp.ok_heartbeat(first_sid, idempotencyKey=key, **probe.write(written))
-    problems = Problems(
-        lambda shown: Violation(
-            "a key used in one session, reused in another, was answered from the first session's result: "
-            + "; ".join(p for _, p in shown),
-            expected="the call applied to its own session, or refused; never the other session's result",
-            observed=[p for _, p in shown],
-        )
+    problems = Problems.listed(
+        "the call applied to its own session, or refused; never the other session's result",
+        lead="a key used in one session, reused in another, was answered from the first session's result: ",
     )
 
     async def judge(who: str, caller: McpTarget) -> None:
@@ -259,13 +252,10 @@ async def keys_joined_with_their_session(mcp: McpTarget, details: dict) -> None:
     tried: list[str] = []  # the separators, as repr
     left_out: dict[str, str] = {}
     details.update({"separators tried": tried, "separators left out": left_out})
-    problems = Problems(
-        lambda shown: Violation(
-            "two sessions whose session id and key join to the same string were taken for one call: "
-            + "; ".join(p for _, p in shown[:3]),
-            expected="each (session, key) pair its own call: applied to its own session",
-            observed=[p for _, p in shown],
-        )
+    problems = Problems.listed(
+        "each (session, key) pair its own call: applied to its own session",
+        lead="two sessions whose session id and key join to the same string were taken for one call: ",
+        limit=3,
     )
     with problems.kept(details):  # a later separator's session refused keeps what an earlier one showed
         for joiner in JOINERS:

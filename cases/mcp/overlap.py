@@ -151,14 +151,10 @@ async def reports_sent_together_all_hold(mcp: McpTarget, details: dict) -> None:
     ]
     lost: list[str] = []
     details["lost"] = lost
-    problems = Problems(
-        lambda shown: Violation(
-            f"a heartbeat's {probe.field}, answered with success, was lost to heartbeats in flight beside it that did "
-            "not report it (each wrote back the whole session as it read it): "
-            + "; ".join(p for _, p in shown),
-            expected=f"{probe.field} as the only call that reported it wrote it",
-            observed=[p for _, p in shown],
-        )
+    problems = Problems.listed(
+        f"{probe.field} as the only call that reported it wrote it",
+        lead=f"a heartbeat's {probe.field}, answered with success, was lost to heartbeats in flight beside it that did "
+        "not report it (each wrote back the whole session as it read it): ",
     )
     with problems.kept(details):  # a later session refused keeps the write already lost
         for position in (0, 2):

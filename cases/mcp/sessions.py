@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance.core.outcomes import MissingInput, NotTestable, Problems, Violation
+from conformance.core.outcomes import MissingInput, NotTestable, Problems
 from conformance.core.registry import Level, case
 from conformance.core.revisions import requirement
 from conformance.targets.mcp.probe import calibrated, same
@@ -56,12 +56,9 @@ async def session_id_in_another_form_is_another_session(mcp: McpTarget, details:
             + "; and no instruction that comes again until acknowledged"
             + ("" if mcp.can_instruct else " (needs --instruct-cmd or --instruct-url)")
         )
-    seen = Problems(
-        lambda found: Violation(
-            f"a session id in another form was taken for session {sid!r}: " + "; ".join(p for _, p in found),
-            expected="another string is another session: none of the first session's instructions or state",
-            observed=[p for _, p in found],
-        )
+    seen = Problems.listed(
+        "another string is another session: none of the first session's instructions or state",
+        lead=f"a session id in another form was taken for session {sid!r}: ",
     )
     with seen.kept(details):  # a later form unanswered keeps the forms already taken for the session
         for form, variant in SESSION_ID_FORMS:

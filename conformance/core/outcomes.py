@@ -188,6 +188,23 @@ class Problems:
         self._rules = tuple(rules)
         self._shown: list[Problem] = []
 
+    @classmethod
+    def listed(
+        cls, expected: str, *, lead: str = "", limit: int | None = None, rules: Sequence[str] = ()
+    ) -> Problems:
+        """Problems whose Violation is the usual one: ``lead``, then the problems shown (the first
+        ``limit``) joined by "; ", all of them observed, the rule the first one's."""
+
+        def violation(shown: list[Problem]) -> Violation:
+            return Violation(
+                lead + "; ".join(p for _, p in shown[:limit]),
+                expected=expected,
+                observed=[p for _, p in shown],
+                rule=shown[0][0],
+            )
+
+        return cls(violation, rules=rules)
+
     def add(self, rule: str | None, problem: str) -> None:
         self._shown.append((rule, problem))
 
