@@ -262,7 +262,9 @@ BROKEN: dict[str, Variant] = {
         1, {"heartbeat.args.boundaries-accepted": "fail"}, focus="heartbeat.args"
     ),
     # A strict integer check after the schema's: 3.0 is refused (a SHOULD: the dialect is unnamed).
-    "integral_floats_refused": Variant(0, {"heartbeat.args.integral-numbers": "warn"}, focus="heartbeat.args"),
+    "integral_floats_refused": Variant(
+        0, {"heartbeat.args.integral-numbers": "warn"}, focus="heartbeat.args"
+    ),
     "acks_before_validation": Variant(
         1, {"heartbeat.args.rejected-changes-nothing": "fail"}, focus="heartbeat.args"
     ),
