@@ -117,6 +117,8 @@ async def pending_instruction_is_held(mcp: McpTarget, details: dict) -> None:
     )
     await anyio.sleep(seconds)
     later = await mcp.await_delivery(sid, [pending, *unseen])
+    # Shown, not judged: a delivered instruction may come again or not (a MAY).
+    details["redelivered_after_hold"] = len([t for t in shown if has(later.items, t)])
     if has(later.items, acked) or set(ids) & {i.id for i in later.items}:
         raise Violation(
             f"an instruction acknowledged before the session was left alone for {why} came again after it",
@@ -130,7 +132,7 @@ async def pending_instruction_is_held(mcp: McpTarget, details: dict) -> None:
             f"{lost} instruction(s) enqueued and never delivered were not delivered after the session was left "
             f"alone for {why} (asked again for {mcp.delivery_wait:g} s): the server forgot them"
             + (
-                ", although a heartbeat before the hold had seen them and left them for a later page"
+                ", enqueued before a heartbeat that did not deliver them (a later page, or not seen yet)"
                 if pending not in later.missing
                 else ""
             )
