@@ -19,6 +19,8 @@ from conformance.targets.mcp.target import McpTarget, ToolReply, has, new_key, n
 PURPOSE = requirement("mcp-session-heartbeat-2025-06-18", "purpose")
 # "Servers MUST: Validate all tool inputs"
 VALIDATE = requirement("mcp-session-heartbeat-2025-06-18", "validate")
+# "This schema is shared with tools/list."
+SHARED = requirement("mcp-session-heartbeat-2025-06-18", "shared")
 # "Optional 1-based position of the current step. Send with stepCount."
 STEP_PAIR = requirement("mcp-session-heartbeat-2025-06-18", "step-pair")
 
@@ -191,6 +193,42 @@ async def accepts_the_bounds(mcp: McpTarget, details: dict) -> None:
     )
     with refused.kept(details):  # a later refusal explained away keeps the bounds already refused
         for what, fields in BOUNDARIES:
+            sid = new_session_id()
+            reply = await mcp.heartbeat(sid, **fields)
+            if not reply.succeeded:
+                await mcp.explain_refusal(sid, reply, fields)
+                refused.add(None, f"{what}: {reply.describe()}")
+    refused.judge()
+
+
+# Whole numbers written with a zero fraction, as float-typed JSON writers send them (Python float,
+# serde f64, Go float64). The integer 1e0-style form is not here: the suite's JSON writer spells
+# every float as Python does (1.0, 1000.0).
+INTEGRAL_FLOATS: tuple[tuple[str, dict[str, Any]], ...] = (
+    ("stepIndex 3.0 of stepCount 10.0", {"stepIndex": 3.0, "stepCount": 10.0}),
+    ("stepIndex 1.0 of stepCount 1000.0 (their bounds)", {"stepIndex": 1.0, "stepCount": 1000.0}),
+)
+DRAFT_04 = "json-schema.org/draft-04/"  # "integer": a number without a fraction or exponent part
+
+
+@case("heartbeat.args.integral-numbers", level=Level.SHOULD, spec=SHARED, needs=("heartbeat",))
+async def accepts_integral_numbers(mcp: McpTarget, details: dict) -> None:
+    """stepIndex 3.0 and stepCount 10.0 (integers under JSON Schema 2020-12) are accepted as 3 and 10."""
+    schema = (mcp.tool or {}).get("inputSchema")
+    dialect = schema.get("$schema") if isinstance(schema, dict) else None
+    if isinstance(dialect, str) and DRAFT_04 in dialect:
+        raise NotApplicable(f"the published inputSchema is draft-04 ({dialect}), where 3.0 is not an integer")
+    refused = Problems(
+        lambda shown: Violation(
+            f"{len(shown)} heartbeat(s) whose integers were written with a zero fraction were refused, although "
+            "the published inputSchema's integer accepts them: " + "; ".join(p for _, p in shown),
+            expected="a result with isError false (JSON Schema 2020-12: integer matches any number with a zero "
+            "fractional part)",
+            observed=[p for _, p in shown],
+        )
+    )
+    with refused.kept(details):  # a later refusal explained away keeps the forms already refused
+        for what, fields in INTEGRAL_FLOATS:
             sid = new_session_id()
             reply = await mcp.heartbeat(sid, **fields)
             if not reply.succeeded:
