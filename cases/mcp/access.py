@@ -15,7 +15,7 @@ from typing import Any
 
 from conformance.cases.mcp.instructions import enqueue, marker
 
-from conformance.core.outcomes import MissingInput, NotApplicable, Problems, Violation
+from conformance.core.outcomes import MissingInput, NotApplicable, NotTestable, Problems, Violation
 from conformance.core.registry import Level, case
 from conformance.core.revisions import requirement
 from conformance.targets.mcp.probe import calibrated, same
@@ -239,7 +239,12 @@ async def _reconnect(first: McpTarget) -> dict[str, Any]:
             observed=[p for _, p in found],
         )
     )
-    if reply.rejected and not control.rejected:
+    if reply.rejected and control.rejected:
+        raise NotTestable(
+            f"over MCP {era}, a heartbeat for a session that took one before was refused on both connections of the "
+            f"caller: {control.describe()}"
+        )
+    if reply.rejected:
         problems.add(None, f"its heartbeat for its own session was refused: {reply.describe()}")
     if not reply.rejected and probe is not None and not same(shown, written):
         now = await probe.read(first, sid)
@@ -278,7 +283,12 @@ async def _retry_elsewhere(first: McpTarget) -> dict[str, Any]:
     async with first.same_caller() as again:
         retry = await again.call(call)
     control = await first.call(call)
-    if not retry.succeeded and control.succeeded:
+    if not retry.succeeded and not control.succeeded:
+        raise NotTestable(
+            f"over MCP {first.era.version}, a retry (same idempotencyKey and arguments) was refused on both "
+            f"connections of the caller (heartbeat.idempotency.retry-answered judges that): {control.describe()}"
+        )
+    if not retry.succeeded:
         raise Violation(
             f"over MCP {first.era.version}, the caller's retry (same idempotencyKey and arguments) was refused on its "
             "second connection (same credentials, a new handshake), and answered on the first: a client that lost "

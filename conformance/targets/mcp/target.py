@@ -456,6 +456,13 @@ class McpTarget(DriverHooks):
                 "Streamable HTTP (--mcp-url, or --mcp-cmd with --transport http); over stdio a second "
                 "connection is a second server process"
             )
+        # Access follows credentials: without any, two connections are two anonymous clients, which
+        # a server may keep apart by connection.
+        if not self.options.headers:
+            raise MissingInput(
+                "needs the caller's credentials (--header K=V, e.g. Authorization=Bearer TOKEN): without any, a "
+                "second connection is another anonymous client, not the same caller"
+            )
 
     @contextlib.asynccontextmanager
     async def same_caller(self) -> AsyncIterator[McpTarget]:
