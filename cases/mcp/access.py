@@ -1,26 +1,31 @@
-"""MCP `session_heartbeat`: access by another caller, who learns and changes nothing.
+"""MCP `session_heartbeat`: access by another caller, who learns and changes nothing, and by the
+same caller on a second connection, who keeps everything.
 
 Spec: cases/revisions/sources/mcp-session-heartbeat-2025-06-18.txt ("The server also verifies
 current scopes and resource-level access before returning data or changing a record"). Caller B is
-the run's --other-header over Streamable HTTP; over stdio there is one caller, and these cases are
-not testable.
+the run's --other-header over Streamable HTTP; the same caller again is a second connection with the
+run's --header. Over stdio there is one caller on one connection, and these cases are not testable.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from conformance.cases.mcp.instructions import enqueue, marker
 
-from conformance.core.outcomes import MissingInput, Problems, Violation
+from conformance.core.outcomes import MissingInput, NotApplicable, NotTestable, Problems, Violation
 from conformance.core.registry import Level, case
 from conformance.core.revisions import requirement
 from conformance.targets.mcp.probe import calibrated, same
+from conformance.targets.mcp.reading import NoInstructionList
 from conformance.targets.mcp.target import McpTarget, ToolReply, has, new_key, new_session_id
 
 # "The server also verifies current scopes and resource-level access b…"
 ACCESS = requirement("mcp-session-heartbeat-2025-06-18", "access")
+# "Preserve correlation IDs and unchanged mutation idempotency keys acr…"
+RETRIES = requirement("mcp-session-heartbeat-2025-06-18", "retries")
 
 
 async def _session_with_secrets(mcp: McpTarget) -> tuple[str, str, str | None]:
@@ -155,6 +160,146 @@ async def other_caller_replay_is_rejected(mcp: McpTarget, details: dict) -> None
             "caller B's replay of caller A's call was answered, and caller A's own answer to that call shows neither "
             "its step nor its instruction, so whether B got A's result does not show"
         )
+
+
+@case("heartbeat.access.same-caller-reconnect", level=Level.MUST, spec=ACCESS, needs=("heartbeat",))
+async def same_caller_keeps_its_sessions(mcp: McpTarget, details: dict) -> None:
+    """The same caller on a second connection (the same credentials, a handshake of its own: a
+    client that reconnected) is the same principal with the same scopes: the session it made on the
+    first is its own there too. A heartbeat for it is answered, shows the state written on the first
+    connection, and an instruction pending for it is delivered; each judged only where the first
+    connection does so after. Access follows the credentials, not the protocol session."""
+    await _in_each_era(mcp, details, _reconnect)
+
+
+@case("heartbeat.access.same-caller-retry", level=Level.MUST, spec=RETRIES, needs=("heartbeat",))
+async def same_caller_retries_on_new_connection(mcp: McpTarget, details: dict) -> None:
+    """A retry (same key, same arguments) sent on a second connection of the same caller (the
+    answer to the first was lost with its connection: the safe retry keys exist for) is answered
+    wherever the same retry is answered on the first connection."""
+    await _in_each_era(mcp, details, _retry_elsewhere)
+
+
+async def _in_each_era(
+    mcp: McpTarget, details: dict, check: Callable[[McpTarget], Awaitable[dict[str, Any]]]
+) -> None:
+    """``check`` in the run's era and, when that is the stateless one (every request a connection
+    of its own: nothing to tie to a connection), in the handshake era too where the server speaks
+    it, where a connection is a protocol session (Mcp-Session-Id) a server could tie things to."""
+    mcp.require_second_connection()
+    assert mcp.era is not None
+    details[mcp.era.version] = await check(mcp)
+    if not mcp.era.modern:
+        return
+    try:
+        async with mcp.other_era() as there:
+            assert there.era is not None
+            details[there.era.version] = await check(there)
+    except* NotApplicable as refused:  # out of the connection's task group, perhaps in a group
+        details["handshake era"] = "; ".join(
+            e.message for e in refused.exceptions if isinstance(e, NotApplicable)
+        )
+
+
+async def _reconnect(first: McpTarget) -> dict[str, Any]:
+    assert first.era is not None
+    era = first.era.version
+    probe, unreadable = await calibrated(first)
+    sid = new_session_id()
+    written = probe.values(1)[0] if probe is not None else None
+    await first.ok_heartbeat(
+        sid, **({"status": "waiting"} | (probe.write(written) if probe is not None else {}))
+    )
+    pending = marker("reconnect-instruction") if first.can_instruct else None
+    if pending is not None:  # after the session's last heartbeat: pending, not yet delivered
+        await enqueue(first, sid, pending)
+    async with first.same_caller() as again:
+        reply = await again.heartbeat(sid)
+        shown: Any = None
+        arrived = False
+        if not reply.rejected:
+            if pending is not None:
+                arrived = has(_items(again, [reply]), pending)
+                arrived = arrived or not (await again.await_delivery(sid, [pending])).missing
+            if probe is not None:
+                shown = await probe.read(again, sid)
+    control = await first.heartbeat(sid)
+    # The control heartbeat may deliver what the second connection did not: read it as a delivery.
+    delivered_first = _items(first, [control]) if control.succeeded else []
+    problems = Problems(
+        lambda found: Violation(
+            f"over MCP {era}, the same caller on a second connection (same credentials, a new handshake): "
+            + "; ".join(p for _, p in found),
+            expected="the caller's session as its first connection sees it: answered, its state, its pending "
+            "instructions",
+            observed=[p for _, p in found],
+        )
+    )
+    if reply.rejected and control.rejected:
+        raise NotTestable(
+            f"over MCP {era}, a heartbeat for a session that took one before was refused on both connections of the "
+            f"caller: {control.describe()}"
+        )
+    if reply.rejected:
+        problems.add(None, f"its heartbeat for its own session was refused: {reply.describe()}")
+    if not reply.rejected and probe is not None and not same(shown, written):
+        now = await probe.read(first, sid)
+        if same(now, written):
+            problems.add(
+                None,
+                f"its session showed {probe.field} {shown!r}, not the {written!r} it wrote on the first connection "
+                "(a session of that connection's own)",
+            )
+    if (
+        not reply.rejected
+        and pending is not None
+        and not arrived
+        and (has(delivered_first, pending) or not (await first.await_delivery(sid, [pending])).missing)
+    ):
+        problems.add(
+            None,
+            "an instruction pending for its session was not delivered there, and then was on the first connection",
+        )
+    problems.judge()
+    if probe is None and pending is None and not reply.rejected:
+        raise MissingInput(
+            "the second connection's heartbeat was answered, but nothing shows it was about the same session: "
+            + unreadable
+            + "; and no instruction to deliver (needs --instruct-cmd or --instruct-url)"
+        )
+    return {"reply_on_second_connection": reply.result if reply.reply.ok else reply.describe()}
+
+
+async def _retry_elsewhere(first: McpTarget) -> dict[str, Any]:
+    assert first.era is not None
+    sid, key = new_session_id(), new_key()
+    call = {"sessionId": sid, "idempotencyKey": key, "progressPercent": 30}
+    await first.ok_heartbeat(sid, status="active")
+    await first.ok_heartbeat(sid, **{k: v for k, v in call.items() if k != "sessionId"})
+    async with first.same_caller() as again:
+        retry = await again.call(call)
+    control = await first.call(call)
+    if not retry.succeeded and not control.succeeded:
+        raise NotTestable(
+            f"over MCP {first.era.version}, a retry (same idempotencyKey and arguments) was refused on both "
+            f"connections of the caller (heartbeat.idempotency.retry-answered judges that): {control.describe()}"
+        )
+    if not retry.succeeded:
+        raise Violation(
+            f"over MCP {first.era.version}, the caller's retry (same idempotencyKey and arguments) was refused on its "
+            "second connection (same credentials, a new handshake), and answered on the first: a client that lost "
+            "its connection with the answer cannot learn what its call did",
+            expected="the retry answered on any connection of the same caller",
+            observed=retry.describe(),
+        )
+    return {"retry_on_second_connection": retry.data if retry.succeeded else retry.describe()}
+
+
+def _items(mcp: McpTarget, replies: list[ToolReply]) -> list[Any]:
+    try:
+        return mcp.items_of(replies)
+    except (NoInstructionList, MissingInput):  # no list yet: results may omit it while it is empty
+        return []
 
 
 def _all_text(reply: ToolReply) -> str:

@@ -449,6 +449,34 @@ class McpTarget(DriverHooks):
                 await channel.close()
             self.harness.note_problems(peer)
 
+    def require_second_connection(self) -> None:
+        if self.harness.config.transport != "http":
+            raise MissingInput(
+                "needs the same caller on a second connection to the same server: serve the MCP server over "
+                "Streamable HTTP (--mcp-url, or --mcp-cmd with --transport http); over stdio a second "
+                "connection is a second server process"
+            )
+        # Access follows credentials: without any, two connections are two anonymous clients, which
+        # a server may keep apart by connection.
+        if not self.options.headers:
+            raise MissingInput(
+                "needs the caller's credentials (--header K=V, e.g. Authorization=Bearer TOKEN): without any, a "
+                "second connection is another anonymous client, not the same caller"
+            )
+
+    @contextlib.asynccontextmanager
+    async def same_caller(self) -> AsyncIterator[McpTarget]:
+        """Caller A again on a second connection (its own credentials, a handshake of its own, as a
+        client that reconnected), in the run's era, reading results as the run has learnt to.
+        MissingInput over stdio: there a connection is a process, and a second one another server."""
+        self.require_second_connection()
+        async with self.fresh_connection("A2") as (peer, _):
+            again = McpTarget(self.harness, peer=peer)
+            again.options, again.era = self.options, self.era
+            again.reader = self.reader
+            await again.handshake()
+            yield again
+
     @contextlib.asynccontextmanager
     async def fresh_connection(self, label: str) -> AsyncIterator[tuple[JsonRpcPeer, StdioProcess | None]]:
         """Caller A on a connection of its own, nothing sent on it yet: over HTTP another

@@ -330,8 +330,8 @@ README_BOTH = readme.command('session-status-conformance --target mcp --mcp-prot
 README_MODERN_STDIO = readme.command('session-status-conformance --mcp-cmd "node dist/server.js --modern-only" --instruct-cmd "node dist/ops.js instruct {sessionId} {text}"')  # noqa: E501  # fmt: skip
 README_MODERN_HTTP = readme.command('session-status-conformance --transport http --mcp-cmd "node dist/server.js --http 127.0.0.1:0 --modern-only"')  # noqa: E501  # fmt: skip
 README_STATELESS = readme.command('session-status-conformance --transport http --mcp-cmd "node dist/server.js --http 127.0.0.1:0 --stateless-http" --mcp-protocol 2025-06-18')  # noqa: E501  # fmt: skip
-# Without --instruct-url and --other-header: the cases that enqueue an operator's instruction, and
-# the access cases.
+# Without --instruct-url, --header and --other-header: the cases that enqueue an operator's
+# instruction, and the access cases (caller B's, and caller A's second connection).
 NEEDS_HOOKS = {
     c: "not-testable"
     for c in HTTP_BASELINE
