@@ -82,6 +82,11 @@ BROKEN: dict[str, Variant] = {
             "fuzz.frames.survives": "warn",
         },
     ),
+    # Its bug shows only on sessions created with an MCP server, for 2 s after session/new: the
+    # case that creates one and asks at once. (The sequence's `new` steps s0, s2… draw them too; it
+    # sees an unknown held session as evicted, and catches the bug only when a later status finds
+    # it back: not run here.)
+    "mcp_servers_pending": Variant(1, {"status.active.after-new": "fail"}, focus="status.active."),
     "still_active_after_close": Variant(
         1,
         {
@@ -490,6 +495,9 @@ WS_BROKEN: dict[str, Variant] = {
 }
 # Agents served over WebSocket that take paths the spec allows.
 WS_CONFORMING_VARIANTS: dict[str, Variant] = {
+    # MCP servers given to session/new: started before it answers (a second and more), or refused.
+    "mcp_servers_started": Variant(0, {}, focus="status.active."),
+    "mcp_servers_refused": Variant(0, {}, focus="status.active."),
     # Every connection hears every session's updates: what B gets after its status calls shows
     # nothing about attaching (a control connection that asked nothing gets them too).
     "ws_broadcasts_updates": Variant(0, {"status.connections.no-attach": "not-testable"}),
