@@ -48,6 +48,7 @@ async def start(server):
         "capabilities": {},
         "clientInfo": {"name": "agent", "version": "1"},
     }
+    assert proc.stdin is not None  # both pipes were asked for
     await ask(proc, 1, "initialize", init)
     proc.stdin.write(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n')
     await ask(proc, 2, "tools/list", {})
