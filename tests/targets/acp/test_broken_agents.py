@@ -495,9 +495,6 @@ WS_BROKEN: dict[str, Variant] = {
 }
 # Agents served over WebSocket that take paths the spec allows.
 WS_CONFORMING_VARIANTS: dict[str, Variant] = {
-    # MCP servers given to session/new: started before it answers (a second and more), or refused.
-    "mcp_servers_started": Variant(0, {}, focus="status.active."),
-    "mcp_servers_refused": Variant(0, {}, focus="status.active."),
     # Every connection hears every session's updates: what B gets after its status calls shows
     # nothing about attaching (a control connection that asked nothing gets them too).
     "ws_broadcasts_updates": Variant(0, {"status.connections.no-attach": "not-testable"}),
@@ -634,6 +631,9 @@ LIST_BASELINE = {"list_refuses_other_cwd": "run", "status_slower_than_busy_list"
 
 # Agents that take paths the spec allows: their outcomes differ from the baseline, all legally.
 CONFORMING_VARIANTS: dict[str, Variant] = {
+    # MCP servers given to session/new: started before it answers (a second and more), or refused.
+    "mcp_servers_started": Variant(0, {}, focus="status.active."),
+    "mcp_servers_refused": Variant(0, {}, focus="status.active."),
     "open_saved": Variant(0, {}, revision=UNSTABLE),
     "may_inactive": Variant(
         0,
