@@ -31,9 +31,22 @@ async def result_is_an_object_with_string_status(acp: AcpTarget, details: dict) 
 
 @case("status.active.after-new", level=Level.MUST, spec=spec.ACTIVE)
 async def active_after_new(acp: AcpTarget, details: dict) -> None:
-    """A session just created with session/new is `active`."""
+    """A session just created with session/new is `active`: one created with the defaults, and one
+    created with the optional parameters the schema names (an MCP server the suite provides, a
+    `_meta`, `additionalDirectories` where advertised), each asked the moment session/new answered.
+
+    Calibrated: an MCP server the agent starts is started inside session/new, however long that
+    takes; an agent that refuses the parameters gets a second session with the defaults (said in
+    the details)."""
     sid = await acp.new_session()
     expect_status(await acp.status(sid), {"active"}, "status right after session/new")
+    varied = await acp.new_session(varied=True)
+    details["created_with"] = acp.creation_details(varied)
+    expect_status(
+        await acp.status(varied),
+        {"active"},
+        "status right after session/new for a session created with an MCP server and the other optional parameters",
+    )
 
 
 @case("status.v1.no-state-field", level=Level.SHOULD, spec=spec.V1_NO_STATE, needs=("status", "v1"))

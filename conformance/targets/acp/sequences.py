@@ -375,7 +375,10 @@ class Driver:
         return (int(ref[1:] or 0) % 2 == 0) != self.swapped
 
     async def _create(self, step: Step) -> str:
-        reply = await self.t.call("session/new", {"cwd": self.cwd, "mcpServers": []})
+        # Sessions s0, s2… (and their twins) are created with the optional parameters of
+        # session/new (an MCP server the suite provides…; the defaults where the agent refuses them).
+        varied = step.op == "new" and step.ref is not None and int(step.ref[1:] or 0) % 2 == 0
+        reply = await self.t.create(self.cwd, varied=varied)
         sid = reply.result.get("sessionId") if reply.ok and isinstance(reply.result, dict) else None
         if not isinstance(sid, str):
             self.cannot(step, f"session/new did not create a session: {reply.describe()}")

@@ -6,6 +6,7 @@ that fails raises :class:`NotTestable` (a failure); raw calls return the :class:
 
 from __future__ import annotations
 
+import os
 import sys
 import uuid
 from collections.abc import Awaitable, Callable
@@ -16,6 +17,7 @@ import anyio
 from conformance.core import revisions
 from conformance.core.config import UsageError
 from conformance.core.outcomes import HarnessError, MissingInput, NotTestable, Unanswered, Unprepared, shorten
+from conformance.targets.acp import mcp_stub
 from conformance.targets.acp.expect import SESSION_NOT_FOUND
 from conformance.targets.acp.options import AcpOptions
 from conformance.targets.base import DriverHooks
@@ -93,6 +95,10 @@ class AcpTarget(DriverHooks):
         # error): the agent's own word that a turn it was asked during is over.
         self.no_turn_said: dict[str, float] = {}
         self.ran_out: set[str] = set()  # sessions whose turn was waited for a whole turn clock in vain
+        # Sessions created with the optional parameters of session/new (which ones), and what the
+        # agent answered when it refused them (its sessions then have the defaults).
+        self.created_with: dict[str, list[str]] = {}
+        self.creation_refused = ""
 
     @property
     def peer(self) -> JsonRpcPeer:
@@ -300,11 +306,61 @@ class AcpTarget(DriverHooks):
 
     # -- lifecycle: prerequisites --------------------------------------------------------------
 
-    async def new_session(self, cwd: str | None = None) -> str:
-        """A fresh session. A session/new that fails before the case has asked status is a
-        precondition not made (not testable: the status specs say nothing of session/new); after a
-        status call it is a prerequisite the agent advertised that broke (NotTestable)."""
-        reply = await self.call("session/new", {"cwd": cwd or self.cwd, "mcpServers": []})
+    def creation_parameters(self, cwd: str) -> dict[str, Any]:
+        """session/new's params with a value for the optional parameters the schema names: an MCP
+        server over stdio the suite provides (every agent MUST support that transport; it starts in
+        a moment and answers the MCP handshake), a `_meta`, and `additionalDirectories` where the
+        agent advertises them."""
+        params: dict[str, Any] = {
+            "cwd": cwd,
+            "mcpServers": [
+                {
+                    "name": "session-status-conformance-stub",
+                    "command": os.path.abspath(sys.executable),
+                    "args": [os.path.abspath(mcp_stub.__file__)],
+                    "env": [{"name": "SESSION_STATUS_CONFORMANCE", "value": "1"}],
+                }
+            ],
+            "_meta": {"sessionStatusConformance": {"createdWith": "optional parameters"}},
+        }
+        if self.protocol == 1 and self.advertises("additionalDirectories"):
+            extra = os.path.join(cwd, ".additional")
+            os.makedirs(extra, exist_ok=True)
+            params["additionalDirectories"] = [extra]
+        return params
+
+    async def create(self, cwd: str | None = None, *, varied: bool = False) -> Reply:
+        """session/new's answer. ``varied``: created with the optional parameters
+        (:meth:`creation_parameters`); where the agent refuses them (an MCP server it cannot start),
+        with the defaults, and :meth:`creation_details` says so."""
+        where = cwd or self.cwd
+        if varied:
+            params = self.creation_parameters(where)
+            reply = await self.call("session/new", params)
+            sid = reply.result.get("sessionId") if reply.ok and isinstance(reply.result, dict) else None
+            if isinstance(sid, str):
+                self.created_with[sid] = sorted(k for k in params if k != "cwd")
+                return reply
+            if reply.code == AUTH_REQUIRED or self.peer.exited is not None:
+                return reply
+            self.creation_refused = reply.describe(160)
+        return await self.call("session/new", {"cwd": where, "mcpServers": []})
+
+    def creation_details(self, *sids: str) -> dict[str, Any]:
+        """For a case's details: which of its sessions were created with the optional parameters."""
+        shown: dict[str, Any] = {sid: self.created_with[sid] for sid in sids if sid in self.created_with}
+        if self.creation_refused:
+            shown["refused"] = (
+                f"session/new with them answered {self.creation_refused}; created with the defaults"
+            )
+        return shown
+
+    async def new_session(self, cwd: str | None = None, *, varied: bool = False) -> str:
+        """A fresh session (``varied``: created with the optional parameters, see :meth:`create`).
+        A session/new that fails before the case has asked status is a precondition not made (not
+        testable: the status specs say nothing of session/new); after a status call it is a
+        prerequisite the agent advertised that broke (NotTestable)."""
+        reply = await self.create(cwd, varied=varied)
         sid = reply.result.get("sessionId") if reply.ok and isinstance(reply.result, dict) else None
         if not isinstance(sid, str):
             if reply.code == AUTH_REQUIRED:

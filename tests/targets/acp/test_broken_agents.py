@@ -82,6 +82,11 @@ BROKEN: dict[str, Variant] = {
             "fuzz.frames.survives": "warn",
         },
     ),
+    # Its bug shows only on sessions created with an MCP server, for 2 s after session/new: the
+    # case that creates one and asks at once. (The sequence's `new` steps s0, s2… draw them too; it
+    # sees an unknown held session as evicted, and catches the bug only when a later status finds
+    # it back: not run here.)
+    "mcp_servers_pending": Variant(1, {"status.active.after-new": "fail"}, focus="status.active."),
     "still_active_after_close": Variant(
         1,
         {
@@ -626,6 +631,9 @@ LIST_BASELINE = {"list_refuses_other_cwd": "run", "status_slower_than_busy_list"
 
 # Agents that take paths the spec allows: their outcomes differ from the baseline, all legally.
 CONFORMING_VARIANTS: dict[str, Variant] = {
+    # MCP servers given to session/new: started before it answers (a second and more), or refused.
+    "mcp_servers_started": Variant(0, {}, focus="status.active."),
+    "mcp_servers_refused": Variant(0, {}, focus="status.active."),
     "open_saved": Variant(0, {}, revision=UNSTABLE),
     "may_inactive": Variant(
         0,
