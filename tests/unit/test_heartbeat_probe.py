@@ -2,8 +2,22 @@
 
 from __future__ import annotations
 
-from conformance.targets.mcp.probe import ABSENT, StateProbe, execution_fields, leaves, pointers_to, same
-from conformance.targets.mcp.target import carries
+import itertools
+from typing import Any, cast
+
+import anyio
+
+from conformance.targets.mcp.probe import (
+    ABSENT,
+    StateProbe,
+    execution_fields,
+    leaves,
+    pointers_to,
+    read,
+    read_untouched,
+    same,
+)
+from conformance.targets.mcp.target import McpTarget, ToolReply, carries
 
 
 def test_leaves_are_json_pointers() -> None:
@@ -37,3 +51,28 @@ def test_an_instruction_carries_its_text_in_any_field_but_its_id() -> None:
     assert carries({"id": "1", "text": "do it"}, "do it")
     assert carries({"id": "1", "message": {"body": "do it"}}, "do it")
     assert not carries({"id": "do it", "text": "other"}, "do it")
+
+
+def test_reads_in_a_row_never_repeat_their_arguments() -> None:
+    """A server that takes a call with an earlier one's arguments for its retry (whatever its key)
+    would answer a repeated read from its cache, and the calibration would lose the probe."""
+    sent: list[dict[str, Any]] = []
+
+    class Recorder:
+        async def ok_heartbeat(self, session_id: str, **arguments: Any) -> ToolReply:
+            sent.append(arguments)
+            return cast(ToolReply, None)
+
+    mcp = cast(McpTarget, Recorder())
+
+    async def reads() -> None:
+        for _ in range(300):
+            await read(mcp, "sess", "currentStep")
+            await read_untouched(mcp, "sess")
+
+    anyio.run(reads)
+    progress = [a["progressPercent"] for a in sent[0::2]]
+    steps = [a["stepCount"] for a in sent[1::2]]
+    assert all(a != b for a, b in itertools.pairwise(progress))
+    assert all(a != b for a, b in itertools.pairwise(steps))
+    assert all(1 <= p <= 99 for p in progress) and all(2 <= s <= 1000 for s in steps)

@@ -16,6 +16,7 @@ so it is tested without a server; :func:`calibrate` does the calls.
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 import uuid
@@ -87,6 +88,12 @@ def execution_fields(first: Any, other_execution: Any, replay: Any) -> set[str]:
     }
 
 
+# Reads in a row never carry the same value: a server that takes a call with the arguments of an
+# earlier one for its retry (whatever its key) answers a repeated read from its cache, and random
+# values would repeat in about one calibration in thirty.
+_next_read = itertools.count(random.randrange(1000)).__next__
+
+
 def _markers(n: int) -> list[Any]:
     return [f"conformance probe {uuid.uuid4().hex[:12]}" for _ in range(n)]
 
@@ -138,7 +145,7 @@ async def read(mcp: McpTarget, session_id: str, field: str) -> ToolReply:
     other = (
         {"currentStep": _markers(1)[0]}
         if field == "progressPercent"
-        else {"progressPercent": random.randint(1, 99)}
+        else {"progressPercent": _next_read() % 99 + 1}
     )
     return await mcp.ok_heartbeat(session_id, **other)
 
@@ -194,8 +201,8 @@ async def calibrate_all(mcp: McpTarget, first: StateProbe) -> list[StateProbe]:
 
 async def read_untouched(mcp: McpTarget, session_id: str) -> ToolReply:
     """A heartbeat that carries none of the probes' fields, differing from the last in its step
-    pair (stepIndex 1 of a random stepCount), so a server answering from a cache still reads."""
-    return await mcp.ok_heartbeat(session_id, stepIndex=1, stepCount=random.randint(2, 1000))
+    pair (stepIndex 1 of a stepCount the last read did not carry), so a server answering from a cache still reads."""
+    return await mcp.ok_heartbeat(session_id, stepIndex=1, stepCount=_next_read() % 999 + 2)
 
 
 async def calibrated(mcp: McpTarget) -> tuple[StateProbe | None, str]:
