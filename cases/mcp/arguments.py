@@ -183,16 +183,34 @@ BOUNDARIES: tuple[tuple[str, dict[str, Any]], ...] = (
 @case("heartbeat.args.boundaries-accepted", level=Level.MUST, spec=PURPOSE, needs=("heartbeat",))
 async def accepts_the_bounds(mcp: McpTarget, details: dict) -> None:
     """Each bound of the schema is a valid value: heartbeats at the bounds succeed."""
+    await all_accepted(
+        mcp,
+        details,
+        BOUNDARIES,
+        "valid heartbeat(s) at the schema's bounds were refused",
+        "a result with isError false (the bounds are inclusive)",
+    )
+
+
+async def all_accepted(
+    mcp: McpTarget,
+    details: dict,
+    calls: tuple[tuple[str, dict[str, Any]], ...],
+    refused_said: str,
+    expected: str,
+) -> None:
+    """Each call (what, its fields), on a fresh session, succeeds; the refused ones fail the case,
+    "N {refused_said}: …", each with what its refusal said (a later refusal explained away keeps
+    the calls already refused)."""
     refused = Problems(
         lambda shown: Violation(
-            f"{len(shown)} valid heartbeat(s) at the schema's bounds were refused: "
-            + "; ".join(p for _, p in shown),
-            expected="a result with isError false (the bounds are inclusive)",
+            f"{len(shown)} {refused_said}: " + "; ".join(p for _, p in shown),
+            expected=expected,
             observed=[p for _, p in shown],
         )
     )
-    with refused.kept(details):  # a later refusal explained away keeps the bounds already refused
-        for what, fields in BOUNDARIES:
+    with refused.kept(details):
+        for what, fields in calls:
             sid = new_session_id()
             reply = await mcp.heartbeat(sid, **fields)
             if not reply.succeeded:
@@ -218,23 +236,14 @@ async def accepts_integral_numbers(mcp: McpTarget, details: dict) -> None:
     dialect = schema.get("$schema") if isinstance(schema, dict) else None
     if isinstance(dialect, str) and DRAFT_04 in dialect:
         raise NotApplicable(f"the published inputSchema is draft-04 ({dialect}), where 3.0 is not an integer")
-    refused = Problems(
-        lambda shown: Violation(
-            f"{len(shown)} heartbeat(s) whose integers were written with a zero fraction were refused, although "
-            "the published inputSchema's integer accepts them: " + "; ".join(p for _, p in shown),
-            expected="a result with isError false (JSON Schema 2020-12: integer matches any number with a zero "
-            "fractional part)",
-            observed=[p for _, p in shown],
-        )
+    await all_accepted(
+        mcp,
+        details,
+        INTEGRAL_FLOATS,
+        "heartbeat(s) whose integers were written with a zero fraction were refused, although the published "
+        "inputSchema's integer accepts them",
+        "a result with isError false (JSON Schema 2020-12: integer matches any number with a zero fractional part)",
     )
-    with refused.kept(details):  # a later refusal explained away keeps the forms already refused
-        for what, fields in INTEGRAL_FLOATS:
-            sid = new_session_id()
-            reply = await mcp.heartbeat(sid, **fields)
-            if not reply.succeeded:
-                await mcp.explain_refusal(sid, reply, fields)
-                refused.add(None, f"{what}: {reply.describe()}")
-    refused.judge()
 
 
 @case("heartbeat.args.rejected-changes-nothing", level=Level.MUST, spec=VALIDATE, needs=("heartbeat",))
