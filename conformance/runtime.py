@@ -11,6 +11,7 @@ from __future__ import annotations
 import collections
 import concurrent.futures
 import contextlib
+import dataclasses
 import inspect
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -33,6 +34,7 @@ from conformance.core.outcomes import (
     RunInterrupted,
     Unanswered,
     Unimplemented,
+    Violation,
     broken,
     classify,
     unanswered,
@@ -441,6 +443,15 @@ class Runtime:
             result = self._died_answering(case, exc, self.stderr.since(err_mark))
         else:
             result = classify(exc, case.level, strict=self.strict)
+            ended = (
+                self._status_unanswered(case, exc.__cause__, err_mark) if isinstance(exc, Violation) else None
+            )
+            if ended is not None and ended.outcome is Outcome.FAIL and result.outcome is not Outcome.FAIL:
+                # A finding a SHOULD case kept (Problems.kept) does not hide a status request then
+                # left unanswered: that is the method's own MUST, whatever the case's level.
+                result = dataclasses.replace(
+                    result, outcome=Outcome.FAIL, message=f"{result.message}; then {ended.message}"
+                )
         exited = self._agent.connection.exited if self._agent is not None else None
         if result.outcome is Outcome.ERROR and exited is not None and "exited" not in result.message:
             # e.g. Hypothesis calls a run "flaky" when the agent died under it: say what happened.
@@ -449,6 +460,15 @@ class Runtime:
                 f"agent exited with code {exited.code} (the case was at: {result.message[:200]})",
             )
         return result
+
+    def _status_unanswered(self, case: Case, cause: BaseException | None, err_mark: int) -> CaseResult | None:
+        """The outcome of a status request that a kept finding's Violation ended on (its cause),
+        judged as if the case had ended there; None where the cause is something else."""
+        if isinstance(cause, Unanswered) and self.target.is_status_call(cause.method):
+            return unanswered(cause, case.level, on_status=True, status_asked=True, strict=self.strict)
+        if isinstance(cause, AgentExited) and cause.method and self.target.is_status_call(cause.method):
+            return self._died_answering(case, cause, self.stderr.since(err_mark))
+        return None
 
     def _case_entries(
         self, case: Case, mark: int, handshake: list[Any], details: dict[str, Any]

@@ -240,12 +240,30 @@ class Problems:
         passes as it is."""
         try:
             yield
-        except (CaseSignal, Unanswered) as exc:
-            if isinstance(exc, Violation) or not self._shown:
+        except BaseException as caught:
+            exc = _ending(caught)
+            if exc is None or isinstance(exc, Violation) or not self._shown:
                 raise
-            said = exc.describe() if isinstance(exc, Unanswered) else exc.message
-            details["ended the case"] = shorten(f"{type(exc).__name__}: {said}", 400)
+            details["ended the case"] = shorten(f"{type(exc).__name__}: {_said(exc)}", 400)
             raise self.violation() from exc
+
+
+def _said(exc: BaseException) -> str:
+    if isinstance(exc, Unanswered):
+        return exc.describe()
+    return exc.message if isinstance(exc, CaseSignal | NoTurn) else str(exc)
+
+
+def _ending(caught: BaseException) -> BaseException | None:
+    """What ended a later step of a case: the signal, the turn not sent, the agent's exit, or the
+    first of them a task group raised; None for anything else (an interruption, a cancellation, a
+    harness error), which goes on as it is."""
+    endings = (CaseSignal, Unanswered, NoTurn, AgentExited)
+    if isinstance(caught, BaseExceptionGroup):
+        if caught.subgroup(lambda e: not isinstance(e, (BaseExceptionGroup, *endings))) is not None:
+            return None
+        return _ending(caught.exceptions[0])
+    return caught if isinstance(caught, endings) else None
 
 
 class NoTurn(BaseException):

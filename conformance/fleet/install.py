@@ -289,7 +289,7 @@ def interpreter(wanted: str) -> str | None:
     candidates = [wanted] if os.sep in wanted else [shutil.which(wanted), shutil.which(f"python{version}")]
     root = Path(os.environ.get("PYENV_ROOT") or Path.home() / ".pyenv") / "versions"
     if re.fullmatch(r"\d+\.\d+", version) and root.is_dir():
-        installed = sorted(root.glob(f"{version}.*/bin/python{version}"), reverse=True)
+        installed = sorted(root.glob(f"{version}.*/bin/python{version}"), key=_patch_level, reverse=True)
         candidates += [str(path) for path in installed]
     for candidate in candidates:
         if not candidate:
@@ -303,6 +303,11 @@ def interpreter(wanted: str) -> str | None:
         if ran.returncode == 0:
             return candidate
     return None
+
+
+def _patch_level(python: Path) -> tuple[int, ...]:
+    """The version of pyenv's folder an interpreter is in, as numbers (3.12.10 after 3.12.9)."""
+    return tuple(int(n) for n in re.findall(r"\d+", python.parent.parent.name))
 
 
 def _uv_install(entry: Entry, tmp: Path, timeout: float) -> None:
@@ -354,8 +359,11 @@ def _uv_command(entry: Entry, folder: Path) -> list[str]:
     if not program.exists():
         raise InstallError(f"{entry.package} installs no command {program.name!r}: name one as cmd")
     with program.open("rb") as script:
-        first = script.readline(512)
-    if first.startswith(b"#!") and b"python" in first:
+        first, second = script.readline(512), script.readline(512)
+    # A venv path too long for a shebang gets pip's and uv's /bin/sh launcher instead, whose second
+    # line execs the venv's Python by the same gone path.
+    launcher = second.startswith(b"'''exec'")
+    if first.startswith(b"#!") and (b"python" in first or launcher):
         # Its shebang names the temporary folder the venv was made in, before it was moved into
         # the cache: the venv's own Python runs the script wherever the folder now is.
         return [str(folder / "venv" / "bin" / "python"), str(program), *entry.args]

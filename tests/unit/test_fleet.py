@@ -446,10 +446,11 @@ def test_an_entrys_python_is_one_that_runs_on_the_path_or_among_pyenvs_versions(
     shims.mkdir()
     shim = shims / "python3.12"
     shim.write_text("#!/bin/sh\necho 'pyenv: python3.12: command not found' >&2\nexit 127\n")
-    own = root / "versions" / "3.12.4" / "bin" / "python3.12"
-    own.parent.mkdir(parents=True)
-    own.write_text("#!/bin/sh\nexit 0\n")
-    for program in (shim, own):
+    older, own = (root / "versions" / v / "bin" / "python3.12" for v in ("3.12.9", "3.12.10"))
+    for program in (older, own):
+        program.parent.mkdir(parents=True)
+        program.write_text("#!/bin/sh\nexit 0\n")
+    for program in (shim, older, own):
         program.chmod(0o755)
     monkeypatch.setenv("PATH", f"{shims}{os.pathsep}{os.environ['PATH']}")
     monkeypatch.setenv("PYENV_ROOT", str(root))
@@ -469,6 +470,14 @@ def test_a_venv_moved_into_the_cache_runs_its_script_through_its_own_python(tmp_
     script.write_text(f"#!{tmp_path}.part-1/venv/bin/python\nimport sys\nprint('ran', *sys.argv[1:])\n")
     script.chmod(0o755)
     entry = Entry("agent", "agent", "1", "uvx", package="agent-acp==1", args=("-x",))
+    argv = uv_command(entry, tmp_path)
+    assert argv[0] == str(bin_dir / "python")
+    assert subprocess.run(argv, capture_output=True, text=True, timeout=60).stdout == "ran -x\n"
+    # A path too long for a shebang: pip's and uv's /bin/sh launcher, which execs the same gone path.
+    script.write_text(
+        f"#!/bin/sh\n'''exec' '{tmp_path}.part-1/venv/bin/python' \"$0\" \"$@\"\n' '''\n"
+        "import sys\nprint('ran', *sys.argv[1:])\n"
+    )
     argv = uv_command(entry, tmp_path)
     assert argv[0] == str(bin_dir / "python")
     assert subprocess.run(argv, capture_output=True, text=True, timeout=60).stdout == "ran -x\n"

@@ -5,7 +5,8 @@ own and in real cases of two targets driven by scripted steps."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from types import SimpleNamespace
+from typing import Any, cast
 
 import anyio
 import httpx
@@ -15,11 +16,13 @@ from conformance.cases.http import later
 from conformance.cases.mcp import idempotency
 
 from conformance.core.outcomes import (
+    AgentExited,
     CaseSignal,
     Info,
     MissingInput,
     NotApplicable,
     NotTestable,
+    NoTurn,
     Outcome,
     Problem,
     Problems,
@@ -28,7 +31,8 @@ from conformance.core.outcomes import (
     Violation,
     classify,
 )
-from conformance.core.registry import Level
+from conformance.core.registry import Case, Level
+from conformance.runtime import Runtime
 from conformance.targets.http.target import HttpStatusTarget, StatusProbe
 
 UNANSWERED = Unanswered("GET /sessions/{session_id}/status", "sess-1", 2.0)
@@ -58,7 +62,8 @@ def test_a_signal_after_a_problem_ends_the_case_with_the_problem(later_signal: B
     assert raised.value.__cause__ is later_signal and not ran
     assert details["ended the case"].startswith(type(later_signal).__name__)
     # In a SHOULD case the outcome stays the warning shown, where the signal alone would decide
-    # another (not testable, n/a, info) or a MUST failure of another rule.
+    # another (not testable, n/a, info); a status request left unanswered is the engine's to
+    # judge too (test_a_status_left_unanswered_after_a_kept_warning_still_fails).
     assert classify(raised.value, Level.SHOULD).outcome is Outcome.WARN
 
 
@@ -246,3 +251,62 @@ def test_known_values_keeps_the_new_sessions_unrecognised_state(
         run_case(foreground_state.state_values_are_known, Agent())
     assert "unrecognised foreground state {'new': 'resting'}" in raised.value.message
     assert classify(raised.value, Level.SHOULD).outcome is Outcome.WARN  # not n/a, not not-testable
+
+
+ENDINGS = [
+    NoTurn("the run's prompt budget is spent (--max-prompts 20)", "budget spent"),
+    AgentExited(1, "Traceback: boom", None),
+    BaseExceptionGroup("a task group", [ValueError("x")]).derive([UNANSWERED]),
+]
+
+
+@pytest.mark.parametrize("later_end", ENDINGS, ids=["no-turn", "agent-exited", "task-group"])
+def test_a_turn_not_sent_an_exit_or_a_task_groups_signal_keeps_the_problem(later_end: BaseException) -> None:
+    problems, details = Problems(joined), {}
+    problems.add("first", "the first step's problem")
+    with pytest.raises(Violation) as raised, problems.kept(details):
+        raise later_end
+    assert raised.value.rule == "first" and "ended the case" in details
+
+
+def test_an_interruption_goes_on_as_it_is() -> None:
+    problems = Problems(joined)
+    problems.add("first", "shown")
+    group = BaseExceptionGroup("a task group", [UNANSWERED, KeyboardInterrupt()])
+    with pytest.raises(BaseExceptionGroup), problems.kept({}):
+        raise group
+    with pytest.raises(ValueError), problems.kept({}):
+        raise ValueError("a harness error")
+
+
+def test_a_status_left_unanswered_after_a_kept_warning_still_fails() -> None:
+    """A SHOULD case that showed a problem and then had a status request go unanswered: the kept
+    warning does not hide the status method's own MUST (the engine judges the cause too)."""
+    problems = Problems(joined)
+    problems.add("first", "an unrecognised state")
+    with pytest.raises(Violation) as raised, problems.kept({}):
+        raise Unanswered("session/status", "sess-1", 2.0)
+    runtime = SimpleNamespace(
+        target=SimpleNamespace(is_status_call=lambda method: method == "session/status"),
+        strict=False,
+        status_asked=lambda: True,
+        _agent=None,
+        stderr=SimpleNamespace(since=lambda mark: ""),
+    )
+    runtime._status_unanswered = lambda case, cause, mark: Runtime._status_unanswered(
+        cast(Runtime, runtime), case, cause, mark
+    )
+    should = Case(
+        "status.state.known-values",
+        Level.SHOULD,
+        cast(Any, None),
+        ("status",),
+        func=cast(Any, None),
+        target="acp",
+    )
+    result = Runtime._judge(cast(Runtime, runtime), should, raised.value, 0)
+    assert result.outcome is Outcome.FAIL and result.rule == "first"
+    assert result.message.startswith("an unrecognised state; then ")
+    other = Violation("shown", rule="first")
+    other.__cause__ = Unanswered("session/list", "", 2.0)
+    assert Runtime._judge(cast(Runtime, runtime), should, other, 0).outcome is Outcome.WARN

@@ -13,7 +13,7 @@ import json
 import sys
 from typing import Any
 
-MAX_LINE = 1 << 20  # a frame longer than this is dropped unread: nothing here needs more
+MAX_LINE = 1 << 20  # a frame longer than this is dropped, read in bounded pieces: nothing here needs more
 
 RESULTS: dict[str, dict[str, Any]] = {
     "ping": {},
@@ -45,8 +45,11 @@ def answer(message: Any) -> dict[str, Any] | None:
 
 
 def main() -> None:
-    for line in sys.stdin.buffer:
+    stdin = sys.stdin.buffer
+    while line := stdin.readline(MAX_LINE + 1):
         if len(line) > MAX_LINE:
+            while line and not line.endswith(b"\n"):  # the rest of a line too long, in bounded pieces
+                line = stdin.readline(MAX_LINE + 1)
             continue
         try:
             message = json.loads(line)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
+import tempfile
 import uuid
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
@@ -99,6 +100,7 @@ class AcpTarget(DriverHooks):
         # agent answered when it refused them (its sessions then have the defaults).
         self.created_with: dict[str, list[str]] = {}
         self.creation_refused = ""
+        self._additional_directory: str | None = None
 
     @property
     def peer(self) -> JsonRpcPeer:
@@ -324,9 +326,14 @@ class AcpTarget(DriverHooks):
             "_meta": {"sessionStatusConformance": {"createdWith": "optional parameters"}},
         }
         if self.protocol == 1 and self.advertises("additionalDirectories"):
-            extra = os.path.join(cwd, ".additional")
-            os.makedirs(extra, exist_ok=True)
-            params["additionalDirectories"] = [extra]
+            if self._additional_directory is None:
+                # The user's directory is left as it was: a folder of the run's own, made once.
+                try:
+                    self._additional_directory = tempfile.mkdtemp(prefix="session-status-conformance-")
+                except OSError:
+                    self._additional_directory = ""
+            if self._additional_directory:
+                params["additionalDirectories"] = [self._additional_directory]
         return params
 
     async def create(self, cwd: str | None = None, *, varied: bool = False) -> Reply:

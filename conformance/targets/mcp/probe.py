@@ -90,7 +90,7 @@ def execution_fields(first: Any, other_execution: Any, replay: Any) -> set[str]:
 
 # Reads in a row never carry the same value: a server that takes a call with the arguments of an
 # earlier one for its retry (whatever its key) answers a repeated read from its cache, and random
-# values would repeat in about one calibration in thirty.
+# values repeat now and then.
 _next_read = itertools.count(random.randrange(1000)).__next__
 
 
