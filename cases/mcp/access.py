@@ -15,7 +15,7 @@ from typing import Any
 
 from conformance.cases.mcp.instructions import enqueue, marker
 
-from conformance.core.outcomes import MissingInput, NotApplicable, NotTestable, Problems, Violation
+from conformance.core.outcomes import MissingInput, NotTestable, Problems, Violation
 from conformance.core.registry import Level, case
 from conformance.core.revisions import requirement
 from conformance.targets.mcp.probe import calibrated, same
@@ -187,18 +187,7 @@ async def _in_each_era(
     of its own: nothing to tie to a connection), in the handshake era too where the server speaks
     it, where a connection is a protocol session (Mcp-Session-Id) a server could tie things to."""
     mcp.require_second_connection()
-    assert mcp.era is not None
-    details[mcp.era.version] = await check(mcp)
-    if not mcp.era.modern:
-        return
-    try:
-        async with mcp.other_era() as there:
-            assert there.era is not None
-            details[there.era.version] = await check(there)
-    except* NotApplicable as refused:  # out of the connection's task group, perhaps in a group
-        details["handshake era"] = "; ".join(
-            e.message for e in refused.exceptions if isinstance(e, NotApplicable)
-        )
+    details.update(await mcp.in_each_era(check, details))
 
 
 async def _reconnect(first: McpTarget) -> dict[str, Any]:

@@ -281,17 +281,8 @@ async def notifications_within_declared_capabilities(mcp: McpTarget, details: di
     and on a connection of the handshake era when the run speaks the stateless one, is one its
     handshake declared: log messages under `logging`, list changes under `listChanged`, resource
     updates under `subscribe`, and no progress for a request that carried no token."""
-    assert mcp.era is not None
-    judged = {mcp.era.version: await _notifications_judged(mcp)}
-    if mcp.era.modern:  # a server of both eras may notify only in the one with a stream per connection
-        try:
-            async with mcp.other_era() as there:
-                assert there.era is not None
-                judged[there.era.version] = await _notifications_judged(there)
-        except* NotApplicable as refused:  # out of the connection's task group, perhaps in a group
-            details["handshake era"] = "; ".join(
-                e.message for e in refused.exceptions if isinstance(e, NotApplicable)
-            )
+    # A server of both eras may notify only in the one with a stream per connection.
+    judged = await mcp.in_each_era(_notifications_judged, details)
     details["connections"] = judged
     shown = [
         f"over MCP {version}: " + "; ".join(j["undeclared"].values())

@@ -15,9 +15,9 @@ import contextlib
 import dataclasses
 import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 import anyio
 
@@ -48,6 +48,8 @@ if TYPE_CHECKING:
     from conformance.core.config import AgentConfig
     from conformance.targets.base import Driver, Harness
 
+
+T = TypeVar("T")  # what a check run in each era finds
 __all__ = [
     "TOOL",
     "Delivery",
@@ -528,6 +530,27 @@ class McpTarget(DriverHooks):
                     f"the server does not speak MCP {other} beside {self.era.version}: {refused.message}"
                 ) from None
             yield there
+
+    async def in_each_era(
+        self, check: Callable[[McpTarget], Awaitable[T]], details: dict[str, Any]
+    ) -> dict[str, T]:
+        """``check`` on this connection and, when the run speaks the stateless era, on a
+        connection of the handshake era too where the server speaks it (there a connection is a
+        protocol session, Mcp-Session-Id, which a server could tie things to): each era's result
+        by its version; where the server does not speak it, ``details["handshake era"]`` says so."""
+        assert self.era is not None
+        found = {self.era.version: await check(self)}
+        if not self.era.modern:
+            return found
+        try:
+            async with self.other_era() as there:
+                assert there.era is not None
+                found[there.era.version] = await check(there)
+        except* NotApplicable as refused:  # out of the connection's task group, perhaps in a group
+            details["handshake era"] = "; ".join(
+                e.message for e in refused.exceptions if isinstance(e, NotApplicable)
+            )
+        return found
 
 
 def options_of(config: AgentConfig) -> McpOptions:
