@@ -86,6 +86,15 @@ BROKEN: dict[str, Variant] = {
     "inbox_resource_acknowledges": Variant(1, {SURFACE: "fail"}, rule=(SURFACE, "resources")),
     # Volume and repetition: the oldest of 120 pending pushed out; the same text twice delivered once.
     "ring_buffer_100": Variant(1, {VOLUME: "fail"}, message=(VOLUME, "never delivered")),
+    # The same buffer behind an allowance of 60 heartbeats and pages of 2, stated to the suite: the
+    # volume is what the allowance drains (108 instructions), still past the buffer.
+    "ring_buffer_100/request-limit": Variant(
+        1,
+        {VOLUME: "fail"},
+        message=(VOLUME, "never delivered"),
+        agent_args=("--request-limit", "60"),
+        args=("--mcp-request-limit", "60"),
+    ),
     "ids_from_text_hash": Variant(1, {VOLUME: "fail"}, message=(VOLUME, "not two")),
     # The MCP lifecycle: initialize asking for a revision nobody supports is answered with it.
     "echoes_protocol_version": Variant(1, {"heartbeat.wire.version-negotiation": "fail"}),
@@ -669,9 +678,10 @@ FEATURES: dict[str, Variant] = {
         agent_args=("--session-ttl", "2"),
         args=("--mcp-session-ttl", "2"),
     ),
+    # The volume case drains its instructions within the allowance, two to a page.
     "reference/request-limit": Variant(
         0,
-        {"heartbeat.twins.request-limit": "pass"},
+        {"heartbeat.twins.request-limit": "pass", VOLUME: "pass"},
         agent_args=("--request-limit", "60"),
         args=("--mcp-request-limit", "60"),
     ),
