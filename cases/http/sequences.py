@@ -270,8 +270,9 @@ async def _watch(http: HttpStatusTarget, pair: Pair, index: int, waited: list[fl
 
 async def _consistent(http: HttpStatusTarget, pair: Pair, index: int) -> list[Divergence]:
     """The probed twin's status against its own messages (a tool call still waiting reads its
-    awaiting_*, none waiting never does), read again until they agree, at most --timeout."""
-    problem = await lasting_disagreement(http, pair.agent_id, pair.probed)
+    awaiting_*, none waiting never does), read again until they agree, at most --timeout; the
+    other twin's messages read as often."""
+    problem = await lasting_disagreement(http, pair.agent_id, pair.probed, alongside=pair.other)
     return [] if problem is None else [Divergence(index, "consistent", "the status", problem, "its messages")]
 
 

@@ -407,7 +407,8 @@ class TwinRun:
             status = await self.http.status(twin.sid, twin.agent_id)
             fates[(twin.pair, twin.place)] = fate_of(twin, views[twin.sid], drift, status)
             if disagreement(views[twin.sid], status):
-                problem = await lasting_disagreement(self.http, twin.agent_id, twin.sid)
+                partner = next((t.sid for t in twins if t.pair == twin.pair and t is not twin), None)
+                problem = await lasting_disagreement(self.http, twin.agent_id, twin.sid, alongside=partner)
                 if problem:
                     problems.append(f"{twin.label}: {problem}")
         return fates, problems
@@ -416,16 +417,21 @@ class TwinRun:
 SETTLE_POLL = 0.1  # seconds between the reads that wait for views to agree
 
 
-async def lasting_disagreement(http: HttpStatusTarget, agent_id: str, session_id: str) -> str | None:
+async def lasting_disagreement(
+    http: HttpStatusTarget, agent_id: str, session_id: str, *, alongside: str | None = None
+) -> str | None:
     """A disagreement between the session's status and its messages (:func:`disagreement`) that
     lasts --timeout, or None once they agree: a service may persist what its status reads a moment
     after what its messages show (a run taking an answer up), and a session may move on between
-    two reads."""
+    two reads. Each read of the messages is matched by one of ``alongside`` (its twin), so the two
+    spend a per-session request allowance alike: only the status calls tell them apart."""
     problem: str | None = None
 
     async def agree() -> bool:
         nonlocal problem
         view = await http.snapshot(agent_id, session_id)
+        if alongside is not None:
+            await http.snapshot(agent_id, alongside)
         problem = disagreement(view, await http.status(session_id, agent_id))
         return problem is None
 

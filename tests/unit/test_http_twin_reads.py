@@ -1,0 +1,54 @@
+"""The HTTP twin engines read a twin's messages as often as its partner's: under a per-session
+request allowance, reads only one of them made would spend that twin's allowance alone, and the
+refusals it then meets would follow the probed role in every replay, as a side effect of status
+does."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import anyio
+import httpx
+
+from conformance.targets.http.target import StatusProbe
+from conformance.targets.http.twins import lasting_disagreement
+
+
+class ScriptedService:
+    """Messages that always answer 200; a status of the probed session that answers 404 twice
+    (a status persisted a moment late) and then agrees."""
+
+    settle_time = 5.0
+
+    def __init__(self) -> None:
+        self.reads: Counter[str] = Counter()
+        self.statuses = iter([404, 404])
+
+    async def snapshot(self, agent_id: str, session_id: str) -> dict[str, Any]:
+        self.reads[session_id] += 1
+        return {"messages.code": 200}
+
+    async def status(self, session_id: str, agent_id: str | None, **_: Any) -> StatusProbe:
+        code = next(self.statuses, 200)
+        return StatusProbe(httpx.Response(code, json={"status": "idle"} if code == 200 else {"detail": "no"}))
+
+
+def test_each_read_of_the_probed_twin_is_matched_by_one_of_its_partner() -> None:
+    service = ScriptedService()
+
+    async def main() -> str | None:
+        return await lasting_disagreement(service, "agent", "probed", alongside="other")  # type: ignore[arg-type]
+
+    assert anyio.run(main) is None
+    assert service.reads["probed"] == 3 and service.reads["other"] == 3
+
+
+def test_without_a_partner_only_the_session_asked_about_is_read() -> None:
+    service = ScriptedService()
+
+    async def main() -> str | None:
+        return await lasting_disagreement(service, "agent", "probed")  # type: ignore[arg-type]
+
+    assert anyio.run(main) is None
+    assert service.reads == Counter({"probed": 3})
