@@ -1,7 +1,8 @@
-"""The HTTP twin engines read a twin's messages as often as its partner's: under a per-session
-request allowance, reads only one of them made would spend that twin's allowance alone, and the
-refusals it then meets would follow the probed role in every replay, as a side effect of status
-does."""
+"""The HTTP twin engines treat the two twins of a pair alike in what they read and compare: a
+twin's messages read as often as its partner's (under a per-session request allowance, reads only
+one of them made would spend that twin's allowance alone, and the refusals it then meets would
+follow the probed role in every replay, as a side effect of status does); and a field the twins
+already differ on before the probes is not compared (a change from different starts)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import anyio
 import httpx
 
 from conformance.targets.http.target import StatusProbe
-from conformance.targets.http.twins import lasting_disagreement
+from conformance.targets.http.twins import Twin, TwinRun, lasting_disagreement
 
 
 class ScriptedService:
@@ -52,3 +53,25 @@ def test_without_a_partner_only_the_session_asked_about_is_read() -> None:
 
     assert anyio.run(main) is None
     assert service.reads == Counter({"probed": 3})
+
+
+class LoadedAndEvicted:
+    """A pair under a cap of one: the first twin's working state already evicted (its
+    event_cursor null), the second's loaded; every other field alike."""
+
+    async def snapshot(self, agent_id: str, session_id: str) -> dict[str, Any]:
+        cursor = None if session_id == "first" else "2af09c5352724c51b24923d191380375"
+        return {"messages.code": 200, "messages.body.event_cursor": cursor, "messages.body.is_running": False}
+
+
+def test_a_field_the_twins_start_apart_on_is_not_compared() -> None:
+    details: dict[str, Any] = {}
+    run = TwinRun(LoadedAndEvicted(), details)  # type: ignore[arg-type]
+    twins = [
+        Twin("calibration", 1, "agent", "first", probed=False),
+        Twin("calibration", 2, "agent", "second", probed=False),
+    ]
+    anyio.run(run.baseline, twins)
+    assert all("messages.body.event_cursor" in twin.drift for twin in twins)
+    assert "messages.body.is_running" not in twins[0].drift
+    assert details["apart before the probes"] == ["messages.body.event_cursor"]

@@ -356,11 +356,24 @@ class TwinRun:
                 await anyio.sleep(0.05)
 
     async def baseline(self, twins: list[Twin]) -> None:
-        """Each twin's view, read twice: what differs between the reads is its noise."""
+        """Each twin's view, read twice: what differs between the reads is its noise; and what
+        already differs between the two twins of a pair, in the terms they share (one still loaded
+        and one evicted where a cap holds fewer sessions than a pair has), since a change from
+        different starts cannot be compared."""
         for twin in twins:
             twin.before = await self.http.snapshot(twin.agent_id, twin.sid)
         for twin in twins:
             twin.drift = differing(twin.before, await self.http.snapshot(twin.agent_id, twin.sid))
+        apart: set[str] = set()
+        for twin in twins:
+            partner = next((t for t in twins if t.pair == twin.pair and t is not twin), None)
+            if partner is not None:
+                mine, theirs = shared(twin.before), shared(partner.before)
+                apart |= {p for p in mine.keys() | theirs.keys() if mine.get(p) != theirs.get(p)}
+        for twin in twins:
+            twin.drift |= apart
+        if apart:
+            self.details["apart before the probes"] = sorted(apart)[:8]
 
     async def treat(self, twins: list[Twin], burst: int = BURST) -> None:
         """The probed twins' treatment: one probe, then ``burst`` probes sent together."""
