@@ -172,7 +172,10 @@ async def reports_sent_together_all_hold(mcp: McpTarget, details: dict) -> None:
                     f"sent {'first' if position == 0 else 'last'}: {probe.field} reads {now!r}, not {value!r}"
                 )
                 problems.add(None, lost[-1])
-        crossed = await _sessions_apart(mcp, probe)
+        forgotten: list[str] = []
+        crossed = await _sessions_apart(mcp, probe, forgotten)
+        if forgotten:
+            details["forgotten, as plain sessions are"] = forgotten
     details["crossed"] = crossed
     if crossed:
         raise Violation(
@@ -186,11 +189,13 @@ async def reports_sent_together_all_hold(mcp: McpTarget, details: dict) -> None:
     problems.judge()
 
 
-async def _sessions_apart(mcp: McpTarget, probe: Any) -> list[str]:
+async def _sessions_apart(mcp: McpTarget, probe: Any, forgotten: list[str]) -> list[str]:
     """Two new sessions, each sent a heartbeat reporting its own value of the probe's field, both
     in flight at once (twice, each session first once): what each session reads back where it is
-    not the value its own heartbeat reported."""
+    not the value its own heartbeat reported. A read with no state at all goes to ``forgotten``
+    where plain sessions are forgotten the same way (a session cap of one)."""
     crossed = []
+    forgotten_alike: bool | None = None  # whether plain sessions are forgotten once another is used
     for first in (0, 1):
         sids = [new_session_id(), new_session_id()]
         for sid in sids:
@@ -202,10 +207,18 @@ async def _sessions_apart(mcp: McpTarget, probe: Any) -> list[str]:
             if not replies[n].succeeded:
                 continue  # refused while the other ran: it wrote nothing
             now = await probe.read(mcp, sid)
-            if not same(now, values[n]):
-                crossed.append(
-                    f"session {sid} reads {probe.field} {now!r}, its own heartbeat reported {values[n]!r}"
-                )
+            if same(now, values[n]):
+                continue
+            shown = f"session {sid} reads {probe.field} {now!r}, its own heartbeat reported {values[n]!r}"
+            if not same(now, values[1 - n]):
+                # No state at all, one other session used since: what a session cap of one does to
+                # plain sessions too (asked once, where it happens).
+                if forgotten_alike is None:
+                    forgotten_alike = await probe.forgets_after(mcp, 1)
+                if forgotten_alike:
+                    forgotten.append(shown)
+                    continue
+            crossed.append(shown)
     return crossed
 
 

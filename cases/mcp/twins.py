@@ -17,7 +17,7 @@ from typing import Any
 
 import anyio
 
-from conformance.core.outcomes import MissingInput, Problems, Violation
+from conformance.core.outcomes import MissingInput, NotApplicable, Problems, Violation
 from conformance.core.registry import Level, case
 from conformance.core.revisions import requirement
 from conformance.targets.mcp.probe import StateProbe, calibrate
@@ -78,9 +78,14 @@ async def twins_under_a_session_cap(mcp: McpTarget, details: dict) -> None:
     server's session cap: the older must still be the one evicted, as in a round without those
     calls, with the nudged twin's id sorting first and then last."""
     stated = await policy(mcp, "session_cap")
-    probe = await calibrate(mcp)
     cap = int(stated.value)
     details["policy"] = stated.source
+    if cap < 2:
+        raise NotApplicable(
+            f"under {stated.source} the newer twin evicts the older whatever calls the older got: with room for one "
+            "session there is no order of use for those calls to change"
+        )
+    probe = await calibrate(mcp)
     async with nudger(mcp, refused_callers_only=True) as nudges:
         plain = await _cap_round(mcp, probe, cap, nudges, None, True)
         details["without nudges"] = f"the {plain} twin evicted"

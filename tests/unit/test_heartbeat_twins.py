@@ -51,9 +51,10 @@ def test_a_divergence_counts_only_when_every_round_shows_it_alike() -> None:
     [
         ("session_ttl", 0.0, "--mcp-session-ttl"),
         ("session_ttl", 601.0, "--mcp-session-ttl"),
-        ("session_cap", 1, "--mcp-session-cap"),
+        ("session_cap", 0, "--mcp-session-cap"),
         ("session_cap", 5001, "--mcp-session-cap"),
         ("request_limit", 0, "--mcp-request-limit"),
+        ("request_limit", 1, "--mcp-request-limit"),
     ],
 )
 def test_policies_out_of_range_are_usage_errors(option: str, value: float, message: str) -> None:

@@ -134,13 +134,15 @@ def _check_policies(
         raise UsageError(
             f"--mcp-session-ttl {session_ttl:g} must be a positive number of seconds, at most {MAX_TTL:g}"
         )
-    for name, count, most in (
-        ("--mcp-session-cap", session_cap, MAX_CAP),
-        ("--mcp-request-limit", request_limit, MAX_REQUESTS),
+    # A cap of one session still orders two twins (the newer one evicts the older); an allowance
+    # of one heartbeat leaves a session no read after the call that made it.
+    for name, count, least, most in (
+        ("--mcp-session-cap", session_cap, 1, MAX_CAP),
+        ("--mcp-request-limit", request_limit, 2, MAX_REQUESTS),
     ):
-        if count is not None and not 2 <= count <= most:
+        if count is not None and not least <= count <= most:
             raise UsageError(
-                f"{name} {count} must be a whole number from 2 to {most} (the suite makes that many calls)"
+                f"{name} {count} must be a whole number from {least} to {most} (the suite makes that many calls)"
             )
 
 

@@ -401,6 +401,15 @@ BROKEN: dict[str, Variant] = {
     # -- boundaries ----------------------------------------------------------------------------------
     "session_ids_cut_at_64": Variant(1, {"heartbeat.boundary.session-id-lengths": "fail"}),
     "session_ids_cut_at_255": Variant(1, {"heartbeat.boundary.session-id-lengths": "fail"}),
+    # Under a session cap of one (stated), a read showing no state is what eviction does, but a
+    # read showing the other id's state is still the merge.
+    "session_ids_cut_at_255/session-cap-1": Variant(
+        1,
+        {"heartbeat.boundary.session-id-lengths": "fail"},
+        message=("heartbeat.boundary.session-id-lengths", "reads the state written to the 256-character one"),
+        agent_args=("--session-cap", "1"),
+        args=("--mcp-session-cap", "1"),
+    ),
     "keys_cut_at_64": Variant(1, {"heartbeat.boundary.key-lengths": "fail"}),
     "instruction_text_cut_at_255": Variant(1, {"heartbeat.boundary.instruction-lengths": "fail"}),
     "instruction_text_cut_at_1024": Variant(1, {"heartbeat.boundary.instruction-lengths": "fail"}),
@@ -428,6 +437,12 @@ BROKEN: dict[str, Variant] = {
     "keys_global_cache": Variant(1, {"heartbeat.idempotency.key-across-sessions": "fail"}),
     # The retry table keyed "hb:<caller>:<session>:<key>": ("s:1", "k") and ("s", "1:k") collide.
     "keys_joined_with_colons": Variant(1, {"heartbeat.idempotency.joined-keys": "fail"}),
+    "keys_joined_with_colons/session-cap-1": Variant(
+        1,
+        {"heartbeat.idempotency.joined-keys": "fail"},
+        agent_args=("--session-cap", "1"),
+        args=("--mcp-session-cap", "1"),
+    ),
     "retry_remarks_delivered": Variant(1, {"heartbeat.instructions.retry-after-ack": "fail"}),
     "acks_skip_state": Variant(1, {"heartbeat.instructions.ack-with-report": "fail"}),
     # Only the status dropped: the case writes every field results show back, not the probe's alone.
@@ -684,6 +699,26 @@ FEATURES: dict[str, Variant] = {
         {"heartbeat.twins.request-limit": "pass", VOLUME: "pass"},
         agent_args=("--request-limit", "60"),
         args=("--mcp-request-limit", "60"),
+    ),
+    # Small caps, stated: the cases that use several sessions at once judge within them (a read
+    # showing no state only where plain sessions show none either); with room for one session the
+    # cap twins and the acknowledgement across sessions cannot arrange their sessions.
+    "reference/session-cap-1": Variant(
+        0,
+        {
+            "heartbeat.twins.session-cap": "n/a",
+            "heartbeat.instructions.ack-other-session": "n/a",
+        },
+        focus="session-id-lengths or joined-keys or concurrent-writes or per-session or ack-other or session-cap",
+        agent_args=("--session-cap", "1"),
+        args=("--mcp-session-cap", "1"),
+    ),
+    "reference/session-cap-3": Variant(
+        0,
+        {"heartbeat.twins.session-cap": "pass"},
+        focus="session-id-lengths or joined-keys or concurrent-writes or per-session or ack-other or session-cap",
+        agent_args=("--session-cap", "3"),
+        args=("--mcp-session-cap", "3"),
     ),
     "reference/io-delay": Variant(0, agent_args=("--io-delay", "0.005")),
     "reference/max-length": Variant(0, agent_args=("--max-length", "1024")),
