@@ -75,14 +75,48 @@ def test_with_nothing_shown_the_signal_ends_the_case_as_it_is(later_signal: Base
     assert raised.value is later_signal and details == {}
 
 
-def test_a_violation_inside_passes_as_it_is_and_judge_raises_only_with_problems() -> None:
-    problems = Problems(joined)
+def test_a_violation_inside_joins_the_problems_shown() -> None:
+    problems, details = Problems(joined), {}
     problems.judge()  # nothing shown: nothing raised
     problems.add("first", "shown")
-    judged = Violation("the case's own judgement", rule="second")
-    with pytest.raises(Violation) as raised, problems.kept({}):
+    judged = Violation("the case's own judgement", expected="e", observed={"seen": 1}, rule="second")
+    with pytest.raises(Violation) as raised, problems.kept(details):
         raise judged
-    assert raised.value is judged
+    assert (raised.value.rule, raised.value.message) == ("first", "shown; the case's own judgement")
+    assert raised.value.observed == ["shown", "the case's own judgement"]
+    assert raised.value.__cause__ is judged and "ended the case" not in details
+    assert details["found later"] == [
+        {"rule": "second", "message": "the case's own judgement", "expected": "e", "observed": {"seen": 1}}
+    ]
+
+
+def test_a_joined_violation_takes_its_place_in_the_rules_order() -> None:
+    problems = Problems(joined, rules=("second", "first"))
+    problems.add("first", "shown")
+    with pytest.raises(Violation) as raised, problems.kept({}):
+        raise BaseExceptionGroup("a task group", [Violation("later", rule="second")])
+    assert (raised.value.rule, raised.value.message) == ("second", "later; shown")
+
+
+def test_a_violation_inside_with_nothing_shown_or_made_by_the_problems_passes_as_it_is() -> None:
+    alone = Violation("the case's own judgement", rule="second")
+    with pytest.raises(Violation) as raised, Problems(joined).kept({}):
+        raise alone
+    assert raised.value is alone and raised.value.message == "the case's own judgement"
+    problems = Problems(joined)
+    problems.add("first", "shown")
+    with pytest.raises(Violation) as raised, problems.kept({}):
+        problems.judge()  # the problems' own Violation: not joined to itself
+    assert raised.value.message == "shown"
+
+
+def test_a_violation_in_words_of_its_own_still_says_the_later_one() -> None:
+    problems = Problems(lambda _: Violation("the state it showed", observed={"new": "resting"}))
+    problems.add(None, "resting")
+    with pytest.raises(Violation) as raised, problems.kept({}):
+        raise Violation("the status after the turn broke its envelope")
+    assert raised.value.message == "the state it showed; then the status after the turn broke its envelope"
+    assert str(raised.value) == raised.value.message
 
 
 def test_rules_order_the_problems_as_the_case_lists_them() -> None:
@@ -214,6 +248,32 @@ def test_key_variants_keeps_the_first_form_taken_for_a_retry_when_the_second_for
         run_case(idempotency.key_in_another_form_is_another_key, Server(refused=3))
     assert "upper-case" in raised.value.message and "stayed 'later'" in raised.value.message
     assert isinstance(raised.value.__cause__, CaseSignal)
+
+
+class BrokenSecondRead(StaleProbe):
+    """A state probe whose second read finds a problem of its own (a Violation, as a read whose
+    answer breaks the tool's result shape raises it)."""
+
+    def __init__(self) -> None:
+        self.reads = 0
+
+    async def read(self, mcp: Any, session_id: str) -> Any:
+        self.reads += 1
+        if self.reads == 2:
+            raise Violation("the read's result was not an object", rule=None)
+        return "later"
+
+
+def test_key_variants_joins_a_later_violation_to_the_form_already_taken_for_a_retry(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(idempotency, "calibrate", steps(BrokenSecondRead()))
+    details = {}
+    with pytest.raises(Violation) as raised:
+        anyio.run(idempotency.key_in_another_form_is_another_key, Server(refused=0), details)
+    assert "upper-case ('" in raised.value.message and "stayed 'later'" in raised.value.message
+    assert raised.value.message.endswith("; the read's result was not an object")
+    assert details["found later"][0]["message"] == "the read's result was not an object"
 
 
 def test_key_variants_with_nothing_shown_ends_as_the_prerequisite_did(
