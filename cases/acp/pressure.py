@@ -267,7 +267,9 @@ async def twins_under_memory_pressure(acp: AcpTarget, details: dict) -> None:
     calibration = [await rounds.memory_round(acp, cap, roles(pairs, True), asking=False) for _ in range(2)]
     details["calibration"] = [shown(rnd) for rnd, _ in calibration]
     baseline = [s.fate for s in await memory_baseline(acp, cap, declared, calibration)]
+    began = case_clock.now()
     first, _ = await rounds.memory_round(acp, cap, roles(pairs, True), asking=True)
+    took = case_clock.now() - began
     details["round_1"] = shown(first)
     if not judge([first], baseline).deviations:
         details["judgement"] = "every twin met the fate of its position, asked about or not"
@@ -276,7 +278,9 @@ async def twins_under_memory_pressure(acp: AcpTarget, details: dict) -> None:
     async def play(acp: AcpTarget, asked_first: bool) -> Round:
         return (await rounds.memory_round(acp, cap, roles(pairs, asked_first), asking=True))[0]
 
-    await confirmed(acp, details, play, [first], "when the agent ran out of memory", TWIN_ROUNDS, baseline)
+    await confirmed(
+        acp, details, play, [first], "when the agent ran out of memory", TWIN_ROUNDS, baseline, took=took
+    )
 
 
 async def single_pair_memory_rounds(acp: AcpTarget, cap: int, declared: bool, details: dict) -> None:
@@ -296,9 +300,11 @@ async def single_pair_memory_rounds(acp: AcpTarget, cap: int, declared: bool, de
         ]
         layouts[again] = await memory_baseline(acp, cap, declared, calibration)
     baseline = {s.position: s.fate for base in layouts.values() for s in base}
+    began = case_clock.now()
     first, _ = await rounds.memory_round(acp, cap, roles(1, True), asking=True)
     details["round_1"] = shown(first)
     second, _ = await rounds.memory_round(acp, cap, roles(1, False), asking=True, first_used_again=True)
+    took = (case_clock.now() - began) / 2
     details["round_2"] = shown(second)
     if not judge([first, second], baseline).deviations:
         details["judgement"] = "every twin met the fate of its position, asked about or not"
@@ -309,7 +315,14 @@ async def single_pair_memory_rounds(acp: AcpTarget, cap: int, declared: bool, de
         return (await rounds.memory_round(acp, cap, layout, asking=True, first_used_again=not asked_first))[0]
 
     await confirmed(
-        acp, details, play, [first, second], "when the agent ran out of memory", TWIN_ROUNDS, baseline
+        acp,
+        details,
+        play,
+        [first, second],
+        "when the agent ran out of memory",
+        TWIN_ROUNDS,
+        baseline,
+        took=took,
     )
 
 
