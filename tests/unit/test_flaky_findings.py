@@ -176,3 +176,46 @@ def test_replays_cut_short_leave_the_twins_inconclusive_and_say_so(monkeypatch: 
     assert isinstance(found, MissingInput) and found.message.startswith("inconclusive: twins parted")
     assert "1 of the 1 replays alone ended early and are not counted: ended early" in found.message
     assert details["reproduced"]["text"] == "no replay alone ran to its end (1 ended early)"
+
+
+# -- the run's own confirming replays of a twins' difference ---------------------------------------
+
+
+def comparing(*views: Any) -> Any:
+    """A driver whose confirming replays return ``views`` one after the other: the twins' answers at
+    the step, or why the replay ended before it."""
+    from conformance.targets.acp.sequences import Driver
+
+    driver: Any = Driver.__new__(Driver)
+    driver.twin_views, driver.parted, driver.cut_short = {}, set(), {}
+    driver.confirming, driver.swapped, driver.steps = False, False, [Step("new", ref="s0")]
+    script = iter(views)
+
+    async def replay_views(ref: str, *, swapped: bool) -> Any:
+        return next(script)
+
+    driver._replay_views = replay_views
+    return driver
+
+
+def test_a_confirming_replay_that_ended_early_judges_nothing_and_says_why() -> None:
+    cut = "it broke unknown-error-code: step 1 status(u0): error -32603"
+    driver = comparing(cut, ("ok", "error -32000"), cut)
+    first, second = Step("prompt", ref="s0"), Step("prompt", ref="s0")
+    anyio.run(driver._compare, first, "s0", "prompt", "ok", "error -32000")
+    assert "s0" not in driver.parted  # compared again at a later step: not cleared by a replay cut short
+    assert first.answer.endswith(f"the replay with the roles swapped ended early, not judged: {cut})")
+    anyio.run(driver._compare, second, "s0", "prompt", "ok", "error -32000")
+    assert "the replay as it was ended early, not judged" in second.answer
+    assert "s0" in driver.parted  # CUT_SHORT replays of it ended early: left alone, as said
+
+
+def test_a_confirming_replay_that_ran_still_blames_or_clears() -> None:
+    blamed = comparing(("ok", "error -32000"), ("ok", "error -32000"))
+    with pytest.raises(SequenceFailure) as raised:
+        anyio.run(blamed._compare, Step("prompt", ref="s0"), "s0", "prompt", "ok", "error -32000")
+    assert raised.value.rule == "twins-differ"
+    cleared = comparing(("error -32000", "ok"))
+    step = Step("prompt", ref="s0")
+    anyio.run(cleared._compare, step, "s0", "prompt", "ok", "error -32000")
+    assert "s0" in cleared.parted and "the pair's places, not status" in step.answer
