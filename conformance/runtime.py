@@ -22,6 +22,7 @@ import anyio
 from anyio.from_thread import start_blocking_portal
 
 from conformance.core import examples_db, revisions
+from conformance.core.case_clock import CASE_BUDGET, case_budget
 from conformance.core.config import AgentConfig
 from conformance.core.layers import stderr_layer
 from conformance.core.outcomes import (
@@ -49,7 +50,6 @@ from conformance.transport.peer import JsonRpcPeer
 
 __all__ = ["CaseRecord", "Runtime"]
 
-CASE_BUDGET = 600.0  # seconds one case may take in all (or two --turn-timeouts, if longer)
 SILENT_CASES_LIMIT = 3  # cases in a row with an unanswered request: the rest are not run
 STATUS_SILENT_LIMIT = 2  # cases in a row whose status request went unanswered: the status cases are not run
 MAX_CASE_FRAMES = 2000
@@ -410,7 +410,8 @@ class Runtime:
                 agent=self.agent_name,
             )
             try:
-                with anyio.fail_after(max(CASE_BUDGET, 2 * self.config.turn_timeout)):
+                limit = max(CASE_BUDGET, 2 * self.config.turn_timeout)
+                with case_budget(limit), anyio.fail_after(limit):
                     await case.func(self.target, details)
             finally:
                 examples_db.scope_reset(scope)

@@ -21,7 +21,7 @@ import anyio
 from conformance.cases.acp import spec
 from conformance.cases.acp.turns import held_turn
 
-from conformance.core import revisions
+from conformance.core import case_clock, revisions
 from conformance.core.outcomes import MissingInput, NotApplicable, Violation
 from conformance.core.registry import Level, case
 from conformance.targets.acp import rounds
@@ -75,7 +75,9 @@ async def pair_rounds(
     """A round with the asked twin created first; where the twins' fates differ, more rounds, the
     layouts alternating, until two pairs of them lay the same blame or the difference is cleared
     (:func:`confirmed`). ``calibrate`` raises where the first round shows its probe cannot observe."""
+    began = case_clock.now()
     first = await play(acp, True)
+    took = case_clock.now() - began
     details["round_1"] = shown(first)
     if calibrate is not None:
         calibrate(first)
@@ -83,12 +85,30 @@ async def pair_rounds(
         details["judgement"] = "every twin met the same fate"
         details["rounds"] = "1: every twin met the same fate, nothing to confirm"
         return
-    await confirmed(acp, details, play, [first], pressure, TWIN_ROUNDS)
+    await confirmed(acp, details, play, [first], pressure, TWIN_ROUNDS, took=took)
 
 
 # Rounds a case plays at most once the twins' fates parted: enough for two confirming pairs after
 # an unconfirmed one, or a divergence and CLEAR_ROUNDS clean rounds after it.
 TWIN_ROUNDS = 8
+# A further round is played only where the case's time left holds this many times the longest
+# round so far: a round on a loaded machine or a slower agent runs longer than the last one did.
+ROUND_ROOM = 1.5
+
+
+def no_round_fits(longest: float | None) -> str | None:
+    """Why a further round of ``longest`` seconds cannot be played in the running case's time, or
+    None where it can (or the case has no budget, or no round was timed yet)."""
+    budget = case_clock.current()
+    if budget is None or longest is None:
+        return None
+    left = budget.left()
+    if left >= ROUND_ROOM * longest:
+        return None
+    return (
+        f"stopped: no further round fits in the case's time ({max(left, 0.0):.0f} s of its {budget.seconds:g} s "
+        f"left, a round took up to {longest:.0f} s)"
+    )
 
 
 async def confirmed(
@@ -99,20 +119,26 @@ async def confirmed(
     pressure: str,
     budget: int,
     baseline: Sequence[Fate] | Mapping[int, Fate] | None = None,
+    *,
+    took: float | None = None,
 ) -> None:
     """Rounds after the ``first`` ones (layouts alternating from the asked twin first), whose twins'
     fates parted, until twins.confirm decides: a failure (two pairs of rounds blame status), a pass
     (no twin deviated from its position's fate in the first two rounds, or in CLEAR_ROUNDS rounds in
-    a row after a deviation) or, once ``budget`` rounds are spent, not testable (inconclusive: never
-    a pass, and never a failure of an agent that may be conforming). ``baseline``: the positions'
-    fates measured without status calls, when the case has them. The report's details say how many
-    rounds ran and why."""
+    a row after a deviation) or, once ``budget`` rounds are spent or no further round fits in the
+    case's time, not testable (inconclusive: never a pass, and never a failure of an agent that may
+    be conforming). ``baseline``: the positions' fates measured without status calls, when the case
+    has them; ``took``: the seconds the first round took, when the case timed it. The report's
+    details say how many rounds ran and why."""
     played = list(first)
+    longest = took
     while True:
-        decision = confirm(played, budget, baseline)
+        decision = confirm(played, budget, baseline, stopped=no_round_fits(longest))
         if decision.decision != "more":
             break
+        began = case_clock.now()
         played.append(await play(acp, len(played) % 2 == 0))
+        longest = max(longest or 0.0, case_clock.now() - began)
         details[f"round_{len(played)}"] = shown(played[-1])
     details["rounds"] = f"{len(played)}: {decision.why}"
     if decision.decision == "blamed":
@@ -123,7 +149,7 @@ async def confirmed(
     if decision.decision == "inconclusive":
         raise MissingInput(
             f"inconclusive: the twins' fates parted {pressure} and neither came again the same way nor stopped "
-            f"parting within {budget} rounds ({decision.why}); run the case again (-k) or with a longer --hold"
+            f"parting within {len(played)} rounds ({decision.why}); run the case again (-k) or with a longer --hold"
         )
     details["judgement"] = decision.why
 
@@ -160,7 +186,9 @@ async def twins_later(acp: AcpTarget, details: dict) -> None:
     the notifications about them, their status and listing agree pair by pair (a load, a save or
     a replay status sets off in the background a moment later shows only here)."""
     hold = acp.harness.config.hold_seconds
+    began = case_clock.now()
     first = await rounds.later_round(acp, True)
+    took = case_clock.now() - began
     details["round_1"] = shown(first)
     if pairs_alike(first):
         details["judgement"] = f"each pair's twins met the same fate over {hold:g} s"
@@ -173,6 +201,7 @@ async def twins_later(acp: AcpTarget, details: dict) -> None:
         [first],
         f"over the {hold:g} s after the status calls (--hold)",
         TWIN_ROUNDS,
+        took=took,
     )
 
 
@@ -238,7 +267,9 @@ async def twins_under_memory_pressure(acp: AcpTarget, details: dict) -> None:
     calibration = [await rounds.memory_round(acp, cap, roles(pairs, True), asking=False) for _ in range(2)]
     details["calibration"] = [shown(rnd) for rnd, _ in calibration]
     baseline = [s.fate for s in await memory_baseline(acp, cap, declared, calibration)]
+    began = case_clock.now()
     first, _ = await rounds.memory_round(acp, cap, roles(pairs, True), asking=True)
+    took = case_clock.now() - began
     details["round_1"] = shown(first)
     if not judge([first], baseline).deviations:
         details["judgement"] = "every twin met the fate of its position, asked about or not"
@@ -247,7 +278,9 @@ async def twins_under_memory_pressure(acp: AcpTarget, details: dict) -> None:
     async def play(acp: AcpTarget, asked_first: bool) -> Round:
         return (await rounds.memory_round(acp, cap, roles(pairs, asked_first), asking=True))[0]
 
-    await confirmed(acp, details, play, [first], "when the agent ran out of memory", TWIN_ROUNDS, baseline)
+    await confirmed(
+        acp, details, play, [first], "when the agent ran out of memory", TWIN_ROUNDS, baseline, took=took
+    )
 
 
 async def single_pair_memory_rounds(acp: AcpTarget, cap: int, declared: bool, details: dict) -> None:
@@ -267,9 +300,11 @@ async def single_pair_memory_rounds(acp: AcpTarget, cap: int, declared: bool, de
         ]
         layouts[again] = await memory_baseline(acp, cap, declared, calibration)
     baseline = {s.position: s.fate for base in layouts.values() for s in base}
+    began = case_clock.now()
     first, _ = await rounds.memory_round(acp, cap, roles(1, True), asking=True)
     details["round_1"] = shown(first)
     second, _ = await rounds.memory_round(acp, cap, roles(1, False), asking=True, first_used_again=True)
+    took = (case_clock.now() - began) / 2
     details["round_2"] = shown(second)
     if not judge([first, second], baseline).deviations:
         details["judgement"] = "every twin met the fate of its position, asked about or not"
@@ -280,7 +315,14 @@ async def single_pair_memory_rounds(acp: AcpTarget, cap: int, declared: bool, de
         return (await rounds.memory_round(acp, cap, layout, asking=True, first_used_again=not asked_first))[0]
 
     await confirmed(
-        acp, details, play, [first, second], "when the agent ran out of memory", TWIN_ROUNDS, baseline
+        acp,
+        details,
+        play,
+        [first, second],
+        "when the agent ran out of memory",
+        TWIN_ROUNDS,
+        baseline,
+        took=took,
     )
 
 
@@ -346,7 +388,9 @@ async def twins_past_the_idle_delay(acp: AcpTarget, details: dict) -> None:
     keeps the asked ones; one that keeps the whole agent awake keeps their siblings too)."""
     delay = await evicting_delay(acp, details, "evicted-not-active")
     details["evicted_after"] = delay
+    began = case_clock.now()
     first = await rounds.idle_round(acp, delay, roles(rounds.PAIRS, True))
+    took = case_clock.now() - began
     details["round_1"] = shown(first)
     await neighbours_kept(acp, first, delay, details)
     if uniform(first):
@@ -356,7 +400,7 @@ async def twins_past_the_idle_delay(acp: AcpTarget, details: dict) -> None:
     async def play(acp: AcpTarget, asked_first: bool) -> Round:
         return await rounds.idle_round(acp, delay, roles(rounds.PAIRS, asked_first))
 
-    await confirmed(acp, details, play, [first], "past the idle delay", TWIN_ROUNDS)
+    await confirmed(acp, details, play, [first], "past the idle delay", TWIN_ROUNDS, took=took)
 
 
 async def neighbours_kept(acp: AcpTarget, first: Round, delay: float, details: dict) -> None:

@@ -10,7 +10,7 @@ from conformance.core.outcomes import MissingInput, NotTestable, Violation
 from conformance.core.profiles import PROFILES
 from conformance.core.registry import Level, case
 from conformance.replay.files import numbered_steps, write_replay
-from conformance.targets.acp.machine import reproduced_text, run_sequences
+from conformance.targets.acp.machine import SequenceRun, reproduced_text, run_sequences
 from conformance.targets.acp.sequences import RULES
 from conformance.targets.acp.target import AcpTarget
 
@@ -35,8 +35,15 @@ async def model_based_sequences(acp: AcpTarget, details: dict) -> None:
     details["steps"] = steps
     details["sequence"] = numbered_steps(run.steps)
     failed, tries = run.reproduced
-    reproduced = {"failed": failed, "tries": tries, "text": reproduced_text(run.reproduced, run.pace)}
+    early = [r for r in run.replays if not r.to_its_end]
+    reproduced = {
+        "failed": failed,
+        "tries": tries,
+        "text": reproduced_text(run.reproduced, run.pace, len(early)),
+    }
     details["reproduced"] = reproduced
+    if run.replays:
+        details["replays"] = [r.to_json() for r in run.replays]
     if run.pace is not None and run.pace.wait:
         last = next(n for n, line in enumerate(details["sequence"]) if line.startswith(f"{len(run.steps)}. "))
         details["sequence"].insert(last, f"   (the agent left alone {run.pace.wait:g} s here)")
@@ -68,9 +75,18 @@ async def model_based_sequences(acp: AcpTarget, details: dict) -> None:
     if run.rule == "twins-differ" and not failed and run.pace is None:
         # A difference between twins is an inference (the twins' own variation can part them
         # too), unlike an answer the model forbids, which is wrong whenever it is seen: one that
-        # never came again alone is not laid on status.
+        # never came again alone is not laid on status. A replay that broke another rule on the
+        # way is such an answer, whatever became of the twins.
+        _other_finding(run, details)
+        cut = (
+            f" {len(early)} of the {len(run.replays)} replays alone ended early and are not counted: "
+            + "; ".join(r.describe() for r in early[:3])
+            + "."
+            if early
+            else ""
+        )
         raise MissingInput(
-            f"inconclusive: twins parted in the full run, and the sequence was {run.failure}. A difference "
+            f"inconclusive: twins parted in the full run, and the sequence was {run.failure}.{cut} A difference "
             "between twins that does not come again is not laid on status; run the case again (-k) to look again",
             observed="\n".join(numbered_steps(run.steps, frames=False)),
         )
@@ -83,4 +99,31 @@ async def model_based_sequences(acp: AcpTarget, details: dict) -> None:
         observed="\n".join(numbered_steps(run.steps, frames=False)),
         rule=run.rule if run.rule in RULES else None,
         spec_key="envelope" if run.rule == "envelope" else None,
+    )
+
+
+def _other_finding(run: SequenceRun, details: dict) -> None:
+    """A replay alone of the twins' sequence that broke another of the model's rules (or failed a
+    prerequisite the agent advertised): that finding, judged as the run's own would be."""
+    other = [r for r in run.replays if r.ending == "other" and r.failure is not None]
+    other.sort(
+        key=lambda r: r.failure is None or r.failure.rule not in RULES
+    )  # a rule first, then a prerequisite
+    if not other or other[0].failure is None:
+        return
+    replay, failure = other[0], other[0].failure
+    details["found in a replay"] = replay.to_json()
+    steps = "\n".join(numbered_steps(run.steps, frames=False))
+    said = (
+        f"replayed alone ({replay.pace}), the sequence in which twins parted broke another rule: {failure} (seed "
+        f"{run.seed}; the twins' difference itself did not come again in the replays that ran to their end)"
+    )
+    if failure.rule not in RULES:
+        raise NotTestable(said, observed=steps)
+    raise Violation(
+        said,
+        expected=f"every answer allowed by the session model; the rule broken: {RULES[failure.rule]}",
+        observed=steps,
+        rule=failure.rule,
+        spec_key="envelope" if failure.rule == "envelope" else None,
     )

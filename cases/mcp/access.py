@@ -169,7 +169,7 @@ async def same_caller_keeps_its_sessions(mcp: McpTarget, details: dict) -> None:
     first is its own there too. A heartbeat for it is answered, shows the state written on the first
     connection, and an instruction pending for it is delivered; each judged only where the first
     connection does so after. Access follows the credentials, not the protocol session."""
-    await _in_each_era(mcp, details, _reconnect)
+    await _in_each_era(mcp, details, lambda there: _reconnect(there, details))
 
 
 @case("heartbeat.access.same-caller-retry", level=Level.MUST, spec=RETRIES, needs=("heartbeat",))
@@ -190,7 +190,7 @@ async def _in_each_era(
     details.update(await mcp.in_each_era(check, details))
 
 
-async def _reconnect(first: McpTarget) -> dict[str, Any]:
+async def _reconnect(first: McpTarget, details: dict) -> dict[str, Any]:
     assert first.era is not None
     era = first.era.version
     probe, unreadable = await calibrated(first)
@@ -231,24 +231,28 @@ async def _reconnect(first: McpTarget) -> dict[str, Any]:
         )
     if reply.rejected:
         problems.add(None, f"its heartbeat for its own session was refused: {reply.describe()}")
-    if not reply.rejected and probe is not None and not same(shown, written):
-        now = await probe.read(first, sid)
-        if same(now, written):
+    # The first connection's reads that judge what the second showed: one refused or unanswered
+    # keeps what was already shown there (its state), the signal in details.
+    with problems.kept(details):
+        if not reply.rejected and probe is not None and not same(shown, written):
+            now = await probe.read(first, sid)
+            if same(now, written):
+                problems.add(
+                    None,
+                    f"its session showed {probe.field} {shown!r}, not the {written!r} it wrote on the first "
+                    "connection (a session of that connection's own)",
+                )
+        if (
+            not reply.rejected
+            and pending is not None
+            and not arrived
+            and (has(delivered_first, pending) or not (await first.await_delivery(sid, [pending])).missing)
+        ):
             problems.add(
                 None,
-                f"its session showed {probe.field} {shown!r}, not the {written!r} it wrote on the first connection "
-                "(a session of that connection's own)",
+                "an instruction pending for its session was not delivered there, and then was on the first "
+                "connection",
             )
-    if (
-        not reply.rejected
-        and pending is not None
-        and not arrived
-        and (has(delivered_first, pending) or not (await first.await_delivery(sid, [pending])).missing)
-    ):
-        problems.add(
-            None,
-            "an instruction pending for its session was not delivered there, and then was on the first connection",
-        )
     problems.judge()
     if probe is None and pending is None and not reply.rejected:
         raise MissingInput(

@@ -187,6 +187,7 @@ class Problems:
         self._violation = violation
         self._rules = tuple(rules)
         self._shown: list[Problem] = []
+        self._made: list[Violation] = []  # the Violations it made: one raised inside kept is not new
 
     @classmethod
     def listed(
@@ -224,7 +225,9 @@ class Problems:
 
     def violation(self) -> Violation:
         """The case's Violation of the problems shown."""
-        return self._violation(self.shown)
+        made = self._violation(self.shown)
+        self._made.append(made)
+        return made
 
     def judge(self) -> None:
         """The case's Violation of the problems shown, if any."""
@@ -236,16 +239,39 @@ class Problems:
         """Later steps of the case: a signal one raises (a request unanswered, a prerequisite
         that failed, an input or a path that made the rest moot) still ends the case at once, but
         with the Violation of the problems already shown, the signal said in ``details``; with
-        none shown, it ends the case as it is. A Violation raised inside is a judgement, and
-        passes as it is."""
+        none shown, it ends the case as it is. A Violation raised inside is one more problem: it
+        joins those shown (its rule, its message; its expected and observed in ``details``) and
+        the case ends with the Violation of them all; with none shown, it passes as it is."""
         try:
             yield
         except BaseException as caught:
             exc = _ending(caught)
-            if exc is None or isinstance(exc, Violation) or not self._shown:
+            if exc is None or not self._shown or any(exc is made for made in self._made):
                 raise
+            if isinstance(exc, Violation):
+                raise self._joined(exc, details) from exc
             details["ended the case"] = shorten(f"{type(exc).__name__}: {_said(exc)}", 400)
             raise self.violation() from exc
+
+    def _joined(self, found: Violation, details: dict[str, Any]) -> Violation:
+        """The Violation of the problems shown and ``found``, raised by a later step."""
+        self.add(found.rule, found.message)
+        details.setdefault("found later", []).append(
+            {
+                "rule": found.rule,
+                "message": found.message,
+                "expected": found.expected,
+                "observed": found.observed,
+            }
+        )
+        joined = self.violation()
+        listed = isinstance(joined.observed, list) and found.message in joined.observed
+        if found.message not in joined.message and not listed:
+            # A case whose Violation says its first problem in words of its own, not the list:
+            # the later one is said after it, never dropped.
+            joined.message = f"{joined.message}; then {found.message}"
+            joined.args = (joined.message,)
+        return joined
 
 
 def _said(exc: BaseException) -> str:

@@ -4,7 +4,8 @@ own and in real cases of two targets driven by scripted steps."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import AsyncIterator, Callable
 from types import SimpleNamespace
 from typing import Any, cast
 
@@ -13,7 +14,7 @@ import httpx
 import pytest
 from conformance.cases.acp import foreground_state
 from conformance.cases.http import later
-from conformance.cases.mcp import idempotency
+from conformance.cases.mcp import access, idempotency
 
 from conformance.core.outcomes import (
     AgentExited,
@@ -34,6 +35,7 @@ from conformance.core.outcomes import (
 from conformance.core.registry import Case, Level
 from conformance.runtime import Runtime
 from conformance.targets.http.target import HttpStatusTarget, StatusProbe
+from conformance.targets.mcp.target import McpTarget
 
 UNANSWERED = Unanswered("GET /sessions/{session_id}/status", "sess-1", 2.0)
 LATER = [
@@ -75,14 +77,48 @@ def test_with_nothing_shown_the_signal_ends_the_case_as_it_is(later_signal: Base
     assert raised.value is later_signal and details == {}
 
 
-def test_a_violation_inside_passes_as_it_is_and_judge_raises_only_with_problems() -> None:
-    problems = Problems(joined)
+def test_a_violation_inside_joins_the_problems_shown() -> None:
+    problems, details = Problems(joined), {}
     problems.judge()  # nothing shown: nothing raised
     problems.add("first", "shown")
-    judged = Violation("the case's own judgement", rule="second")
-    with pytest.raises(Violation) as raised, problems.kept({}):
+    judged = Violation("the case's own judgement", expected="e", observed={"seen": 1}, rule="second")
+    with pytest.raises(Violation) as raised, problems.kept(details):
         raise judged
-    assert raised.value is judged
+    assert (raised.value.rule, raised.value.message) == ("first", "shown; the case's own judgement")
+    assert raised.value.observed == ["shown", "the case's own judgement"]
+    assert raised.value.__cause__ is judged and "ended the case" not in details
+    assert details["found later"] == [
+        {"rule": "second", "message": "the case's own judgement", "expected": "e", "observed": {"seen": 1}}
+    ]
+
+
+def test_a_joined_violation_takes_its_place_in_the_rules_order() -> None:
+    problems = Problems(joined, rules=("second", "first"))
+    problems.add("first", "shown")
+    with pytest.raises(Violation) as raised, problems.kept({}):
+        raise BaseExceptionGroup("a task group", [Violation("later", rule="second")])
+    assert (raised.value.rule, raised.value.message) == ("second", "later; shown")
+
+
+def test_a_violation_inside_with_nothing_shown_or_made_by_the_problems_passes_as_it_is() -> None:
+    alone = Violation("the case's own judgement", rule="second")
+    with pytest.raises(Violation) as raised, Problems(joined).kept({}):
+        raise alone
+    assert raised.value is alone and raised.value.message == "the case's own judgement"
+    problems = Problems(joined)
+    problems.add("first", "shown")
+    with pytest.raises(Violation) as raised, problems.kept({}):
+        problems.judge()  # the problems' own Violation: not joined to itself
+    assert raised.value.message == "shown"
+
+
+def test_a_violation_in_words_of_its_own_still_says_the_later_one() -> None:
+    problems = Problems(lambda _: Violation("the state it showed", observed={"new": "resting"}))
+    problems.add(None, "resting")
+    with pytest.raises(Violation) as raised, problems.kept({}):
+        raise Violation("the status after the turn broke its envelope")
+    assert raised.value.message == "the state it showed; then the status after the turn broke its envelope"
+    assert str(raised.value) == raised.value.message
 
 
 def test_rules_order_the_problems_as_the_case_lists_them() -> None:
@@ -216,12 +252,128 @@ def test_key_variants_keeps_the_first_form_taken_for_a_retry_when_the_second_for
     assert isinstance(raised.value.__cause__, CaseSignal)
 
 
+class BrokenSecondRead(StaleProbe):
+    """A state probe whose second read finds a problem of its own (a Violation, as a read whose
+    answer breaks the tool's result shape raises it)."""
+
+    def __init__(self) -> None:
+        self.reads = 0
+
+    async def read(self, mcp: Any, session_id: str) -> Any:
+        self.reads += 1
+        if self.reads == 2:
+            raise Violation("the read's result was not an object", rule=None)
+        return "later"
+
+
+def test_key_variants_joins_a_later_violation_to_the_form_already_taken_for_a_retry(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(idempotency, "calibrate", steps(BrokenSecondRead()))
+    details = {}
+    with pytest.raises(Violation) as raised:
+        anyio.run(idempotency.key_in_another_form_is_another_key, Server(refused=0), details)
+    assert "upper-case ('" in raised.value.message and "stayed 'later'" in raised.value.message
+    assert raised.value.message.endswith("; the read's result was not an object")
+    assert details["found later"][0]["message"] == "the read's result was not an object"
+
+
 def test_key_variants_with_nothing_shown_ends_as_the_prerequisite_did(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(idempotency, "calibrate", steps(StaleProbe()))
     with pytest.raises(NotTestable):
         run_case(idempotency.key_in_another_form_is_another_key, Server(refused=1))
+
+
+# -- heartbeat.access.same-caller-reconnect, on two scripted connections ---------------------------
+
+
+class ReadBack:
+    """A state probe that reads what the connection it reads on sees of the session."""
+
+    field = "status"
+
+    def values(self, n: int) -> list[str]:
+        return ["written"][:n]
+
+    def write(self, value: Any) -> dict[str, Any]:
+        return {"status": value}
+
+    async def read(self, mcp: Any, session_id: str) -> Any:
+        return mcp.sees
+
+
+class Answered:
+    rejected, succeeded = False, True
+    reply = SimpleNamespace(ok=True, result={"status": "waiting"})
+
+    def describe(self) -> str:
+        return "a result"
+
+
+class Connection:
+    """One connection of the same caller: what it sees of the session (``sees``) and what waiting
+    for a delivery does there (``delivery``: the instructions missing, or a signal it raises)."""
+
+    era = SimpleNamespace(version="2025-06-18", modern=False)
+    can_instruct = True
+    in_each_era = McpTarget.in_each_era
+
+    def __init__(self, sees: str, delivery: Any, second: Connection | None = None) -> None:
+        self.sees, self.delivery, self.second = sees, delivery, second
+
+    def require_second_connection(self) -> None:
+        return None
+
+    async def ok_heartbeat(self, session_id: str, **fields: Any) -> Answered:
+        return Answered()
+
+    async def heartbeat(self, session_id: str, **fields: Any) -> Answered:
+        return Answered()
+
+    def items_of(self, replies: list[Any]) -> list[Any]:
+        return []
+
+    async def await_delivery(self, session_id: str, texts: list[str]) -> Any:
+        if isinstance(self.delivery, BaseException):
+            raise self.delivery
+        return SimpleNamespace(missing=texts if self.delivery else [])
+
+    @contextlib.asynccontextmanager
+    async def same_caller(self) -> AsyncIterator[Connection]:
+        assert self.second is not None
+        yield self.second
+
+
+@pytest.mark.parametrize(
+    "later_signal",
+    [UNANSWERED, NotTestable("a valid heartbeat was answered with an error")],
+    ids=["unanswered", "not-testable"],
+)
+def test_reconnect_keeps_the_state_the_second_connection_showed_when_the_first_s_delivery_fails(
+    monkeypatch: pytest.MonkeyPatch, later_signal: BaseException
+) -> None:
+    """The second connection shows the session with another state (a session of its own), and the
+    instruction pending there is not delivered; the first connection's wait for that instruction
+    then runs into a signal: the state already shown is the case's finding."""
+    monkeypatch.setattr(access, "calibrated", steps((ReadBack(), "")))
+    monkeypatch.setattr(access, "enqueue", steps(None))
+    first = Connection("written", later_signal, second=Connection("stale", "missing"))
+    details: dict[str, Any] = {}
+    with pytest.raises(Violation) as raised:
+        anyio.run(access.same_caller_keeps_its_sessions, first, details)
+    assert "its session showed status 'stale', not the 'written' it wrote" in raised.value.message
+    assert raised.value.message.startswith("over MCP 2025-06-18, the same caller on a second connection")
+    assert details["ended the case"].startswith(type(later_signal).__name__)
+
+
+def test_reconnect_with_nothing_shown_ends_as_the_delivery_did(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(access, "calibrated", steps((ReadBack(), "")))
+    monkeypatch.setattr(access, "enqueue", steps(None))
+    first = Connection("written", UNANSWERED, second=Connection("written", "missing"))
+    with pytest.raises(Unanswered):
+        anyio.run(access.same_caller_keeps_its_sessions, first, {})
 
 
 # -- status.state.known-values (a SHOULD case), on scripted answers --------------------------------

@@ -6,9 +6,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import anyio
 import pytest
+from conformance.cases.acp import pressure
 
+from conformance.core import case_clock
 from conformance.core.config import UsageError
+from conformance.core.outcomes import MissingInput
 from conformance.targets.acp.options import AcpOptions
 from conformance.targets.acp.twins import (
     CLEAR_ROUNDS,
@@ -246,3 +250,82 @@ def test_a_calibrated_baseline_judges_every_round_and_a_lone_difference_plays_on
     decision = confirm(played, 8, lru)
     assert decision.decision == "blamed" and decision.pairs == (2, 4)
     assert confirm([round_of(FIRST, lru), round_of(SECOND, lru)], 8, lru).decision == "clear"
+
+
+# -- confirmation within the case's time: a round that does not fit is not played -----------------
+
+
+def test_a_search_stopped_by_the_case_s_time_is_inconclusive_unless_already_decided() -> None:
+    stopped = "stopped: no further round fits in the case's time"
+    assert confirm([blamed_round(True)], 8, stopped=stopped).decision == "inconclusive"
+    played = [blamed_round(True), blamed_round(False)]
+    decision = confirm(played, 8, stopped=stopped)
+    assert (decision.decision, decision.why.endswith(stopped)) == ("inconclusive", True)
+    kept, lost = Fate("active"), Fate("inactive")
+    cleared = [round_of(roles(1, True), [kept, lost]), round_of(roles(1, False), [kept, lost])]
+    assert confirm(cleared, 8, stopped=stopped).decision == "clear"  # decided: time changes nothing
+    assert confirm(played * 2, 8, stopped=stopped).decision == "blamed"
+
+
+class FakeClock:
+    def __init__(self, start: float) -> None:
+        self.t = start
+
+    def __call__(self) -> float:
+        return self.t
+
+
+def twins_idle_with_rounds_of(monkeypatch: pytest.MonkeyPatch, clock: FakeClock, delay: float) -> list[bool]:
+    """status.no-side-effects.twins-idle on scripted rounds that take 1.2 times ``delay`` on the fake
+    ``clock`` (its calibration 100 s), each twin asked about kept in memory (status reset its idle
+    timer) in the first round only: a difference that never comes again. The layouts the rounds
+    were played in."""
+    played: list[bool] = []
+
+    async def delay_of(acp: object, details: dict, rule: str | None) -> float:
+        clock.t += 100.0  # the calibration of the delay
+        return delay
+
+    async def idle_round(acp: object, delay: float, layout: tuple[bool, ...], **_: object) -> Round:
+        clock.t += 1.2 * delay
+        played.append(layout[0])
+        if len(played) == 1:
+            return round_of(layout, [IN if asked else OUT for asked in layout])
+        return round_of(layout, [OUT] * len(layout))
+
+    async def no_neighbours(*_: object) -> None:
+        return None
+
+    monkeypatch.setattr(pressure, "evicting_delay", delay_of)
+    monkeypatch.setattr(pressure.rounds, "idle_round", idle_round)
+    monkeypatch.setattr(pressure, "neighbours_kept", no_neighbours)
+    details: dict = {}
+    with case_clock.case_budget(600.0, clock=clock):
+        anyio.run(pressure.twins_past_the_idle_delay, object(), details)
+    return played
+
+
+def test_twins_idle_with_a_delay_of_minutes_plays_only_the_rounds_the_case_s_time_holds(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An idle delay of 150 s: a round takes 180 s, the calibration took 100 s. Eight rounds would
+    end the case as an error at its 600 s; the rounds stop when the next one no longer fits, and the
+    case is inconclusive (not testable), never a pass, saying how many rounds ran and why."""
+    clock = FakeClock(start=0.0)
+    with pytest.raises(MissingInput) as raised:
+        twins_idle_with_rounds_of(monkeypatch, clock, delay=150.0)
+    assert clock.t == 460.0  # the calibration and two rounds: a third would end past 600 s
+    message = raised.value.message
+    assert message.startswith("inconclusive: the twins' fates parted past the idle delay")
+    assert "within 2 rounds" in message
+    assert (
+        "no further round fits in the case's time (140 s of its 600 s left, a round took up to 180 s)"
+        in message
+    )
+
+
+def test_twins_idle_with_a_short_delay_still_plays_until_the_rounds_decide(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    played = twins_idle_with_rounds_of(monkeypatch, FakeClock(start=0.0), delay=2.0)
+    assert played == [True, False, True, False, True]  # a lone difference, then CLEAR_ROUNDS clean rounds

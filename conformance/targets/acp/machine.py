@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, cast
@@ -33,7 +33,7 @@ from conformance.core.profiles import (
 from conformance.targets.acp.sequences import RACES, REFINES, Driver, SequenceFailure, Step, Surface, discover
 from conformance.targets.acp.target import AcpTarget
 
-__all__ = ["Pace", "SequenceRun", "reproduced_text", "run_sequences"]
+__all__ = ["Pace", "Replay", "SequenceRun", "reproduced_text", "run_sequences"]
 
 
 MAX_SESSIONS = 3
@@ -53,7 +53,10 @@ class SequenceRun:
     steps_run: int = 0  # steps sent to the agent, the scenarios' included
     budget_spent: bool = False  # the time budget (waiting for the agent included) ended the run
     pace: Pace | None = None  # how the minimal sequence was replayed when it failed alone
-    reproduced: tuple[int, int] = (0, 0)  # (failed, tries): the minimal sequence replayed alone
+    # (failed, tries): the minimal sequence replayed alone, counting only the replays that ran to
+    # their end (those that failed the same way and those that ran clean)
+    reproduced: tuple[int, int] = (0, 0)
+    replays: tuple[Replay, ...] = ()  # how each replay alone ended, those cut short included
     # Why the failure is not status's doing (the same steps without their status calls fail the
     # same way: the agent's own timer or background write), or "" when it is.
     unjudged: str = ""
@@ -522,6 +525,7 @@ class _Search:
             steps_run=self.steps_run,
             pace=found.pace,
             reproduced=found.reproduced,
+            replays=found.replays,
             unjudged=found.unjudged,
         )
 
@@ -673,10 +677,54 @@ def step_offsets(steps: list[Step]) -> tuple[float, ...]:
     return tuple(max(0.0, t - first) for t in times)
 
 
+@dataclass(frozen=True)
+class Replay:
+    """How one replay alone of a failure's steps ended: "failed" (the same rule broken again),
+    "clean" (every step ran, nothing broken), "other" (another of the model's rules broken, or a
+    prerequisite failed: ``failure``), or "cut" (it ended before its last step: ``why``). Only the
+    first two ran to their end: a replay cut short says nothing of whether the failure comes again."""
+
+    ending: str
+    ran: int
+    of: int
+    pace: str
+    failure: SequenceFailure | None = None
+    why: str = ""
+
+    @property
+    def to_its_end(self) -> bool:
+        return self.ending in ("failed", "clean")
+
+    def describe(self) -> str:
+        where = f"{self.pace}, {self.ran} of {self.of} steps"
+        if self.ending == "other" and self.failure is not None:
+            return f"broke another rule ({self.failure.rule}; {where}): {self.failure}"
+        if self.ending == "cut":
+            return f"ended early ({where}): {self.why}"
+        return f"{'failed the same way' if self.ending == 'failed' else 'ran clean'} ({where})"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "ending": self.ending,
+            "ran": self.ran,
+            "of": self.of,
+            "pace": self.pace,
+            **({"rule": self.failure.rule, "failure": str(self.failure)} if self.failure is not None else {}),
+            **({"why": self.why} if self.why else {}),
+        }
+
+
+def counted_replays(replays: Sequence[Replay]) -> tuple[int, int]:
+    """(failed, tries) over the replays that ran to their end."""
+    ended = [r for r in replays if r.to_its_end]
+    return sum(r.ending == "failed" for r in ended), len(ended)
+
+
 @dataclass
 class Found:
     """A failure and the steps that show it, the pace they failed at replayed alone, and how often
-    they did: (failed, tries); (0, n) when they never failed alone."""
+    they did: (failed, tries) over the replays that ran to their end; (0, n) when they never
+    failed alone. ``replays``: how each replay alone ended, those cut short included."""
 
     message: str
     rule: str | None
@@ -684,6 +732,7 @@ class Found:
     pace: Pace | None = None
     reproduced: tuple[int, int] = (0, 0)
     unjudged: str = ""
+    replays: tuple[Replay, ...] = ()
 
     def __str__(self) -> str:
         return self.message
@@ -699,6 +748,14 @@ def replay_steps(
     """Run steps on a fresh driver (from a worker thread), at ``pace`` (as fast as the agent
     answers without one): the failure, if any, and the steps run (fewer than given once ``stop()``
     says so: a time budget spent)."""
+    failure, ran, _ = _replayed(target, steps, stop, pace)
+    return failure, ran
+
+
+def _replayed(
+    target: AcpTarget, steps: list[Step], stop: Callable[[], bool] | None, pace: Pace | None
+) -> tuple[SequenceFailure | None, list[Step], str]:
+    """replay_steps, and why the replay ended before its last step where it did ("" otherwise)."""
     driver = Driver(target)
     fresh = [Step.from_json(s.to_json()) for s in steps]
     try:
@@ -707,10 +764,25 @@ def replay_steps(
         else:
             anyio.from_thread.run(_run_paced, driver, fresh, stop, pace)
     except SequenceFailure as exc:
-        return exc, driver.steps
-    except ValueError:
-        return None, driver.steps  # a step lost the step that created its session
-    return None, driver.steps
+        return exc, driver.steps, ""
+    except ValueError as exc:  # a step lost the step that created its session
+        return None, driver.steps, str(exc)
+    cut = "" if len(driver.steps) >= len(steps) else "stopped before its last step (the time budget)"
+    return None, driver.steps, cut
+
+
+def replayed_alone(
+    target: AcpTarget, steps: list[Step], seen: SequenceFailure, pace: Pace
+) -> tuple[Replay, list[Step]]:
+    """One replay alone of ``steps`` at ``pace``, how it ended against the failure ``seen``, and the
+    steps it ran."""
+    failure, ran, why = _replayed(target, steps, None, pace)
+    if failure is not None:
+        ending = "failed" if same_failure(failure.rule, seen.rule) else "other"
+    else:
+        ending = "cut" if why or len(ran) < len(steps) else "clean"
+        why = why or ("" if ending == "clean" else "it ended before its last step")
+    return Replay(ending, len(ran), len(steps), pace.describe(), failure, why if ending == "cut" else ""), ran
 
 
 async def _run_paced(driver: Driver, steps: list[Step], stop: Callable[[], bool] | None, pace: Pace) -> None:
@@ -740,31 +812,36 @@ def _fails(
     tries: int,
     *,
     quick: bool = False,
+    replays: list[Replay] | None = None,
 ) -> tuple[int, SequenceFailure | None, list[Step]]:
     """How many of ``tries`` replays at ``pace`` fail the same way, and the last that did
-    (``quick``: none more once the first did not fail, as a pace that must fail every time)."""
+    (``quick``: none more once the first did not fail, as a pace that must fail every time).
+    ``replays``: where each replay's ending is added."""
     failed, last, ran_last = 0, None, steps
     for _ in range(tries):
-        failure, ran = replay_steps(target, steps, pace=pace)
-        if failure is not None and same_failure(failure.rule, seen.rule):
-            failed, last, ran_last = failed + 1, failure, ran
+        replay, ran = replayed_alone(target, steps, seen, pace)
+        if replays is not None:
+            replays.append(replay)
+        if replay.ending == "failed" and replay.failure is not None:
+            failed, last, ran_last = failed + 1, replay.failure, ran
         elif quick and not failed:
             break
     return failed, last, ran_last
 
 
 def _reproducing_pace(
-    target: AcpTarget, steps: list[Step], seen: SequenceFailure
+    target: AcpTarget, steps: list[Step], seen: SequenceFailure, replays: list[Replay]
 ) -> tuple[Pace, SequenceFailure, list[Step]] | None:
     """The first pace at which the steps fail alone (the same rule) in PACE_TRIES replays of
     PACE_TRIES: as fast as the agent answers, then at the times they ran when found, then with
     the agent left alone --hold seconds before the last step (and then the shortest of WAITS that
     still does). A pace that failed once only is kept in reserve: one failure can be a leftover of
-    the examples before (a timer they set off on the shared agent). None when no replay failed."""
+    the examples before (a timer they set off on the shared agent). None when no replay failed.
+    ``replays``: where each replay's ending is added."""
     hold = target.harness.config.hold_seconds
     reserve: tuple[Pace, SequenceFailure, list[Step]] | None = None
     for pace in (Pace(), Pace(step_offsets(steps)), Pace(wait=hold)):
-        failed, failure, ran = _fails(target, steps, seen, pace, PACE_TRIES, quick=True)
+        failed, failure, ran = _fails(target, steps, seen, pace, PACE_TRIES, quick=True, replays=replays)
         if failure is None:
             continue
         if failed < PACE_TRIES:
@@ -816,17 +893,22 @@ def minimize(
     the result is replayed REPRODUCE_TRIES times, which says how it reproduces alone; the last
     failing replay gives the frames the report shows."""
     current = [Step.from_json(s.to_json()) for s in steps]
-    found = _reproducing_pace(target, current, seen)
+    paced: list[Replay] = []
+    found = _reproducing_pace(target, current, seen, paced)
     if found is None:  # not reproducible on its own: report what Hypothesis saw
-        tries = 3
+        _, tries = counted_replays(paced)
+        early = len(paced) - tries
         return Found(
-            "not reproducible when replayed alone (0 of 3: as fast as the agent answers, at the times its steps ran, "
-            "with the agent left alone --hold seconds before the last step; only in the full run); the steps "
-            "Hypothesis ran: " + str(seen),
+            f"not reproducible when replayed alone (0 of {tries}: as fast as the agent answers, at the times its steps "
+            "ran, with the agent left alone --hold seconds before the last step; only in the full run"
+            + (f"; {early} more replays ended early, not counted" if early else "")
+            + "); the steps Hypothesis ran: "
+            + str(seen),
             seen.rule,
             steps,
             None,
             (0, tries),
+            replays=tuple(paced),
         )
     pace, failure, ran = found
     current = current[: len(ran)]
@@ -856,34 +938,49 @@ def minimize(
         chunk = max(1, chunk // 2)
     # Past the deadline too: the minimal sequence is short, and how it reproduces is what a later
     # `replay` needs to know before it may say FIXED.
-    failed, last, shown = 0, None, current
-    tries = REPRODUCE_TRIES
-    for _ in range(tries):
-        got, ran = replay_steps(target, current, pace=pace)
-        if got is not None and same_failure(got.rule, failure.rule):
-            failed, last, shown = failed + 1, got, ran
+    last, shown, paces = None, current, pace.describe()
+    replays: list[Replay] = []
+    for _ in range(REPRODUCE_TRIES):
+        replay, ran = replayed_alone(target, current, failure, pace)
+        replays.append(replay)
+        if replay.ending == "failed":
+            last, shown = replay.failure, ran
     if last is None and not pace.wait:
         # Shrunk at a pace that failed by luck: the agent left alone before the last step may
         # still show it (a write it makes in the background).
         waited = Pace(wait=target.harness.config.hold_seconds)
-        failed, last, ran_waited = _fails(target, current, failure, waited, REPRODUCE_TRIES)
+        again: list[Replay] = []
+        _, last, ran_waited = _fails(target, current, failure, waited, REPRODUCE_TRIES, replays=again)
         if last is not None:
-            pace, shown = waited, ran_waited
+            pace, shown, replays = waited, ran_waited, again
+        else:
+            replays += again
+            paces += f", then {waited.describe()}"
+    failed, tries = counted_replays(replays)
     if last is None:
+        early = len(replays) - tries
         return Found(
-            f"the minimal sequence stopped failing when replayed alone (0 of {tries} replays, {pace.describe()}; "
-            "flaky): " + str(failure),
+            f"the minimal sequence stopped failing when replayed alone (0 of {tries} replays that ran to their end, "
+            f"{paces}"
+            + (f"; {early} more ended early, not counted" if early else "")
+            + "; flaky): "
+            + str(failure),
             failure.rule,
             current,
             pace,
             (0, tries),
+            replays=tuple(replays),
         )
-    return Found(str(last), last.rule, shown, pace, (failed, tries))
+    return Found(str(last), last.rule, shown, pace, (failed, tries), replays=tuple(replays))
 
 
-def reproduced_text(found: tuple[int, int], pace: Pace | None) -> str:
-    """How the minimal sequence reproduced alone, in words, for the report and the replay file."""
+def reproduced_text(found: tuple[int, int], pace: Pace | None, early: int = 0) -> str:
+    """How the minimal sequence reproduced alone, in words, for the report and the replay file
+    (``early``: the replays that ended before their end, which the count leaves out)."""
     failed, tries = found
+    cut = f"; {early} more {'replay' if early == 1 else 'replays'} ended early, not counted" if early else ""
     if not failed:
-        return f"0 of {tries}: only in the full run"
-    return f"reproduced alone {failed} of {tries}" + (f", {pace.describe()}" if pace else "")
+        if not tries and early:
+            return f"no replay alone ran to its end ({early} ended early)"
+        return f"0 of {tries}: only in the full run{cut}"
+    return f"reproduced alone {failed} of {tries}" + (f", {pace.describe()}" if pace else "") + cut

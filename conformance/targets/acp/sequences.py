@@ -36,7 +36,7 @@ from typing import Any, NoReturn
 import anyio
 
 from conformance.core import progress, revisions
-from conformance.core.outcomes import NoTurn
+from conformance.core.outcomes import NoTurn, shorten
 from conformance.targets.acp.controls import is_extension_method
 from conformance.targets.acp.model import ACTIVE, INACTIVE, UNKNOWN, SessionModel
 from conformance.targets.acp.target import AcpTarget, session_of
@@ -125,6 +125,9 @@ RACES = ("close", "reopen", "prompt")
 SURFACE = frozenset({"mode", "config", "delete", "ext"})
 TWINNED = frozenset({"prompt", "cancel", "close", "reopen", "load", "race", "remote"}) | SURFACE
 COMPARED = frozenset({"prompt", "close", "reopen", "load", "remote"}) | SURFACE
+# Confirming replays of one pair's difference that may end early (each replays every step so far)
+# before the pair is compared no more in the example.
+CUT_SHORT = 2
 # Bounds on what discovery takes from the agent's own answers (hostile data).
 MAX_OFFERED = 8
 MAX_NAME = 100
@@ -280,6 +283,8 @@ class Driver:
         # (step number, ref) -> (the asked twin's answer, the other's), for a confirming replay to read
         self.twin_views: dict[tuple[int, str], tuple[str, str]] = {}
         self.parted: set[str] = set()  # pairs whose difference their places explain: compared no more
+        # ref -> the confirming replays of its pair's difference that ended early (judged nothing)
+        self.cut_short: dict[str, int] = {}
         self._sample: str | None = None  # a session made only to learn the form of the agent's ids
         self.model = SessionModel(may_inactive_for_unknown=revisions.current().may_inactive_for_unknown)
         self.ids: dict[str, str] = {}
@@ -496,6 +501,9 @@ class Driver:
             return
         seen = (mine, other)
         swapped = await self._replay_views(ref, swapped=not self.swapped)
+        if isinstance(swapped, str):
+            self._ended_early(step, ref, other, "with the roles swapped", swapped)
+            return
         if swapped != seen:
             self.parted.add(ref)
             step.answer += (
@@ -504,6 +512,9 @@ class Driver:
             )
             return
         again = await self._replay_views(ref, swapped=self.swapped)
+        if isinstance(again, str):
+            self._ended_early(step, ref, other, "as it was", again)
+            return
         if again != seen:
             self.parted.add(ref)
             step.answer += f" (its twin: {other}; not so again when replayed: not laid at status's door)"
@@ -516,15 +527,30 @@ class Driver:
             "twins-differ",
         )
 
-    async def _replay_views(self, ref: str, *, swapped: bool) -> tuple[str, str] | None:
+    def _ended_early(self, step: Step, ref: str, other: str, how: str, why: str) -> None:
+        """A confirming replay that did not reach the step says nothing of the difference: not
+        counted as one in which it did not come again. The pair is compared again at a later step,
+        and left alone once CUT_SHORT replays of it ended early."""
+        self.cut_short[ref] = self.cut_short.get(ref, 0) + 1
+        if self.cut_short[ref] >= CUT_SHORT:
+            self.parted.add(ref)
+        step.answer += f" (its twin: {other}; the replay {how} ended early, not judged: {shorten(why, 240)})"
+
+    async def _replay_views(self, ref: str, *, swapped: bool) -> tuple[str, str] | str | None:
         """The steps so far replayed on fresh sessions (``swapped``: each pair's roles swapped): what
-        the twins of ``ref`` answered at the last one (None: the replay went otherwise)."""
+        the twins of ``ref`` answered at the last one (None: the replay ran, and they were not
+        compared there); why the replay ended before it, where it did (another rule broken on the
+        way, a lifecycle call that failed, a session lost, no turn to be had)."""
         replay = Driver(self.t, swapped=swapped, confirming=True)
         steps = [Step.from_json(s.to_json()) for s in self.steps]
         try:
             await replay.run_all(steps)
-        except (SequenceFailure, ValueError, NoTurn):
-            return None
+        except SequencePrerequisite as failure:
+            return f"a lifecycle call failed: {failure}"
+        except SequenceFailure as failure:
+            return f"it broke {failure.rule}: {failure}"
+        except (ValueError, NoTurn) as exc:
+            return str(exc) if isinstance(exc, ValueError) else exc.short
         return replay.twin_views.get((len(steps), ref))
 
     async def _op_status(self, step: Step) -> None:

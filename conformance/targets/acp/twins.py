@@ -287,7 +287,11 @@ def clean(rnd: Round, baseline: Mapping[int, Fate]) -> bool:
 
 
 def confirm(
-    rounds: Sequence[Round], budget: int, baseline: Mapping[int, Fate] | Sequence[Fate] | None = None
+    rounds: Sequence[Round],
+    budget: int,
+    baseline: Mapping[int, Fate] | Sequence[Fate] | None = None,
+    *,
+    stopped: str | None = None,
 ) -> Confirmation:
     """Decide on rounds played in alternating layouts (asked twin first, then second, …) once the
     first one's twins met different fates. Pairs of rounds (0 and 1, 2 and 3, …) are judged each on
@@ -300,9 +304,13 @@ def confirm(
     rounds it missed.
 
     ``baseline``: each position's fate measured without status calls (the memory twins' calibration
-    rounds), which every round is judged on; without it, each pair's unasked twins give it."""
+    rounds), which every round is judged on; without it, each pair's unasked twins give it.
+    ``stopped``: why no further round can be played (the case's time is spent), which makes the
+    search inconclusive where it would play another."""
     played = len(rounds)
     if played < 2:
+        if stopped is not None:
+            return Confirmation("inconclusive", f"1 round; {stopped}")
         return Confirmation("more", "1 round")
 
     def fates(some: Sequence[Round]) -> dict[int, Fate]:
@@ -347,4 +355,6 @@ def confirm(
             "row met their positions' fates"
         )
         return Confirmation("inconclusive", f"{seen} (the budget: {budget} rounds); {why}")
+    if stopped is not None:
+        return Confirmation("inconclusive", f"{seen}; {stopped}")
     return Confirmation("more", seen)
