@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections.abc import Awaitable, Callable
 
 import anyio
 
@@ -164,7 +165,29 @@ async def acknowledgement_ends_redelivery(mcp: McpTarget, details: dict) -> None
 @case("heartbeat.instructions.acked-never-again", level=Level.MUST, spec=ACK, needs=("heartbeat",))
 async def acknowledged_never_again(mcp: McpTarget, details: dict) -> None:
     """Once its id is sent in acknowledgedInstructionIds, an instruction never comes again; and the
-    acknowledgement removes no other instruction that was never delivered."""
+    acknowledgement removes no other instruction that was never delivered. In each protocol era
+    the server speaks: where the run speaks the stateless one, on a handshake-era connection too."""
+    await in_each_era(mcp, details, _acknowledged_never_again)
+
+
+async def in_each_era(mcp: McpTarget, details: dict, check: Callable[[McpTarget], Awaitable[None]]) -> None:
+    """``check`` in the run's era and, when that is the stateless one, in the handshake era too
+    where the server speaks it (a server may keep a queue per era's code path); a finding there
+    says the era it was found in."""
+
+    async def labelled(there: McpTarget) -> None:
+        try:
+            await check(there)
+        except Violation as found:
+            if there is not mcp and there.era is not None:
+                found.message = f"in MCP {there.era.version} (the handshake era, on a connection of its own): {found.message}"
+                found.args = (found.message,)
+            raise
+
+    await mcp.in_each_era(labelled, details)
+
+
+async def _acknowledged_never_again(mcp: McpTarget) -> None:
     sid = await started_session(mcp)
     acked, kept = marker("acked"), marker("kept")
     await enqueue(mcp, sid, acked)
