@@ -204,10 +204,10 @@ def _refusable(
     http: HttpStatusTarget, agent_id: str, sid: str, *, second_chat: bool
 ) -> list[tuple[str, Send]]:
     """The requests a service refuses for the session, as (what, send): another user's chat,
-    interrupt and DELETE of it (refused as not theirs), the owner's answer to a permission request
-    that was never asked (no reply waits under that id), and with ``second_chat`` the owner's
-    second chat while a run works (a service may queue it instead, last so the others are judged
-    first)."""
+    interrupt and DELETE of it (refused as not theirs), the owner's chat whose input is no message,
+    the owner's answer to a permission request that was never asked (no reply waits under that
+    id), and with ``second_chat`` the owner's second chat while a run works (a service may queue
+    it instead: sent last, so the others are judged first)."""
     other = http.other_user_id
     driver = http.driver
     stale = {
@@ -221,6 +221,12 @@ def _refusable(
     ]
     if http.deletes():
         requests.append(("another user's DELETE", lambda: driver.delete_session(other, agent_id, sid)))
+    requests.append(
+        (
+            "the owner's POST /chat/ whose input is no message",
+            lambda: driver.post_input(http.user_id, agent_id, sid, [42]),
+        )
+    )
     requests.append(
         (
             "the owner's answer to a permission request never asked",
@@ -376,6 +382,7 @@ async def _refused_while_idle(http: HttpStatusTarget, details: dict) -> str:
     sent: list[str] = []
     problem = await _after_refusals(_refusable(http, agent_id, sid, second_chat=False), changed, sent)
     details["idle"] = sent
+    await http.settle(agent_id, sid)  # a request the service took may have started a run
     return problem
 
 
