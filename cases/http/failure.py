@@ -397,10 +397,11 @@ async def _refused_while_idle(http: HttpStatusTarget, details: dict) -> str:
 async def refused_requests_change_nothing(http: HttpStatusTarget, details: dict) -> None:
     """A request the service refuses changes nothing the session's owner reads: while a run works,
     while the session waits for permission and while it is idle, another user's chat, interrupt
-    and DELETE of the session (refused as not theirs) and the owner's answer to a permission
-    request never asked (and, during the run, the owner's second chat) leave the status as it was:
-    running while the run's model call is in flight, awaiting_permission with the call still
-    waiting, idle; and the run ends as it would have, its answer in the session's messages.
+    and DELETE of the session (refused as not theirs), the owner's chat whose input is no message
+    and the owner's answer to a permission request never asked (and, during the run, the owner's
+    second chat) leave the status as it was: running while the run's model call is in flight,
+    awaiting_permission with the call still waiting, idle; and the run ends as it would have, its
+    answer in the session's messages.
 
     Calibrated: only refusals are judged (a service that queues the second chat is conforming, and
     a request it takes ends the sequence); the run must read running before any request is sent,
