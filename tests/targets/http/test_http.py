@@ -587,6 +587,19 @@ BROKEN: dict[str, Variant] = {
         focus="failure or running-during-run",
         rule=("http.failure.interrupt", "worker"),
     ),
+    # -- a refused request changes nothing: the owner's status after another's or its own refusal ----
+    "refusal_drops_lease": Variant(
+        1,
+        {"http.failure.refused-requests": "fail"},
+        focus="refused-requests",
+        rule=("http.failure.refused-requests", "running"),
+    ),
+    "foreign_delete_interrupts": Variant(
+        1,
+        {"http.failure.refused-requests": "fail"},
+        focus="refused-requests",
+        rule=("http.failure.refused-requests", ("running", "parked")),
+    ),
 }
 # Services that defeat an assumption a probe could make (ids are free-form, every character of an
 # id is free, 404 bodies are equal, a view read twice is the same, the listing has AgentScope's
@@ -604,7 +617,7 @@ CONFORMING: dict[str, Variant] = {
     "queued_runs": Variant(
         0,
         {},
-        focus="running-during-run or while-running",
+        focus="running-during-run or while-running or refused-requests",
         # Time for its worker to pick a run up (3 s) and for the run's 3 s model call.
         args=("--timeout", "7"),
     ),
