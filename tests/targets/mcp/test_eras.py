@@ -178,6 +178,14 @@ ERA_STDIO = Table(
         "connection_cursor/2026-07-28": Variant(1, CURSOR_LOST, focus=CURSOR_AREAS, args=STATELESS),
         "connection_cursor/2025-06-18": Variant(0, HANDSHAKE_ERA, focus=CURSOR_AREAS, args=HANDSHAKE),
         "era_dependent_retry/auto": Variant(0, {SAME: "warn"}, focus=RETRY_AREAS),
+        # Acknowledgements dropped in the handshake era only: a run in the stateless era finds them
+        # where the case repeats itself on a handshake-era connection.
+        "handshake_era_ignores_acks/auto": Variant(
+            1,
+            {"heartbeat.instructions.acked-never-again": "fail"},
+            focus="heartbeat.instructions.acked-never-again",
+            message=("heartbeat.instructions.acked-never-again", "in MCP 2025-06-18"),
+        ),
         "names_its_wire/auto": Variant(0, {}, focus=RETRY_AREAS),
     },
 )
