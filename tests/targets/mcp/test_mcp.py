@@ -416,6 +416,8 @@ BROKEN: dict[str, Variant] = {
     "instruction_text_utf8mb3": Variant(1, {"heartbeat.boundary.instruction-encodings": "fail"}),
     "instruction_text_nfkc": Variant(1, {"heartbeat.boundary.instruction-encodings": "fail"}),
     "instruction_text_stripped": Variant(1, {"heartbeat.boundary.instruction-encodings": "fail"}),
+    # Texts that are JSON documents delivered decoded (42, true, null, an object …).
+    "instruction_text_json_decoded": Variant(1, {"heartbeat.boundary.instruction-encodings": "fail"}),
     "instruction_text_html_escaped": Variant(
         1,
         {"heartbeat.boundary.instruction-encodings": "fail", SEQ: "fail"},
