@@ -10,6 +10,7 @@ empty step, a key like any other.
 
 from __future__ import annotations
 
+import json
 import uuid
 from typing import Any
 
@@ -17,6 +18,7 @@ from conformance.core.outcomes import MissingInput, NotTestable, Problems, Viola
 from conformance.core.registry import Level, case
 from conformance.core.revisions import requirement
 from conformance.targets.mcp.probe import StateProbe, calibrate, leaves, pointers_to, same
+from conformance.targets.mcp.reading import pointer_get
 from conformance.targets.mcp.target import McpTarget, has, new_session_id
 
 # "Session ID"
@@ -225,20 +227,66 @@ TEXT_ENCODINGS = {
 }
 
 
+def json_texts(token: str) -> dict[str, str]:
+    """Texts that are whole JSON documents: a reader that decodes stored values "loosely"
+    (json.loads, the raw text when that fails) delivers a number, a boolean, null, an array, an
+    object, or a string without its quotes. The number is unique; true and null are unique in their
+    session (no other text the case enqueues holds either)."""
+    return {
+        "JSON number": str(uuid.uuid4().int % (9 * 10**14) + 10**14),
+        "JSON true": "true",
+        "JSON null": "null",
+        "JSON object": json.dumps({"conformance": token, "step": 3}),
+        "JSON array": json.dumps(["conformance", token, 2]),
+        "JSON string": json.dumps(f"conformance {token}"),
+    }
+
+
+JSON_KINDS = {
+    bool: "the boolean",
+    int: "the number",
+    float: "the number",
+    list: "the array",
+    dict: "the object",
+}
+
+
+def decoded_as(text: str, items: list[Any], delivered: list[str]) -> str | None:
+    """What a JSON text that did not come back as given came back as: the value its decoding gives,
+    found in the field where the delivered texts are (none found: None)."""
+    fields = {
+        p
+        for item in items
+        for p, v in leaves(item).items()
+        if isinstance(v, str) and any(t in v for t in delivered)
+    }
+    decoded = json.loads(text)
+    for item in items:
+        for field in fields:
+            value = pointer_get(item, field)
+            if same(value, decoded):
+                shown = json.dumps(value, ensure_ascii=True)
+                if isinstance(value, str):
+                    return f"the string {shown} (its quotes gone)"
+                return f"{JSON_KINDS.get(type(value), '')} {shown}, not a string".lstrip()
+    return None
+
+
 @case("heartbeat.boundary.instruction-encodings", level=Level.MUST, spec=DELIVERY, needs=("heartbeat",))
 async def instruction_texts_come_unchanged(mcp: McpTarget, details: dict) -> None:
     """Instructions holding an emoji outside the Basic Multilingual Plane, a decomposed accent, a
     ligature and a fullwidth letter, a joined emoji sequence, a right-to-left mark, one with an
-    indented first line and a trailing newline, and one with markup, quotes, backslash sequences,
-    '%' and braces are delivered exactly as given (or refused by the operator hook): never cut at a
-    character, never normalised, never trimmed, never escaped."""
+    indented first line and a trailing newline, one with markup, quotes, backslash sequences, '%'
+    and braces, and texts that are JSON documents (a number, true, null, an object, an array, a
+    quoted string) are delivered exactly as given, each a string (or refused by the operator hook):
+    never cut at a character, never normalised, trimmed, escaped or decoded."""
     mcp.require_instruct()
     sid = new_session_id()
     await mcp.ok_heartbeat(sid, status="active")
     texts = {
         name: form.format(token=f"conformance enc-{uuid.uuid4().hex[:10]}")
         for name, form in TEXT_ENCODINGS.items()
-    }
+    } | json_texts(f"json-{uuid.uuid4().hex[:10]}")
     refused = {}
     for name, text in texts.items():
         said = await mcp.instruct(sid, text, refusable=True)
@@ -253,19 +301,24 @@ async def instruction_texts_come_unchanged(mcp: McpTarget, details: dict) -> Non
         return
     await delivery.explain_missing(mcp)
     problems = []
+    delivered = [t for t in accepted if t not in delivery.missing]
     for name, text in texts.items():
         if text not in delivery.missing:
             continue
-        shown = delivered_as(text, delivery.items)
+        shown = (
+            decoded_as(text, delivery.items, delivered)
+            if name.startswith("JSON")
+            else next(iter(f"{s!a}" for s in delivered_as(text, delivery.items)), None)
+        )
         problems.append(
-            f"the {name} text {text!a} came back as {shown[0]!a}"
+            f"the {name} text {text!a} came back as {shown}"
             if shown
             else f"the {name} text {text!a} was not delivered within {mcp.delivery_wait:g} s"
         )
     raise Violation(
         "instructions holding characters that storage or a web stack changes did not come back as given: "
         + "; ".join(problems),
-        expected="each text exactly as given, or refused by the operator hook",
+        expected="each text exactly as given, a string, or refused by the operator hook",
         observed=problems,
     )
 

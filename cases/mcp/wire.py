@@ -26,7 +26,8 @@ from conformance.targets.mcp.era import (
     UNSUPPORTED_PROTOCOL_VERSION,
     identity,
 )
-from conformance.targets.mcp.target import McpTarget, new_key, new_session_id
+from conformance.targets.mcp.target import TOOL, McpTarget, new_key, new_session_id
+from conformance.transport.peer import id_key
 
 # "Report session status, progress, and the current step."
 PURPOSE = requirement("mcp-session-heartbeat-2025-06-18", "purpose")
@@ -40,6 +41,8 @@ ID_ECHO = requirement("mcp-session-heartbeat-2025-06-18", "id-echo")
 NOTIFICATION = requirement("mcp-session-heartbeat-2025-06-18", "notification")
 # "Servers that emit log message notifications MUST declare the `logging` capability"
 NEGOTIATED = requirement("mcp-session-heartbeat-2025-06-18", "negotiated-notifications")
+# "Progress notifications MUST stop after completion"
+PROGRESS_ENDS = requirement("mcp-session-heartbeat-2025-06-18", "progress-ends")
 # A protocol revision no MCP server supports: dated before MCP existed.
 UNSUPPORTED_ASKED = "1999-01-01"
 # The notifications a server may send only under a capability its handshake declared: the
@@ -51,6 +54,9 @@ DECLARED_BY: dict[str, tuple[str, str | None]] = {
     "notifications/prompts/list_changed": ("prompts", "listChanged"),
     "notifications/resources/updated": ("resources", "subscribe"),
 }
+# How long progress is watched for after the last result, unless --hold says: a write-behind or
+# a queue sends late progress within milliseconds, and the case runs in every era a run watches.
+PROGRESS_WATCH = 1.0
 # An unlisted tool's name, called so that the server's error path runs too.
 UNLISTED_TOOL = "conformance_unlisted_tool"
 
@@ -236,12 +242,12 @@ async def heartbeat_notification_unanswered(mcp: McpTarget, details: dict) -> No
 
 def undeclared(methods: list[str], capabilities: Any) -> dict[str, str]:
     """Each notification method the server sent that its declared capabilities do not allow, with
-    what it would have needed; progress is allowed only for a token the suite sent (it sends none)."""
+    what it would have needed; ``methods`` holds progress only for tokens the suite did not send."""
     caps = capabilities if isinstance(capabilities, dict) else {}
     found: dict[str, str] = {}
     for method in methods:
         if method == "notifications/progress":
-            found[method] = "a progressToken in the request it reports on (the suite sends none)"
+            found[method] = "a progressToken the suite sent in the request it reports on"
             continue
         if method not in DECLARED_BY:
             continue
@@ -262,7 +268,14 @@ async def _notifications_judged(target: McpTarget) -> dict[str, Any]:
     await target.call({"sessionId": sid, "idempotencyKey": new_key()}, name=UNLISTED_TOOL)
     await target.request("tools/list", {})
     await anyio.sleep(target.settle)  # a notification sent after its request's answer
-    methods = [str(n.method)[:120] for n in target.peer.notifications]
+    # Progress for a token the suite sent was asked for (when it came is
+    # heartbeat.wire.progress-ends-with-call's to judge).
+    asked = {id_key(t) for t in target.progress_tokens}
+    methods = [
+        str(n.method)[:120]
+        for n in target.peer.notifications
+        if not (n.method == "notifications/progress" and id_key(progress_token(n.params)) in asked)
+    ]
     capabilities = target.era.capabilities if target.era is not None else None
     return {
         "capabilities": capabilities,
@@ -295,3 +308,86 @@ async def notifications_within_declared_capabilities(mcp: McpTarget, details: di
             expected="only the notifications of the capabilities the server declared",
             observed={version: {k: j[k] for k in ("capabilities", "sent")} for version, j in judged.items()},
         )
+
+
+def progress_token(params: Any) -> Any:
+    return params.get("progressToken") if isinstance(params, dict) else None
+
+
+@case(
+    "heartbeat.wire.progress-ends-with-call",
+    level=Level.MUST,
+    spec=PROGRESS_ENDS,
+    needs=("heartbeat",),
+    slow=True,
+)
+async def progress_ends_with_the_call(mcp: McpTarget, details: dict) -> None:
+    """Heartbeats that ask for progress (`_meta.progressToken`: two string tokens, one integer) get
+    no notifications/progress for their token after their result, watched for a second (or --hold)
+    after the last; progress during the call, or none at all, conforms. Over Streamable HTTP a request's
+    stream ends with its result: watched only on a connection of the handshake era with a protocol
+    session (Mcp-Session-Id), whose GET stream can carry what comes after."""
+    await mcp.require_made_up_sessions()
+    judged = await mcp.in_each_era(_late_progress, details)
+    details["connections"] = judged
+    watched = {version: j for version, j in judged.items() if j.get("watched")}
+    if not watched:
+        raise NotApplicable(
+            "over Streamable HTTP a request's stream ends with its result, and the server opened no stream a "
+            "notification could come on after it (no handshake era with a protocol session, Mcp-Session-Id, whose "
+            "GET stream could carry one)"
+        )
+    shown = [f"over MCP {version}: " + "; ".join(j["late"]) for version, j in watched.items() if j["late"]]
+    if shown:
+        raise Violation(
+            "the server sent progress for a heartbeat after the heartbeat's result, for a token whose request "
+            "had completed: " + "; ".join(shown),
+            expected="notifications/progress for a token only while its request is in progress, before its result",
+            observed={version: j["late"] for version, j in watched.items() if j["late"]},
+        )
+
+
+async def _late_progress(target: McpTarget) -> dict[str, Any]:
+    """Three heartbeats asking for progress, one after another, then a wait: the
+    progress notifications for their tokens, before and after each one's result."""
+    assert target.era is not None
+    if target.harness.config.transport == "http":
+        if target.era.modern:
+            return {"watched": False, "why": "a stateless-era request's stream ends with its result"}
+        if not getattr(target.peer.process, "protocol_session", False):
+            return {
+                "watched": False,
+                "why": "no Mcp-Session-Id, so no GET stream: a request's stream ends with its result",
+            }
+    sid = new_session_id()
+    tokens: list[str | int] = [
+        f"conformance-progress-{uuid.uuid4().hex[:12]}",
+        uuid.uuid4().int % 10**9 + 1,  # SDK clients often use the request id: an integer
+        f"conformance-progress-{uuid.uuid4().hex[:12]}",
+    ]
+    answered: dict[str, tuple[Any, int]] = {}  # the token (id_key) -> it, and its result's transcript index
+    for token, percent in zip(tokens, (20, 60, 100), strict=True):
+        arguments = {
+            "sessionId": sid,
+            "idempotencyKey": new_key(),
+            "status": "active",
+            "progressPercent": percent,
+        }
+        reply = await target.call_with_progress(arguments, token)
+        if reply.reply.index >= 0:
+            answered[id_key(token)] = (token, reply.reply.index)
+    config = target.harness.config
+    await anyio.sleep(config.hold if config.hold is not None else min(PROGRESS_WATCH, config.hold_seconds))
+    during, late = 0, []
+    for note in target.peer.notifications:
+        if note.method != "notifications/progress":
+            continue
+        found = answered.get(id_key(progress_token(note.params)))
+        if found is None:
+            continue
+        if note.index < found[1]:
+            during += 1
+            continue
+        progress = note.params.get("progress") if isinstance(note.params, dict) else None
+        late.append(f"progress {str(progress)[:40]} for token {found[0]!r} after its {TOOL} result")
+    return {"watched": True, "tokens": tokens, "progress during the call": during, "late": late[:10]}

@@ -39,6 +39,7 @@ class Reply:
     result: Any = None
     error: dict[str, Any] | None = None
     elapsed: float = 0.0
+    index: int = -1  # the transcript index of the answer (-1: none came)
 
     @property
     def ok(self) -> bool:
@@ -118,6 +119,7 @@ class _Pending:
     exited: AgentExited | None = None
     stray: dict[str, Any] | None = None  # raw exchanges: a response by an id nobody waits for
     oversize: int = 0  # the response came as a line over the frame limit, of this many bytes
+    index: int = -1  # the transcript index of the response
 
 
 def default_client_answer(method: str, params: Any) -> tuple[Any, dict[str, Any] | None]:
@@ -273,7 +275,7 @@ class JsonRpcPeer:
         error = got.get("error") if "error" in got else None
         if error is not None and not isinstance(error, dict):
             error = {"code": None, "message": repr(error)}
-        return Reply(request_id, method, got.get("result"), error, elapsed)
+        return Reply(request_id, method, got.get("result"), error, elapsed, pending.index)
 
     async def exchange_raw(
         self, data: bytes, expect_id: Any = None, *, wait: bool, timeout: float, method: str = "a raw frame"
@@ -382,6 +384,7 @@ class JsonRpcPeer:
                 self._problem(index, f"second response to id {rid!r}")
                 return
             pending.frame = frame
+            pending.index = index
             pending.event.set()
         elif kind == "notification":
             self.notifications.append(Notification(index, frame.get("method"), frame.get("params")))

@@ -38,6 +38,9 @@ class McpHttpChannel(EndingChannel):
         self._read: Any = None
         self._write: Any = None
         self.era_headers = EraHeaders()  # each message's MCP headers, in the era its body speaks
+        # Whether an answer carried Mcp-Session-Id: only then does the SDK's client hold a GET
+        # stream open, the one way a notification sent outside any request reaches the suite.
+        self.protocol_session = False
 
     async def open(self, timeout: float) -> None:
         # Imported here: the MCP SDK is only needed by MCP runs.
@@ -57,6 +60,7 @@ class McpHttpChannel(EndingChannel):
                         headers=self.headers,
                         timeout=httpx2.Timeout(timeout, read=max(timeout, 60.0)),
                         verify=tls_context(),
+                        event_hooks={"response": [self._note_session]},
                     ) as client,
                     streamable_http_client(self.url, http_client=client) as (read, write),
                 ):
@@ -74,6 +78,10 @@ class McpHttpChannel(EndingChannel):
 
         self._task = asyncio.get_running_loop().create_task(hold())  # a strong reference: see close()
         await ready
+
+    async def _note_session(self, response: Any) -> None:
+        if "mcp-session-id" in response.headers:
+            self.protocol_session = True
 
     async def send_line(self, data: bytes) -> None:
         from mcp.shared.message import ClientMessageMetadata, SessionMessage

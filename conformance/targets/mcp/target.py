@@ -15,6 +15,7 @@ import contextlib
 import dataclasses
 import time
 import uuid
+import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
@@ -67,6 +68,9 @@ __all__ = [
 ]
 
 TOOL = "session_heartbeat"
+# The progress tokens the suite sent on each connection (by its peer): progress for one of them
+# was asked for, for any other it was not (heartbeat.wire.notifications-declared).
+_PROGRESS_TOKENS: weakref.WeakKeyDictionary[JsonRpcPeer, list[str | int]] = weakref.WeakKeyDictionary()
 
 
 @dataclass
@@ -233,6 +237,18 @@ class McpTarget(DriverHooks):
 
     async def call(self, arguments: Any, *, name: str = TOOL) -> ToolReply:
         return ToolReply(await self.request("tools/call", {"name": name, "arguments": arguments}))
+
+    async def call_with_progress(self, arguments: Any, token: str | int) -> ToolReply:
+        """A heartbeat call asking for progress (``_meta.progressToken``), the token noted as sent
+        on this connection."""
+        _PROGRESS_TOKENS.setdefault(self.peer, []).append(token)
+        params = {"name": TOOL, "arguments": arguments, "_meta": {"progressToken": token}}
+        return ToolReply(await self.request("tools/call", params))
+
+    @property
+    def progress_tokens(self) -> list[str | int]:
+        """The progress tokens the suite sent on this connection."""
+        return list(_PROGRESS_TOKENS.get(self.peer, ()))
 
     async def heartbeat(self, session_id: str, **fields: Any) -> ToolReply:
         """A heartbeat with a fresh idempotency key (unless one is given)."""

@@ -60,6 +60,7 @@ HTTP_OPTIONS = (
     "2",
 )
 SEQ = "heartbeat.instructions.model-based"
+PROGRESS = "heartbeat.wire.progress-ends-with-call"
 SURFACE = "heartbeat.surface.twin-sequences"
 VOLUME = "heartbeat.volume.many-pending"
 # The cases that send an invalid call and judge how it is rejected.
@@ -100,6 +101,8 @@ BROKEN: dict[str, Variant] = {
     "echoes_protocol_version": Variant(1, {"heartbeat.wire.version-negotiation": "fail"}),
     # Log notifications sent without the logging capability declared.
     "logs_without_capability": Variant(1, {"heartbeat.wire.notifications-declared": "fail"}),
+    # Progress for a heartbeat's token 50 ms after its result (seen on the handshake era's GET stream).
+    "progress_after_result": Variant(1, {PROGRESS: "fail"}),
     "schema_key_optional": Variant(1, {"heartbeat.schema.required": "fail"}),
     "schema_requires_status": Variant(1, {"heartbeat.schema.required": "fail"}),
     "schema_open": Variant(1, {"heartbeat.schema.closed": "fail"}),
@@ -416,6 +419,8 @@ BROKEN: dict[str, Variant] = {
     "instruction_text_utf8mb3": Variant(1, {"heartbeat.boundary.instruction-encodings": "fail"}),
     "instruction_text_nfkc": Variant(1, {"heartbeat.boundary.instruction-encodings": "fail"}),
     "instruction_text_stripped": Variant(1, {"heartbeat.boundary.instruction-encodings": "fail"}),
+    # Texts that are JSON documents delivered decoded (42, true, null, an object …).
+    "instruction_text_json_decoded": Variant(1, {"heartbeat.boundary.instruction-encodings": "fail"}),
     "instruction_text_html_escaped": Variant(
         1,
         {"heartbeat.boundary.instruction-encodings": "fail", SEQ: "fail"},
@@ -473,6 +478,7 @@ REDELIVERED = [
 CONFORMING: dict[str, Variant] = {
     "several_tools": Variant(0, {}, also=(SURFACE,)),
     "logs_with_capability": Variant(0, {}, focus="heartbeat.wire or heartbeat.result"),
+    "progress_during_call": Variant(0, {}, focus="heartbeat.wire", also=(PROGRESS,)),
     "negotiates_older_version": Variant(0, {}, focus="heartbeat.wire"),
     "bounded_queue_refuses": Variant(
         0, {}, focus="heartbeat.volume or heartbeat.instructions", also=(VOLUME,)
@@ -610,6 +616,8 @@ CONFORMING: dict[str, Variant] = {
 # stateless one, are n/a), and a server whose bug is in the stdio operator's spool.
 HANDSHAKE_ONLY = dict.fromkeys(["heartbeat.wire.same-answers", "heartbeat.wire.server-identity"], "n/a")
 STDIO_BROKEN: dict[str, Variant] = {
+    # On stdio progress after the result arrives in either era: both connections show it.
+    "progress_after_result": Variant(1, {PROGRESS: "fail"}, focus="heartbeat.wire"),
     # JSON-RPC as clients use it: string ids, a tools/call sent as a notification.
     "string_ids_as_numbers": Variant(
         1, {"heartbeat.wire.request-ids": "fail"} | HANDSHAKE_ONLY, focus="heartbeat.wire"
