@@ -53,6 +53,10 @@ FINDINGS = {
     "http.boundary.id-lengths": "fail",
     # The same cause: a wrong agent_id reads the session on every way in (a trailing slash, codings).
     "http.protocol.owner-everywhere": "fail",
+    # DELETE cancels the session's run before the storage checks the owner (SessionService.
+    # delete_session: cancel_session_run, then storage.delete_session, then the bus purge): another
+    # user's DELETE is answered 404 and has already stopped the owner's run, so it reads idle.
+    "http.failure.refused-requests": "fail",
     # Its status answers carry no ETag or Last-Modified: nothing revalidates.
     "http.protocol.conditional": "n/a",
     # No idle eviction or memory cap stated (none is documented), so those twins are not testable.

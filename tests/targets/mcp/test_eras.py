@@ -394,8 +394,8 @@ def test_the_readmes_both_eras_command_writes_two_reports_and_a_matrix(standins:
     ("text", "expected", "wire"),
     [
         (README_MODERN_STDIO, STDIO_BASELINE | ONE_ERA, "2026-07-28"),
-        (README_MODERN_HTTP, HTTP_BASELINE | ONE_ERA | NEEDS_HOOKS, "2026-07-28"),
-        (README_STATELESS, HTTP_BASELINE | HANDSHAKE_ERA | NEEDS_HOOKS, "2025-06-18"),
+        (README_MODERN_HTTP, HTTP_BASELINE | ONE_ERA | NEEDS_HOOKS | NO_LATE_STREAM, "2026-07-28"),
+        (README_STATELESS, HTTP_BASELINE | HANDSHAKE_ERA | NEEDS_HOOKS | NO_LATE_STREAM, "2025-06-18"),
     ],
     ids=["modern-only-stdio", "modern-only-http", "stateless-http"],
 )
