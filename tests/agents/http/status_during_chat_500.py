@@ -1,7 +1,8 @@
 """Broken HTTP status service: a chat rewrites the session's record in two steps across an await on
 the store (its messages cleared, then written back with the new one, as a delete-then-insert save
 does), and the status reads whatever is there: a probe that arrives in between fails with 500.
-Caught by http.concurrency.races (rule chat).
+Caught by http.concurrency.races (rule chat; or answer, since the answer to a permission request is
+a chat too and its probes may be the first to land inside the rewrite).
 """
 
 import asyncio
