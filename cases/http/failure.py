@@ -23,7 +23,7 @@ from conformance.cases.http.states import (
     RUNNING,
     driven_session,
     never_started,
-    parked_for_permission,
+    new_parked_session,
     stop_run,
 )
 from conformance.cases.http.status import HTTP_CAPABILITY
@@ -350,11 +350,7 @@ async def _refused_while(http: HttpStatusTarget, agent_id: str, sid: str, state:
 
 
 async def _refused_while_parked(http: HttpStatusTarget, details: dict) -> str:
-    agent_id, sid = await http.new_session()
-    try:
-        await parked_for_permission(http, agent_id, sid)
-    except NotTestable as exc:
-        raise MissingInput(exc.message) from None
+    agent_id, sid = await new_parked_session(http)
 
     async def changed() -> str | None:
         problem = await _refused_while(http, agent_id, sid, "awaiting_permission")

@@ -11,10 +11,10 @@ from collections.abc import Awaitable, Callable
 
 import anyio
 import httpx
-from conformance.cases.http.states import parked_for_permission
+from conformance.cases.http.states import new_parked_session, parked_for_permission
 from conformance.cases.http.status import HTTP_CAPABILITY, SAFE, wait_until
 
-from conformance.core.outcomes import MissingInput, NotTestable, Problems
+from conformance.core.outcomes import MissingInput, Problems
 from conformance.core.registry import Level, case
 from conformance.targets.http.target import HttpStatusTarget, StatusProbe
 
@@ -153,11 +153,7 @@ async def _race_answer(http: HttpStatusTarget, details: dict) -> str:
 
 
 async def _race_answer_once(http: HttpStatusTarget, details: dict) -> str:
-    agent_id, sid = await http.new_session()
-    try:
-        await parked_for_permission(http, agent_id, sid)
-    except NotTestable as exc:
-        raise MissingInput(exc.message) from None
+    agent_id, sid = await new_parked_session(http)
     response, answers = await racing(
         http, agent_id, sid, lambda: http.driver.confirm(http.user_id, agent_id, sid, allow=True)
     )

@@ -351,6 +351,17 @@ async def expect_parked_tail(http: HttpStatusTarget, agent_id: str, sid: str, st
         )
 
 
+async def new_parked_session(http: HttpStatusTarget) -> tuple[str, str]:
+    """A new session parked on a permission request (agent id, session id), as a precondition:
+    a turn that does not park is an input the case lacks (MissingInput), not a finding."""
+    agent_id, sid = await http.new_session()
+    try:
+        await parked_for_permission(http, agent_id, sid)
+    except NotTestable as exc:
+        raise MissingInput(exc.message) from None
+    return agent_id, sid
+
+
 async def parked_for_permission(http: HttpStatusTarget, agent_id: str, sid: str) -> StatusProbe:
     """Park the session on a permission request, for a case that needs it parked: its
     awaiting_permission probe. Not testable when the messages show no call waiting for

@@ -252,7 +252,6 @@ async def keys_joined_with_their_session(mcp: McpTarget, details: dict) -> None:
     tried: list[str] = []  # the separators, as repr
     left_out: dict[str, str] = {}
     details.update({"separators tried": tried, "separators left out": left_out})
-    forgotten_alike: bool | None = None  # whether plain sessions are forgotten once another is used
     problems = Problems.listed(
         "each (session, key) pair its own call: applied to its own session",
         lead="two sessions whose session id and key join to the same string were taken for one call: ",
@@ -292,16 +291,13 @@ async def keys_joined_with_their_session(mcp: McpTarget, details: dict) -> None:
             kept = await probe.read(mcp, first)
             if same(kept, first_value):
                 continue
-            if not same(kept, second_value):
-                # No state at all, one other session used since: what a session cap of one does to
-                # plain sessions too (asked once, where it happens).
-                if forgotten_alike is None:
-                    forgotten_alike = await probe.forgets_after(mcp, 1)
-                if forgotten_alike:
-                    details.setdefault("forgotten, as plain sessions are", []).append(
-                        f"{pair}: {probe.field} reads {kept!r}"
-                    )
-                    continue
+            # No state at all, one other session used since: what a session cap of one does to
+            # plain sessions too.
+            if not same(kept, second_value) and await probe.forgets_after(mcp, 1):
+                details.setdefault("forgotten, as plain sessions are", []).append(
+                    f"{pair}: {probe.field} reads {kept!r}"
+                )
+                continue
             problems.add(None, f"{pair}: the first session's {probe.field} changed to {kept!r}")
     problems.judge()
     if not tried:

@@ -195,7 +195,6 @@ async def _sessions_apart(mcp: McpTarget, probe: Any, forgotten: list[str]) -> l
     not the value its own heartbeat reported. A read with no state at all goes to ``forgotten``
     where plain sessions are forgotten the same way (a session cap of one)."""
     crossed = []
-    forgotten_alike: bool | None = None  # whether plain sessions are forgotten once another is used
     for first in (0, 1):
         sids = [new_session_id(), new_session_id()]
         for sid in sids:
@@ -210,14 +209,11 @@ async def _sessions_apart(mcp: McpTarget, probe: Any, forgotten: list[str]) -> l
             if same(now, values[n]):
                 continue
             shown = f"session {sid} reads {probe.field} {now!r}, its own heartbeat reported {values[n]!r}"
-            if not same(now, values[1 - n]):
-                # No state at all, one other session used since: what a session cap of one does to
-                # plain sessions too (asked once, where it happens).
-                if forgotten_alike is None:
-                    forgotten_alike = await probe.forgets_after(mcp, 1)
-                if forgotten_alike:
-                    forgotten.append(shown)
-                    continue
+            # No state at all, one other session used since: what a session cap of one does to
+            # plain sessions too.
+            if not same(now, values[1 - n]) and await probe.forgets_after(mcp, 1):
+                forgotten.append(shown)
+                continue
             crossed.append(shown)
     return crossed
 

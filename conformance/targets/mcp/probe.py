@@ -141,13 +141,17 @@ class StateProbe:
     async def forgets_after(self, mcp: McpTarget, others: int) -> bool:
         """Whether the server forgets a session once ``others`` new sessions had a heartbeat after
         it (a session cap of ``others`` or fewer): a control of the arrangement a case used, so a
-        read that shows no state is laid at the cap's door only where plain sessions show it too."""
-        sid = new_probe_session()
-        value = self.values(1)[0]
-        await mcp.ok_heartbeat(sid, **self.write(value))
-        for _ in range(others):
-            await mcp.ok_heartbeat(new_probe_session(), status="active")
-        return not same(await self.read(mcp, sid), value)
+        read that shows no state is laid at the cap's door only where plain sessions show it too.
+        A policy of the server's: asked once per run."""
+        key = f"forgets a session after {others} others"
+        if key not in mcp.discovered:
+            sid = new_probe_session()
+            value = self.values(1)[0]
+            await mcp.ok_heartbeat(sid, **self.write(value))
+            for _ in range(others):
+                await mcp.ok_heartbeat(new_probe_session(), status="active")
+            mcp.discovered[key] = not same(await self.read(mcp, sid), value)
+        return mcp.discovered[key]
 
 
 async def read(mcp: McpTarget, session_id: str, field: str) -> ToolReply:
