@@ -8,7 +8,7 @@ from conformance.targets.acp.expect import SESSION_NOT_FOUND, expect_status
 from conformance.targets.acp.target import AcpTarget
 
 
-async def _not_active(acp: AcpTarget, sid: str, context: str) -> str:
+async def not_active(acp: AcpTarget, sid: str, context: str) -> str:
     """Status must not be `active`; `inactive` (or -32002 if the agent really forgot) is right."""
     reply = await acp.status(sid)
     if not reply.ok and reply.code == SESSION_NOT_FOUND:
@@ -31,7 +31,7 @@ async def inactive_after_close(acp: AcpTarget, details: dict) -> None:
     sid = await acp.new_session()
     await acp.prompt(sid, "hello")
     await acp.close(sid)
-    details["status_after_close"] = await _not_active(acp, sid, "status after session/close")
+    details["status_after_close"] = await not_active(acp, sid, "status after session/close")
 
 
 @case("status.inactive.after-restart", level=Level.MUST, spec=spec.INACTIVE, slow=True)
@@ -40,4 +40,4 @@ async def inactive_after_restart(acp: AcpTarget, details: dict) -> None:
     sid = await acp.new_session()
     await acp.prompt(sid, "hello")
     await acp.restart()
-    details["status_after_restart"] = await _not_active(acp, sid, "status after an agent restart")
+    details["status_after_restart"] = await not_active(acp, sid, "status after an agent restart")

@@ -61,15 +61,22 @@ async def twins_under(
         fates.update(seen)
         problems.extend(wrong)
 
-    await through(list(await run.pair("calibration")))  # on its own: no probe anywhere meanwhile
-    unseen = unobserved(fates)
-    if unseen and needs_calibration:
-        raise MissingInput(unseen)
-    if together:
-        await through([twin for name in PAIRS[1:] for twin in await run.pair(name)])
-    else:
-        for name in PAIRS[1:]:
+    layout = _layout(http, together)
+    unseen: str | None = None
+    if layout != "pairs together":
+        details["layout"] = layout
+    for name in PAIRS:
+        if layout == "twins one at a time":
+            for place in (1, 2):
+                await through([await run.one(name, place)])
+        elif name == "calibration" or layout == "pair by pair":  # calibration: no probe anywhere meanwhile
             await through(list(await run.pair(name)))
+        elif name == PAIRS[1]:
+            await through([twin for other in PAIRS[1:] for twin in await run.pair(other)])
+        if name == "calibration":
+            unseen = unobserved(fates)
+            if unseen and needs_calibration:
+                raise MissingInput(unseen)
     details["twins"] = {
         t.label: {"probes": t.probes, "fate": fates[(t.pair, t.place)].describe()} for t in run.twins
     }
@@ -85,6 +92,19 @@ async def twins_under(
             observed=verdict.observed,
             rule=verdict.rule,
         )
+
+
+def _layout(http: HttpStatusTarget, together: bool) -> str:
+    """How the twins go through their pressure: the two probed pairs together where the service
+    holds both (``together``), else pair by pair, and twin by twin where it holds no pair
+    (--http-memory-cap 1): a cap decides which twins are in memory when the pressure starts, and
+    twins compared from different starts show nothing."""
+    cap = http.memory_cap
+    if cap is not None and cap < 2:
+        return "twins one at a time"
+    if together and (cap is None or cap >= 4):
+        return "pairs together"
+    return "pair by pair"
 
 
 def unchanged(what: str) -> Callable[[dict[tuple[str, int], Fate]], str | None]:

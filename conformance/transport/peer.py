@@ -168,7 +168,9 @@ class JsonRpcPeer:
         self.process = process
         self.transcript = transcript
         self.timeout = timeout
-        self._answer = answer
+        # How this connection answers the agent's requests; a client profile (the files an editor
+        # serves) replaces it before the handshake that declares the profile.
+        self.answer = answer
         self._next_id = 1
         self._pending: dict[str, _Pending] = {}  # by id_key(id)
         self._raw_waiting: list[_Pending] = []  # raw exchanges in flight (fuzzing)
@@ -396,7 +398,7 @@ class JsonRpcPeer:
             await self._answer_request(frame)
 
     async def _answer_request(self, frame: dict[str, Any]) -> None:
-        result, error = self._answer(frame["method"], frame.get("params"))  # a request has one
+        result, error = self.answer(frame["method"], frame.get("params"))  # a request has one
         reply: dict[str, Any] = {"jsonrpc": "2.0", "id": frame.get("id")}
         if error is not None:
             reply["error"] = error

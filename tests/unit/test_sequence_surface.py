@@ -48,3 +48,20 @@ def test_each_part_of_the_surface_gets_its_scenarios_and_nothing_offered_adds_no
     assert any(op[-1] == ("reopen", "") for op in ops)
     assert any(op[-1] == ("delete", "") and op[1][0] == "burst" for op in ops)
     assert any(op[-1] == ("list", "") and ("ext", "_x") in op for op in ops)
+
+
+def test_the_unstable_session_methods_get_scenarios_that_ask_about_what_they_made() -> None:
+    plain = twin_scenarios(None)
+    offered = Surface(fork=True, archive=True, title=True)
+    found = twin_scenarios(None, surface=offered, can=lambda name: name in ("close", "resume", "list"))
+    ops = [[s.op for s in steps] for steps in found[len(plain) :]]
+    # the fork is asked about inside its own step, of a live session and of one let go
+    assert ["new", "prompt", "status", "fork"] in ops
+    assert ["new", "prompt", "close", "fork"] in ops
+    # archived, asked about, unarchived, asked again, then resumed (after the unarchive only)
+    archived = next(o for o in ops if "archive" in o)
+    assert archived.index("status") > archived.index("archive")
+    assert archived.index("reopen") > archived.index("unarchive")
+    # retitled while let go, with status on both sides
+    assert ["new", "close", "status", "title", "status"] in ops
+    assert Surface(fork=True).describe() == "session/fork"

@@ -23,7 +23,10 @@ With --surface it offers the optional surface a client may use beside status: se
 (`session/set_mode`), a config option (`session/set_config_option`), both reported back by
 session/new, load and resume, and an extension method `_session/rename` (advertised in
 `agentCapabilities._meta`) that retitles a session. Settings and titles set so live in memory
-and reach storage with the session's next save (a turn's end).
+and reach storage with the session's next save (a turn's end). It also offers the unstable session
+methods of the SDK 2.4.0 schema: `session/fork` (a new session in memory with the source's
+history), `session/archive` (closed, hidden from the list), `session/unarchive` (listed again,
+never loaded) and `session/set_title` (stored before it answers, in memory or not).
 
 Run: python -m conformance.reference.acp.agent [--no-status] [--in-memory] [--surface]
      [--revision acp-unstable-2026-11] [--memory-cap N] [--idle-evict-after S] [--session-request-limit N]
@@ -89,6 +92,7 @@ class ReferenceAgent:
         self.serial = asyncio.Lock()  # --serialise: one request at a time
         self.known: set[str] = set()  # sessions on disk (index, so status needs no I/O)
         self.listing: dict[str, dict[str, Any]] = {}  # session/list entries, kept in memory
+        self.archived: set[str] = set()  # hidden from session/list (--surface: session/archive)
         self.conn: Connection | None = None
         # Over WebSocket, the sessions this connection created, loaded or resumed (only these
         # may be prompted from it); None on stdio, where there is one connection.
@@ -165,6 +169,10 @@ class ReferenceAgent:
             "session/set_mode": self.set_mode,
             "session/set_config_option": self.set_config_option,
             RENAME: self.rename,
+            "session/fork": self.fork,
+            "session/archive": self.archive,
+            "session/unarchive": self.unarchive,
+            "session/set_title": self.set_title,
         }
 
     def default_mode(self, session_id: str) -> str:
@@ -226,6 +234,62 @@ class ReferenceAgent:
         self.index(session)
         return {}
 
+    # The unstable session methods of the SDK 2.4.0 schema (fork, archive, set_title), routed
+    # here: the SDK 0.12 routes none but fork, and that one without the schema's cwd checks.
+
+    def existing(self, params: Any) -> dict[str, Any]:
+        """The session a call names, in memory or read from storage without loading it (-32002
+        when the agent does not know it)."""
+        session_id = self.status_params(params)
+        if session_id not in self.loaded and session_id not in self.known:
+            raise not_found(session_id)
+        return self.read(session_id)
+
+    async def fork(self, params: Any) -> dict[str, Any]:
+        """session/fork: a new session, in memory, with the source's history; the source is
+        untouched (not loaded, if it was not)."""
+        source = self.existing(params)
+        cwd = params.get("cwd")
+        if not isinstance(cwd, str) or not cwd.startswith("/") or not self.fits(cwd):
+            raise RequestError.invalid_params({"reason": "cwd (an absolute path) is required"})
+        await self.storage_io()
+        session_id = f"sess_{uuid.uuid4().hex}"
+        session = {
+            "sessionId": session_id,
+            "cwd": cwd,
+            "title": None,
+            "updatedAt": now_iso(),
+            "history": [list(turn) for turn in source["history"]],
+        }
+        self.loaded[session_id] = session
+        self.save(session)
+        self.memory.use(session_id)
+        self.attach(session_id)
+        return {"sessionId": session_id, **self.settings(session)}
+
+    async def archive(self, params: Any) -> dict[str, Any]:
+        """session/archive: closed as session/close would, and hidden from session/list."""
+        session_id = self.existing(params)["sessionId"]
+        await self.close_session(session_id)
+        self.archived.add(session_id)
+        return {}
+
+    async def unarchive(self, params: Any) -> dict[str, Any]:
+        """session/unarchive: listed again; never loaded."""
+        self.archived.discard(self.existing(params)["sessionId"])
+        return {}
+
+    async def set_title(self, params: Any) -> dict[str, Any]:
+        """session/set_title: stored before the answer, whether the session is in memory or not."""
+        session = self.existing(params)
+        title = params.get("title")
+        if not isinstance(title, str) or not title.strip():
+            raise RequestError.invalid_params({"reason": "title: a non-empty string"})
+        session["title"] = title.strip()[:200]
+        await self.storage_io()
+        self.save(session)
+        return {}
+
     # -- ACP methods ---------------------------------------------------------------------------
 
     def capabilities(self) -> dict[str, Any]:
@@ -241,6 +305,7 @@ class ReferenceAgent:
         }
         if self.surface:
             caps["_meta"] = {RENAME: {}}
+            session_caps.update(fork={}, archive={}, title={})
         return caps
 
     async def initialize(self, protocol_version: int, **kwargs: Any) -> dict[str, Any]:
@@ -315,7 +380,11 @@ class ReferenceAgent:
     async def list_sessions(
         self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
     ) -> dict[str, Any]:
-        entries = [dict(e) for _, e in sorted(self.listing.items()) if cwd is None or e["cwd"] == cwd]
+        entries = [
+            dict(e)
+            for sid, e in sorted(self.listing.items())
+            if (cwd is None or e["cwd"] == cwd) and sid not in self.archived
+        ]
         return {"sessions": entries}
 
     async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> dict[str, Any]:
@@ -455,7 +524,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--surface",
         action="store_true",
-        help="offer session modes, a config option and the extension method _session/rename",
+        help="offer session modes, a config option, the extension method _session/rename and the unstable "
+        "session/fork, session/archive, session/unarchive and session/set_title",
     )
     parser.add_argument(
         "--state-dir", default=None, help=f"where sessions are stored (default: ./{STATE_DIR})"

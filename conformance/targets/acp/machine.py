@@ -275,6 +275,14 @@ def build_machine(
         # would still move every seed). session/delete ends a pair for good, so it is not drawn
         # among the random steps, where it would cut most sequences short: the twin scenarios
         # delete after status calls instead.
+        # Long prompts grow a session's history; the deeper profiles draw them (ci's scenarios have
+        # one grown history; a real agent's long turn costs a model call's tokens).
+        if target.harness.config.profile not in ("ci", "smoke"):
+
+            @rule(ref=sessions, kilobytes=st.sampled_from(LONG_PROMPTS_KB))
+            def prompt_long(self, ref: str, kilobytes: int) -> None:
+                self._do(Step("prompt", ref, times=kilobytes))
+
         if surface.modes:
 
             @rule(ref=sessions, pick=st.integers(0, 7))
@@ -292,6 +300,28 @@ def build_machine(
             @rule(ref=sessions, pick=st.integers(0, 7))
             def extension(self, ref: str, pick: int) -> None:
                 self._do(Step("ext", ref, during=surface.extensions[pick % len(surface.extensions)]))
+
+        if surface.fork:
+
+            @rule(ref=sessions)
+            def fork(self, ref: str) -> None:
+                self._do(Step("fork", ref))
+
+        if surface.archive:
+
+            @rule(ref=sessions)
+            def archive(self, ref: str) -> None:
+                self._do(Step("archive", ref))
+
+            @rule(ref=sessions)
+            def unarchive(self, ref: str) -> None:
+                self._do(Step("unarchive", ref))
+
+        if surface.title:
+
+            @rule(ref=sessions)
+            def set_title(self, ref: str) -> None:
+                self._do(Step("title", ref))
 
     StatusMachine.hooks = hooks
     return StatusMachine
@@ -344,6 +374,43 @@ def twin_scenarios(
             found.append(
                 [Step("new", "s0"), Step("ext", "s0", during=name), Step("status", "s0"), Step("list")]
             )
+    if surface.fork:  # the fork of a live session and of one let go, each asked about at once
+        found.append([Step("new", "s0"), Step("prompt", "s0"), Step("status", "s0"), Step("fork", "s0")])
+        if can("close"):
+            found.append([Step("new", "s0"), Step("prompt", "s0"), Step("close", "s0"), Step("fork", "s0")])
+    if surface.archive:
+        # archived (closed as by session/close), asked about, unarchived (never loaded), asked
+        # again, then resumed: an archived session is known and resumable once unarchived
+        found.append(
+            [
+                Step("new", "s0"),
+                Step("prompt", "s0"),
+                Step("archive", "s0"),
+                Step("status", "s0"),
+                Step("unarchive", "s0"),
+                Step("status", "s0"),
+                *([Step(reopen, "s0"), Step("status", "s0")] if reopen else []),
+            ]
+        )
+    if surface.title:  # retitled while let go (it need not be in memory), and while live
+        if can("close"):
+            found.append(
+                [
+                    Step("new", "s0"),
+                    Step("close", "s0"),
+                    Step("status", "s0"),
+                    Step("title", "s0"),
+                    Step("status", "s0"),
+                ]
+            )
+        found.append(
+            [
+                Step("new", "s0"),
+                Step("status", "s0"),
+                Step("title", "s0"),
+                *([Step("list")] if can("list") else []),
+            ]
+        )
     if second_connection:  # B asks, then prompts; B's prompt on the twin is the control
         found.append([Step("new", "s0"), Step("remote", "s0")])
     if memory_cap is not None:
@@ -356,6 +423,11 @@ def twin_scenarios(
             ]
         )
     return found
+
+
+# The long prompts of the grown-history scenario, in kilobytes: 40 KB of history in all, each
+# prompt well under the 64 KiB line limit of common JSON-RPC readers even when echoed.
+LONG_PROMPTS_KB = (4, 12, 24)
 
 
 def scenarios(can: Callable[[str], bool], restartable: bool) -> list[list[Step]]:
@@ -400,6 +472,15 @@ def scenarios(can: Callable[[str], bool], restartable: bool) -> list[list[Step]]
                 steps += [_step(op, ref) for op in after]
                 found.append(steps)
         found += [[_step(op, ref) for op in prefix + overlap] for overlap in overlaps]
+    # A session whose history grows large over ordinary turns, then let go and asked about: what
+    # an agent keeps by size (compressed, chunked, moved to another store) shows only then.
+    grown = [Step("new", "s0"), *[Step("prompt", "s0", times=kb) for kb in LONG_PROMPTS_KB]]
+    if can("close"):
+        grown += [Step("close", "s0"), Step("status", "s0")]
+        grown += [_step("reopen", "s0"), Step("status", "s0")] if reopen else []
+    else:
+        grown.append(Step("status", "s0"))
+    found.append(grown)
     if restartable:  # one only: a restart costs a process start
         found.append(
             [_step(op, "s0") for op in ("new", "prompt", "restart", "status")]

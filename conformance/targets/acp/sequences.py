@@ -74,6 +74,24 @@ def update_kind(note: Notification) -> str | None:
     return kind if isinstance(kind, str) else None
 
 
+# Words a long prompt is made of: ordinary prose, so an agent stores and echoes it as it would a
+# user's text (compression, chunking and indexes see what they see in use).
+_PROSE = (
+    "the build failed on the second step because the cache held an older copy of the schema and "
+    "nobody noticed until the report came back with every status marked as unknown"
+)
+
+
+def prompt_text(step: int, kilobytes: int) -> str:
+    """The text of the sequence's prompt at ``step``: short, or ``kilobytes`` KB of prose (a
+    session's history grows large over ordinary turns: what is kept by size shows only then)."""
+    head = f"step {step}"
+    if not kilobytes:
+        return head
+    size = kilobytes * 1024
+    return (f"{head}: " + " ".join([_PROSE] * (size // len(_PROSE) + 1)))[:size]
+
+
 class SequenceFailure(AssertionError):
     """A sequence broke a requirement; the message names the step and what went wrong, ``rule``
     which of the model's rules found it (each maps to the spec sentence it checks)."""
@@ -107,6 +125,11 @@ RULES = {
     "list-no-stranger": "session/list never shows an id that status was only asked about",
     "list-unchanged": "a list entry only status calls touched does not change",
     "no-eviction": "status does not evict a session (confirmed on two fresh sessions)",
+    "fork-known": "a session session/fork just created is known to status (never -32002)",
+    "unknown-not-found": (
+        "a session status reports unknown (-32002) is not found by session/archive, session/unarchive or "
+        "session/set_title either (each answers -32002 for a session that does not exist)"
+    ),
     "twins-differ": (
         "twin sessions treated alike but for status calls about one answer a lifecycle call or show in "
         "session/list alike (a difference is blamed on status only when it follows the asked twin with the "
@@ -122,7 +145,15 @@ RACES = ("close", "reopen", "prompt")
 # The steps applied to both twins of a pair (status, bursts and races' status calls go to one only),
 # and those whose answers are compared between the twins.
 # The surface steps: what the agent offers beside the lifecycle (see Surface).
-SURFACE = frozenset({"mode", "config", "delete", "ext"})
+SURFACE = frozenset({"mode", "config", "delete", "ext", "fork", "archive", "unarchive", "title"})
+SURFACE_METHODS = {
+    "archive": "session/archive",
+    "unarchive": "session/unarchive",
+    "title": "session/set_title",
+}
+# Surface calls whose methods answer -32002 for a session that does not exist (the SDK 2.4.0
+# schema says so of each): one that succeeds contradicts a -32002 status gave just before.
+FINDS_SESSIONS = frozenset({"archive", "unarchive", "title"})
 TWINNED = frozenset({"prompt", "cancel", "close", "reopen", "load", "race", "remote"}) | SURFACE
 COMPARED = frozenset({"prompt", "close", "reopen", "load", "remote"}) | SURFACE
 # Confirming replays of one pair's difference that may end early (each replays every step so far)
@@ -150,12 +181,19 @@ class Surface:
     configs: tuple[str, ...] = ()  # "configId=value", for select options
     delete: bool = False
     extensions: tuple[str, ...] = ()
+    # The unstable session methods of the SDK 2.4.0 schema, as `sessionCapabilities` advertises them.
+    fork: bool = False
+    archive: bool = False  # session/archive and session/unarchive
+    title: bool = False  # session/set_title
 
     def describe(self) -> str:
         parts = [
             *([f"modes {', '.join(self.modes)}"] if self.modes else []),
             *([f"config {', '.join(self.configs)}"] if self.configs else []),
             *(["session/delete"] if self.delete else []),
+            *(["session/fork"] if self.fork else []),
+            *(["session/archive and unarchive"] if self.archive else []),
+            *(["session/set_title"] if self.title else []),
             *([f"extensions {', '.join(self.extensions)}"] if self.extensions else []),
         ]
         return "; ".join(parts) or "no optional method"
@@ -207,7 +245,15 @@ async def discover(target: AcpTarget) -> Surface:
     meta = target.agent_capabilities.get("_meta")
     names = [_name(k) for k in (meta if isinstance(meta, dict) else {})]
     extensions = tuple(n for n in names if n is not None and n.startswith("_"))[:MAX_OFFERED]
-    found = _SURFACES[target] = Surface(modes, configs, target.advertises("delete"), extensions)
+    found = _SURFACES[target] = Surface(
+        modes,
+        configs,
+        target.advertises("delete"),
+        extensions,
+        fork=target.advertises("fork"),
+        archive=target.advertises("archive"),
+        title=target.advertises("title"),
+    )
     return found
 
 
@@ -220,7 +266,9 @@ class Step:
     meta: bool = False
     answer: str = ""  # what the agent answered, in short
     frames: list[dict[str, Any]] = field(default_factory=list)
-    times: int = 0  # burst: status calls in flight at once; race: on each side; pressure: sessions; wait: tenths of a second
+    # burst: status calls in flight at once; race: on each side; pressure: sessions; wait: tenths of
+    # a second; prompt: kilobytes of text (0: a short one)
+    times: int = 0
     during: str = ""  # race: the lifecycle call the status calls overlap (one of RACES)
 
     def to_json(self) -> dict[str, Any]:
@@ -248,6 +296,8 @@ class Step:
             args.append(f"{self.times} sessions")
         if self.op == "wait":
             args.append(f"{self.times / 10:g} s")
+        if self.op == "prompt" and self.times:
+            args.append(f"{self.times} KB of text")
         if self.op == "race":
             args.append(f"{self.during}, {self.times} status calls on each side")
         if self.op in SURFACE and self.during:
@@ -300,6 +350,8 @@ class Driver:
         # or the set call's own answer must report back
         self.settings_set: dict[str, dict[str, str]] = {}
         self._reopened: dict[str, Any] = {}  # sid -> the result of the last resume or load of it
+        self.forks: dict[str, str] = {}  # sid -> the id of the last fork session/fork made of it
+        self.archived: set[str] = set()  # refs session/archive archived and nothing unarchived since
         # sid -> the settings its session/new reported (its defaults, which may differ between
         # sessions), and sid -> its pair's other sid
         self.defaults: dict[str, dict[str, Any]] = {}
@@ -457,7 +509,7 @@ class Driver:
                 return None
         elif op == "prompt":
             try:
-                reply = await self.t.prompt(sid, f"step {len(self.steps)}")
+                reply = await self.t.prompt(sid, prompt_text(len(self.steps), step.times))
             except NoTurn:
                 return None
         elif op == "cancel":
@@ -743,8 +795,10 @@ class Driver:
                 self.model.touch(ref, "reopen")
                 if reply.ok:
                     self.model.resumed(ref)
-                elif claimed == INACTIVE and not (
-                    self.model.may_inactive_for_unknown and reply.code == NOT_FOUND
+                elif (
+                    claimed == INACTIVE
+                    and ref not in self.archived  # a client unarchives before a resume (SHOULD)
+                    and not (self.model.may_inactive_for_unknown and reply.code == NOT_FOUND)
                 ):
                     self.fail(
                         step,
@@ -817,7 +871,7 @@ class Driver:
         assert ref is not None
         session = self.model.sessions[ref]
         try:
-            reply = await self.t.prompt(self.sid(ref), f"step {len(self.steps)}")
+            reply = await self.t.prompt(self.sid(ref), prompt_text(len(self.steps), step.times))
         except NoTurn as refused:  # no turn to be had (--max-prompts): the step is as if not drawn
             step.answer = f"(not sent: {refused.short})"
             return
@@ -882,6 +936,16 @@ class Driver:
             reply = await self.t.call("session/set_config_option", params)
         elif op == "delete":
             reply = await self.t.call("session/delete", {"sessionId": sid})
+        elif op == "fork":
+            reply = await self.t.call("session/fork", {"sessionId": sid, "cwd": self.cwd, "mcpServers": []})
+            forked = reply.result.get("sessionId") if reply.ok and isinstance(reply.result, dict) else None
+            if isinstance(forked, str) and 0 < len(forked) <= MAX_NAME:
+                self.forks[sid] = forked
+        elif op in ("archive", "unarchive"):
+            reply = await self.t.call(f"session/{op}", {"sessionId": sid})
+        elif op == "title":
+            params = {"sessionId": sid, "title": f"Retitled at step {len(self.steps)}"}
+            reply = await self.t.call("session/set_title", params)
         else:
             reply = await self.t.call(arg, {"sessionId": sid})
         answer = "ok" if reply.ok else f"error {reply.code}"
@@ -916,11 +980,28 @@ class Driver:
         ref = step.ref
         assert ref is not None
         session = self.model.sessions[ref]
+        claimed = session.claimed if not session.held else None
         answer = await self._surface_call(step.op, self.sid(ref), step.during)
         step.answer = answer
         self.model.touch(ref, step.op)
         ok = answer.startswith("ok")
-        if step.op == "delete":
+        if ok and claimed == UNKNOWN and step.op in FINDS_SESSIONS and session.created:
+            self.fail(
+                step,
+                f"status said -32002 (unknown) for {ref}, yet {SURFACE_METHODS[step.op]} then found it (it answers "
+                "-32002 for a session that does not exist)",
+                "unknown-not-found",
+            )
+        if ok and step.op == "fork":
+            await self._fork_known(step, ref)
+        if ok and step.op in ("unarchive", "delete"):
+            self.archived.discard(ref)
+        if step.op == "archive":
+            if ok:  # closed as session/close would, then archived: not in memory from here on
+                self.model.released(ref)
+                self._statused_while_held.discard(ref)
+                self.archived.add(ref)
+        elif step.op == "delete":
             if ok:  # deleted: status owes -32002 (or, on the MAY path, inactive) from here on
                 self.model.released(ref)
                 session.gone = True
@@ -932,6 +1013,23 @@ class Driver:
             self.model.resumed(ref)
 
     _op_mode = _op_config = _op_delete = _op_ext = _op_surface
+    _op_fork = _op_archive = _op_unarchive = _op_title = _op_surface
+
+    async def _fork_known(self, step: Step, ref: str) -> None:
+        """The fork session/fork just made of the asked twin, asked about at once: the agent
+        handed out its id, so it knows it (in memory or not, but never -32002). The twin's fork
+        is never asked about (the step's answer, which the twins compare, leaves the status out)."""
+        forked = self.forks.get(self.sid(ref))
+        if forked is None:
+            return
+        reply = await self.t.call("session/status", {"sessionId": forked})
+        if not reply.ok and reply.code == NOT_FOUND:
+            self.fail(
+                step,
+                f"session/fork of {ref} answered a new session id, and status then said -32002 (unknown) for it: "
+                f"{reply.describe()}",
+                "fork-known",
+            )
 
     async def _op_reopen(self, step: Step) -> None:
         ref = step.ref
@@ -953,6 +1051,9 @@ class Driver:
                 )
             self.model.resumed(ref)
             self._statused_while_held.discard(ref)
+        elif ref in self.archived:
+            # Clients SHOULD unarchive a session before they resume it: an agent may refuse until then.
+            step.answer += " (archived: a client unarchives it before a resume)"
         elif claimed == INACTIVE:
             if self.model.may_inactive_for_unknown and reply.code == NOT_FOUND:
                 session.gone = True  # the MAY path: inactive for a session that does not exist

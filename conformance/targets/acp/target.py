@@ -19,6 +19,7 @@ from conformance.core import revisions
 from conformance.core.config import UsageError
 from conformance.core.outcomes import HarnessError, MissingInput, NotTestable, Unanswered, Unprepared, shorten
 from conformance.targets.acp import mcp_stub
+from conformance.targets.acp.client_profile import BARE, EDITOR, EditorFiles, client_capabilities
 from conformance.targets.acp.expect import SESSION_NOT_FOUND
 from conformance.targets.acp.options import AcpOptions
 from conformance.targets.base import DriverHooks
@@ -101,15 +102,21 @@ class AcpTarget(DriverHooks):
         self.created_with: dict[str, list[str]] = {}
         self.creation_refused = ""
         self._additional_directory: str | None = None
+        # What this connection's client declares (client_profile): a case may restart the agent or
+        # connect again under another; the editor's files, while it declares file access.
+        self.client_profile = BARE
+        self.editor_files: EditorFiles | None = None
 
     @property
     def peer(self) -> JsonRpcPeer:
         return self._peer if self._peer is not None else self.harness.peer
 
-    async def connect_again(self, label: str = "B") -> AcpTarget:
+    async def connect_again(self, label: str = "B", profile: str = BARE) -> AcpTarget:
         """Another client connection to the same agent, initialized (needs a WebSocket or
-        Streamable HTTP agent); its frames are labelled ``label`` in transcripts."""
+        Streamable HTTP agent); its frames are labelled ``label`` in transcripts, and its client
+        declares ``profile`` (client_profile)."""
         other = AcpTarget(self.harness, peer=await self.harness.open_connection(label))
+        other.client_profile = profile
         await other.handshake()
         return other
 
@@ -182,12 +189,12 @@ class AcpTarget(DriverHooks):
         else:
             params = {
                 "protocolVersion": PROTOCOL_VERSION,
-                "clientCapabilities": {
-                    "fs": {"readTextFile": False, "writeTextFile": False},
-                    "terminal": False,
-                },
+                "clientCapabilities": client_capabilities(self.client_profile),
                 "clientInfo": CLIENT_INFO,
             }
+            self.editor_files = EditorFiles() if self.client_profile == EDITOR else None
+            if self.editor_files is not None:
+                self.peer.answer = self.editor_files.answer
         reply = await self.peer.request("initialize", params)
         if not reply.ok:
             raise HarnessError(f"the agent answered initialize with {reply.describe()}")

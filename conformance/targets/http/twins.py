@@ -305,6 +305,16 @@ class TwinRun:
         self.twins += made
         return made[0], made[1]
 
+    async def one(self, name: str, place: int) -> Twin:
+        """One twin of pair ``name`` made on its own and brought into the starting state: where
+        the service holds fewer sessions than a pair has, each twin goes through its pressure alone
+        (its partner, made later, through the same)."""
+        agent_id, sid = await self.http.new_session()
+        twin = Twin(name, place, agent_id, sid, probed=PAIRS.index(name) == place)
+        await self._prepare([twin])
+        self.twins.append(twin)
+        return twin
+
     async def _prepare(self, twins: list[Twin]) -> None:
         """One turn each: a permission request the turn parks on (where the service parks the
         first twin's turn), else a plain answer. Told by the messages alone: a status probe here

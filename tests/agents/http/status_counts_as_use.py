@@ -22,4 +22,4 @@ class Service(ReferenceService):
 
 
 if __name__ == "__main__":
-    main(Service, [*sys.argv[1:], "--memory-cap", "4"])
+    main(Service, ["--memory-cap", "4", *sys.argv[1:]])  # a stated --memory-cap wins

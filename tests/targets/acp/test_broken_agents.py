@@ -87,6 +87,14 @@ BROKEN: dict[str, Variant] = {
     # sees an unknown held session as evicted, and catches the bug only when a later status finds
     # it back: not run here.)
     "mcp_servers_pending": Variant(1, {"status.active.after-new": "fail"}, focus="status.active."),
+    # A closed session whose history passed 8 000 characters is saved compressed, where status's
+    # index does not look: -32002, though resume brings it back.
+    "large_history_unindexed": Variant(
+        1, {SEQ: "fail"}, focus="sequence.", rule=(SEQ, "unknown-not-resumable")
+    ),
+    # Unknown to status until its own fs/read_text_file to an editor returns: only a client that
+    # declared file access sees it (here the agent restarted for one).
+    "client_fs_priming": Variant(1, {"status.clients.file-access": "fail"}, focus="status.clients."),
     "still_active_after_close": Variant(
         1,
         {
@@ -492,6 +500,8 @@ WS_BROKEN: dict[str, Variant] = {
     "ws_status_takes_over_quiet_owner": Variant(1, {"status.connections.no-attach": "fail"}),
     # While a turn runs on A, B reads its session inactive.
     "ws_turn_hides_session": Variant(1, {"status.neighbours.sibling-turn": "fail"}),
+    # The same on a second connection whose client declared file access.
+    "client_fs_priming": Variant(1, {"status.clients.file-access": "fail"}, focus="status.clients."),
 }
 # Agents served over WebSocket that take paths the spec allows.
 WS_CONFORMING_VARIANTS: dict[str, Variant] = {
@@ -634,6 +644,8 @@ CONFORMING_VARIANTS: dict[str, Variant] = {
     # MCP servers given to session/new: started before it answers (a second and more), or refused.
     "mcp_servers_started": Variant(0, {}, focus="status.active."),
     "mcp_servers_refused": Variant(0, {}, focus="status.active."),
+    # Reads and writes files through an editor client, after session/new and in each turn.
+    "client_fs_reader": Variant(0, {}, focus="status.clients.", also=("status.clients.file-access",)),
     "open_saved": Variant(0, {}, revision=UNSTABLE),
     "may_inactive": Variant(
         0,

@@ -243,6 +243,10 @@ SEQUENCE_BROKEN |= {
     "status_blocks_delete": Variant(1, {SEQ: "fail"}, focus="model-based", rule=(SEQ, "twins-differ")),
     # Both renamed by the extension method, status about one: listed without its title.
     "status_reindexes_listing": SURFACE_BROKEN,
+    # The unstable session methods (the class offers them): a fork unknown to status until its
+    # first turn; an archived session unknown to status, though unarchive finds it.
+    "fork_unregistered": Variant(1, {SEQ: "fail"}, focus="model-based", rule=(SEQ, "fork-known")),
+    "archived_unknown": Variant(1, {SEQ: "fail"}, focus="model-based", rule=(SEQ, "unknown-not-found")),
 }
 SEQUENCE_CONFORMING: dict[str, Variant] = {
     # Modes, a config option and an extension method that retitles the session it is called on (on
@@ -250,6 +254,9 @@ SEQUENCE_CONFORMING: dict[str, Variant] = {
     "reference/sequence-surface": Variant(0, focus="model-based", agent_args=SURFACE, args=("--strict",)),
     # Each session starts in a mode of its own: only the modes the client set are compared.
     "modes_default_per_session": Variant(0, focus="model-based", agent_args=SURFACE, args=("--strict",)),
+    # Resume and load refused for an archived session until it is unarchived (clients SHOULD
+    # unarchive first), and set_title loads the session it retitles.
+    "archived_needs_unarchive": Variant(0, focus="model-based", args=("--strict",)),
     # No optional method advertised at all: the sequences run on new, prompt, cancel and status.
     "bare_surface": Variant(0, focus="model-based", args=("--strict",)),
     # Twins evicted by their places (least recently used, first in first out) and refused alike by

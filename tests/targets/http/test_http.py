@@ -23,7 +23,7 @@ from conformance.targets.http.calibration import differing, flatten, parts_of, s
 from conformance.targets.http.target import StatusProbe, find_entry
 from conformance.targets.http.twins import Fate, Twin, disagreement, fate_of, judge, tail_of, unanswered
 from tests.conftest import AGENTS, ROOT, listening, python_command
-from tests.variants import Table, Variant, audit_not_backed, certify, uncaught, unlisted
+from tests.variants import Table, Variant, audit_not_backed, certify, file_of, uncaught, unlisted
 
 cases.load_all()
 
@@ -343,6 +343,16 @@ BROKEN: dict[str, Variant] = {
         focus="twins",
         args=("--http-idle-evict-after", "3"),
         rule=("http.twins.idle-eviction", "probed"),
+    ),
+    # Under a cap of one no pair fits in memory: the twins go through the pressure one at a time
+    # (not testable before).
+    "status_revives_evicted/memory-cap-1": Variant(
+        1,
+        {"http.twins.memory-cap": "fail"},
+        focus="twins.memory",
+        args=("--http-memory-cap", "1"),
+        agent_args=("--memory-cap", "1"),
+        rule=("http.twins.memory-cap", "probed"),
     ),
     "status_keeps_user_alive": Variant(
         1,
@@ -762,7 +772,7 @@ def _variant(name: str, *flags: str) -> str:
 
 
 def _start(name: str, variant: Variant) -> tuple[str, ...]:
-    return ("--http-cmd", _variant(name, *variant.agent_args), *FAST)
+    return ("--http-cmd", _variant(file_of(name), *variant.agent_args), *FAST)
 
 
 # A broken service runs its focus, less the slow cases its delta does not name; a conforming one
@@ -806,6 +816,13 @@ CONFIGURATIONS: dict[str, Variant] = {
         # The long run: time for N + 2 other sessions to be used while it works.
         args=("--http-memory-cap", "4", "--http-long-run", "4"),
         agent_args=("--memory-cap", "4"),
+    ),
+    "reference/memory-cap-1": Variant(
+        0,
+        {"http.twins.memory-cap": "pass"},
+        focus="twins.memory",
+        args=("--http-memory-cap", "1"),
+        agent_args=("--memory-cap", "1"),
     ),
     "reference/idle-evict-after": Variant(
         0,
