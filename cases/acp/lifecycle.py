@@ -1,8 +1,13 @@
-"""`inactive` for sessions the agent knows but does not hold: after close, after a restart."""
+"""`inactive` for sessions the agent knows but does not hold: after close, after a restart (one
+between turns, and one while a turn waits on the user's permission)."""
 
+import contextlib
+
+import anyio
 from conformance.cases.acp import spec
 
-from conformance.core.outcomes import Violation
+from conformance.core import revisions
+from conformance.core.outcomes import AgentExited, NotApplicable, Unanswered, Violation
 from conformance.core.registry import Level, case
 from conformance.targets.acp.expect import SESSION_NOT_FOUND, expect_status
 from conformance.targets.acp.target import AcpTarget
@@ -41,3 +46,72 @@ async def inactive_after_restart(acp: AcpTarget, details: dict) -> None:
     await acp.prompt(sid, "hello")
     await acp.restart()
     details["status_after_restart"] = await not_active(acp, sid, "status after an agent restart")
+
+
+PERMISSION = "[permission] a turn that needs the user's permission"
+# Seconds status is watched after a restart that ended a turn: state a dead turn left behind (a
+# lock file, a persisted "running" flag) shows at once; a sweep that clears it shows within this.
+WATCH_AFTER_RESTART = 2.0
+
+
+@case("status.inactive.after-restart-mid-turn", level=Level.MUST, spec=spec.INACTIVE, slow=True)
+async def inactive_after_restart_mid_turn(acp: AcpTarget, details: dict) -> None:
+    """Two sessions, each given a turn; then a second turn on one of them waits on the user's
+    permission (the suite holds its answer) and the agent restarts. Whatever a restarted agent
+    holds, the two read alike, right after the restart and a moment later: the one whose turn was
+    cut short is not `active` where the other is not (a lock or a "running" flag the dead turn left
+    behind), and -32002 for it only where the agent cannot resume it either."""
+    ended, cut = await acp.new_session(), await acp.new_session()
+    for sid in (ended, cut):
+        await acp.prompt(sid, "hello")  # saved by agents that save a session at a turn's end
+    peer = acp.peer
+    peer.hold_methods = {"session/request_permission"}
+    held_before = len(peer.held)
+
+    async def turn() -> None:
+        with contextlib.suppress(AgentExited, Unanswered):  # the restart ends it
+            await acp.prompt(
+                cut, PERMISSION, wait=False, timeout=acp.turn_timeout + acp.harness.config.timeout
+            )
+
+    try:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(turn)
+            with anyio.move_on_after(acp.turn_timeout):
+                while len(peer.held) == held_before:
+                    await anyio.sleep(0.01)
+            if len(peer.held) == held_before:
+                tg.cancel_scope.cancel()
+                raise NotApplicable(
+                    "the agent asked no permission for a prompt that needs one: no turn waited for the restart to cut "
+                    "short"
+                )
+            await acp.restart()
+    finally:
+        peer.hold_methods = set()
+        peer.held.clear()
+    for when, pause in (
+        ("right after the restart", 0.0),
+        (f"{WATCH_AFTER_RESTART:g} s after it", WATCH_AFTER_RESTART),
+    ):
+        await anyio.sleep(pause)
+        words = {"turn ended": await _word(acp, ended), "turn cut short": await _word(acp, cut)}
+        details[when] = words
+        active = revisions.word("active")
+        if words["turn cut short"] == active and words["turn ended"] != active:
+            raise Violation(
+                f"{when}, the session whose turn the restart cut short reads {active!r}, while a session whose turn "
+                f"had ended before it reads {words['turn ended']!r}: the dead turn left the session reading as in memory",
+                expected=f"{words['turn ended']!r}, as the session whose turn had ended",
+                observed=repr(active),
+            )
+        if words["turn cut short"] == "unknown" and words["turn ended"] != "unknown":
+            await not_active(acp, cut, f"status {when} of the session whose turn the restart cut short")
+
+
+async def _word(acp: AcpTarget, sid: str) -> str:
+    """The session's status word, or "unknown" for -32002."""
+    reply = await acp.status(sid)
+    if not reply.ok and reply.code == SESSION_NOT_FOUND:
+        return "unknown"
+    return expect_status(reply, {"active", "inactive"}, "status after a restart", unknown_ok=True)

@@ -55,15 +55,16 @@ def _violation(what: str, fates: dict[str, Any], culprits: list[str], nudges: Nu
 
 
 async def _cap_round(
-    mcp: McpTarget, probe: StateProbe, cap: int, nudges: Nudger, kinds: tuple[str, ...] | None, first: bool
+    mcp: McpTarget, probe: StateProbe, room: int, nudges: Nudger, kinds: tuple[str, ...] | None, first: bool
 ) -> str:
-    """Two twins, the older nudged (unless ``kinds`` is None), then room for exactly one of them:
-    which one the server evicted ("older", "newer", or "none")."""
+    """Two twins, the older nudged (unless ``kinds`` is None), then, for a server that keeps ``room``
+    sessions, room for exactly one of them: which one the server evicted ("older", "newer", or
+    "none")."""
     older_id, newer_id = id_pair(first)
     older, newer = await new_twin(mcp, probe, older_id), await new_twin(mcp, probe, newer_id)
     if kinds is not None:
         await nudges.nudge(older, kinds)
-    await new_sessions(mcp, cap - 1)
+    await new_sessions(mcp, room - 1)
     # The newer first: a read of an evicted session opens it anew, which evicts the least recently
     # used, so only the first read is exact (a kept newer twin is now used, and stays).
     if not await newer.kept(mcp, probe):
@@ -71,12 +72,24 @@ async def _cap_round(
     return "older" if not await older.kept(mcp, probe) else "none"
 
 
+def _evicted(fate: str) -> str:
+    return "no twin evicted" if fate == "none" else f"the {fate} twin evicted"
+
+
+def _room_off_by_one(cap: int, plain: str) -> int | None:
+    """The room to try when a round sized by the stated cap evicted no twin (one more) or the newer,
+    both gone (one fewer); None where there is none worth a round (room for one: no order of use)."""
+    room = {"none": cap + 1, "newer": cap - 1}.get(plain)
+    return room if room is not None and room >= 2 else None
+
+
 @case("heartbeat.twins.session-cap", level=Level.MUST, spec=RETRIES, needs=("heartbeat",), rules=RULES)
 async def twins_under_a_session_cap(mcp: McpTarget, details: dict) -> None:
     """Twins created one after the other; the older gets the calls that must change nothing
     (a rejected call, retries, caller B's refused heartbeat); then room for one of them under the
     server's session cap: the older must still be the one evicted, as in a round without those
-    calls, with the nudged twin's id sorting first and then last."""
+    calls, with the nudged twin's id sorting first and then last. The cap is taken as stated, or
+    one fewer or one more where the round without nudges shows the server reads it that way."""
     stated = await policy(mcp, "session_cap")
     cap = int(stated.value)
     details["policy"] = stated.source
@@ -88,22 +101,32 @@ async def twins_under_a_session_cap(mcp: McpTarget, details: dict) -> None:
     probe = await calibrate(mcp)
     async with nudger(mcp, refused_callers_only=True) as nudges:
         plain = await _cap_round(mcp, probe, cap, nudges, None, True)
-        details["without nudges"] = f"the {plain} twin evicted"
+        details["without nudges"] = _evicted(plain)
+        room, tried = cap, _room_off_by_one(cap, plain)
+        if tried is not None:
+            # "A cap of N" is read both ways (evict on reaching N, or once past it): a round sized
+            # for one session fewer or more tells which, rather than give up on a legal reading.
+            shifted = await _cap_round(mcp, probe, tried, nudges, None, True)
+            details[f"without nudges, room for {tried}"] = _evicted(shifted)
+            if shifted == "older":
+                plain, room = shifted, tried
+                details["room"] = f"{room} sessions: {stated.source}, read the other way"
+        also = "" if tried is None else f" (nor did a round sized for {tried} evict the older)"
         if plain == "none":
             raise MissingInput(
-                f"two twins and {cap - 1} sessions after them ({stated.source}) evicted neither: the server keeps "
+                f"two twins and {cap - 1} sessions after them ({stated.source}) evicted neither{also}: the server keeps "
                 "more sessions than that, so no pressure reached the twins"
             )
         if plain == "newer":
             raise MissingInput(
-                f"under {stated.source}, the newer of two twins used alike was evicted, not the least recently used: "
-                "the twins can compare fates only under a policy that evicts the older"
+                f"under {stated.source}, the newer of two twins used alike was evicted, not only the least recently "
+                f"used{also}: the twins can compare fates only under a policy that evicts the older"
             )
         rounds = [
-            (await _cap_round(mcp, probe, cap, nudges, nudges.kinds, first), "older")
+            (await _cap_round(mcp, probe, room, nudges, nudges.kinds, first), "older")
             for first in (True, False)
         ]
-        details["with nudges"] = [f"the {fate} twin evicted" for fate, _ in rounds]
+        details["with nudges"] = [_evicted(fate) for fate, _ in rounds]
         if not same_divergence(rounds):
             return
         culprits: list[str] = []
@@ -122,7 +145,7 @@ async def twins_under_a_session_cap(mcp: McpTarget, details: dict) -> None:
         )
         with shown.kept(details):  # the divergence stands, whatever the search for its calls runs into
             for kind in nudges.kinds:
-                if await _cap_round(mcp, probe, cap, nudges, (kind,), True) != "older":
+                if await _cap_round(mcp, probe, room, nudges, (kind,), True) != "older":
                     culprits.append(kind)
     raise shown.violation()
 

@@ -8,7 +8,9 @@ back), sends the calls that must change nothing (the *nudges*) to one of them, p
 same pressure, and compares their fates:
 
 - memory: as many new sessions as the cap leaves room for, so that exactly the least recently
-  used of the two is evicted: the nudged twin must not outlive the other;
+  used of the two is evicted: the nudged twin must not outlive the other (the room is the stated
+  cap, or one session fewer or more where a round without nudges shows the server reads "a cap
+  of N" that way: evicting on reaching N, or once past it);
 - time: both left idle past the time to live, the nudges sent halfway: the nudged twin must not
   outlive the other;
 - use: heartbeats for both, alternately, until each is refused: they must be allowed as many.

@@ -92,6 +92,10 @@ BROKEN: dict[str, Variant] = {
     "large_history_unindexed": Variant(
         1, {SEQ: "fail"}, focus="sequence.", rule=(SEQ, "unknown-not-resumable")
     ),
+    # A turn's lock file outlives a restart that cut the turn short: status reads it as in memory.
+    "turn_lock_outlives_restart": Variant(
+        1, {"status.inactive.after-restart-mid-turn": "fail"}, focus="after-restart"
+    ),
     # Unknown to status until its own fs/read_text_file to an editor returns: only a client that
     # declared file access sees it (here the agent restarted for one).
     "client_fs_priming": Variant(1, {"status.clients.file-access": "fail"}, focus="status.clients."),

@@ -348,6 +348,25 @@ BROKEN: dict[str, Variant] = {
         agent_args=("--session-cap", "16"),
         args=("--mcp-session-cap", "16"),
     ),
+    # The same, behind a cap read the other way (a room of 15 or 17 under --session-cap 16): a round
+    # sized by the stated cap evicts both twins or neither, and the case sizes it one fewer or more.
+    "lru_touched_by_retry_at_the_cap": Variant(
+        1,
+        {"heartbeat.twins.session-cap": "fail"},
+        focus="heartbeat.twins",
+        agent_args=("--session-cap", "16"),
+        args=("--mcp-session-cap", "16"),
+        rule=("heartbeat.twins.session-cap", "retry"),
+    ),
+    "lru_touched_by_other_caller_past_the_cap": Variant(
+        1,
+        {"heartbeat.twins.session-cap": "fail"},
+        focus="heartbeat.twins",
+        agent_args=("--session-cap", "16"),
+        args=("--mcp-session-cap", "16"),
+        # Its cache is touched by every call that reaches the access check: retries are named too.
+        message=("heartbeat.twins.session-cap", "caller B's heartbeat"),
+    ),
     # The idle-expiry twins: a rejected call, another caller's call, that refresh the idle timer.
     "ttl_refreshed_by_rejected_call": Variant(
         1,
@@ -595,6 +614,21 @@ CONFORMING: dict[str, Variant] = {
     # Evicts by creation, not use (run with a cap, the twins alone as the pressure variants): an
     # honest policy, never taken for a side effect.
     "evicts_by_creation": Variant(
+        0,
+        {"heartbeat.twins.session-cap": "pass"},
+        focus="heartbeat.twins",
+        agent_args=("--session-cap", "16"),
+        args=("--mcp-session-cap", "16"),
+    ),
+    # A cap of 16 read the other way: 15 sessions kept (evicts on reaching it) or 17 (once past it).
+    "evicts_at_the_cap": Variant(
+        0,
+        {"heartbeat.twins.session-cap": "pass"},
+        focus="heartbeat.twins",
+        agent_args=("--session-cap", "16"),
+        args=("--mcp-session-cap", "16"),
+    ),
+    "evicts_past_the_cap": Variant(
         0,
         {"heartbeat.twins.session-cap": "pass"},
         focus="heartbeat.twins",
