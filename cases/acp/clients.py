@@ -1,10 +1,11 @@
-"""What the client declares: status answers alike for a client that offers file access.
+"""What the client declares: status answers alike whatever a client says of itself in `initialize`.
 
-Editors declare `fs.readTextFile` and `fs.writeTextFile` in `initialize`, and an agent then reads
-and writes files through them, often right after `session/new` (its instructions file) and in
-turns. The run's main connection declares nothing (client_profile); this case speaks to the agent
-as an editor does: on a second connection where the transport carries several, else with the
-agent restarted under that client (and restarted back after, for the cases that follow).
+Editors declare `fs.readTextFile` and `fs.writeTextFile`, and an agent then reads and writes files
+through them, often right after `session/new` (its instructions file) and in turns; other clients
+send only what the schema requires (no `clientInfo`, no `clientCapabilities` in v1). The run's main
+connection declares no file access and names itself (client_profile); these cases speak to the
+agent as the other clients do: on a second connection where the transport carries several, else
+with the agent restarted for that client (and restarted back after, for the cases that follow).
 """
 
 from collections.abc import AsyncIterator
@@ -15,26 +16,30 @@ from conformance.cases.acp.lifecycle import not_active
 
 from conformance.core.outcomes import MissingInput
 from conformance.core.registry import Level, case
-from conformance.targets.acp.client_profile import BARE, EDITOR
+from conformance.targets.acp.client_profile import BARE, EDITOR, MINIMAL
 from conformance.targets.acp.expect import expect_status
 from conformance.targets.acp.target import AcpTarget
 
-WHERE = "on a connection whose client declared file access"
+CLIENTS = {
+    EDITOR: "a client that declared file access",
+    MINIMAL: "a client whose initialize carried only what the schema requires",
+}
 
 
 @asynccontextmanager
-async def _editor(acp: AcpTarget, details: dict) -> AsyncIterator[AcpTarget]:
+async def _as_client(acp: AcpTarget, profile: str, details: dict) -> AsyncIterator[AcpTarget]:
+    who = CLIENTS[profile]
     if acp.harness.current_url() is not None:
-        details["connection"] = "a second connection (E) whose client declared file access"
-        yield await acp.connect_again("E", profile=EDITOR)
+        details["connection"] = f"a second connection (E) of {who}"
+        yield await acp.connect_again("E", profile=profile)
         return
     if not acp.harness.config.restartable:
         raise MissingInput(
-            "needs a connection whose client declares file access: a second connection (--transport websocket) "
-            "or an agent the suite can restart (--agent CMD)"
+            f"needs a connection of {who}: a second connection (--transport websocket) or an agent the suite can "
+            "restart (--agent CMD)"
         )
-    details["connection"] = "the agent restarted for a client that declared file access, then restarted back"
-    acp.client_profile = EDITOR
+    details["connection"] = f"the agent restarted for {who}, then restarted back"
+    acp.client_profile = profile
     try:
         await acp.restart()
         yield acp
@@ -43,28 +48,45 @@ async def _editor(acp: AcpTarget, details: dict) -> AsyncIterator[AcpTarget]:
         await acp.restart()
 
 
+async def _lifecycle(acp: AcpTarget, profile: str, details: dict) -> None:
+    """A new session is `active` at once (for the editor, again once the agent's own requests
+    after session/new settled) and after a turn; after session/close it is not `active`: all on
+    the other client's connection."""
+    where = f"on a connection of {CLIENTS[profile]}"
+    async with _as_client(acp, profile, details) as client:
+        sid = await client.new_session()
+        try:
+            expect_status(await client.status(sid), {"active"}, f"status right after session/new, {where}")
+            if profile == EDITOR:  # the agent's own file requests after session/new, answered
+                await client.quiet({sid})
+                expect_status(
+                    await client.status(sid),
+                    {"active"},
+                    f"status once the new session's updates settled, {where}",
+                )
+            await client.prompt(sid, "hello")
+            expect_status(await client.status(sid), {"active"}, f"status after a turn, {where}")
+            if client.advertises("close"):
+                await client.close(sid)
+                details["status_after_close"] = await not_active(
+                    client, sid, f"status after session/close, {where}"
+                )
+        finally:
+            if client.editor_files is not None:
+                details["file_requests"] = client.editor_files.describe()
+
+
 @case("status.clients.file-access", level=Level.MUST, spec=spec.ACTIVE, needs=("status", "v1"), slow=True)
 async def status_for_a_client_with_file_access(acp: AcpTarget, details: dict) -> None:
     """For a client that declared `fs` read and write access (and serves the agent's file requests
     from what the agent wrote), a new session is `active` at once, once the agent's own requests
     after session/new have settled, and after a turn; after session/close it is not `active`."""
-    async with _editor(acp, details) as editor:
-        sid = await editor.new_session()
-        try:
-            expect_status(await editor.status(sid), {"active"}, f"status right after session/new, {WHERE}")
-            await editor.quiet({sid})
-            expect_status(
-                await editor.status(sid),
-                {"active"},
-                f"status once the new session's updates settled, {WHERE}",
-            )
-            await editor.prompt(sid, "hello")
-            expect_status(await editor.status(sid), {"active"}, f"status after a turn, {WHERE}")
-            if editor.advertises("close"):
-                await editor.close(sid)
-                details["status_after_close"] = await not_active(
-                    editor, sid, f"status after session/close, {WHERE}"
-                )
-        finally:
-            if editor.editor_files is not None:
-                details["file_requests"] = editor.editor_files.describe()
+    await _lifecycle(acp, EDITOR, details)
+
+
+@case("status.clients.minimal-initialize", level=Level.MUST, spec=spec.ACTIVE, slow=True)
+async def status_for_a_client_that_says_little(acp: AcpTarget, details: dict) -> None:
+    """For a client whose `initialize` carried only what the schema requires (v1: no `clientInfo`,
+    no `clientCapabilities`; v2: no `capabilities`), the same: `active` at once and after a turn,
+    not `active` after session/close."""
+    await _lifecycle(acp, MINIMAL, details)

@@ -51,7 +51,7 @@ async def inactive_after_restart(acp: AcpTarget, details: dict) -> None:
 PERMISSION = "[permission] a turn that needs the user's permission"
 # Seconds status is watched after a restart that ended a turn: state a dead turn left behind (a
 # lock file, a persisted "running" flag) shows at once; a sweep that clears it shows within this.
-WATCH_AFTER_RESTART = 2.0
+WATCH_AFTER_RESTART = 1.0
 
 
 @case("status.inactive.after-restart-mid-turn", level=Level.MUST, spec=spec.INACTIVE, slow=True)

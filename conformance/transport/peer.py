@@ -225,15 +225,32 @@ class JsonRpcPeer:
             raise self.exited or AgentExited(self.process.returncode, self.process.stderr.text()) from None
 
     async def request(
-        self, method: str, params: Any = None, *, timeout: float | None = None, clock: str = "request"
+        self,
+        method: str,
+        params: Any = None,
+        *,
+        timeout: float | None = None,
+        clock: str = "request",
+        reuse_id: int | None = None,
     ) -> Reply:
         """Send a request and wait for its answer, up to ``timeout`` (default: --timeout). ``clock``
-        names what the wait is ("turn": a prompt, on --turn-timeout) in the message if it runs out."""
+        names what the wait is ("turn": a prompt, on --turn-timeout) in the message if it runs out.
+        ``reuse_id``: an id an earlier request of this connection had, once answered (JSON-RPC
+        lets a client use an id again; clients that count from 1 on each connection do)."""
         if self.unanswered is not None:
             raise self._stalled()
         self.sent[method] += 1
-        request_id = self._next_id
-        self._next_id += 1
+        key = id_key(reuse_id) if reuse_id is not None else None
+        if (
+            reuse_id is not None
+            and 0 < reuse_id < self._next_id
+            and key not in self._pending
+            and key not in self._timed_out
+        ):
+            request_id = reuse_id
+        else:
+            request_id = self._next_id
+            self._next_id += 1
         frame: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
         if params is not None:
             frame["params"] = params

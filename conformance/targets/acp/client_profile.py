@@ -1,11 +1,13 @@
 """What the suite's client declares in `initialize`, and how it then answers the agent.
 
 ``bare``: no file system, no terminal (the run's main connection: the suite touches no file and
-runs no command). ``editor``: file reads and writes offered, as editors declare them; the agent's
-`fs/read_text_file` and `fs/write_text_file` requests are served from files kept in memory for the
-connection (what the agent wrote through it), never from the disk: a path the agent did not write
-is a missing file (-32002, as editors answer one). Terminals are never offered (the suite runs no
-command). ACP v2 has no file-system capability, so the profiles differ in v1 only.
+runs no command). ``minimal``: only what the schema requires of `initialize` (v1: the protocol
+version; v2: the version and the client's info), its optional fields left out as a client may.
+``editor``: file reads and writes offered, as editors declare them; the agent's `fs/read_text_file`
+and `fs/write_text_file` requests are served from files kept in memory for the connection (what the
+agent wrote through it), never from the disk: a path the agent did not write is a missing file
+(-32002, as editors answer one). Terminals are never offered (the suite runs no command). ACP v2
+has no file-system capability: there the editor is the bare client.
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ from conformance.transport.peer import default_client_answer
 
 BARE = "bare"
 EDITOR = "editor"
-PROFILES = (BARE, EDITOR)
+MINIMAL = "minimal"
+PROFILES = (BARE, EDITOR, MINIMAL)
 # Bounds on what an agent may store in the editor's memory (hostile data).
 MAX_FILES = 64
 MAX_FILE_CHARS = 256_000
@@ -26,10 +29,15 @@ RESOURCE_NOT_FOUND = -32002
 INVALID_PARAMS = -32602
 
 
-def client_capabilities(profile: str) -> dict[str, Any]:
-    """The v1 `clientCapabilities` of a profile."""
+def initialize_params(profile: str, protocol: int, version: int, info: dict[str, Any]) -> dict[str, Any]:
+    """The `initialize` params a client of ``profile`` sends in ACP ``protocol`` (1 or 2)."""
+    if protocol == 2:  # v2 names no file access: the profiles differ only in what is left out
+        return {"protocolVersion": 2, "info": info} | ({} if profile == MINIMAL else {"capabilities": {}})
+    if profile == MINIMAL:
+        return {"protocolVersion": version}
     files = profile == EDITOR
-    return {"fs": {"readTextFile": files, "writeTextFile": files}, "terminal": False}
+    capabilities = {"fs": {"readTextFile": files, "writeTextFile": files}, "terminal": False}
+    return {"protocolVersion": version, "clientCapabilities": capabilities, "clientInfo": info}
 
 
 class EditorFiles:

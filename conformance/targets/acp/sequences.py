@@ -351,6 +351,8 @@ class Driver:
         self.settings_set: dict[str, dict[str, str]] = {}
         self._reopened: dict[str, Any] = {}  # sid -> the result of the last resume or load of it
         self.forks: dict[str, str] = {}  # sid -> the id of the last fork session/fork made of it
+        self._lone_statuses = 0  # lone status steps so far
+        self._first_status_id: int | None = None  # the JSON-RPC id of the first one answered
         self.archived: set[str] = set()  # refs session/archive archived and nothing unarchived since
         # sid -> the settings its session/new reported (its defaults, which may differ between
         # sessions), and sid -> its pair's other sid
@@ -613,7 +615,13 @@ class Driver:
             params["_meta"] = {"conformance.example/probe": True}
         allowed = self.model.allowed(ref)
         mark = self.t.peer.transcript.mark()
-        reply = await self.t.call("session/status", params)
+        # Every other lone status call of the sequence goes out with the id of its first: a client
+        # may use an answered id again, and an answer kept by request id must not come back.
+        self._lone_statuses += 1
+        reuse = self._first_status_id if self._lone_statuses % 2 == 0 else None
+        reply = await self.t.call("session/status", params, reuse_id=reuse)
+        if self._first_status_id is None and (reply.ok or reply.code == NOT_FOUND):
+            self._first_status_id = reply.id
         notes = self._charged(self.t.peer.notifications_since(mark), params["sessionId"])
         aside = await self._judge_notifications(step, params, notes) if notes else ""
         answer = self._status_answer(step, reply)

@@ -19,7 +19,7 @@ from conformance.core import revisions
 from conformance.core.config import UsageError
 from conformance.core.outcomes import HarnessError, MissingInput, NotTestable, Unanswered, Unprepared, shorten
 from conformance.targets.acp import mcp_stub
-from conformance.targets.acp.client_profile import BARE, EDITOR, EditorFiles, client_capabilities
+from conformance.targets.acp.client_profile import BARE, EDITOR, EditorFiles, initialize_params
 from conformance.targets.acp.expect import SESSION_NOT_FOUND
 from conformance.targets.acp.options import AcpOptions
 from conformance.targets.base import DriverHooks
@@ -184,17 +184,10 @@ class AcpTarget(DriverHooks):
         return self.policy.protocol
 
     async def handshake(self) -> dict[str, Any]:
-        if self.protocol == 2:  # v2 renamed the fields: info and capabilities
-            params: dict[str, Any] = {"protocolVersion": 2, "info": CLIENT_INFO, "capabilities": {}}
-        else:
-            params = {
-                "protocolVersion": PROTOCOL_VERSION,
-                "clientCapabilities": client_capabilities(self.client_profile),
-                "clientInfo": CLIENT_INFO,
-            }
-            self.editor_files = EditorFiles() if self.client_profile == EDITOR else None
-            if self.editor_files is not None:
-                self.peer.answer = self.editor_files.answer
+        params = initialize_params(self.client_profile, self.protocol, PROTOCOL_VERSION, CLIENT_INFO)
+        self.editor_files = EditorFiles() if self.client_profile == EDITOR and self.protocol == 1 else None
+        if self.editor_files is not None:
+            self.peer.answer = self.editor_files.answer
         reply = await self.peer.request("initialize", params)
         if not reply.ok:
             raise HarnessError(f"the agent answered initialize with {reply.describe()}")
@@ -284,8 +277,10 @@ class AcpTarget(DriverHooks):
 
     # -- raw calls -----------------------------------------------------------------------------
 
-    async def call(self, method: str, params: Any = None, *, timeout: float | None = None) -> Reply:
-        reply = await self.peer.request(method, params, timeout=timeout)
+    async def call(
+        self, method: str, params: Any = None, *, timeout: float | None = None, reuse_id: int | None = None
+    ) -> Reply:
+        reply = await self.peer.request(method, params, timeout=timeout, reuse_id=reuse_id)
         asked = params.get("sessionId") if isinstance(params, dict) else None
         if method == self.status_method and isinstance(asked, str) and says_no_turn(reply):
             self.no_turn_said[asked] = anyio.current_time()

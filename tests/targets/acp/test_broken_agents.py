@@ -99,6 +99,10 @@ BROKEN: dict[str, Variant] = {
     # Unknown to status until its own fs/read_text_file to an editor returns: only a client that
     # declared file access sees it (here the agent restarted for one).
     "client_fs_priming": Variant(1, {"status.clients.file-access": "fail"}, focus="status.clients."),
+    # Status is an internal error for a client whose initialize named no client (blind 11).
+    "status_needs_client_info": Variant(
+        1, {"status.clients.minimal-initialize": "fail"}, focus="status.clients."
+    ),
     "still_active_after_close": Variant(
         1,
         {
