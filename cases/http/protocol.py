@@ -47,6 +47,27 @@ ACCEPTS = {
     "JSON in capitals, quoted parameter": 'Application/JSON;q="1"',
 }
 MAX_ROUTES = 8  # routes of the OpenAPI document asked, besides the status route
+# Headers about where a request comes from, which decide nothing of who the caller is: a browser's
+# fetch from a dashboard on another origin (CORS, the Fetch metadata, a cookie), and what proxies
+# add on the way (the client's address, the scheme and host it asked for).
+BROWSER = {
+    "Origin": "https://dashboard.example",
+    "Referer": "https://dashboard.example/sessions",
+    "Sec-Fetch-Site": "cross-site",
+    "Sec-Fetch-Mode": "cors",
+    "Sec-Fetch-Dest": "empty",
+    "X-Requested-With": "XMLHttpRequest",
+    "Cookie": "session=conformance-dashboard",
+    "User-Agent": "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36",
+}
+PROXY = {
+    "X-Forwarded-For": "10.0.0.7, 127.0.0.1",
+    "X-Real-IP": "10.0.0.7",
+    "Forwarded": 'for=10.0.0.7;proto=https;host="agents.example"',
+    "X-Forwarded-Proto": "https",
+    "X-Forwarded-Host": "agents.example",
+    "Via": "1.1 gateway",
+}
 
 
 @case(
@@ -127,14 +148,17 @@ def _date(value: str) -> Any:
     level=Level.MUST,
     spec=NOT_FOUND,
     needs=HTTP_CAPABILITY,
-    rules=("head", "trailing-slash", "coding", "route"),
+    rules=("head", "trailing-slash", "coding", "headers", "route"),
 )
 async def ownership_on_every_way_in(http: HttpStatusTarget, details: dict) -> None:
     """Every way a client can ask for a session's status enforces the owner: HEAD (RFC 9110 9.3.2:
     identical to GET), the path with a trailing slash and wherever the service redirects it, a
-    request asking for compressed content, and every other GET route of the service's OpenAPI
-    document whose answer to the owner carries the status. Another user and a wrong agent_id get
-    nothing there they would not get for a session that does not exist.
+    request asking for compressed content, a request with the headers a browser (Origin, Referer,
+    Sec-Fetch-*, X-Requested-With, a Cookie) or a proxy (X-Forwarded-For, X-Real-IP, Forwarded)
+    adds, and every other GET route of the service's OpenAPI document whose answer to the owner
+    carries the status. Another user and a wrong agent_id get nothing there they would not get for
+    a session that does not exist. Where a request comes from is not who asks: CORS headers or
+    Vary: Origin in the answer are the service's to add, the code is judged.
 
     Calibrated: each way is asked for an unknown id by the same caller too; an answer differing
     from that one (or any 2xx or 304) tells the session apart. A way the service does not offer
@@ -199,6 +223,14 @@ async def _ways(
             status_path(),
             {"Accept-Encoding": CODINGS},
         ),
+        (
+            "headers",
+            "GET with a browser's headers (Origin, Sec-Fetch-*, a Cookie)",
+            "GET",
+            status_path(),
+            BROWSER,
+        ),
+        ("headers", "GET with a proxy's headers (X-Forwarded-For, Forwarded)", "GET", status_path(), PROXY),
     ]
     for template in await _status_routes(http, sid, owner, agent_id):
         ways.append(("route", f"GET {template}", "GET", _filler(template), None))

@@ -187,13 +187,44 @@ async def unknown_session_is_404(http: HttpStatusTarget, details: dict) -> None:
         )
 
 
+def spellings(owner: str) -> dict[str, str]:
+    """Other users whose ids are spellings of the owner's, as e-mail-form ids take them: the same
+    name at another domain, and with a subaddress (``+tag``). Whatever a deployment's identity
+    policy folds (letter case, Unicode normalisation: http.identity.user-id-variants,
+    http.boundary.encodings), a domain is another realm's user and a tagged address another
+    account; surrounding whitespace cannot be sent (RFC 9110 5.5 strips it)."""
+    local, at, domain = owner.rpartition("@")
+    if not at:
+        return {"at another domain": f"{owner}@other.example", "with a +tag": f"{owner}+tag"}
+    elsewhere = "another.example" if domain.lower() == "other.example" else "other.example"
+    return {"at another domain": f"{local}@{elsewhere}", "with a +tag": f"{local}+tag@{domain}"}
+
+
 @case("http.ownership.other-user-404", level=Level.MUST, spec=NOT_FOUND, needs=HTTP_CAPABILITY)
 async def other_users_session_is_404(http: HttpStatusTarget, details: dict) -> None:
-    """Another user's probe of the caller's session is 404."""
+    """Another user's probe of the caller's session is 404, a user whose id spells the owner's too.
+
+    Besides --other-user-id, the owner's id at another domain and with a +tag are asked: other
+    users, who never get the session's status. A service may refuse such an id outright (400, 401,
+    422: an id it does not take); only a 2xx for it shows the owner's session."""
     agent_id, sid = await http.new_session()
     await expect_404(
         await http.status(sid, agent_id, user_id=http.other_user_id), "another user's probe of the session"
     )
+    shown: dict[str, str] = {}
+    for name, user in spellings(http.user_id).items():
+        probe = await http.status(sid, agent_id, user_id=user)
+        details[f"x-user-id {name} ({user!r})"] = probe.describe()
+        if 200 <= probe.code < 300:
+            shown[f"{user!r} ({name})"] = probe.describe()
+    if shown:
+        raise Violation(
+            f"users whose ids are spellings of the owner's {http.user_id!r} got the session's status: "
+            + "; ".join(f"{who} was answered {answer}" for who, answer in shown.items()),
+            expected="HTTP 404, as for any other user (or a refusal of an id the service does not take: 400, 401, "
+            "422)",
+            observed=shown,
+        )
 
 
 @case("http.ownership.same-body", level=Level.MUST, spec=NOT_FOUND, needs=HTTP_CAPABILITY)

@@ -233,6 +233,8 @@ BROKEN: dict[str, Variant] = {
     "status_id_nfkc": Variant(1, {"http.fuzz.session-id-forms": "fail"}, focus="identity"),
     # Status folds the owner's case alone, or alone does not: its ownership is not the service's.
     "owner_case_insensitive": Variant(1, {"http.identity.user-id-variants": "fail"}, focus="identity"),
+    # Every route cuts x-user-id at "@": the owner's id at another domain is the owner everywhere.
+    "user_id_local_part": Variant(1, {"http.ownership.other-user-404": "fail"}, focus="ownership"),
     "status_only_case_sensitive": Variant(
         1,
         {"http.identity.user-id-variants": "fail"},
@@ -540,6 +542,20 @@ BROKEN: dict[str, Variant] = {
         focus="protocol",
         rule=("http.protocol.owner-everywhere", "trailing-slash"),
     ),
+    # Origin taken for a trusted dashboard's: a browser's fetch reads anyone's status.
+    "origin_skips_owner": Variant(
+        1,
+        {"http.protocol.owner-everywhere": "fail"},
+        focus="protocol",
+        rule=("http.protocol.owner-everywhere", "headers"),
+    ),
+    # A private address in X-Forwarded-For / X-Real-IP taken for an internal monitor's.
+    "internal_forwarded_trusted": Variant(
+        1,
+        {"http.protocol.owner-everywhere": "fail"},
+        focus="protocol",
+        rule=("http.protocol.owner-everywhere", "headers"),
+    ),
     "detail_route_skips_owner": Variant(
         1,
         {"http.protocol.owner-everywhere": "fail"},
@@ -644,6 +660,10 @@ CONFORMING: dict[str, Variant] = {
         message=("http.identity.user-id-variants", "folds user ids"),
     ),
     "uuid4_ids_validated": Variant(0, {}, focus=f"unknown or side-effects or deleted or {OWNERSHIP}"),
+    # CORS for a dashboard's origin (Access-Control-*, Vary: Origin), the owner checked as without it.
+    "cors_dashboard": Variant(0, {}, focus="owner-everywhere or ownership", args=("--strict",)),
+    # An e-mail-form or tagged x-user-id refused (400) on every route, before any session is looked up.
+    "user_ids_validated": Variant(0, {}, focus="ownership or identity", args=("--strict",)),
     "missing_user_422_other_body": Variant(0, {}, focus="validation"),
     "header_loc_capitalised": Variant(0, {}, focus="validation"),
     "dot_segment_redirect": Variant(0, {}, focus="odd-values"),
