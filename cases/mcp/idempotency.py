@@ -10,14 +10,18 @@ that reading it changes nothing; where none does, the case is not testable.
 from __future__ import annotations
 
 import json
+import math
+import time
 import uuid
+from dataclasses import dataclass
+from typing import Any
 
 import anyio
 
 from conformance.core.outcomes import MissingInput, NotTestable, Problems, Violation
 from conformance.core.registry import Level, case
 from conformance.core.revisions import requirement
-from conformance.targets.mcp.probe import ABSENT, calibrate, execution_fields, leaves, same
+from conformance.targets.mcp.probe import ABSENT, StateProbe, calibrate, execution_fields, leaves, same
 from conformance.targets.mcp.target import McpTarget, ToolReply, new_key, new_session_id
 
 # "Preserve correlation IDs and unchanged mutation idempotency keys ac…"
@@ -305,3 +309,94 @@ async def keys_joined_with_their_session(mcp: McpTarget, details: dict) -> None:
             "the server refuses every separator the case joins with in a session id or a key: "
             + "; ".join(f"{j}: {why}" for j, why in left_out.items())
         )
+
+
+# Seconds either side of a wall-clock boundary at which the first call and its retry are sent: room
+# for the server's clock to be that far from the suite's (NTP keeps them far closer).
+STRADDLE = 0.25
+# The minute's boundary is straddled in every profile when it comes within this many seconds anyway
+# (counted from 2 * STRADDLE on: one nearer is the next minute's).
+MINUTE_NEAR = 3.0
+# The profiles that afford a wait of up to a minute for the minute's boundary.
+MINUTE_PROFILES = ("thorough",)
+
+
+@case(
+    "heartbeat.idempotency.retry-across-clock",
+    level=Level.MUST,
+    spec=RETRIES,
+    needs=("heartbeat",),
+    slow=True,
+)
+async def retry_across_a_clock_boundary(mcp: McpTarget, details: dict) -> None:
+    """A retry sent just after a wall-clock boundary its first call came just before is not applied
+    again: the next second's boundary in every profile, and the minute's in the thorough profile or
+    where it comes within 3 s anyway (a key's memory does not end when the clock turns)."""
+    probe = await calibrate(mcp)
+    details["probe"] = probe.describe()
+    now = time.time()
+    minute = _next_boundary(60.0, now + 2 * STRADDLE)
+    units: list[tuple[str, float | None]] = [("second", None)]
+    if mcp.harness.config.profile in MINUTE_PROFILES or minute - now < MINUTE_NEAR:
+        units = [("minute", minute), *units]
+    else:
+        details["minute"] = "not straddled (a wait of up to 60 s): the thorough profile straddles it"
+    straddled: dict[str, str] = {}
+    details["straddled"] = straddled
+    for name, fixed in units:
+        # A first call answered only after the turn straddles nothing: the next second's boundary
+        # again, three times at most (a loaded machine or a slow server).
+        turn = fixed or _next_boundary(1.0, time.time() + 2 * STRADDLE)
+        straddle = await _straddle(mcp, probe, turn)
+        for _ in range(0 if fixed else 2):
+            if straddle.answered < turn:
+                break
+            turn = _next_boundary(1.0, time.time() + 2 * STRADDLE)
+            straddle = await _straddle(mcp, probe, turn)
+        straddled[name] = straddle.shown
+        if straddle.refused:
+            continue  # not applied either
+        if not same(straddle.after, straddle.later):
+            raise Violation(
+                f"a retry sent just after the wall clock's {name} turned ({straddle.stamp} UTC), of a call answered "
+                f"just before it, was applied a second time: {probe.field} {straddle.first!r} (key K), "
+                f"{straddle.later!r}, then the retry of K, and the session's {probe.field} is {straddle.after!r} "
+                f"(results kept per {name} of the clock?)",
+                expected=f"{probe.field} {straddle.later!r} (the retry changes nothing, whenever it comes)",
+                observed=straddle.after,
+            )
+
+
+@dataclass
+class Straddle:
+    first: Any
+    later: Any
+    answered: float  # when the first call's answer came
+    stamp: str
+    shown: str
+    after: Any  # the value read after the retry
+    refused: bool  # the retry was refused (nothing read)
+
+
+async def _straddle(mcp: McpTarget, probe: StateProbe, turn: float) -> Straddle:
+    """A call with key K STRADDLE s before ``turn`` (a new session's, begun just before: a wait of
+    a minute outlasts a short idle time to live), another call, then K's retry STRADDLE s after."""
+    sid, key = new_session_id(), new_key()
+    first, later = probe.values(2)
+    await anyio.sleep(max(0.0, turn - 2 * STRADDLE - time.time()))
+    await mcp.ok_heartbeat(sid, **probe.write(later))
+    await anyio.sleep(max(0.0, turn - STRADDLE - time.time()))
+    await mcp.ok_heartbeat(sid, idempotencyKey=key, **probe.write(first))
+    answered = time.time()
+    await mcp.ok_heartbeat(sid, **probe.write(later))
+    await anyio.sleep(max(0.0, turn + STRADDLE - time.time()))
+    retry = await mcp.heartbeat(sid, idempotencyKey=key, **probe.write(first))
+    stamp = time.strftime("%H:%M:%S", time.gmtime(turn))
+    shown = f"the first call answered {turn - answered:.3f} s before {stamp} UTC, the retry sent {time.time() - turn:.3f} s after it"
+    after = None if retry.rejected else await probe.read(mcp, sid)
+    return Straddle(first, later, answered, stamp, shown, after, retry.rejected)
+
+
+def _next_boundary(unit: float, after: float) -> float:
+    """The first multiple of ``unit`` seconds of the epoch at or after ``after``."""
+    return math.ceil(after / unit) * unit

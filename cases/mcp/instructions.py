@@ -466,6 +466,74 @@ async def retry_after_acknowledgement(mcp: McpTarget, details: dict) -> None:
         raise _control_gone(control, "in two drains after the retry")
 
 
+@case("heartbeat.instructions.ack-some", level=Level.MUST, spec=ACK, needs=("heartbeat",))
+async def acknowledging_some_keeps_the_rest(mcp: McpTarget, details: dict) -> None:
+    """Acknowledging some of the pending instructions, out of order (the middle one, then the newest,
+    then an id the server never sent), removes those and no other: each unacknowledged one, delivered
+    again on every heartbeat before, still comes, and an acknowledged one does not. In each protocol
+    era the server speaks."""
+    await in_each_era(mcp, details, _acknowledging_some)
+
+
+async def _acknowledging_some(mcp: McpTarget) -> None:
+    sid = await started_session(mcp)
+    texts = [marker(f"ack-some-{n}") for n in range(3)]  # three: pages of one and small allowances
+    await enqueue(mcp, sid, *texts)
+    delivery = await mcp.await_delivery(sid, texts)
+    if delivery.missing:
+        raise await not_delivered(mcp, delivery, "the three enqueued instructions")
+    again, _ = await mcp.drain(sid)
+    if not all(has(again, t) for t in texts):
+        raise MissingInput(
+            "the server did not deliver the three unacknowledged instructions again on the next heartbeat "
+            "(redelivery is a MAY), so whether the ones left unacknowledged come again says nothing"
+        )
+    ids = {t: ids_for(again, [t]) for t in texts}
+    oldest, middle, newest = texts
+    # Enqueue order, not delivery order: an acknowledgement taken as a committed position in the
+    # queue removes what came before it, so the middle one and the newest are acknowledged first.
+    steps = [
+        ("the middle one of three", ids[middle], [middle], [oldest, newest]),
+        ("the newest", ids[newest], [middle, newest], [oldest]),
+    ]
+    sent = {i for found in ids.values() for i in found}
+    unknown = _never_sent(ids[newest][0], sent) if ids[newest] else None
+    if unknown is not None:
+        steps.append((f"an id the server never sent ({unknown!r})", [unknown], [middle, newest], [oldest]))
+    for what, acked, gone, kept in steps:
+        reply = await mcp.heartbeat(sid, acknowledgedInstructionIds=acked)
+        if reply.rejected:  # ids it never sent may be refused
+            continue
+        after, _ = await mcp.drain(sid)
+        back = [t for t in gone if has(after, t)]
+        lost = [t for t in kept if not has(after, t)]
+        if lost or back:
+            raise Violation(
+                f"after a heartbeat acknowledged {what}, "
+                + (
+                    f"{len(lost)} unacknowledged instruction(s), delivered again on every heartbeat before, did not "
+                    "come on the next (the acknowledgement covered more than the ids it named)"
+                    if lost
+                    else f"{len(back)} acknowledged instruction(s) came again on the next heartbeat"
+                ),
+                expected=f"{kept!r} delivered again, {gone!r} never: an acknowledgement removes only the ids it names",
+                observed=after[:20],
+            )
+
+
+def _never_sent(model: str, sent: set[str]) -> str | None:
+    """An id the server never sent that looks like ``model``: the same length and alphabet, its
+    last character changed (an unknown id unlike the server's own may be refused before any lookup)."""
+    last = model[-1:]
+    alphabet = (
+        "0123456789" if last.isdigit() else "abcdef" if last.islower() else "ABCDEF" if last.isupper() else ""
+    )
+    for c in alphabet:
+        if model[:-1] + c not in sent:
+            return model[:-1] + c
+    return None
+
+
 @case("heartbeat.instructions.ack-with-report", level=Level.MUST, spec=PURPOSE, needs=("heartbeat",))
 async def acknowledging_heartbeat_reports_too(mcp: McpTarget, details: dict) -> None:
     """A heartbeat that acknowledges an instruction and reports the session's state records the
