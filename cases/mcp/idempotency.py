@@ -314,10 +314,8 @@ async def keys_joined_with_their_session(mcp: McpTarget, details: dict) -> None:
 # Seconds either side of a wall-clock boundary at which the first call and its retry are sent: room
 # for the server's clock to be that far from the suite's (NTP keeps them far closer).
 STRADDLE = 0.25
-# The minute's boundary is straddled in every profile when it comes within this many seconds anyway
-# (counted from 2 * STRADDLE on: one nearer is the next minute's).
-MINUTE_NEAR = 3.0
-# The profiles that afford a wait of up to a minute for the minute's boundary.
+# The profiles that afford a wait of up to a minute for the minute's boundary. The others never
+# straddle it, not even when it comes near by chance: a verdict must not hang on the time of day.
 MINUTE_PROFILES = ("thorough",)
 
 
@@ -330,14 +328,14 @@ MINUTE_PROFILES = ("thorough",)
 )
 async def retry_across_a_clock_boundary(mcp: McpTarget, details: dict) -> None:
     """A retry sent just after a wall-clock boundary its first call came just before is not applied
-    again: the next second's boundary in every profile, and the minute's in the thorough profile or
-    where it comes within 3 s anyway (a key's memory does not end when the clock turns)."""
+    again: the next second's boundary in every profile, and the minute's in the thorough profile (a
+    key's memory does not end when the clock turns)."""
     probe = await calibrate(mcp)
     details["probe"] = probe.describe()
     now = time.time()
     minute = _next_boundary(60.0, now + 2 * STRADDLE)
     units: list[tuple[str, float | None]] = [("second", None)]
-    if mcp.harness.config.profile in MINUTE_PROFILES or minute - now < MINUTE_NEAR:
+    if mcp.harness.config.profile in MINUTE_PROFILES:
         units = [("minute", minute), *units]
     else:
         details["minute"] = "not straddled (a wait of up to 60 s): the thorough profile straddles it"

@@ -6,8 +6,8 @@ the current bucket is looked at: a retry sent after the minute turned, 10 ms aft
 --bucket-seconds N sets the bucket (default 60, the minute). Caught by
 heartbeat.idempotency.retry-across-clock, which straddles the next second's boundary in every
 profile (the table runs this server with --bucket-seconds 1) and the minute's in the thorough
-profile (or where the minute turns within 3 s anyway): the minute bucket itself is caught by the
-thorough profile only, a wait of up to a minute the tables do not pay.
+profile only: the minute bucket itself is caught by the thorough profile alone, a wait of up to a
+minute the tables do not pay.
 """
 
 import pathlib
