@@ -577,11 +577,14 @@ def reproduction(
     gave each session-opening request (``opens``) of the segment, in order, so a tool can map them
     to the ids a fresh agent gives. ``waits``: the lines whose answer arrived before the next line
     went out (the others overlapped what followed, as a prompt does while status is asked during
-    its turn)."""
+    its turn). ``cut``: the ids of requests the case's own restart left unanswered (a turn it cut
+    short), which a fresh agent need not answer either."""
     segments: list[dict[str, Any]] = []
     current: dict[str, dict[str, Any]] = {}
     methods: dict[tuple[str, Any], str] = {}
     open_requests: dict[tuple[str, Any], tuple[dict[str, Any], int]] = {}
+    sent: dict[int, list[tuple[Any, Any]]] = {}  # by id() of a segment: its requests' (key, id), in order
+    answered: dict[int, set[Any]] = {}  # by id() of a segment: the ids an answer came to
     first = entries[0].index if entries else 0
     pending = sorted(s for s in starts if s >= first)  # the processes the case itself started
 
@@ -610,6 +613,11 @@ def reproduction(
             while pending and pending[0] <= entry.index:
                 pending.pop(0)
             restarted = "" in current
+            if restarted:
+                answered_by_id = answered.get(id(current[""]), set())
+                current[""]["cut"] = [
+                    raw for key, raw in sent.get(id(current[""]), []) if key not in answered_by_id
+                ]
             current.clear()
             open_requests.clear()
             if restarted:
@@ -627,8 +635,10 @@ def reproduction(
             if method is not None and frame_id is not None:
                 methods[(entry.conn, frame_id)] = method
                 open_requests[(entry.conn, frame_id)] = (segment, len(segment["lines"]) - 1)
+                sent.setdefault(id(segment), []).append((frame_id, (_parsed(entry) or {}).get("id")))
         elif entry.direction == RECV and entry.conn in current:
             frame_id = _frame_id(entry)
+            answered.setdefault(id(current[entry.conn]), set()).add(frame_id)
             waited = open_requests.pop((entry.conn, frame_id), None)
             if waited is not None:
                 waited[0]["waits"].append(waited[1])
@@ -636,6 +646,9 @@ def reproduction(
                 sid = _session_id(entry)
                 if sid is not None:
                     current[entry.conn]["sessionIds"].append(sid)
+    for segment in segments:
+        if not segment.get("cut"):
+            segment.pop("cut", None)
     return [s for s in segments if s["lines"]]
 
 

@@ -61,6 +61,8 @@ async def inactive_after_restart_mid_turn(acp: AcpTarget, details: dict) -> None
     holds, the two read alike, right after the restart and a moment later: the one whose turn was
     cut short is not `active` where the other is not (a lock or a "running" flag the dead turn left
     behind), and -32002 for it only where the agent cannot resume it either."""
+    if not acp.harness.config.restartable:
+        await acp.restart()  # says what to pass instead, before any turn is spent
     ended, cut = await acp.new_session(), await acp.new_session()
     for sid in (ended, cut):
         await acp.prompt(sid, "hello")  # saved by agents that save a session at a turn's end
@@ -68,17 +70,20 @@ async def inactive_after_restart_mid_turn(acp: AcpTarget, details: dict) -> None
     peer.hold_methods = {"session/request_permission"}
     held_before = len(peer.held)
 
+    over = anyio.Event()  # the prompt was answered: refused, or the turn ended without asking
+
     async def turn() -> None:
         with contextlib.suppress(AgentExited, Unanswered):  # the restart ends it
             await acp.prompt(
                 cut, PERMISSION, wait=False, timeout=acp.turn_timeout + acp.harness.config.timeout
             )
+        over.set()
 
     try:
         async with anyio.create_task_group() as tg:
             tg.start_soon(turn)
             with anyio.move_on_after(acp.turn_timeout):
-                while len(peer.held) == held_before:
+                while len(peer.held) == held_before and not over.is_set():
                     await anyio.sleep(0.01)
             if len(peer.held) == held_before:
                 tg.cancel_scope.cancel()

@@ -99,7 +99,8 @@ def _pipe(
                 _learn_session_id(answer, recorded, renamed)
             if agent.proc.poll() is not None:
                 break
-        agent.exchange.unanswered = [i for i in requests if agent.answer_to(i) is None]
+        cut = segment.get("cut") or []  # left unanswered by the case's own restart when it ran
+        agent.exchange.unanswered = [i for i in requests if agent.answer_to(i) is None and i not in cut]
     except (BrokenPipeError, OSError):
         pass
     finally:

@@ -20,12 +20,13 @@ AGENT_DIR = AGENTS / "ts_sdk"
 # frames no ACP client sends: robustness findings, listed, never deciding the certificate.
 FINDINGS = {"fuzz.frames.survives": "warn", "fuzz.frames.error-codes": "warn"}
 # What the agent does not do: ask permission for a "[permission]" prompt (its turn ends at once: no
-# turn stays in progress to ask about, for the session itself or beside a sibling), or advertise
-# session/delete.
+# turn stays in progress to ask about, for the session itself or beside a sibling, nor for a
+# restart to cut short), or advertise session/delete.
 NOT_DONE = {
     "status.active.during-turn": "n/a",
     "transport.notification.leaves-turn": "n/a",
     "status.neighbours.sibling-turn": "n/a",
+    "status.inactive.after-restart-mid-turn": "n/a",
     "status.consistency.after-delete": "unimplemented",
 }
 

@@ -64,6 +64,23 @@ EARLY = {
 }
 
 
+def test_a_request_the_cases_restart_left_unanswered_is_marked_cut() -> None:
+    prompt = {"jsonrpc": "2.0", "id": "turn-7", "method": "session/prompt", "params": {"sessionId": "sess_a"}}
+    entries = [
+        *BEFORE_RESTART[:2],
+        frame(3, SEND, prompt),
+        Entry(7, NOTE, 0.0, "restarting"),
+        frame(8, SEND, INIT),
+    ]
+    segments = reproduction(list(HANDSHAKE), entries, ("initialize",), "session/new", [0, 8])
+    assert segments[0]["cut"] == ["turn-7"]  # the raw id, as sent: a fresh agent need not answer it
+    assert "cut" not in segments[1]
+    answered = reproduction(
+        list(HANDSHAKE), [*BEFORE_RESTART, frame(8, SEND, INIT)], ("initialize",), None, [0, 8]
+    )
+    assert all("cut" not in segment for segment in answered)
+
+
 def test_frames_sent_before_a_restarted_agents_handshake_go_to_its_segment() -> None:
     handshake = list(HANDSHAKE)
     entries = [
