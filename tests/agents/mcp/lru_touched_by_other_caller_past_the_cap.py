@@ -14,21 +14,14 @@ import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3]))
 
+from lru_touched_by_other_caller import Store as Bug  # the variants beside this one, on the script's own path
+from evicts_past_the_cap import Store as Cap
+
 from conformance.reference.mcp.server import main
-from conformance.reference.mcp.store import HeartbeatStore
 
 
-class Store(HeartbeatStore):
-    def may_access(self, caller, session):
-        sid = next(s for s, found in self.sessions.items() if found is session)
-        self.sessions[sid] = self.sessions.pop(sid)
-        return super().may_access(caller, session)
-
-    def evict(self):
-        if self.session_cap is None:
-            return
-        while len(self.sessions) > self.session_cap + 1:
-            self.forget(next(iter(self.sessions)))
+class Store(Bug, Cap):
+    """The bug's method, the cap's eviction."""
 
 
 if __name__ == "__main__":

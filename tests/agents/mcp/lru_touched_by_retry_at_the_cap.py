@@ -13,23 +13,14 @@ import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3]))
 
+from lru_touched_by_retry import Store as Bug  # the variants beside this one, on the script's own path
+from evicts_at_the_cap import Store as Cap
+
 from conformance.reference.mcp.server import main
-from conformance.reference.mcp.store import HeartbeatStore
 
 
-class Store(HeartbeatStore):
-    def replay(self, caller, args):
-        done = super().replay(caller, args)
-        sid = args["sessionId"]
-        if done is not None and sid in self.sessions:
-            self.sessions[sid] = self.sessions.pop(sid)
-        return done
-
-    def evict(self):
-        if self.session_cap is None:
-            return
-        while len(self.sessions) >= self.session_cap:
-            self.forget(next(iter(self.sessions)))
+class Store(Bug, Cap):
+    """The bug's method, the cap's eviction."""
 
 
 if __name__ == "__main__":
