@@ -500,8 +500,13 @@ BROKEN: dict[str, Variant] = {
     "ack_after_page": Variant(1, {"heartbeat.instructions.ack-answer-omits-acked": "fail", SEQ: "fail"}),
     # Retry results kept per second of the wall clock: a retry after the second turned is applied
     # again. Per minute (the file's default) only the thorough profile's wait of up to 60 s shows it.
+    # Any other case's retry shows it too when a second happens to turn between the call and its
+    # retry (the empty key's did, once in CI), so only the case that straddles one on purpose runs.
     "retries_kept_per_clock_bucket/second": Variant(
-        1, {"heartbeat.idempotency.retry-across-clock": "fail"}, agent_args=("--bucket-seconds", "1")
+        1,
+        {"heartbeat.idempotency.retry-across-clock": "fail"},
+        focus="retry-across-clock",
+        agent_args=("--bucket-seconds", "1"),
     ),
     # Acknowledging the second of two acknowledges the first: acks out of order lose instructions.
     "acks_commit_an_offset": Variant(1, {"heartbeat.instructions.ack-some": "fail"}),
