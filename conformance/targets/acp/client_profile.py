@@ -20,7 +20,6 @@ from conformance.transport.peer import default_client_answer
 BARE = "bare"
 EDITOR = "editor"
 MINIMAL = "minimal"
-PROFILES = (BARE, EDITOR, MINIMAL)
 # Bounds on what an agent may store in the editor's memory (hostile data).
 MAX_FILES = 64
 MAX_FILE_CHARS = 256_000

@@ -1,6 +1,7 @@
 """For the variants that add a route or a method to the reference's app."""
 
 import asyncio
+import contextvars
 import pathlib
 import sys
 
@@ -8,7 +9,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3]))
 
 from conformance.reference.http.service import ReferenceService, create_app, serve
 
-__all__ = ["run"]
+__all__ = ["run", "trusting"]
 
 
 def run(extend, service=None):
@@ -20,3 +21,28 @@ def run(extend, service=None):
     app = create_app(service)
     extend(app, service)
     asyncio.run(serve(app, host, int(port)))
+
+
+def trusting(trusted):
+    """Serve the reference with one bug: a status request ``trusted(headers)`` says yes to skips
+    the owner check (the session must exist and belong to the agent, not to x-user-id)."""
+    marked = contextvars.ContextVar("trusted", default=False)
+
+    class Service(ReferenceService):
+        async def session_status(self, user_id, agent_id, session_id):
+            if marked.get():
+                session, verdict = self.lookup(user_id, agent_id, session_id)
+                if session is not None and verdict == "other_user":
+                    return self.status_body(session, session_id, self.derive_status(session))
+            return await super().session_status(user_id, agent_id, session_id)
+
+    def extend(app, service):
+        @app.middleware("http")
+        async def mark(request, call_next):
+            token = marked.set(trusted(request.headers))
+            try:
+                return await call_next(request)
+            finally:
+                marked.reset(token)
+
+    return extend, Service()
