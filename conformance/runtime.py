@@ -14,7 +14,7 @@ import contextlib
 import dataclasses
 import inspect
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -101,6 +101,9 @@ class Runtime:
         # The transcript's mark at each start of an agent process: where a reproduction's segment for
         # a fresh or restarted process begins.
         self.process_starts: list[int] = []
+        # Agent processes a case started beside the main one (start_second_agent), and their labels.
+        self.second_agents: list[Service] = []
+        self.second_labels: set[str] = set()
         self.pgids: list[int] = []
         self.closing = False
         self.started_at = time.monotonic()
@@ -169,19 +172,51 @@ class Runtime:
     async def stop_agent(self) -> None:
         agent, self._agent = self._agent, None
         if agent is not None:
-            agent.stop()
-            with anyio.move_on_after(15):
-                while (
-                    agent.process is not None
-                    and agent.process.pid is not None  # a command that never started has nothing to wait for
-                    and (agent.process.returncode is None or agent.process._group_alive())
-                ):
-                    await anyio.sleep(0.01)
+            await self._stopped(agent)
+
+    @staticmethod
+    async def _stopped(agent: Service) -> None:
+        agent.stop()
+        with anyio.move_on_after(15):
+            while (
+                agent.process is not None
+                and agent.process.pid is not None  # a command that never started has nothing to wait for
+                and (agent.process.returncode is None or agent.process._group_alive())
+            ):
+                await anyio.sleep(0.01)
 
     async def restart_agent(self, before_handshake: Callable[[], Awaitable[None]] | None = None) -> None:
         self.transcript.add(NOTE, "restarting the agent (same command and working directory)")
         await self.stop_agent()
         await self.start_agent(before_handshake)
+
+    async def start_second_agent(self, label: str) -> JsonRpcPeer:
+        """Another process of the agent's command in the same working directory, beside the one the
+        cases talk to (stdio carries one client per process: a second editor starts its own); its
+        frames labelled ``label``, its envelope problems counted for the case, stopped when the case
+        ends. Not initialized: the caller's client says what it says."""
+        assert self._tg is not None
+        if not self.config.command or self.config.transport != "stdio":
+            raise HarnessError("a second agent process needs an agent command on stdio")
+        self.transcript.add(
+            NOTE, f"starting a second agent process ({label}; same command and working directory)"
+        )
+        service = self.declaration.service(self.config, self.transcript, self.stderr)
+        peer = service.connection
+        if not isinstance(peer, JsonRpcPeer):
+            raise HarnessError(f"the {self.target.name} target has no JSON-RPC connection")
+        peer.transcript = self.transcript.for_connection(label)
+        self.second_agents.append(service)
+        self.second_labels.add(label)
+        await self._tg.start(service.run)
+        if service.process is not None and service.process.pgid is not None:
+            self.pgids.append(service.process.pgid)
+        self.note_problems(peer)
+        return peer
+
+    async def stop_second_agents(self) -> None:
+        while self.second_agents:
+            await self._stopped(self.second_agents.pop())
 
     async def open_connection(self, label: str = "B") -> JsonRpcPeer:
         """Another connection to the same agent; closed when the case ends."""
@@ -320,9 +355,10 @@ class Runtime:
         self.turns.new_case()
         details: dict[str, Any] = {}
         exc = await self._call_case(case, details)
-        if self._agent is not None:
-            with anyio.CancelScope(shield=True):
+        with anyio.CancelScope(shield=True):
+            if self._agent is not None:
                 await self._agent.close_extra()
+            await self.stop_second_agents()
         if self.turns.case_prompts:
             details["prompts"] = self.turns.case_prompts
         result = self._judge(case, exc, err_mark)
@@ -346,6 +382,7 @@ class Runtime:
                 self.declaration.handshake_methods,
                 self.declaration.session_method,
                 self.process_starts,
+                self.second_labels,
             ),
             details=details,
             revision=revisions.current().name,
@@ -566,6 +603,7 @@ def reproduction(
     handshakes: tuple[str, ...],
     opens: str | None,
     starts: Sequence[int],
+    second_processes: Collection[str] = (),
 ) -> list[dict[str, Any]]:
     """The case's requests as segments to pipe into the agent: one per agent process and one per
     extra connection. ``starts``: the transcript's marks where an agent process started; what was
@@ -578,7 +616,8 @@ def reproduction(
     to the ids a fresh agent gives. ``waits``: the lines whose answer arrived before the next line
     went out (the others overlapped what followed, as a prompt does while status is asked during
     its turn). ``cut``: the ids of requests the case's own restart left unanswered (a turn it cut
-    short), which a fresh agent need not answer either."""
+    short), which a fresh agent need not answer either. ``second_processes``: the labels of the
+    connections that were a second agent process (their segments start "second-process")."""
     segments: list[dict[str, Any]] = []
     current: dict[str, dict[str, Any]] = {}
     methods: dict[tuple[str, Any], str] = {}
@@ -589,6 +628,8 @@ def reproduction(
     pending = sorted(s for s in starts if s >= first)  # the processes the case itself started
 
     def open_segment(conn: str, start: str) -> dict[str, Any]:
+        if conn in second_processes:
+            start = "second-process"
         segment = {"connection": conn or "main", "start": start, "lines": [], "sessionIds": [], "waits": []}
         segments.append(segment)
         current[conn] = segment

@@ -4,8 +4,10 @@ Editors declare `fs.readTextFile` and `fs.writeTextFile`, and an agent then read
 through them, often right after `session/new` (its instructions file) and in turns; other clients
 send only what the schema requires (no `clientInfo`, no `clientCapabilities` in v1). The run's main
 connection declares no file access and names itself (client_profile); these cases speak to the
-agent as the other clients do: on a second connection where the transport carries several, else
-with the agent restarted for that client (and restarted back after, for the cases that follow).
+agent as the other clients do: on a second connection where the transport carries several, on
+stdio to a second process of the agent's command (as a second editor starts its own), else (or
+when that second process does not come up beside the first) with the agent restarted for that
+client and restarted back after, for the cases that follow.
 """
 
 from collections.abc import AsyncIterator
@@ -14,7 +16,7 @@ from contextlib import asynccontextmanager
 from conformance.cases.acp import spec
 from conformance.cases.acp.lifecycle import not_active
 
-from conformance.core.outcomes import MissingInput
+from conformance.core.outcomes import AgentExited, HarnessError, MissingInput, Unanswered
 from conformance.core.registry import Level, case
 from conformance.targets.acp.client_profile import BARE, EDITOR, MINIMAL
 from conformance.targets.acp.expect import expect_status
@@ -38,6 +40,18 @@ async def _as_client(acp: AcpTarget, profile: str, details: dict) -> AsyncIterat
             f"needs a connection of {who}: a second connection (--transport websocket) or an agent the suite can "
             "restart (--agent CMD)"
         )
+    if acp.harness.config.transport == "stdio":
+        try:
+            client = await acp.second_process("E", profile=profile)
+        except (AgentExited, Unanswered, HarnessError) as exc:
+            # A second process of the same command may legally refuse to run beside the first (a
+            # lock on its store): the agent restarted for this client judges the same.
+            await acp.harness.stop_second_agents()
+            details["second_process"] = f"did not come up beside the first ({exc}); restarted instead"
+        else:
+            details["connection"] = f"a second agent process (E) of {who}, beside the first"
+            yield client
+            return
     details["connection"] = f"the agent restarted for {who}, then restarted back"
     acp.client_profile = profile
     try:

@@ -108,6 +108,11 @@ def reproduction_lines(
             continue
         if body[0].startswith("curl "):
             heading = "run these commands"
+        elif segment.get("start") == "second-process":
+            heading = (
+                f"pipe into a second agent process's stdin ({segment['connection']}; same command and working "
+                "directory, the first one still running)"
+            )
         elif segment.get("connection", "main") != "main":
             heading = f"on a second connection ({segment['connection']}) to the same agent, send"
         elif segment.get("start") == "restart":

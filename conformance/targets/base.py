@@ -102,6 +102,15 @@ class Harness(Protocol):
         """Another connection to the same agent, closed when the case ends."""
         ...
 
+    async def start_second_agent(self, label: str) -> JsonRpcPeer:
+        """Another process of the agent's command (stdio), beside the main one, not initialized;
+        stopped when the case ends."""
+        ...
+
+    async def stop_second_agents(self) -> None:
+        """Stop the processes start_second_agent started (before the case ends)."""
+        ...
+
     def note_problems(self, peer: JsonRpcPeer) -> None:
         """A connection the case opened itself: its envelope problems count for the case."""
         ...

@@ -153,10 +153,16 @@ async def _drain(lines: Any) -> None:
         pass
 
 
+# Starting a server (imports, a model loaded, a database opened) is not a request: on a loaded
+# machine a Python service can take longer than --timeout to print its URL.
+STARTUP_FLOOR = 60.0
+
+
 async def read_url(lines: AsyncIterator[Any], timeout: float, transport: str = "websocket") -> str:
     """The first URL of the transport's scheme a server command prints on stdout (it may print
-    other lines first)."""
+    other lines first), waited for at least STARTUP_FLOOR seconds."""
     schemes = ("ws://", "wss://") if transport == "websocket" else ("http://", "https://")
+    timeout = max(timeout, STARTUP_FLOOR)
     with anyio.move_on_after(timeout):
         async for line in lines:
             for found in URL.finditer(line if isinstance(line, bytes) else b""):

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.core.transcript import NOTE, RECV, SEND, Entry
+from conformance.core.transcript import NOTE, RECV, SEND, Entry, reproduction_lines
 from conformance.replay.reproduce import pipe_segments
 from conformance.runtime import reproduction
 from tests.conftest import ROOT, RUNNER, agent_command, python_command
@@ -54,6 +54,24 @@ def test_a_case_that_restarts_gets_a_second_segment_that_starts_with_initialize(
     assert all(json.loads(s["lines"][0])["method"] == "initialize" for s in segments[:2])
     assert segments[0]["sessionIds"] == ["sess_a"]
     assert [json.loads(line)["method"] for line in segments[0]["lines"]] == ["initialize", "session/new"]
+
+
+def test_a_second_agent_process_gets_a_segment_of_its_own_with_its_own_heading() -> None:
+    entries = [
+        frame(5, SEND, INIT, conn="E"),
+        frame(6, RECV, {"jsonrpc": "2.0", "id": 1, "result": {}}, conn="E"),
+        frame(7, SEND, {"jsonrpc": "2.0", "id": 2, "method": "session/new", "params": {}}, conn="E"),
+    ]
+    segments = reproduction(list(HANDSHAKE), entries, ("initialize",), "session/new", [0], {"E"})
+    assert [(s["connection"], s["start"]) for s in segments] == [("main", "fresh"), ("E", "second-process")]
+    text = "\n".join(reproduction_lines(segments))
+    assert (
+        "second agent process's stdin (E; same command and working directory, the first one still running)"
+        in text
+    )
+    connection = reproduction(list(HANDSHAKE), entries, ("initialize",), "session/new", [0])
+    assert [(s["connection"], s["start"]) for s in connection] == [("main", "fresh"), ("E", "fresh")]
+    assert "on a second connection (E) to the same agent" in "\n".join(reproduction_lines(connection))
 
 
 EARLY = {

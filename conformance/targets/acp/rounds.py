@@ -48,6 +48,9 @@ USE_PROMPTS = 2  # prompts each twin gets after status was asked (a model call e
 IDLE_PROBES = (1.25, 1.5, 2.0, 3.0)
 DISCOVERY_LIMIT = 128  # sessions the thorough profile's memory discovery creates at most
 TOGETHER = 64  # status calls sent together at most, when many sessions are read
+# Seconds between an idle round's last status calls and its reading: background work a status call
+# started (a reload, a save) shows by then.
+LAST_CALL_SETTLE = 0.5
 
 
 def answer(reply: Reply) -> str:
@@ -401,7 +404,9 @@ async def idle_round(
 ) -> Round:
     """The twins, status about the asked ones right away and then again every quarter of the delay
     while the others are left alone (``asking``; else nobody is asked), until ``wait`` times the
-    delay after the last twin was created; then all of them read in one go."""
+    delay after the last twin was created; then, past the delay, status about the asked ones once
+    more, and all of them read in one go a moment later (LAST_CALL_SETTLE: what a status call about a session
+    the agent evicted starts in the background has finished)."""
     sids = [await acp.new_session() for _ in layout]
     created = anyio.current_time()
     asked = asked_of(layout, sids) if asking else []
@@ -414,6 +419,9 @@ async def idle_round(
             await acp.status(sid)
     await anyio.sleep(max(0.0, until - anyio.current_time()))
     await nudge(acp)
+    for sid in asked:
+        await acp.status(sid)
+    await anyio.sleep(max(tick, LAST_CALL_SETTLE))
     return seated(layout, sids, await observe(acp, sids))
 
 

@@ -120,6 +120,14 @@ class AcpTarget(DriverHooks):
         await other.handshake()
         return other
 
+    async def second_process(self, label: str = "E", profile: str = BARE) -> AcpTarget:
+        """Another process of the agent's command beside this one (stdio: each client starts its
+        own), initialized by a client that declares ``profile``; stopped when the case ends."""
+        other = AcpTarget(self.harness, peer=await self.harness.start_second_agent(label))
+        other.client_profile = profile
+        await other.handshake()
+        return other
+
     async def detect_revision(self) -> tuple[str, str]:
         """The revision whose status words the agent answers for a new session (the default when
         it does not advertise status or answers no word)."""

@@ -644,8 +644,17 @@ SEQUENCE_ONLY = {
 # The RFD's MAY path (inactive for ids not in memory) taken for the boundary forms of a live id.
 MAY_PATH_FORMS = {"status.identity.long-ids": "info", "status.identity.encoded-ids": "info"}
 
+# How the client cases reached the agent: a second process beside the first on stdio, or (an agent
+# that runs one process per working directory) the agent restarted for that client.
+CLIENT_CONNECTION = {
+    "client_fs_reader": "a second agent process (E)",
+    "single_instance": "the agent restarted for",
+}
+
 # Which session/list the cheapness case took as its baseline.
 LIST_BASELINE = {"list_refuses_other_cwd": "run", "status_slower_than_busy_list": "empty"}
+
+CLIENT_CASES = ("status.clients.file-access", "status.clients.minimal-initialize")
 
 # Agents that take paths the spec allows: their outcomes differ from the baseline, all legally.
 CONFORMING_VARIANTS: dict[str, Variant] = {
@@ -653,7 +662,10 @@ CONFORMING_VARIANTS: dict[str, Variant] = {
     "mcp_servers_started": Variant(0, {}, focus="status.active."),
     "mcp_servers_refused": Variant(0, {}, focus="status.active."),
     # Reads and writes files through an editor client, after session/new and in each turn.
-    "client_fs_reader": Variant(0, {}, focus="status.clients.", also=("status.clients.file-access",)),
+    "client_fs_reader": Variant(0, {}, focus="status.clients.", also=CLIENT_CASES),
+    # One process per working directory: a second process beside the first exits at once, so the
+    # client cases restart the agent for their client instead.
+    "single_instance": Variant(0, {}, focus="status.clients.", also=CLIENT_CASES),
     "open_saved": Variant(0, {}, revision=UNSTABLE),
     "may_inactive": Variant(
         0,
@@ -775,6 +787,12 @@ CONFORMING_VARIANTS: dict[str, Variant] = {
 def list_baseline(run: Run, name: str, variant: Variant) -> None:
     if name in LIST_BASELINE:
         assert run.case("status.cheap.latency")["details"]["list_cwd"] == LIST_BASELINE[name]
+    if name in CLIENT_CONNECTION:
+        for case_id in ("status.clients.file-access", "status.clients.minimal-initialize"):
+            details = run.case(case_id)["details"]
+            assert details["connection"].startswith(CLIENT_CONNECTION[name]), (case_id, details)
+            if name == "single_instance":
+                assert "did not come up beside the first" in details["second_process"], details
 
 
 def on_websocket(run: Run, name: str, variant: Variant) -> None:
