@@ -109,7 +109,7 @@ def run_options(targets: tuple[str, ...]) -> tuple[Option, ...]:
         Option(
             "--timeout",
             "agent_timeout",
-            "seconds to wait for each response (default 10)",
+            "seconds to wait for each response (default 10); a server command gets at least 60 s to print its URL",
             default=10.0,
             type=float,
             metavar="SECONDS",
