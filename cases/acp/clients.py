@@ -13,6 +13,7 @@ client and restarted back after, for the cases that follow.
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
+import anyio
 from conformance.cases.acp import spec
 from conformance.cases.acp.lifecycle import not_active
 
@@ -21,6 +22,12 @@ from conformance.core.registry import Level, case
 from conformance.targets.acp.client_profile import BARE, EDITOR, MINIMAL
 from conformance.targets.acp.expect import expect_status
 from conformance.targets.acp.target import AcpTarget
+from conformance.transport.peer import Reply
+
+# The editor's file requests, held while status is asked right after session/new, for at most
+# FS_HOLD seconds.
+FS_METHODS = ("fs/read_text_file", "fs/write_text_file")
+FS_HOLD = 2.0
 
 CLIENTS = {
     EDITOR: "a client that declared file access",
@@ -62,15 +69,43 @@ async def _as_client(acp: AcpTarget, profile: str, details: dict) -> AsyncIterat
         await acp.restart()
 
 
+async def _created_and_asked(client: AcpTarget, details: dict) -> tuple[str, Reply]:
+    """session/new, then status at once, while the file requests the agent sends meanwhile wait for
+    the editor's answer (an editor reading a file takes its time): the status call comes while the
+    agent's own read is still out, however fast the machine. Held at most FS_HOLD seconds, for an
+    agent that reads before it answers session/new."""
+    peer = client.peer
+    if client.editor_files is None:
+        sid = await client.new_session()
+        return sid, await client.status(sid)
+    peer.hold_methods = set(FS_METHODS)
+
+    async def release_later() -> None:
+        await anyio.sleep(FS_HOLD)
+        await peer.release()
+
+    try:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(release_later)
+            sid = await client.new_session()
+            reply = await client.status(sid)
+            details["file_requests_held_while_asked"] = len(peer.held)
+            tg.cancel_scope.cancel()
+    finally:
+        with anyio.CancelScope(shield=True):
+            await peer.release()
+    return sid, reply
+
+
 async def _lifecycle(acp: AcpTarget, profile: str, details: dict) -> None:
     """A new session is `active` at once (for the editor, again once the agent's own requests
     after session/new settled) and after a turn; after session/close it is not `active`: all on
     the other client's connection."""
     where = f"on a connection of {CLIENTS[profile]}"
     async with _as_client(acp, profile, details) as client:
-        sid = await client.new_session()
+        sid, first = await _created_and_asked(client, details)
         try:
-            expect_status(await client.status(sid), {"active"}, f"status right after session/new, {where}")
+            expect_status(first, {"active"}, f"status right after session/new, {where}")
             if profile == EDITOR:  # the agent's own file requests after session/new, answered
                 await client.quiet({sid})
                 expect_status(
