@@ -84,17 +84,18 @@ async def _created_and_asked(client: AcpTarget, details: dict) -> tuple[str, Rep
         await anyio.sleep(FS_HOLD)
         await peer.release()
 
+    asked: list[tuple[str, Reply]] = []
     try:
         async with anyio.create_task_group() as tg:
             tg.start_soon(release_later)
             sid = await client.new_session()
-            reply = await client.status(sid)
+            asked.append((sid, await client.status(sid)))
             details["file_requests_held_while_asked"] = len(peer.held)
             tg.cancel_scope.cancel()
     finally:
         with anyio.CancelScope(shield=True):
             await peer.release()
-    return sid, reply
+    return asked[0]
 
 
 async def _lifecycle(acp: AcpTarget, profile: str, details: dict) -> None:
