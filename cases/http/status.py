@@ -164,7 +164,7 @@ async def response_shape(http: HttpStatusTarget, details: dict) -> None:
     if probe.body is None or errors:
         raise Violation(
             "the body is not a SessionStatusResponse: "
-            + ("not JSON" if probe.body is None else "; ".join(errors)),
+            + (f"not JSON ({probe.not_json})" if probe.body is None else "; ".join(errors)),
             expected='{"session_id": <the path id>, "status": <one of the four>}',
             observed=probe.text[:500],
         )
@@ -293,7 +293,7 @@ async def _refused_as_invalid(
     elif probe.media_type != JSON:
         problem = f"served as {probe.response.headers.get('content-type')!r}, not {JSON}"
     elif probe.body is None:
-        problem = "the body is not JSON"
+        problem = f"the body is not JSON ({probe.not_json})"
     else:
         problem = "; ".join(schema_errors("HTTPValidationError", probe.body, name=SCHEMA))
     if probe.code != 422 or problem:

@@ -43,3 +43,13 @@ def schema_errors(definition: str | None, instance: Any, *, name: str | None = N
         where = "/".join(str(p) for p in e.absolute_path) or "(root)"
         out.append(f"{where}: {e.message[:200]}")
     return out
+
+
+def _reject_constant(name: str) -> float:
+    raise ValueError(f"{name} is not valid JSON (RFC 8259 section 6: numbers have no NaN or Infinity)")
+
+
+def strict_loads(text: str | bytes) -> Any:
+    """JSON as RFC 8259 defines it: Python's parser also takes NaN, Infinity and -Infinity, which
+    browsers and most clients refuse (the whole body with them); here they are a ValueError."""
+    return json.loads(text, parse_constant=_reject_constant)

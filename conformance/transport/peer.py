@@ -23,6 +23,7 @@ import anyio
 
 from conformance.core.outcomes import AgentExited, Unanswered, shorten
 from conformance.core.transcript import NOTE, RECV, SEND, ConnectionLog, Transcript
+from conformance.core.validation import strict_loads
 from conformance.transport.channel import TransportRefused
 from conformance.transport.envelope import classify_frame
 from conformance.transport.stdio import OversizeLine, StdioProcess
@@ -370,7 +371,7 @@ class JsonRpcPeer:
             text = line.decode("utf-8", errors="replace")
             entry = self.transcript.add(RECV, text)
             try:
-                frame = json.loads(line, parse_constant=_reject_constant)
+                frame = strict_loads(line)
             except (ValueError, UnicodeDecodeError, RecursionError):
                 self._problem(
                     entry.index,
@@ -475,8 +476,3 @@ def _oversize(size: int, process: Any) -> str:
 def _head(data: bytes) -> str:
     text = data[:120].decode("utf-8", errors="replace")
     return text + ("…" if len(data) > 120 else "")
-
-
-def _reject_constant(name: str) -> float:
-    # NaN / Infinity are not JSON; Python's json accepts them unless told otherwise.
-    raise ValueError(f"{name} is not valid JSON")

@@ -15,7 +15,6 @@ write cannot show a probe's write either). Only what is stable and shown to obse
 from __future__ import annotations
 
 import collections
-import json
 import math
 import random
 import re
@@ -25,6 +24,8 @@ from collections.abc import Collection, Sequence
 from typing import Any
 
 import regex
+
+from conformance.core.validation import strict_loads
 
 __all__ = [
     "body_view",
@@ -82,7 +83,7 @@ def listed(paths: list[str], most: int = 4) -> str:
 def parsed(text: str) -> Any:
     """A body as JSON if it is JSON, else the text itself (one leaf)."""
     try:
-        return json.loads(text)
+        return strict_loads(text)
     except (ValueError, RecursionError):
         return text
 

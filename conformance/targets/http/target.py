@@ -31,6 +31,7 @@ from conformance.core import revisions
 from conformance.core.config import AgentConfig
 from conformance.core.outcomes import AgentExited, HarnessError, MissingInput, NotTestable, Unanswered
 from conformance.core.transcript import NOTE, RECV, SEND, StderrTail, Transcript
+from conformance.core.validation import strict_loads
 from conformance.targets.base import DriverHooks
 from conformance.targets.http.agentscope import STATUSES, AgentScopeDriver, Refused
 from conformance.targets.http.calibration import flatten, parsed, schema_refuses, shaped_like
@@ -137,10 +138,13 @@ class StatusProbe:
         # Seconds a probe sent while a run worked took to be answered, when it was answered only
         # after the run's model call ended (the case that sent it says so); else None.
         self.late: float | None = None
+        # Why the body is not JSON, when it is not (NaN in it: Python's parser takes it, clients do not).
+        self.not_json = ""
         try:
-            self.body: Any = response.json()
-        except (ValueError, RecursionError):
+            self.body: Any = strict_loads(response.content)
+        except (ValueError, RecursionError) as exc:
             self.body = None
+            self.not_json = str(exc)[:200]
 
     @property
     def status(self) -> Any:

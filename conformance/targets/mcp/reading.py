@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from conformance.core.outcomes import MissingInput
+from conformance.core.validation import strict_loads
 from conformance.targets.mcp.options import McpOptions
 from conformance.transport.peer import Reply
 
@@ -110,8 +111,8 @@ class ToolReply:
         if structured is not None:
             return structured
         try:
-            return json.loads(self.text)
-        except ValueError:
+            return strict_loads(self.text)
+        except (ValueError, RecursionError):
             return None
 
     def describe(self) -> str:

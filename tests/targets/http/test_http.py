@@ -89,6 +89,21 @@ BROKEN: dict[str, Variant] = {
         | HIDDEN_EVERYWHERE,
         focus=OWNERSHIP,
     ),
+    # NaN in the status body of a session that never ran (blind 12): not JSON, so every case that
+    # reads a fresh session's status cannot (the status check names RFC 8259's NaN).
+    "nan_idle_for": Variant(
+        1,
+        {
+            "http.status.shape": "fail",
+            "http.state.idle-fresh": "fail",
+            "http.boundary.id-lengths": "fail",
+            "http.concurrency.races": "fail",
+            "http.failure.refused-requests": "fail",
+            "http.neighbour.siblings": "fail",
+        },
+        focus="shape or idle-fresh or id-lengths or races or refused-requests or siblings",
+        message=("http.status.shape", "NaN is not valid JSON"),
+    ),
     # An empty 200 for any session nobody has (never created, odd, deleted, another form): the
     # unknown-session answer others are compared with is wrong too. Probing creates nothing, so
     # http.safe.no-side-effects passes (its messages stay 404).
