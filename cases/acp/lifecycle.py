@@ -7,7 +7,7 @@ import anyio
 from conformance.cases.acp import spec
 
 from conformance.core import revisions
-from conformance.core.outcomes import AgentExited, NotApplicable, Unanswered, Violation
+from conformance.core.outcomes import AgentExited, HarnessError, NotApplicable, Unanswered, Violation
 from conformance.core.registry import Level, case
 from conformance.targets.acp.expect import SESSION_NOT_FOUND, expect_status
 from conformance.targets.acp.target import AcpTarget
@@ -39,13 +39,61 @@ async def inactive_after_close(acp: AcpTarget, details: dict) -> None:
     details["status_after_close"] = await not_active(acp, sid, "status after session/close")
 
 
-@case("status.inactive.after-restart", level=Level.MUST, spec=spec.INACTIVE, slow=True)
+@case(
+    "status.inactive.after-restart", level=Level.MUST, spec=spec.INACTIVE, rules=("other-process",), slow=True
+)
 async def inactive_after_restart(acp: AcpTarget, details: dict) -> None:
-    """After the agent restarts, a session it persisted is `inactive`; if not persisted, -32002."""
+    """After the agent restarts, a session it persisted is `inactive`; if not persisted, -32002.
+    Rule other-process, first: a session another process of the agent's command made (beside this
+    one, then stopped: a second editor on the same project, closed) is -32002 here only where this
+    process cannot resume it either."""
+    await other_process_session(acp, details)
     sid = await acp.new_session()
     await acp.prompt(sid, "hello")
     await acp.restart()
     details["status_after_restart"] = await not_active(acp, sid, "status after an agent restart")
+
+
+# Seconds an agent whose index of stored sessions lags its store (a file watcher) gets before an
+# unknown answer about a session another process stored is believed.
+INDEX_LAG = 0.5
+
+
+async def other_process_session(acp: AcpTarget, details: dict) -> None:
+    """A second process of the agent's command, in the same working directory, makes a session and
+    gives it a turn, and is stopped; then status about that session here. Any word is right (the two
+    processes may share one agent behind them, which still holds it); -32002, asked again after
+    INDEX_LAG, is right only where this process cannot resume or load the session either."""
+    if acp.harness.config.transport != "stdio" or not acp.harness.config.restartable:
+        details["other_process"] = "not checked: a second process needs an agent command on stdio"
+        return
+    try:
+        other = await acp.second_process("E")
+        sid = await other.new_session()
+        await other.prompt(sid, "hello")
+    except (AgentExited, Unanswered, HarnessError) as exc:
+        details["other_process"] = f"not checked: no second process beside the first ({str(exc)[:300]})"
+        return
+    finally:
+        await acp.harness.stop_second_agents()
+    reply = await acp.status(sid)
+    if reply.ok or reply.code != SESSION_NOT_FOUND or not acp.advertises("persist"):
+        details["other_process"] = reply.describe(120)
+        return
+    await anyio.sleep(INDEX_LAG)
+    reply = await acp.status(sid)
+    details["other_process"] = reply.describe(120)
+    if reply.ok or reply.code != SESSION_NOT_FOUND:
+        return
+    back = await acp.reopen(sid)
+    if back.ok:
+        raise Violation(
+            "a session a second process of the agent made and stored (that process then stopped) is unknown here "
+            f"(-32002, twice {INDEX_LAG:g} s apart), yet this process then resumed it",
+            expected="inactive (or any word: the session is known)",
+            observed="error -32002, then a successful resume/load",
+            rule="other-process",
+        )
 
 
 PERMISSION = "[permission] a turn that needs the user's permission"

@@ -99,6 +99,14 @@ BROKEN: dict[str, Variant] = {
     # Unknown to status until its own fs/read_text_file to an editor returns: only a client that
     # declared file access sees it (here the agent restarted for one).
     "client_fs_priming": Variant(1, {"status.clients.file-access": "fail"}, focus="status.clients."),
+    # Status answers from an index built at the process's start, load reads the disk: a session a
+    # second process of the same command stored is resumable here but unknown to status (blind 12).
+    "second_process_stale_index": Variant(
+        1,
+        {"status.inactive.after-restart": "fail"},
+        focus="after-restart",
+        rule=("status.inactive.after-restart", "other-process"),
+    ),
     # Status is an internal error for a client whose initialize named no client (blind 11).
     "status_needs_client_info": Variant(
         1, {"status.clients.minimal-initialize": "fail"}, focus="status.clients."
