@@ -178,13 +178,42 @@ async def response_shape(http: HttpStatusTarget, details: dict) -> None:
 
 @case("http.unknown.not-found", level=Level.MUST, spec=NOT_FOUND, needs=HTTP_CAPABILITY)
 async def unknown_session_is_404(http: HttpStatusTarget, details: dict) -> None:
-    """A session id that was never created is 404, every time it is asked."""
-    agent_id, _ = await http.new_session()
+    """A session id that was never created is 404, every time it is asked; so is one that equals
+    another value the service returned about the caller's sessions.
+
+    Besides an id in the shape of the service's own, the short strings the listing shows about the
+    caller's sessions (a name, a title, the agent or user id, at most 12 of them) are asked as
+    session ids, each one no session the run knows has as its id. Such a value names no session:
+    only a 2xx that shows a status for it is judged (a service may refuse it outright, 400 or 422)."""
+    agent_id, sid = await http.new_session()
     missing = http.unknown_id()
     for attempt in ("first", "second"):
         await expect_404(
             await http.status(missing, agent_id), f"the {attempt} probe of a session that does not exist"
         )
+    if not http.drivable:
+        return  # no listing the suite can read: the caller's sessions show no other values
+    values, live = await http.returned_values(agent_id, sid)
+    live |= http.known_session_ids()
+    aliases = [v for v in values if v and len(v) <= MAX_ALIAS and v not in live][:MAX_ALIASES]
+    details["returned_values_asked"] = [v[:60] for v in aliases]
+    shown: dict[str, str] = {}
+    for value in aliases:
+        probe = await http.status(value, agent_id)
+        if 200 <= probe.code < 300 and probe.status is not None:
+            shown[value[:100]] = probe.describe()
+    if shown:
+        raise Violation(
+            "ids that name no session but equal a value the service returned about the caller's sessions were "
+            "answered with a status: " + "; ".join(f"{value!r}: {answer}" for value, answer in shown.items()),
+            expected="HTTP 404, as for any id no session has (or a refusal of an id the service does not take: "
+            "400, 422)",
+            observed=shown,
+        )
+
+
+MAX_ALIASES = 12  # values the listing showed, asked as session ids: a handful of requests
+MAX_ALIAS = 200  # characters of one such value; a longer one is another case's (http.boundary.id-lengths)
 
 
 def spellings(owner: str) -> dict[str, str]:

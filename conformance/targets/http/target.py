@@ -18,6 +18,7 @@ from __future__ import annotations
 import collections
 import json
 import random
+import re
 import shlex
 import time
 import uuid
@@ -676,6 +677,16 @@ class HttpStatusTarget(DriverHooks):
         response = await self.driver.list_sessions(user_id or self.user_id, agent_id)
         return find_entry(_body(response), session_id) is not None if response.status_code == 200 else None
 
+    async def returned_values(self, agent_id: str, session_id: str) -> tuple[list[str], set[str]]:
+        """What the listing of the agent's sessions, asked as the caller, shows about them
+        (:func:`listed_values`); nothing where it does not answer 200."""
+        response = await self.driver.list_sessions(self.user_id, agent_id)
+        return listed_values(_body(response) if response.status_code == 200 else None, session_id)
+
+    def known_session_ids(self) -> set[str]:
+        """Every session id of the service the run has learned (created or given)."""
+        return set(self._session_ids)
+
     # -- the transcript ------------------------------------------------------------------------
 
     def _flush(self) -> None:
@@ -699,6 +710,7 @@ def curl(exchange: dict[str, Any]) -> str:
     return shlex.join(words)
 
 
+_LABEL = re.compile(r"name|title|label|slug|alias", re.IGNORECASE)
 MAX_SNAPSHOT = 1_000_000  # bytes of a body parsed for a snapshot; a larger one is compared as text
 
 
@@ -727,6 +739,51 @@ def find_entry(body: Any, session_id: str, depth: int = 0) -> dict[str, Any] | N
             if found is not None:
                 return found
     return None
+
+
+def listed_values(body: Any, session_id: str) -> tuple[list[str], set[str]]:
+    """The strings a listing shows about the sessions in it (the session's own entry first, then
+    the others'; in each, a label such as a name or a title first, then the rest: the agent and
+    user ids, timestamps), and the live session ids it shows: in every entry, the value at each
+    place where the session's own entry carries its id. Nothing where no entry carries the id."""
+    entry = find_entry(body, session_id)
+    if entry is None:
+        return [], set()
+    places = {path for path, value in flatten(entry).items() if value == session_id}
+    entries = [entry, *(e for e in _entries_beside(body, entry) if e is not entry)]
+    values: list[tuple[bool, bool, str]] = []
+    live: set[str] = set()
+    for index, item in enumerate(entries):
+        for path, value in flatten(item).items():
+            if not isinstance(value, str):
+                continue
+            if path in places:
+                live.add(value)
+            else:
+                # A label a client gives or reads (a name, a title) first: what a caller links by.
+                values.append((index > 0, not _LABEL.search(path.rpartition(".")[2]), value))
+    values.sort(key=lambda item: item[:2])
+    return list(dict.fromkeys(v for *_, v in values)), live
+
+
+def _entries_beside(body: Any, entry: dict[str, Any], depth: int = 0) -> list[dict[str, Any]]:
+    """The objects of the list (at any depth of the body) that holds ``entry``: the listing's
+    other entries; [] where no list holds it."""
+    if depth > 16:
+        return []
+    if isinstance(body, list):
+        if any(item is entry for item in body):
+            return [item for item in body if isinstance(item, dict)]
+        children: list[Any] = body
+    elif isinstance(body, dict):
+        children = list(body.values())
+    else:
+        return []
+    for child in children:
+        found = _entries_beside(child, entry, depth + 1)
+        if found:
+            return found
+    return []
 
 
 # pyright checks the class against the Protocol the harness drives targets by: a driver that drifts

@@ -20,7 +20,7 @@ from conformance.core.registry import CASES
 from conformance.reference.http.service import matches
 from conformance.targets.http.agentscope import segment
 from conformance.targets.http.calibration import differing, flatten, parts_of, shaped_like
-from conformance.targets.http.target import StatusProbe, find_entry
+from conformance.targets.http.target import StatusProbe, find_entry, listed_values
 from conformance.targets.http.twins import Fate, Twin, disagreement, fate_of, judge, tail_of, unanswered
 from tests.conftest import AGENTS, ROOT, listening, python_command
 from tests.variants import Table, Variant, audit_not_backed, certify, file_of, uncaught, unlisted
@@ -121,6 +121,9 @@ BROKEN: dict[str, Variant] = {
         | HIDDEN_EVERYWHERE,
         focus=f"unknown or side-effects or deleted or {OWNERSHIP}",
     ),
+    # An id no session has answered for the caller's session of that name: only a value the listing
+    # shows (the suite's own session names) meets one.
+    "status_by_name": Variant(1, {"http.unknown.not-found": "fail"}, focus="unknown"),
     # Probing an unknown id creates it: the id variants and the odd ids too, and a deleted session
     # comes back.
     "status_creates_session": Variant(
@@ -675,6 +678,8 @@ CONFORMING: dict[str, Variant] = {
         message=("http.identity.user-id-variants", "folds user ids"),
     ),
     "uuid4_ids_validated": Variant(0, {}, focus=f"unknown or side-effects or deleted or {OWNERSHIP}"),
+    # Every session named by its own id: the listing's name is a live id, never asked as an unknown one.
+    "name_is_id": Variant(0, {}, focus="unknown or side-effects", args=("--strict",)),
     # CORS for a dashboard's origin (Access-Control-*, Vary: Origin), the owner checked as without it.
     "cors_dashboard": Variant(0, {}, focus="owner-everywhere or ownership", args=("--strict",)),
     # An e-mail-form or tagged x-user-id refused (400) on every route, before any session is looked up.
@@ -1045,6 +1050,20 @@ def test_the_listing_entry_is_found_whatever_the_layout() -> None:
     other = {"data": {"items": [{"sessionId": "s1", "state": "idle"}]}}
     assert find_entry(other, "s1") == {"sessionId": "s1", "state": "idle"}
     assert find_entry({"sessions": []}, "s1") is None and find_entry("not json", "s1") is None
+
+
+def test_the_values_a_listing_returned_are_its_own_entry_first_and_never_a_live_id() -> None:
+    listing = {
+        "sessions": [
+            {"session": {"id": "s2", "agent_id": "a1", "config": {"name": "s2"}}},
+            {"session": {"id": "s1", "agent_id": "a1", "config": {"name": "nightly", "size": 3}}},
+        ]
+    }
+    values, live = listed_values(listing, "s1")
+    # The own entry's name, then its other strings, then the others' entries; every entry's id is
+    # live, so a name equal to one (s2's) is never asked as an unknown id.
+    assert values == ["nightly", "a1", "s2"] and live == {"s1", "s2"}
+    assert listed_values({"sessions": []}, "s1") == ([], set())
 
 
 def test_an_odd_id_is_one_path_segment() -> None:
