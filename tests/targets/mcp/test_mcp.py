@@ -325,6 +325,10 @@ BROKEN: dict[str, Variant] = {
     ),
     "session_ids_trimmed": Variant(1, {"heartbeat.session.id-variants": "fail"}, focus="heartbeat.session"),
     "session_ids_nfkc": Variant(1, {"heartbeat.session.id-variants": "fail"}, focus="heartbeat.session"),
+    # Sessions keyed by SQLite NUMERIC affinity: "007", "7", "+7", "7.0" are one session.
+    "session_ids_numeric_affinity": Variant(
+        1, {"heartbeat.session.id-variants": "fail"}, focus="heartbeat.session"
+    ),
     # A new session refused because its id folds to an existing one (NFKC folds NFD to NFC too).
     "session_ids_collide_refused": Variant(
         1,
@@ -633,6 +637,8 @@ CONFORMING: dict[str, Variant] = {
     "schema_equivalent_forms": Variant(0, {}, focus="heartbeat.tools or heartbeat.schema or heartbeat.args"),
     "current_view_retry": Variant(0, {}, focus="heartbeat.idempotency or heartbeat.access"),
     "strict_id_formats": Variant(0, {}, focus="heartbeat.idempotency or heartbeat.session or heartbeat.args"),
+    # Refuses session ids that read as numbers or start with neither a letter nor a digit.
+    "session_ids_not_numeric": Variant(0, {}, focus="heartbeat.session or heartbeat.boundary"),
     # Ids scoped per caller: B's heartbeat on A's id is B's own session (once a failure).
     "caller_scoped_ids": Variant(0, {}, focus="heartbeat.access or heartbeat.twins or heartbeat.idempotency"),
     "newest_first": Variant(
