@@ -96,9 +96,28 @@ async def session_id_in_another_form_is_another_session(mcp: McpTarget, details:
             else:
                 fresh = new_number()
                 forms = [(form, variant(number), variant(fresh)) for form, variant in NUMERIC_FORMS]
+                key = await _key_scoped_to_session(mcp, key, probe, mark, details)
                 await _forms_taken(mcp, numeric, forms, probe, mark, text, seen, key=key)
                 await _still_pending(mcp, numeric, text, probe, unreadable)
     seen.judge()
+
+
+async def _key_scoped_to_session(
+    mcp: McpTarget, key: str, probe: StateProbe | None, mark: Any, details: dict
+) -> str | None:
+    """Calibration of the key probe: ``key`` used in an unrelated new session is a first call
+    there (taken, and showing none of the first session's state). A server that keeps keys per
+    caller instead refuses it or answers the first result (heartbeat.idempotency.key-across-sessions
+    judges that), so the spellings are then read without the key: its refusal would show the key's
+    scope, not the ids'."""
+    control = await mcp.heartbeat(new_session_id(), idempotencyKey=key)
+    if control.succeeded and not (probe is not None and same(probe.value_in(control.data), mark)):
+        return key
+    details["numeric session id key"] = (
+        f"the key in an unrelated new session was not a first call ({control.describe()}): "
+        "the spellings are read without it"
+    )
+    return None
 
 
 async def _pending(
