@@ -353,8 +353,10 @@ def test_an_agent_that_dies_is_a_finding_and_the_next_round_starts_it_again(tmp_
     (finding,) = data["findings"]
     assert finding["case_id"] == "fuzz.status.params" and "agent died" in finding["message"]
     assert finding["confirmed"] == "reproduced"
+    # The rounds that reported before the interrupt ran examples (a third one the interrupt cut may
+    # have ended before its first).
     rounds = data["workers"][0]["rounds"]
-    assert len(rounds) >= 2 and all(r["examples"] > 0 for r in rounds if r["exit"] in (0, 1))
+    assert len(rounds) >= 2 and all(r["examples"] > 0 for r in rounds[:2] if r["exit"] in (0, 1))
 
 
 def rounds_of(folder: Path) -> list[dict]:
