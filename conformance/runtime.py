@@ -387,6 +387,7 @@ class Runtime:
             details=details,
             revision=revisions.current().name,
         )
+        self.second_labels.clear()  # a later case's label of that name may be a connection, not a process
         if isinstance(exc, AgentExited) or not self.agent_alive:
             record.details.setdefault("agent_exited", True)
         if (

@@ -17,7 +17,7 @@ import anyio
 from conformance.cases.acp import spec
 from conformance.cases.acp.lifecycle import not_active
 
-from conformance.core.outcomes import AgentExited, HarnessError, MissingInput, Unanswered
+from conformance.core.outcomes import MissingInput
 from conformance.core.registry import Level, case
 from conformance.targets.acp.client_profile import BARE, EDITOR, MINIMAL
 from conformance.targets.acp.expect import expect_status
@@ -47,18 +47,13 @@ async def _as_client(acp: AcpTarget, profile: str, details: dict) -> AsyncIterat
             f"needs a connection of {who}: a second connection (--transport websocket) or an agent the suite can "
             "restart (--agent CMD)"
         )
-    if acp.harness.config.transport == "stdio":
-        try:
-            client = await acp.second_process("E", profile=profile)
-        except (AgentExited, Unanswered, HarnessError) as exc:
-            # A second process of the same command may legally refuse to run beside the first (a
-            # lock on its store): the agent restarted for this client judges the same.
-            await acp.harness.stop_second_agents()
-            details["second_process"] = f"did not come up beside the first ({exc}); restarted instead"
-        else:
-            details["connection"] = f"a second agent process (E) of {who}, beside the first"
-            yield client
-            return
+    client, why = await acp.second_process_or_reason("E", profile=profile)
+    if client is not None:
+        details["connection"] = f"a second agent process (E) of {who}, beside the first"
+        yield client
+        return
+    # The agent restarted for this client judges the same.
+    details["second_process"] = f"did not come up beside the first ({why}); restarted instead"
     details["connection"] = f"the agent restarted for {who}, then restarted back"
     acp.client_profile = profile
     try:

@@ -1,5 +1,5 @@
-"""`inactive` for sessions the agent knows but does not hold: after close, after a restart (one
-between turns, and one while a turn waits on the user's permission)."""
+"""`inactive` for sessions the agent knows but does not hold: after close, and after a restart
+(that cut a turn short, beside a session another process of the agent made)."""
 
 import contextlib
 
@@ -7,7 +7,7 @@ import anyio
 from conformance.cases.acp import spec
 
 from conformance.core import revisions
-from conformance.core.outcomes import AgentExited, HarnessError, NotApplicable, Unanswered, Violation
+from conformance.core.outcomes import AgentExited, HarnessError, Unanswered, Violation
 from conformance.core.registry import Level, case
 from conformance.targets.acp.expect import SESSION_NOT_FOUND, expect_status
 from conformance.targets.acp.target import AcpTarget
@@ -39,86 +39,63 @@ async def inactive_after_close(acp: AcpTarget, details: dict) -> None:
     details["status_after_close"] = await not_active(acp, sid, "status after session/close")
 
 
-@case(
-    "status.inactive.after-restart", level=Level.MUST, spec=spec.INACTIVE, rules=("other-process",), slow=True
-)
-async def inactive_after_restart(acp: AcpTarget, details: dict) -> None:
-    """After the agent restarts, a session it persisted is `inactive`; if not persisted, -32002.
-    Rule other-process, first: a session another process of the agent's command made (beside this
-    one, then stopped: a second editor on the same project, closed) is -32002 here only where this
-    process cannot resume it either."""
-    await other_process_session(acp, details)
-    sid = await acp.new_session()
-    await acp.prompt(sid, "hello")
-    await acp.restart()
-    details["status_after_restart"] = await not_active(acp, sid, "status after an agent restart")
-
-
-# Seconds an agent whose index of stored sessions lags its store (a file watcher) gets before an
-# unknown answer about a session another process stored is believed.
-INDEX_LAG = 0.5
-
-
-async def other_process_session(acp: AcpTarget, details: dict) -> None:
-    """A second process of the agent's command, in the same working directory, makes a session and
-    gives it a turn, and is stopped; then status about that session here. Any word is right (the two
-    processes may share one agent behind them, which still holds it); -32002, asked again after
-    INDEX_LAG, is right only where this process cannot resume or load the session either."""
-    if acp.harness.config.transport != "stdio" or not acp.harness.config.restartable:
-        details["other_process"] = "not checked: a second process needs an agent command on stdio"
-        return
-    try:
-        other = await acp.second_process("E")
-        sid = await other.new_session()
-        await other.prompt(sid, "hello")
-    except (AgentExited, Unanswered, HarnessError) as exc:
-        details["other_process"] = f"not checked: no second process beside the first ({str(exc)[:300]})"
-        return
-    finally:
-        await acp.harness.stop_second_agents()
-    reply = await acp.status(sid)
-    if reply.ok or reply.code != SESSION_NOT_FOUND or not acp.advertises("persist"):
-        details["other_process"] = reply.describe(120)
-        return
-    await anyio.sleep(INDEX_LAG)
-    reply = await acp.status(sid)
-    details["other_process"] = reply.describe(120)
-    if reply.ok or reply.code != SESSION_NOT_FOUND:
-        return
-    back = await acp.reopen(sid)
-    if back.ok:
-        raise Violation(
-            "a session a second process of the agent made and stored (that process then stopped) is unknown here "
-            f"(-32002, twice {INDEX_LAG:g} s apart), yet this process then resumed it",
-            expected="inactive (or any word: the session is known)",
-            observed="error -32002, then a successful resume/load",
-            rule="other-process",
-        )
-
-
 PERMISSION = "[permission] a turn that needs the user's permission"
 # Seconds status is watched after a restart that ended a turn: state a dead turn left behind (a
 # lock file, a persisted "running" flag) shows at once; a sweep that clears it shows within this.
 WATCH_AFTER_RESTART = 1.0
 
 
-@case("status.inactive.after-restart-mid-turn", level=Level.MUST, spec=spec.INACTIVE, slow=True)
-async def inactive_after_restart_mid_turn(acp: AcpTarget, details: dict) -> None:
-    """Two sessions, each given a turn; then a second turn on one of them waits on the user's
-    permission (the suite holds its answer) and the agent restarts. Whatever a restarted agent
-    holds, the two read alike, right after the restart and a moment later: the one whose turn was
-    cut short is not `active` where the other is not (a lock or a "running" flag the dead turn left
-    behind), and -32002 for it only where the agent cannot resume it either."""
+@case(
+    "status.inactive.after-restart",
+    level=Level.MUST,
+    spec=spec.INACTIVE,
+    rules=("mid-turn", "other-process"),
+    slow=True,
+)
+async def inactive_after_restart(acp: AcpTarget, details: dict) -> None:
+    """Two sessions, each given a turn; a second turn on one of them waits on the user's permission
+    (the suite holds its answer) and the agent restarts. The session whose turn had ended is
+    `inactive` if persisted, else -32002, never `active`. Rule mid-turn: the session whose turn
+    was cut short reads as the other, right after the restart and WATCH_AFTER_RESTART later (a lock
+    or a "running" flag the dead turn left behind). Rule other-process, in between: a session
+    another process of the agent's command made (started after this one, then stopped: a second
+    editor on the same project, closed) is -32002 here only where this process cannot resume it
+    either."""
     if not acp.harness.config.restartable:
         await acp.restart()  # says what to pass instead, before any turn is spent
+    unjudged: dict[str, str] = {}
     ended, cut = await acp.new_session(), await acp.new_session()
     for sid in (ended, cut):
         await acp.prompt(sid, "hello")  # saved by agents that save a session at a turn's end
+    cut_short = await _restart_mid_turn(acp, cut)
+    restarted = anyio.current_time()
+    if not cut_short:
+        unjudged["mid-turn"] = (
+            "the agent asked no permission for a prompt that needs one: no turn waited for the restart"
+        )
+    details["status_after_restart"] = await not_active(acp, ended, "status after an agent restart")
+    if cut_short:
+        await _judge_cut_short(acp, details, ended, cut, "right after the restart")
+    try:
+        why = await other_process_session(acp, details)
+        if why:
+            unjudged["other-process"] = why
+        if cut_short:
+            await anyio.sleep(max(0.0, restarted + WATCH_AFTER_RESTART - anyio.current_time()))
+            await _judge_cut_short(acp, details, ended, cut, f"{WATCH_AFTER_RESTART:g} s after the restart")
+    finally:
+        if unjudged:
+            details["unjudged"] = unjudged
+
+
+async def _restart_mid_turn(acp: AcpTarget, cut: str) -> bool:
+    """Restart the agent while a turn on ``cut`` waits on a permission request the suite holds;
+    False (and the agent restarted between turns) where the agent asks no permission."""
     peer = acp.peer
     peer.hold_methods = {"session/request_permission"}
     held_before = len(peer.held)
-
     over = anyio.Event()  # the prompt was answered: refused, or the turn ended without asking
+    asked = False
 
     async def turn() -> None:
         with contextlib.suppress(AgentExited, Unanswered):  # the restart ends it
@@ -133,33 +110,79 @@ async def inactive_after_restart_mid_turn(acp: AcpTarget, details: dict) -> None
             with anyio.move_on_after(acp.turn_timeout):
                 while len(peer.held) == held_before and not over.is_set():
                     await anyio.sleep(0.01)
-            if len(peer.held) == held_before:
+            asked = len(peer.held) > held_before
+            if asked:
+                await acp.restart()  # the turn waits on the held request: the restart cuts it short
+            else:
                 tg.cancel_scope.cancel()
-                raise NotApplicable(
-                    "the agent asked no permission for a prompt that needs one: no turn waited for the restart to cut "
-                    "short"
-                )
+        if not asked:
             await acp.restart()
+        return asked
     finally:
         peer.hold_methods = set()
         peer.held.clear()
-    for when, pause in (
-        ("right after the restart", 0.0),
-        (f"{WATCH_AFTER_RESTART:g} s after it", WATCH_AFTER_RESTART),
-    ):
-        await anyio.sleep(pause)
-        words = {"turn ended": await _word(acp, ended), "turn cut short": await _word(acp, cut)}
-        details[when] = words
-        active = revisions.word("active")
-        if words["turn cut short"] == active and words["turn ended"] != active:
-            raise Violation(
-                f"{when}, the session whose turn the restart cut short reads {active!r}, while a session whose turn "
-                f"had ended before it reads {words['turn ended']!r}: the dead turn left the session reading as in memory",
-                expected=f"{words['turn ended']!r}, as the session whose turn had ended",
-                observed=repr(active),
-            )
-        if words["turn cut short"] == "unknown" and words["turn ended"] != "unknown":
+
+
+async def _judge_cut_short(acp: AcpTarget, details: dict, ended: str, cut: str, when: str) -> None:
+    words = {"turn ended": await _word(acp, ended), "turn cut short": await _word(acp, cut)}
+    details[when] = words
+    active = revisions.word("active")
+    if words["turn cut short"] == active and words["turn ended"] != active:
+        raise Violation(
+            f"{when}, the session whose turn the restart cut short reads {active!r}, while a session whose turn "
+            f"had ended before it reads {words['turn ended']!r}: the dead turn left the session reading as in memory",
+            expected=f"{words['turn ended']!r}, as the session whose turn had ended",
+            observed=repr(active),
+            rule="mid-turn",
+        )
+    if words["turn cut short"] == "unknown" and words["turn ended"] != "unknown":
+        try:
             await not_active(acp, cut, f"status {when} of the session whose turn the restart cut short")
+        except Violation as found:
+            found.rule = "mid-turn"
+            raise
+
+
+# Seconds an agent whose index of stored sessions lags its store (a file watcher) gets before an
+# unknown answer about a session another process stored is believed.
+INDEX_LAG = 0.5
+
+
+async def other_process_session(acp: AcpTarget, details: dict) -> str:
+    """A second process of the agent's command, in the same working directory, makes a session and
+    gives it a turn, and is stopped; then status about that session here. Any word is right (the two
+    processes may share one agent behind them, which still holds it); -32002, asked again after
+    INDEX_LAG, is right only where this process cannot resume or load the session either. Returns
+    why the rule could not be judged ("" when it was)."""
+    other, why = await acp.second_process_or_reason("E")
+    if other is None:
+        return f"no second process ran beside the first ({why})"
+    try:
+        sid = await other.new_session()
+        await other.prompt(sid, "hello")
+    except (AgentExited, Unanswered, HarnessError) as exc:
+        return f"the second process made no session with a turn ({str(exc)[:300]})"
+    finally:
+        await acp.harness.stop_second_agents()
+    reply = await acp.status(sid)
+    if reply.ok or reply.code != SESSION_NOT_FOUND or not acp.advertises("persist"):
+        details["other_process"] = reply.describe(120)
+        return ""
+    await anyio.sleep(INDEX_LAG)
+    reply = await acp.status(sid)
+    details["other_process"] = reply.describe(120)
+    if reply.ok or reply.code != SESSION_NOT_FOUND:
+        return ""
+    back = await acp.reopen(sid)
+    if back.ok:
+        raise Violation(
+            "a session a second process of the agent made and stored (that process then stopped) is unknown here "
+            f"(-32002, twice {INDEX_LAG:g} s apart), yet this process then resumed it",
+            expected="inactive (or any word: the session is known)",
+            observed="error -32002, then a successful resume/load",
+            rule="other-process",
+        )
+    return ""
 
 
 async def _word(acp: AcpTarget, sid: str) -> str:

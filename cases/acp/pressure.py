@@ -209,33 +209,33 @@ async def twins_later(acp: AcpTarget, details: dict) -> None:
 async def twins_across_a_restart(acp: AcpTarget, details: dict) -> None:
     """Twins created alike, status asked about one, the agent restarted: both come back alike
     (status, listing, resume, the history a load replays). And two never-created ids, status asked
-    about one: after a restart both are still unknown alike (status, listing, resume)."""
-    await pair_rounds(acp, details, rounds.restart_round, "across a restart of the agent")
-    await _unknown_twins_across_a_restart(acp, details)
+    about one before the first round's restart: after it both are still unknown alike (status,
+    listing, resume)."""
+    unknown = rounds.UnknownTwins(acp.unknown_id(), acp.unknown_id())
+    played = 0
+
+    async def play(acp: AcpTarget, asked_first: bool) -> Round:
+        nonlocal played
+        played += 1
+        return await rounds.restart_round(acp, asked_first, unknown if played == 1 else None)
+
+    await pair_rounds(acp, details, play, "across a restart of the agent")
+    _judge_unknown_twins(details, unknown)
 
 
-async def _unknown_twins_across_a_restart(acp: AcpTarget, details: dict) -> None:
+def _judge_unknown_twins(details: dict, unknown: rounds.UnknownTwins) -> None:
     """An agent that records what status was asked about (an index of lookups, a cache written to
     disk) may bring it back as a session when it starts again: the asked id and its never-asked
     twin must meet the same fate."""
-    asked, unasked = acp.unknown_id(), acp.unknown_id()
-    await rounds.ask(acp, [asked])
-    await acp.restart()
-    fates = await rounds.observe(acp, [asked, unasked])
-    if acp.advertises("persist"):
-        for sid in (asked, unasked):
-            fates[sid] = Fate(**{**fates[sid].aspects(), "reopen": rounds.outcome(await acp.reopen(sid))})
-    details["unknown_ids_after_restart"] = {
-        "asked": fates[asked].describe(),
-        "never asked": fates[unasked].describe(),
-    }
-    if fates[asked] != fates[unasked]:
+    asked, unasked = unknown.fates[unknown.asked], unknown.fates[unknown.unasked]
+    details["unknown_ids_after_restart"] = {"asked": asked.describe(), "never asked": unasked.describe()}
+    if asked != unasked:
         raise Violation(
             f"a never-created id status was asked about came back from a restart of the agent as "
-            f"{fates[asked].describe()}, and its twin, never asked about, as {fates[unasked].describe()}: "
+            f"{asked.describe()}, and its twin, never asked about, as {unasked.describe()}: "
             "status recorded the id it was asked about",
-            expected=fates[unasked].describe(),
-            observed=fates[asked].describe(),
+            expected=unasked.describe(),
+            observed=asked.describe(),
         )
 
 

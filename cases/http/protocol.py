@@ -22,6 +22,7 @@ from conformance.core.outcomes import MissingInput, NotApplicable, NotTestable, 
 from conformance.core.registry import Level, case
 from conformance.core.revisions import requirement
 from conformance.targets.http.agentscope import segment
+from conformance.targets.http.caching import shared_reuse
 from conformance.targets.http.calibration import flatten
 from conformance.targets.http.target import STATUS_PATH, HttpStatusTarget, StatusProbe
 
@@ -148,17 +149,21 @@ def _date(value: str) -> Any:
     level=Level.MUST,
     spec=NOT_FOUND,
     needs=HTTP_CAPABILITY,
-    rules=("head", "trailing-slash", "coding", "headers", "route"),
+    rules=("head", "trailing-slash", "coding", "headers", "route", "conditional", "shared-cache"),
 )
 async def ownership_on_every_way_in(http: HttpStatusTarget, details: dict) -> None:
     """Every way a client can ask for a session's status enforces the owner: HEAD (RFC 9110 9.3.2:
     identical to GET), the path with a trailing slash and wherever the service redirects it, a
     request asking for compressed content, a request with the headers a browser (Origin, Referer,
     Sec-Fetch-*, X-Requested-With, a Cookie) or a proxy (X-Forwarded-For, X-Real-IP, Forwarded)
-    adds, and every other GET route of the service's OpenAPI document whose answer to the owner
-    carries the status. Another user and a wrong agent_id get nothing there they would not get for
-    a session that does not exist. Where a request comes from is not who asks: CORS headers or
-    Vary: Origin in the answer are the service's to add, the code is judged.
+    adds, every other GET route of the service's OpenAPI document whose answer to the owner carries
+    the status, and a revalidation with the validators the owner was sent (If-None-Match,
+    If-Modified-Since: a cache in front revalidates its copy with the next caller's request).
+    Another user and a wrong agent_id get nothing there they would not get for a session that does
+    not exist. Where a request comes from is not who asks: CORS headers or Vary: Origin in the
+    answer are the service's to add, the code is judged. Rule shared-cache: no 200 the owner gets
+    lets a shared cache (RFC 9111: a CDN, a gateway) answer another caller with it, which it may
+    where the answer is fresh or servable stale for a shared cache and its Vary names no x-user-id.
 
     Calibrated: each way is asked for an unknown id by the same caller too; an answer differing
     from that one (or any 2xx or 304) tells the session apart. A way the service does not offer
@@ -176,18 +181,38 @@ async def ownership_on_every_way_in(http: HttpStatusTarget, details: dict) -> No
     problems = Problems(
         lambda shown: Violation(
             "the owner check does not hold on every way in: " + "; ".join(p for _, p in shown[:4]),
-            expected="the answer an id nobody created gets (HTTP 404 on the status route), or a refusal of the way itself",
+            expected=(
+                "a status no shared cache reuses for another caller (Cache-Control: private, no-cache or no-store, "
+                "or Vary: x-user-id)"
+                if shown[0][0] == "shared-cache"
+                else "the answer an id nobody created gets (HTTP 404 on the status route), or a refusal of the way itself"
+            ),
             observed=[p for _, p in shown][:10],
             rule=shown[0][0],
         )
     )
     seen: dict[str, str] = {}
     details["answers"] = seen
+    shared: list[str] = []  # each reason a shared cache may reuse an answer, said once
+
+    def cached(what: str, answer: StatusProbe) -> None:
+        reused = shared_reuse(answer.response.headers) if answer.code == 200 else None
+        if reused is not None and reused not in shared:
+            shared.append(reused)
+            vary = answer.response.headers.get("vary", "none")[:100]
+            problems.add(
+                "shared-cache",
+                f"the owner's 200 to {what}: {reused}, and its Vary ({vary}) does not name x-user-id, so another "
+                "user asking the same URL gets the owner's status from the cache",
+            )
+
+    cached("GET of the status route", owner)
     with problems.kept(details):  # a later way unanswered keeps the ways already shown
         for rule, what, method, path, headers in ways:
             # The owner first, as in use: a cache in front that keeps the owner's answer is asked after it.
             mine = await http.ask(method, path(sid), params={"agent_id": agent_id}, headers=headers)
             seen[f"{what}, the owner"] = _chain(mine)
+            cached(what, mine[-1])
             for who, (user, agent) in callers.items():
                 params = {"agent_id": agent}
                 theirs = await http.ask(method, path(sid), user_id=user, params=params, headers=headers)
@@ -232,6 +257,19 @@ async def _ways(
         ),
         ("headers", "GET with a proxy's headers (X-Forwarded-For, Forwarded)", "GET", status_path(), PROXY),
     ]
+    validators = (("If-None-Match", "etag", "ETag"), ("If-Modified-Since", "last-modified", "Last-Modified"))
+    for condition, field, name in validators:
+        value = owner.response.headers.get(field)
+        if value:
+            ways.append(
+                (
+                    "conditional",
+                    f"GET with {condition}: the {name} the owner was sent",
+                    "GET",
+                    status_path(),
+                    {condition: value[:1000]},
+                )
+            )
     for template in await _status_routes(http, sid, owner, agent_id):
         ways.append(("route", f"GET {template}", "GET", _filler(template), None))
     return ways

@@ -178,6 +178,7 @@ class JsonRpcPeer:
         # Agent-to-client requests the suite holds unanswered (a v2 case watching requires_action).
         self.hold_methods: set[str] = set()
         self.held: list[dict[str, Any]] = []
+        self.last_frame_at = float("-inf")  # when a line last went either way (anyio's clock)
         self._timed_out: set[str] = set()  # ids the suite gave up on: a late answer is no envelope error
         self.reported = 0  # problems already charged to a case (the runtime's bookkeeping)
         self.notifications: list[Notification] = []
@@ -218,6 +219,7 @@ class JsonRpcPeer:
         if self.exited is not None:
             raise self.exited
         self.transcript.add(SEND, data.decode("utf-8", errors="replace"))
+        self.last_frame_at = anyio.current_time()
         try:
             async with self._send_lock:
                 await self.process.send_line(data)
@@ -353,6 +355,7 @@ class JsonRpcPeer:
 
     async def read_loop(self) -> None:
         async for line in self.process.lines():
+            self.last_frame_at = anyio.current_time()
             if isinstance(line, OversizeLine):
                 entry = self.transcript.add(
                     RECV,

@@ -190,7 +190,6 @@ PROMISES: dict[str, Promise] = {
         WS_BASELINE
         | {
             "status.inactive.after-restart": "not-testable",
-            "status.inactive.after-restart-mid-turn": "not-testable",
             "status.no-side-effects.twins-restart": "not-testable",
         },
         agent_url_cannot_restart,

@@ -26,7 +26,6 @@ NOT_DONE = {
     "status.active.during-turn": "n/a",
     "transport.notification.leaves-turn": "n/a",
     "status.neighbours.sibling-turn": "n/a",
-    "status.inactive.after-restart-mid-turn": "n/a",
     "status.consistency.after-delete": "unimplemented",
 }
 

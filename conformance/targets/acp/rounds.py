@@ -10,6 +10,7 @@ given with --memory-cap and --idle-evict-after, or found by the thorough profile
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
@@ -231,12 +232,24 @@ async def settled_listing(acp: AcpTarget, sids: Sequence[str]) -> dict[str, Any]
 # -- restart ------------------------------------------------------------------------------------
 
 
-async def restart_round(acp: AcpTarget, asked_first: bool) -> Round:
+@dataclass
+class UnknownTwins:
+    """Two never-created ids, status asked about the first before a restart: what each was after it."""
+
+    asked: str
+    unasked: str
+    fates: dict[str, Fate] = field(default_factory=dict)
+
+
+async def restart_round(acp: AcpTarget, asked_first: bool, unknown: UnknownTwins | None = None) -> Round:
     """Two twins, status about one, the agent restarted; then their status and listing, and whether
-    each resumes (v1 with session/load: and the user turns its replay shows)."""
+    each resumes (v1 with session/load: and the user turns its replay shows). ``unknown``: the
+    same for two never-created ids across the same restart (``unknown.fates``)."""
     layout = roles(1, asked_first)
     sids = [await acp.new_session() for _ in layout]
     await ask(acp, asked_of(layout, sids))
+    if unknown is not None:
+        await ask(acp, [unknown.asked])
     await acp.restart()
     seen = await observe(acp, sids)
     fates = {}
@@ -258,6 +271,12 @@ async def restart_round(acp: AcpTarget, asked_first: bool) -> Round:
         elif acp.advertises("persist"):
             reopen = outcome(await acp.reopen(sid))
         fates[sid] = Fate(**{**seen[sid].aspects(), "reopen": reopen, "history": history})
+    if unknown is not None:
+        unknown.fates.update(await observe(acp, [unknown.asked, unknown.unasked]))
+        if acp.advertises("persist"):
+            for sid in (unknown.asked, unknown.unasked):
+                aspects = unknown.fates[sid].aspects()
+                unknown.fates[sid] = Fate(**{**aspects, "reopen": outcome(await acp.reopen(sid))})
     return seated(layout, sids, fates)
 
 

@@ -17,7 +17,15 @@ import anyio
 
 from conformance.core import revisions
 from conformance.core.config import UsageError
-from conformance.core.outcomes import HarnessError, MissingInput, NotTestable, Unanswered, Unprepared, shorten
+from conformance.core.outcomes import (
+    AgentExited,
+    HarnessError,
+    MissingInput,
+    NotTestable,
+    Unanswered,
+    Unprepared,
+    shorten,
+)
 from conformance.targets.acp import mcp_stub
 from conformance.targets.acp.client_profile import BARE, EDITOR, EditorFiles, initialize_params
 from conformance.targets.acp.expect import SESSION_NOT_FOUND
@@ -128,6 +136,18 @@ class AcpTarget(DriverHooks):
         await other.handshake()
         return other
 
+    async def second_process_or_reason(
+        self, label: str = "E", profile: str = BARE
+    ) -> tuple[AcpTarget | None, str]:
+        """:meth:`second_process`, or None and why there is none: the agent is no command on stdio,
+        or its second process did not come up beside the first (which an agent may legally refuse:
+        a lock on its store); whatever was started of it is stopped."""
+        try:
+            return await self.second_process(label, profile), ""
+        except (AgentExited, Unanswered, HarnessError) as exc:
+            await self.harness.stop_second_agents()
+            return None, str(exc)[:300]
+
     async def detect_revision(self) -> tuple[str, str]:
         """The revision whose status words the agent answers for a new session (the default when
         it does not advertise status or answers no word)."""
@@ -173,6 +193,8 @@ class AcpTarget(DriverHooks):
             return sum(1 for n in self.peer.notifications if session_of(n.params) in sessions)
 
         period = max(QUIET, 5 * self.settle)
+        if anyio.current_time() - self.peer.last_frame_at >= period:
+            return True  # nothing came or went for a period already (a case's wait ended just now)
         deadline = anyio.current_time() + self.harness.config.timeout
         seen = count()
         while True:

@@ -6,7 +6,7 @@ holds it. Between turns, and after a restart between turns, it is the reference.
 suite before: it restarted the agent only between turns.
 
 Sentence: "inactive: The Agent knows the session and can resume it, but it is not in memory." Caught
-by status.inactive.after-restart-mid-turn.
+by status.inactive.after-restart#mid-turn.
 """
 
 import _base

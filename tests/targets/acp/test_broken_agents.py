@@ -94,7 +94,10 @@ BROKEN: dict[str, Variant] = {
     ),
     # A turn's lock file outlives a restart that cut the turn short: status reads it as in memory.
     "turn_lock_outlives_restart": Variant(
-        1, {"status.inactive.after-restart-mid-turn": "fail"}, focus="after-restart"
+        1,
+        {"status.inactive.after-restart": "fail"},
+        focus="after-restart",
+        rule=("status.inactive.after-restart", "mid-turn"),
     ),
     # Unknown to status until its own fs/read_text_file to an editor returns: only a client that
     # declared file access sees it (here the agent restarted for one).

@@ -548,6 +548,27 @@ BROKEN: dict[str, Variant] = {
         focus="protocol",
         rule=("http.protocol.owner-everywhere", "head"),
     ),
+    # Cache-Control public with a freshness lifetime and no Vary: a shared cache answers anyone with
+    # the owner's status (blind 13, certified before); the same said by Expires.
+    "public_cache_no_vary": Variant(
+        1,
+        {"http.protocol.owner-everywhere": "fail"},
+        focus="protocol",
+        rule=("http.protocol.owner-everywhere", "shared-cache"),
+    ),
+    "expires_no_vary": Variant(
+        1,
+        {"http.protocol.owner-everywhere": "fail"},
+        focus="protocol",
+        rule=("http.protocol.owner-everywhere", "shared-cache"),
+    ),
+    # If-None-Match answered 304 before the owner check: a cache's revalidation for another user.
+    "revalidation_before_owner": Variant(
+        1,
+        {"http.protocol.owner-everywhere": "fail"},
+        focus="protocol",
+        rule=("http.protocol.owner-everywhere", "conditional"),
+    ),
     "trailing_slash_skips_owner": Variant(
         1,
         {"http.protocol.owner-everywhere": "fail"},
@@ -778,6 +799,8 @@ CONFORMING: dict[str, Variant] = {
     "users_normalised_everywhere": Variant(0, {}, focus="boundary or identity"),
     # Validators that follow the status: a weak ETag and a Last-Modified of when it last changed.
     "weak_etags": Variant(0, {}, focus="protocol or twins.sequence"),
+    # Freshness for private caches only, and a shared cache's copy keyed by caller (Vary: X-User-Id).
+    "private_cache": Variant(0, {}, focus="protocol"),
     # No validator at all: nothing to revalidate.
     "no_store": Variant(0, {"http.protocol.conditional": "n/a"}, focus="protocol"),
     # Accept negotiated (406 only where no range takes JSON), answered with a charset parameter.
