@@ -73,23 +73,18 @@ async def _created_and_asked(client: AcpTarget, details: dict) -> tuple[str, Rep
     if client.editor_files is None:
         sid = await client.new_session()
         return sid, await client.status(sid)
-    peer.hold_methods = set(FS_METHODS)
 
     async def release_later() -> None:
         await anyio.sleep(FS_HOLD)
         await peer.release()
 
     asked: list[tuple[str, Reply]] = []
-    try:
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(release_later)
-            sid = await client.new_session()
-            asked.append((sid, await client.status(sid)))
-            details["file_requests_held_while_asked"] = len(peer.held)
-            tg.cancel_scope.cancel()
-    finally:
-        with anyio.CancelScope(shield=True):
-            await peer.release()
+    async with peer.holding(FS_METHODS), anyio.create_task_group() as tg:
+        tg.start_soon(release_later)
+        sid = await client.new_session()
+        asked.append((sid, await client.status(sid)))
+        details["file_requests_held_while_asked"] = len(peer.held)
+        tg.cancel_scope.cancel()
     return asked[0]
 
 

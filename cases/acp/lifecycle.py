@@ -92,8 +92,6 @@ async def _restart_mid_turn(acp: AcpTarget, cut: str) -> bool:
     """Restart the agent while a turn on ``cut`` waits on a permission request the suite holds;
     False (and the agent restarted between turns) where the agent asks no permission."""
     peer = acp.peer
-    peer.hold_methods = {"session/request_permission"}
-    held_before = len(peer.held)
     over = anyio.Event()  # the prompt was answered: refused, or the turn ended without asking
     asked = False
 
@@ -104,23 +102,21 @@ async def _restart_mid_turn(acp: AcpTarget, cut: str) -> bool:
             )
         over.set()
 
-    try:
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(turn)
-            with anyio.move_on_after(acp.turn_timeout):
-                while len(peer.held) == held_before and not over.is_set():
-                    await anyio.sleep(0.01)
-            asked = len(peer.held) > held_before
-            if asked:
-                await acp.restart()  # the turn waits on the held request: the restart cuts it short
-            else:
-                tg.cancel_scope.cancel()
-        if not asked:
-            await acp.restart()
-        return asked
-    finally:
-        peer.hold_methods = set()
-        peer.held.clear()
+    # The process that asked is restarted away: nothing to answer it.
+    holding = peer.holding({"session/request_permission"}, answer=False)
+    async with holding as held_before, anyio.create_task_group() as tg:
+        tg.start_soon(turn)
+        with anyio.move_on_after(acp.turn_timeout):
+            while len(peer.held) == held_before and not over.is_set():
+                await anyio.sleep(0.01)
+        asked = len(peer.held) > held_before
+        if asked:
+            await acp.restart()  # the turn waits on the held request: the restart cuts it short
+        else:
+            tg.cancel_scope.cancel()
+    if not asked:
+        await acp.restart()
+    return asked
 
 
 async def _judge_cut_short(acp: AcpTarget, details: dict, ended: str, cut: str, when: str) -> None:

@@ -161,9 +161,10 @@ async def ownership_on_every_way_in(http: HttpStatusTarget, details: dict) -> No
     If-Modified-Since: a cache in front revalidates its copy with the next caller's request).
     Another user and a wrong agent_id get nothing there they would not get for a session that does
     not exist. Where a request comes from is not who asks: CORS headers or Vary: Origin in the
-    answer are the service's to add, the code is judged. Rule shared-cache: no 200 the owner gets
-    lets a shared cache (RFC 9111: a CDN, a gateway) answer another caller with it, which it may
-    where the answer is fresh or servable stale for a shared cache and its Vary names no x-user-id.
+    answer are the service's to add, the code is judged. Rule shared-cache: no 200 the owner gets,
+    and no refusal another user gets of the owner's URL, lets a shared cache (RFC 9111: a CDN, a
+    gateway) answer the other one with it, which it may where the answer is fresh or servable stale
+    for a shared cache and its Vary names no x-user-id.
 
     Calibrated: each way is asked for an unknown id by the same caller too; an answer differing
     from that one (or any 2xx or 304) tells the session apart. A way the service does not offer
@@ -195,24 +196,31 @@ async def ownership_on_every_way_in(http: HttpStatusTarget, details: dict) -> No
     details["answers"] = seen
     shared: list[str] = []  # each reason a shared cache may reuse an answer, said once
 
-    def cached(what: str, answer: StatusProbe) -> None:
-        reused = shared_reuse(answer.response.headers) if answer.code == 200 else None
+    def cached(answer: StatusProbe, whose: str, then: str) -> None:
+        """Rule shared-cache: ``answer`` (``whose``) is one a shared cache gives ``then``."""
+        reused = shared_reuse(answer.response.headers)
         if reused is not None and reused not in shared:
             shared.append(reused)
             vary = answer.response.headers.get("vary", "none")[:100]
             problems.add(
-                "shared-cache",
-                f"the owner's 200 to {what}: {reused}, and its Vary ({vary}) does not name x-user-id, so another "
-                "user asking the same URL gets the owner's status from the cache",
+                "shared-cache", f"{whose}: {reused}, and its Vary ({vary}) does not name x-user-id, so {then}"
             )
 
-    cached("GET of the status route", owner)
+    def owners(what: str, answer: StatusProbe) -> None:
+        if answer.code == 200:
+            cached(
+                answer,
+                f"the owner's 200 to {what}",
+                "another user asking the same URL gets the owner's status from the cache",
+            )
+
+    owners("GET of the status route", owner)
     with problems.kept(details):  # a later way unanswered keeps the ways already shown
         for rule, what, method, path, headers in ways:
             # The owner first, as in use: a cache in front that keeps the owner's answer is asked after it.
             mine = await http.ask(method, path(sid), params={"agent_id": agent_id}, headers=headers)
             seen[f"{what}, the owner"] = _chain(mine)
-            cached(what, mine[-1])
+            owners(what, mine[-1])
             for who, (user, agent) in callers.items():
                 params = {"agent_id": agent}
                 theirs = await http.ask(method, path(sid), user_id=user, params=params, headers=headers)
@@ -221,6 +229,14 @@ async def ownership_on_every_way_in(http: HttpStatusTarget, details: dict) -> No
                 )
                 seen[f"{what}, {who}"] = _chain(theirs)
                 last, control = theirs[-1], unknown[-1]
+                if (
+                    user is not None and last.code >= 400
+                ):  # the owner's URL: a cache keeps it for the owner too
+                    cached(
+                        last,
+                        f"another user's {last.code} to {what}",
+                        f"the owner asking the same URL gets that {last.code} from the cache",
+                    )
                 if 200 <= last.code < 300 or last.code == 304 or last.code != control.code:
                     problems.add(
                         rule,

@@ -15,7 +15,7 @@ import contextlib
 import json
 import re
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -427,6 +427,23 @@ class JsonRpcPeer:
             reply["result"] = result
         with contextlib.suppress(AgentExited, TransportRefused):
             await self._send(reply)
+
+    @contextlib.asynccontextmanager
+    async def holding(self, methods: Iterable[str], *, answer: bool = True) -> AsyncIterator[int]:
+        """The agent's requests of ``methods`` held unanswered inside the block (a user or an
+        editor takes its time; ``held`` has them), how many were held before it yielded. At its
+        end they are answered, as the suite always answers them, or (``answer`` False: the agent
+        process that asked is gone) dropped."""
+        self.hold_methods = set(methods)
+        try:
+            yield len(self.held)
+        finally:
+            if answer:
+                with anyio.CancelScope(shield=True):
+                    await self.release()
+            else:
+                self.hold_methods = set()
+                self.held.clear()
 
     async def release(self) -> None:
         """Answer the held agent-to-client requests, as the suite always answers them."""

@@ -63,7 +63,8 @@ def shared_reuse(
     headers: Mapping[str, str], identity: Sequence[str] = ("x-user-id",), *, authorization: bool = False
 ) -> str | None:
     """Why a shared cache following RFC 9111 would answer another caller of the same URL with this
-    200 without asking the service (None: it would not). ``identity``: the request headers that say
+    response (a 200, or a 404 with explicit freshness) without asking the service (None: it would
+    not). ``identity``: the request headers that say
     who the caller is; ``authorization``: whether the request carried Authorization (RFC 9111 3.5).
 
     Counted: a response a shared cache may store (3: not no-store, not private unqualified; with

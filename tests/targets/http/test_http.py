@@ -562,6 +562,13 @@ BROKEN: dict[str, Variant] = {
         focus="protocol",
         rule=("http.protocol.owner-everywhere", "shared-cache"),
     ),
+    # 404s cacheable by a shared cache for half a minute: another user's 404 reaches the owner.
+    "refusals_cached_publicly": Variant(
+        1,
+        {"http.protocol.owner-everywhere": "fail"},
+        focus="protocol",
+        rule=("http.protocol.owner-everywhere", "shared-cache"),
+    ),
     # If-None-Match answered 304 before the owner check: a cache's revalidation for another user.
     "revalidation_before_owner": Variant(
         1,
