@@ -7,6 +7,7 @@ the tool result's isError flag") and MCP 2025-06-18's CallToolResult and outputS
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from conformance.core.outcomes import Violation
 from conformance.core.registry import Level, case
@@ -19,9 +20,13 @@ RESULT = requirement("mcp-session-heartbeat-2025-06-18", "result")
 STRUCTURED_TEXT = requirement("mcp-session-heartbeat-2025-06-18", "structured-text")
 
 
-@case("heartbeat.result.shape", level=Level.MUST, spec=RESULT, needs=("heartbeat",))
+@case("heartbeat.result.shape", level=Level.MUST, spec=RESULT, needs=("heartbeat",), rules=("inputs",))
 async def result_is_a_tool_result(mcp: McpTarget, details: dict) -> None:
-    """A heartbeat's result is an MCP CallToolResult (and matches the tool's outputSchema, if any)."""
+    """A heartbeat's result is an MCP CallToolResult (and matches the tool's outputSchema, if any).
+    Rule inputs: a result matches the outputSchema whatever input the tool's inputSchema takes:
+    heartbeats carrying, one field at a time, each status the inputSchema lists, strings of 300 and
+    4097 characters (or its own maxLength) and the bounds it gives numbers, are answered with a
+    refusal or with structured content that matches the outputSchema."""
     from mcp_types import CallToolResult
     from pydantic import ValidationError
 
@@ -52,6 +57,7 @@ async def result_is_a_tool_result(mcp: McpTarget, details: dict) -> None:
                 expected="structuredContent conforming to the tool's outputSchema (MCP 2025-06-18)",
                 observed=structured,
             )
+        await _results_match_for_every_input(mcp, output_schema, details)
 
 
 @case(
@@ -94,3 +100,72 @@ def _json_or_none(text: str) -> object:
         return json.loads(text)
     except ValueError:
         return None
+
+
+# Fields of the inputSchema the inputs rule leaves as the suite's other calls set them: the
+# session, the key, and what refers to earlier answers (acknowledgements, a cursor).
+OWN_FIELDS = ("sessionId", "idempotencyKey", "acknowledgedInstructionIds", "instructionCursor")
+LONG_STRINGS = (300, 4097)  # past a 255/256 storage column, and past 4 KiB
+MAX_EDGE_CALLS = 16
+
+
+def edge_inputs(input_schema: Any) -> list[tuple[str, Any]]:
+    """(field, value) at the edges of what ``input_schema`` takes, at most MAX_EDGE_CALLS: each
+    enum value, strings of LONG_STRINGS characters (its maxLength instead, where it gives one) and
+    a number's minimum and maximum (0 and 100 where it gives none)."""
+    properties = input_schema.get("properties") if isinstance(input_schema, dict) else None
+    edges: list[tuple[str, Any]] = []
+    for name, prop in (properties or {}).items():
+        if name in OWN_FIELDS or not isinstance(prop, dict):
+            continue
+        declared = prop.get("type")
+        kinds: list[Any] = declared if isinstance(declared, list) else [declared]
+        if isinstance(prop.get("enum"), list):
+            edges += [(name, v) for v in prop["enum"][:8] if isinstance(v, (str, int, float))]
+        elif "string" in kinds:
+            longest = prop.get("maxLength")
+            lengths = [longest] if isinstance(longest, int) and 0 < longest <= 100_000 else list(LONG_STRINGS)
+            edges += [(name, _filler(name, n)) for n in lengths]
+        elif "integer" in kinds or "number" in kinds:
+            low, high = prop.get("minimum", 0), prop.get("maximum", 100)
+            edges += [
+                (name, v) for v in (low, high) if isinstance(v, (int, float)) and not isinstance(v, bool)
+            ]
+    return edges[:MAX_EDGE_CALLS]
+
+
+def _filler(name: str, length: int) -> str:
+    head = f"conformance {name} {new_session_id()[:8]} "
+    return (head + "x" * length)[:length]
+
+
+async def _results_match_for_every_input(mcp: McpTarget, output_schema: dict, details: dict) -> None:
+    import jsonschema
+
+    validator = jsonschema.Draft202012Validator(output_schema)
+    tried: dict[str, str] = {}
+    details["edge_inputs"] = tried
+    for name, value in edge_inputs((mcp.tool or {}).get("inputSchema")):
+        shown = f"{name}={value!r}" if not isinstance(value, str) else f"{name}=<{len(value)} characters>"
+        reply = await mcp.heartbeat(new_session_id(), **{"status": "active", name: value})
+        if not reply.succeeded:
+            tried[shown] = "refused"
+            continue
+        structured = reply.result.get("structuredContent")
+        errors = [] if structured is None else list(validator.iter_errors(structured))
+        tried[shown] = "matches" if structured is not None and not errors else "does not match"
+        if structured is None or errors:
+            where = "/".join(map(str, errors[0].absolute_path)) if errors else ""
+            raise Violation(
+                f"a heartbeat with {shown}, which the tool's inputSchema takes, was answered with structuredContent "
+                + (
+                    "missing"
+                    if structured is None
+                    else f"that does not match its outputSchema at /{where}: {errors[0].message[:200]}"
+                ),
+                expected="a refusal, or structuredContent conforming to the tool's outputSchema (MCP 2025-06-18)",
+                observed=structured
+                if not isinstance(structured, dict)
+                else {k: str(v)[:200] for k, v in structured.items()},
+                rule="inputs",
+            )

@@ -91,13 +91,17 @@ def build_server(
     tool_name: str = TOOL,
     other_tools: tuple[OtherTool, ...] = (),
     handlers: dict[str, Any] | None = None,
+    output_schema: dict[str, Any] | None = None,
 ) -> Server[Any]:
     """The MCP server over ``store``; ``handlers``: more of the SDK's ``on_*`` handlers (a variant's
-    resources or prompts)."""
+    resources or prompts); ``output_schema``: the heartbeat tool's, published as given (none by
+    default: the spec's tool declares none)."""
     others = {t.name: t for t in other_tools}
 
     async def list_tools(ctx: ServerRequestContext[Any], params: Any) -> types.ListToolsResult:
-        tool = types.Tool(name=tool_name, description=DESCRIPTION, input_schema=input_schema)
+        tool = types.Tool(
+            name=tool_name, description=DESCRIPTION, input_schema=input_schema, output_schema=output_schema
+        )
         listed = [
             types.Tool(name=t.name, description=t.description, input_schema=t.input_schema)
             for t in others.values()
@@ -250,10 +254,12 @@ def main(
     middleware: tuple[Callable[..., Any], ...] = (),
     other_tools: tuple[OtherTool, ...] = (),
     handlers: Callable[[HeartbeatStore], dict[str, Any]] | None = None,
+    output_schema: dict[str, Any] | None = None,
 ) -> None:
     """Serve; the keyword arguments let a variant change one rule (tests/agents/mcp), ``middleware``
     its MCP plumbing (server middleware, outermost first), ``other_tools`` the tools it lists beside
-    the heartbeat, ``handlers`` more SDK handlers made for the store (resources, prompts)."""
+    the heartbeat, ``handlers`` more SDK handlers made for the store (resources, prompts),
+    ``output_schema`` the heartbeat tool's outputSchema."""
     args = build_parser().parse_args(argv)
     store = store_factory(
         page_size=args.page_size,
@@ -271,6 +277,7 @@ def main(
         tool_name=tool_name,
         other_tools=other_tools,
         handlers=handlers(store) if handlers is not None else None,
+        output_schema=output_schema,
     )
     server.middleware.extend(middleware)
     if args.modern_only:

@@ -81,6 +81,14 @@ ARGS = [
 # case if it is a case's sole catcher (by_area()).
 BROKEN: dict[str, Variant] = {
     "no_tool": Variant(3, dict.fromkeys(HEARTBEAT, "unimplemented")),
+    # An outputSchema whose currentStep has maxLength 256, the inputSchema none: a longer step is
+    # returned whole, against the tool's own outputSchema (blind 14, certified before).
+    "output_schema_step_limit": Variant(
+        1,
+        {"heartbeat.result.shape": "fail"},
+        focus="heartbeat.result",
+        rule=("heartbeat.result.shape", "inputs"),
+    ),
     # Twin sequences over the server's surface: a tool name it does not list, another tool it lists.
     "any_tool_heartbeats": Variant(1, {SURFACE: "fail"}, rule=(SURFACE, "unlisted")),
     "summary_tool_acknowledges": Variant(1, {SURFACE: "fail"}, rule=(SURFACE, "tool")),
@@ -528,6 +536,8 @@ REDELIVERED = [
 # bytes, pages are small…): the reference's outcomes, or ones that conclude nothing (never fail/warn).
 # The sequences run where a server defeats one of their assumptions too (SEQ: "pass").
 CONFORMING: dict[str, Variant] = {
+    # An outputSchema that types the whole result: every edge of the inputSchema answers within it.
+    "output_schema_typed": Variant(0, {}, focus="heartbeat.result"),
     "several_tools": Variant(0, {}, also=(SURFACE,)),
     "logs_with_capability": Variant(0, {}, focus="heartbeat.wire or heartbeat.result"),
     "progress_during_call": Variant(0, {}, focus="heartbeat.wire", also=(PROGRESS,)),

@@ -1,0 +1,34 @@
+"""An outputSchema for the reference's heartbeat result (the variants that publish one)."""
+
+NULLABLE = {
+    "status": "string",
+    "progressPercent": "number",
+    "currentStep": "string",
+    "stepIndex": "integer",
+    "stepCount": "integer",
+}
+
+
+def output_schema(**limits):
+    """The result's schema; ``limits``: more keywords for a state field's schema (maxLength=...)."""
+    properties = {name: {"type": [kind, "null"]} for name, kind in NULLABLE.items()}
+    for name, extra in limits.items():
+        properties[name] = {**properties[name], **extra}
+    return {
+        "type": "object",
+        "properties": {
+            "sessionId": {"type": "string"},
+            "heartbeatId": {"type": "string"},
+            **properties,
+            "instructions": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {"id": {"type": "string"}, "text": {"type": "string"}},
+                    "required": ["id", "text"],
+                },
+            },
+            "nextCursor": {"type": ["string", "null"]},
+        },
+        "required": ["sessionId", "heartbeatId", "instructions"],
+    }
