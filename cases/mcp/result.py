@@ -7,6 +7,7 @@ the tool result's isError flag") and MCP 2025-06-18's CallToolResult and outputS
 from __future__ import annotations
 
 import json
+import uuid
 from typing import Any
 
 from conformance.core.outcomes import Violation
@@ -135,7 +136,7 @@ def edge_inputs(input_schema: Any) -> list[tuple[str, Any]]:
 
 
 def _filler(name: str, length: int) -> str:
-    head = f"conformance {name} {new_session_id()[:8]} "
+    head = f"conformance {name} {uuid.uuid4().hex[:8]} "
     return (head + "x" * length)[:length]
 
 
