@@ -29,6 +29,7 @@ from conformance.targets.base import DriverHooks
 from conformance.targets.mcp import era as eras
 from conformance.targets.mcp.operator import OperatorHook
 from conformance.targets.mcp.options import McpOptions
+from conformance.targets.mcp.output import OUTPUT_SCHEMA_KEY, OutputSchemaBroken, output_problem
 from conformance.targets.mcp.reading import (
     MAX_PAGES,
     Instruction,
@@ -236,14 +237,34 @@ class McpTarget(DriverHooks):
     # -- calls ---------------------------------------------------------------------------------
 
     async def call(self, arguments: Any, *, name: str = TOOL) -> ToolReply:
-        return ToolReply(await self.request("tools/call", {"name": name, "arguments": arguments}))
+        reply = ToolReply(await self.request("tools/call", {"name": name, "arguments": arguments}))
+        return self._conforming(name, arguments, reply)
+
+    def _conforming(self, name: str, arguments: Any, reply: ToolReply) -> ToolReply:
+        """``reply``, once it conforms to the tool's outputSchema: a result that does not fails the
+        case it arrives in, quoting that sentence, whatever the case checks."""
+        tool = next((t for t in self.tools if t.get("name") == name), None)
+        problem = output_problem(tool, reply)
+        if problem is not None:
+            shown = {
+                k: (v if not isinstance(v, str) or len(v) <= 80 else f"<{len(v)} characters>")
+                for k, v in (arguments.items() if isinstance(arguments, dict) else ())
+            }
+            raise OutputSchemaBroken(
+                f"a {name} result does not conform to the tool's outputSchema: {problem} (the call's arguments: "
+                f"{str(shown)[:400]})",
+                expected="structuredContent conforming to the tool's outputSchema (MCP 2025-06-18)",
+                observed=problem,
+                spec_key=OUTPUT_SCHEMA_KEY,
+            )
+        return reply
 
     async def call_with_progress(self, arguments: Any, token: str | int) -> ToolReply:
         """A heartbeat call asking for progress (``_meta.progressToken``), the token noted as sent
         on this connection."""
         _PROGRESS_TOKENS.setdefault(self.peer, []).append(token)
         params = {"name": TOOL, "arguments": arguments, "_meta": {"progressToken": token}}
-        return ToolReply(await self.request("tools/call", params))
+        return self._conforming(TOOL, arguments, ToolReply(await self.request("tools/call", params)))
 
     @property
     def progress_tokens(self) -> list[str | int]:

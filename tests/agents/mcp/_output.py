@@ -9,8 +9,9 @@ NULLABLE = {
 }
 
 
-def output_schema(**limits):
-    """The result's schema; ``limits``: more keywords for a state field's schema (maxLength=...)."""
+def output_schema(text=None, **limits):
+    """The result's schema; ``limits``: more keywords for a state field's schema (maxLength=...),
+    ``text``: for an instruction's text."""
     properties = {name: {"type": [kind, "null"]} for name, kind in NULLABLE.items()}
     for name, extra in limits.items():
         properties[name] = {**properties[name], **extra}
@@ -24,7 +25,7 @@ def output_schema(**limits):
                 "type": "array",
                 "items": {
                     "type": "object",
-                    "properties": {"id": {"type": "string"}, "text": {"type": "string"}},
+                    "properties": {"id": {"type": "string"}, "text": {"type": "string", **(text or {})}},
                     "required": ["id", "text"],
                 },
             },

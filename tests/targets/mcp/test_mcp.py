@@ -89,6 +89,11 @@ BROKEN: dict[str, Variant] = {
         focus="heartbeat.result",
         rule=("heartbeat.result.shape", "inputs"),
     ),
+    # Instruction texts over 1024 characters delivered whole against an outputSchema that bounds
+    # them: only a result that delivers one breaks it (every result is checked).
+    "output_schema_text_limit": Variant(
+        1, {"heartbeat.boundary.instruction-lengths": "fail"}, focus="heartbeat.boundary or heartbeat.result"
+    ),
     # Twin sequences over the server's surface: a tool name it does not list, another tool it lists.
     "any_tool_heartbeats": Variant(1, {SURFACE: "fail"}, rule=(SURFACE, "unlisted")),
     "summary_tool_acknowledges": Variant(1, {SURFACE: "fail"}, rule=(SURFACE, "tool")),
@@ -537,7 +542,7 @@ REDELIVERED = [
 # The sequences run where a server defeats one of their assumptions too (SEQ: "pass").
 CONFORMING: dict[str, Variant] = {
     # An outputSchema that types the whole result: every edge of the inputSchema answers within it.
-    "output_schema_typed": Variant(0, {}, focus="heartbeat.result"),
+    "output_schema_typed": Variant(0, {}, focus="heartbeat.result or heartbeat.boundary"),
     "several_tools": Variant(0, {}, also=(SURFACE,)),
     "logs_with_capability": Variant(0, {}, focus="heartbeat.wire or heartbeat.result"),
     "progress_during_call": Variant(0, {}, focus="heartbeat.wire", also=(PROGRESS,)),
