@@ -268,14 +268,10 @@ async def _statuses_beside_prompt_and_cancel(acp: AcpTarget, sid: str) -> tuple[
         await peer.notify("session/cancel", {"sessionId": sid})
 
     ask: list[Any] = [lambda: acp.status(sid)] * SIDE
-    peer.hold_methods = {"session/request_permission"}
     replies: list[Any] = []  # bound here too: a task group may end quietly, for all a type checker knows
-    try:
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(prompt)  # on the wire first: the status calls follow it at once
-            replies = await acp.together(*ask, cancel, *ask)
-            await peer.release()
-    finally:
+    async with peer.holding({"session/request_permission"}), anyio.create_task_group() as tg:
+        tg.start_soon(prompt)  # on the wire first: the status calls follow it at once
+        replies = await acp.together(*ask, cancel, *ask)
         await peer.release()
     return [r for r in replies if isinstance(r, Reply)], prompted
 

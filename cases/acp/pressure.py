@@ -212,12 +212,9 @@ async def twins_across_a_restart(acp: AcpTarget, details: dict) -> None:
     about one before the first round's restart: after it both are still unknown alike (status,
     listing, resume)."""
     unknown = rounds.UnknownTwins(acp.unknown_id(), acp.unknown_id())
-    played = 0
 
-    async def play(acp: AcpTarget, asked_first: bool) -> Round:
-        nonlocal played
-        played += 1
-        return await rounds.restart_round(acp, asked_first, unknown if played == 1 else None)
+    async def play(acp: AcpTarget, asked_first: bool) -> Round:  # the unknown ids in the first round only
+        return await rounds.restart_round(acp, asked_first, None if unknown.fates else unknown)
 
     await pair_rounds(acp, details, play, "across a restart of the agent")
     _judge_unknown_twins(details, unknown)

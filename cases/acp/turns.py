@@ -34,25 +34,20 @@ async def held_turn(
     "ended" once the turn ended (what ``during`` may look at); ``longer``: seconds ``during`` may
     take beyond the clock of a turn that waits on status calls."""
     peer = acp.peer
-    peer.hold_methods = {"session/request_permission"}
-    held_before = len(peer.held)
     got = {} if got is None else got
     stalled: list[Unanswered] = []
     mark = len(peer.notifications)
     asked = False  # bound here too: a task group may end quietly, for all a type checker knows
-    try:
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(_permission_turn, acp, sid, mark, got, longer)
-            asked = await _asked_permission(acp, held_before, got)
-            if asked and during is not None:
-                try:
-                    got["during"] = await during()
-                except Unanswered as exc:  # re-raised below, once the turn is let go
-                    stalled.append(exc)
-                    tg.cancel_scope.cancel()
-            await peer.release()
-    finally:
-        peer.hold_methods = set()
+    held = peer.holding({"session/request_permission"})
+    async with held as held_before, anyio.create_task_group() as tg:
+        tg.start_soon(_permission_turn, acp, sid, mark, got, longer)
+        asked = await _asked_permission(acp, held_before, got)
+        if asked and during is not None:
+            try:
+                got["during"] = await during()
+            except Unanswered as exc:  # re-raised below, once the turn is let go
+                stalled.append(exc)
+                tg.cancel_scope.cancel()
         await peer.release()
     if stalled:
         first = stalled[0]

@@ -229,9 +229,8 @@ async def ownership_on_every_way_in(http: HttpStatusTarget, details: dict) -> No
                 )
                 seen[f"{what}, {who}"] = _chain(theirs)
                 last, control = theirs[-1], unknown[-1]
-                if (
-                    user is not None and last.code >= 400
-                ):  # the owner's URL: a cache keeps it for the owner too
+                # Another user's refusal is of the owner's URL: a cache keeps it for the owner too.
+                if user is not None and last.code >= 400:
                     cached(
                         last,
                         f"another user's {last.code} to {what}",

@@ -19,8 +19,6 @@ __all__ = ["cache_directives", "shared_reuse"]
 
 # One directive: a token, optionally =token or ="quoted string" (RFC 9111 5.2).
 _DIRECTIVE = re.compile(r'\s*([!#$%&\'*+.^_`|~0-9A-Za-z-]+)\s*(?:=\s*("(?:[^"\\]|\\.)*"|[^,\s]*))?\s*(?:,|$)')
-# Directives that keep a shared cache from answering without the service, whatever else is said.
-_NEVER_SHARED = ("no-store",)
 
 
 def cache_directives(value: str | None) -> dict[str, str | None]:
@@ -77,9 +75,7 @@ def shared_reuse(
     lowered = {k.lower(): v for k, v in headers.items()}
     control = lowered.get("cache-control")
     directives = cache_directives(control)
-    if any(name in directives for name in _NEVER_SHARED):
-        return None
-    if "private" in directives and directives["private"] is None:
+    if "no-store" in directives or ("private" in directives and directives["private"] is None):
         return None
     varied = {v.strip().lower() for v in (lowered.get("vary") or "").split(",") if v.strip()}
     if "*" in varied or any(h.lower() in varied for h in identity):
