@@ -32,6 +32,14 @@ NOT_MODIFIED = requirement("agentscope-2.0.4", "not-modified")
 HEAD = requirement("agentscope-2.0.4", "head")
 # "The 406 (Not Acceptable) status code indicates that the target resource does not have a cur…"
 NOT_ACCEPTABLE = requirement("agentscope-2.0.4", "not-acceptable")
+# "The origin server MUST generate an Allow header field in a 405 response containing a list o…"
+ALLOW = requirement("agentscope-2.0.4", "allow")
+# Methods clients send a GET resource without being told it serves them: a proxy's or a monitor's
+# HEAD, a browser's CORS preflight or a client discovering the methods (OPTIONS). Both are safe
+# (RFC 9110 9.2.1), so asking them changes nothing a conforming service keeps.
+UNASKED_METHODS = ("HEAD", "OPTIONS")
+# RFC 9110 15.4.5: the fields a 304 carries when its 200 would (a cache updates its copy from them).
+KEPT_BY_304 = ("content-location", "date", "etag", "vary", "cache-control", "expires")
 LANGUAGES = ("de", "fr-CH, fr;q=0.9", "ja")  # Accept-Language values a user agent sends
 CODINGS = "br, gzip;q=0.5"  # what a browser or a gateway asks for; httpx itself asks "gzip, deflate"
 # Accept as clients send it by default, each with a media range that application/json meets at a
@@ -407,4 +415,85 @@ async def any_accept_that_takes_json(http: HttpStatusTarget, details: dict) -> N
             "exists (RFC 9110 12.5.1, 15.5.7) and the client is refused the status",
             expected=f"HTTP 200, status {plain.status!r}",
             observed={f"{n} ({ACCEPTS[n]})": p.describe() for n, p in refused.items()},
+        )
+
+
+@case(
+    "http.protocol.header-fields",
+    level=Level.MUST,
+    spec=ALLOW,
+    needs=HTTP_CAPABILITY,
+    rules=("allow", "not-modified"),
+)
+async def codes_carry_their_fields(http: HttpStatusTarget, details: dict) -> None:
+    """The header fields RFC 9110 requires of the codes the status route answers, to requests
+    clients send it unasked. Rule allow: a 405 to HEAD or OPTIONS of the owner's status URL (a
+    proxy's HEAD, a browser's preflight) carries an Allow header that lists GET, which the route
+    serves (15.5.6). Rule not-modified: a 304 to the owner's revalidation with the ETag or
+    Last-Modified the owner was sent carries each of Content-Location, Date, ETag, Vary,
+    Cache-Control and Expires that the route's 200s carry (15.4.5): a cache refreshes its copy
+    from the 304's fields.
+
+    Calibrated: the owner's GET of the same URL is a 200, twice, so GET is a method the route
+    serves and the fields both 200s carry are the ones a 200 would. A code the service never
+    answers here (no 405, no 304) leaves its rule unjudged; a 200 or 501 to HEAD or OPTIONS, or a
+    200 to a revalidation, is the service's to give."""
+    agent_id, sid = await http.new_session()
+    first = await http.status(sid, agent_id)
+    if first.code != 200:
+        raise MissingInput(f"the owner's own probe was answered {first.describe()}: see http.status.shape")
+    second = await http.status(sid, agent_id)
+    fields = [f for f in KEPT_BY_304 if f in first.response.headers and f in second.response.headers]
+    answers: dict[str, str] = {}
+    details.update(answers=answers, fields_of_200=fields)
+    problems = Problems.listed(
+        "a 405 whose Allow lists GET; a 304 with the Content-Location, Date, ETag, Vary, Cache-Control and Expires its 200 carries",
+        lead="the status route's answers lack header fields RFC 9110 requires of their code: ",
+        limit=4,
+    )
+    unjudged = {
+        "allow": "the route answered no 405 to HEAD or OPTIONS",
+        "not-modified": "the route answered no 304 to the owner's revalidation (or sends no validator)",
+    }
+    path = f"/sessions/{segment(sid)}/status"
+    with problems.kept(details):
+        for method in UNASKED_METHODS:
+            answer = (await http.ask(method, path, params={"agent_id": agent_id}))[-1]
+            allow = answer.response.headers.get_list("allow", split_commas=True)
+            answers[method] = f"HTTP {answer.code}" + (f", Allow: {', '.join(allow)[:200]}" if allow else "")
+            if answer.code != 405:
+                continue
+            unjudged.pop("allow", None)
+            if not allow:
+                problems.add("allow", f"{method} was answered 405 without an Allow header")
+            elif "GET" not in allow:  # method names are case-sensitive (RFC 9110 9.1)
+                problems.add(
+                    "allow",
+                    f"{method} was answered 405 with Allow: {', '.join(allow)[:200]}, which does not list GET, "
+                    "the method the route answered the owner 200 to",
+                )
+        for condition, validator in (("If-None-Match", "etag"), ("If-Modified-Since", "last-modified")):
+            value = second.response.headers.get(validator)
+            if not value:
+                continue
+            again = await http.status(sid, agent_id, headers={condition: value[:1000]})
+            answers[condition] = (
+                f"HTTP {again.code}, fields {sorted(set(again.response.headers) & set(KEPT_BY_304))}"
+            )
+            if again.code != 304:
+                continue
+            unjudged.pop("not-modified", None)
+            missing = [f for f in fields if f not in again.response.headers]
+            if missing:
+                problems.add(
+                    "not-modified",
+                    f"the owner's {condition} with the {validator} it was sent was answered 304 without "
+                    f"{', '.join(missing)}, which the route's 200s carry",
+                )
+    if unjudged:
+        details["unjudged"] = unjudged
+    problems.judge()
+    if len(unjudged) == 2:
+        raise NotApplicable(
+            "the route answers no 405 to HEAD or OPTIONS and no 304 to a revalidation: no field to require"
         )

@@ -623,6 +623,27 @@ BROKEN: dict[str, Variant] = {
     ),
     # axios's default Accept and a charset parameter get 406; curl's */* is served.
     "accept_exact_406": Variant(1, {"http.protocol.accept": "fail"}, focus="protocol or shape"),
+    # HEAD and OPTIONS refused 405 without Allow: an error handler drops the router's headers.
+    "method_not_allowed_bare": Variant(
+        1,
+        {"http.protocol.header-fields": "fail"},
+        focus="protocol",
+        rule=("http.protocol.header-fields", "allow"),
+    ),
+    # HEAD and OPTIONS refused 405 with the Allow of the chat routes (POST): GET is not listed.
+    "allow_of_another_route": Variant(
+        1,
+        {"http.protocol.header-fields": "fail"},
+        focus="protocol",
+        rule=("http.protocol.header-fields", "allow"),
+    ),
+    # A matching If-None-Match answered with a bare 304: the 200's ETag and Vary are missing.
+    "not_modified_bare": Variant(
+        1,
+        {"http.protocol.header-fields": "fail"},
+        focus="protocol",
+        rule=("http.protocol.header-fields", "not-modified"),
+    ),
     # -- twins inside a drawn sequence (seed 0: wait, wait, say, external) --------------------------
     "revalidation_saves_session": Variant(
         1, {"http.twins.sequence": "fail"}, focus="twins.sequence or protocol or safe"
@@ -808,6 +829,8 @@ CONFORMING: dict[str, Variant] = {
     "weak_etags": Variant(0, {}, focus="protocol or twins.sequence"),
     # Freshness for private caches only, and a shared cache's copy keyed by caller (Vary: X-User-Id).
     "private_cache": Variant(0, {}, focus="protocol"),
+    # HEAD served, OPTIONS 204 with Allow, and a 304 with every field its 200 carries.
+    "options_and_full_304": Variant(0, {}, focus="protocol"),
     # No validator at all: nothing to revalidate.
     "no_store": Variant(0, {"http.protocol.conditional": "n/a"}, focus="protocol"),
     # Accept negotiated (406 only where no range takes JSON), answered with a charset parameter.
