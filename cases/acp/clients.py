@@ -3,11 +3,11 @@
 Editors declare `fs.readTextFile` and `fs.writeTextFile`, and an agent then reads and writes files
 through them, often right after `session/new` (its instructions file) and in turns; other clients
 send only what the schema requires (no `clientInfo`, no `clientCapabilities` in v1). The run's main
-connection declares no file access and names itself (client_profile); these cases speak to the
-agent as the other clients do: on a second connection where the transport carries several, on
-stdio to a second process of the agent's command (as a second editor starts its own), else (or
-when that second process does not come up beside the first) with the agent restarted for that
-client and restarted back after, for the cases that follow.
+connection declares no file access and names itself (client_profile); this case speaks to the
+agent as the other clients do, one connection for each: second connections where the transport
+carries several, on stdio second processes of the agent's command (as a second editor starts its
+own), both started at once, else (or when they do not come up beside the first) with the agent
+restarted for each client in turn and restarted back after, for the cases that follow.
 """
 
 from collections.abc import AsyncIterator
@@ -17,7 +17,7 @@ import anyio
 from conformance.cases.acp import spec
 from conformance.cases.acp.lifecycle import not_active
 
-from conformance.core.outcomes import MissingInput
+from conformance.core.outcomes import AgentExited, HarnessError, MissingInput, Problems, Unanswered, Violation
 from conformance.core.registry import Level, case
 from conformance.targets.acp.client_profile import BARE, EDITOR, MINIMAL
 from conformance.targets.acp.expect import expect_status
@@ -33,28 +33,45 @@ CLIENTS = {
     EDITOR: "a client that declared file access",
     MINIMAL: "a client whose initialize carried only what the schema requires",
 }
+RULES = {EDITOR: "file-access", MINIMAL: "minimal-initialize"}
+LABELS = {EDITOR: "E", MINIMAL: "F"}
+
+
+def _profiles(acp: AcpTarget) -> list[str]:
+    """The clients this run speaks as: v2 declares no file access, so only the minimal one there."""
+    return [EDITOR, MINIMAL] if acp.protocol == 1 else [MINIMAL]
+
+
+async def _side_by_side(acp: AcpTarget, profiles: list[str]) -> tuple[dict[str, AcpTarget], str]:
+    """A second process of the agent's command for each profile, started together and initialized
+    at once (an agent's start is its slowest step), or none and why: all that was started is stopped
+    when one does not come up."""
+    try:
+        peers = {p: await acp.harness.start_second_agent(LABELS[p]) for p in profiles}
+        clients = {p: AcpTarget(acp.harness, peer=peer) for p, peer in peers.items()}
+        failed: list[str] = []
+
+        async def initialize(profile: str) -> None:
+            clients[profile].client_profile = profile
+            try:
+                await clients[profile].handshake()
+            except (AgentExited, Unanswered, HarnessError) as exc:
+                failed.append(str(exc)[:300])
+
+        async with anyio.create_task_group() as tg:
+            for profile in profiles:
+                tg.start_soon(initialize, profile)
+        if failed:
+            raise HarnessError(failed[0])
+        return clients, ""
+    except (AgentExited, Unanswered, HarnessError) as exc:
+        await acp.harness.stop_second_agents()
+        return {}, str(exc)[:300]
 
 
 @asynccontextmanager
-async def _as_client(acp: AcpTarget, profile: str, details: dict) -> AsyncIterator[AcpTarget]:
-    who = CLIENTS[profile]
-    if acp.harness.current_url() is not None:
-        details["connection"] = f"a second connection (E) of {who}"
-        yield await acp.connect_again("E", profile=profile)
-        return
-    if not acp.harness.config.restartable:
-        raise MissingInput(
-            f"needs a connection of {who}: a second connection (--transport websocket) or an agent the suite can "
-            "restart (--agent CMD)"
-        )
-    client, why = await acp.second_process_or_reason("E", profile=profile)
-    if client is not None:
-        details["connection"] = f"a second agent process (E) of {who}, beside the first"
-        yield client
-        return
-    # The agent restarted for this client judges the same.
-    details["second_process"] = f"did not come up beside the first ({why}); restarted instead"
-    details["connection"] = f"the agent restarted for {who}, then restarted back"
+async def _restarted_as(acp: AcpTarget, profile: str) -> AsyncIterator[AcpTarget]:
+    """The agent restarted for ``profile``'s client, and restarted back after."""
     acp.client_profile = profile
     try:
         await acp.restart()
@@ -88,45 +105,90 @@ async def _created_and_asked(client: AcpTarget, details: dict) -> tuple[str, Rep
     return asked[0]
 
 
-async def _lifecycle(acp: AcpTarget, profile: str, details: dict) -> None:
+async def _lifecycle(client: AcpTarget, profile: str, details: dict) -> None:
     """A new session is `active` at once (for the editor, again once the agent's own requests
     after session/new settled) and after a turn; after session/close it is not `active`: all on
     the other client's connection."""
     where = f"on a connection of {CLIENTS[profile]}"
-    async with _as_client(acp, profile, details) as client:
-        sid, first = await _created_and_asked(client, details)
-        try:
-            expect_status(first, {"active"}, f"status right after session/new, {where}")
-            if profile == EDITOR:  # the agent's own file requests after session/new, answered
-                await client.quiet({sid})
-                expect_status(
-                    await client.status(sid),
-                    {"active"},
-                    f"status once the new session's updates settled, {where}",
-                )
-            await client.prompt(sid, "hello")
-            expect_status(await client.status(sid), {"active"}, f"status after a turn, {where}")
-            if client.advertises("close"):
-                await client.close(sid)
-                details["status_after_close"] = await not_active(
-                    client, sid, f"status after session/close, {where}"
-                )
-        finally:
-            if client.editor_files is not None:
-                details["file_requests"] = client.editor_files.describe()
+    sid, first = await _created_and_asked(client, details)
+    try:
+        expect_status(first, {"active"}, f"status right after session/new, {where}")
+        if profile == EDITOR:  # the agent's own file requests after session/new, answered
+            await client.quiet({sid})
+            expect_status(
+                await client.status(sid),
+                {"active"},
+                f"status once the new session's updates settled, {where}",
+            )
+        await client.prompt(sid, "hello")
+        expect_status(await client.status(sid), {"active"}, f"status after a turn, {where}")
+        if client.advertises("close"):
+            await client.close(sid)
+            details["status_after_close"] = await not_active(
+                client, sid, f"status after session/close, {where}"
+            )
+    finally:
+        if client.editor_files is not None:
+            details["file_requests"] = client.editor_files.describe()
 
 
-@case("status.clients.file-access", level=Level.MUST, spec=spec.ACTIVE, needs=("status", "v1"), slow=True)
-async def status_for_a_client_with_file_access(acp: AcpTarget, details: dict) -> None:
-    """For a client that declared `fs` read and write access (and serves the agent's file requests
-    from what the agent wrote), a new session is `active` at once, once the agent's own requests
-    after session/new have settled, and after a turn; after session/close it is not `active`."""
-    await _lifecycle(acp, EDITOR, details)
-
-
-@case("status.clients.minimal-initialize", level=Level.MUST, spec=spec.ACTIVE, slow=True)
-async def status_for_a_client_that_says_little(acp: AcpTarget, details: dict) -> None:
-    """For a client whose `initialize` carried only what the schema requires (v1: no `clientInfo`,
-    no `clientCapabilities`; v2: no `capabilities`), the same: `active` at once and after a turn,
-    not `active` after session/close."""
-    await _lifecycle(acp, MINIMAL, details)
+@case(
+    "status.clients.declarations",
+    level=Level.MUST,
+    spec=spec.ACTIVE,
+    rules=tuple(RULES.values()),
+    slow=True,
+)
+async def status_whatever_the_client_declares(acp: AcpTarget, details: dict) -> None:
+    """Whatever a client declares in `initialize`, a new session is `active` at once and after a
+    turn, and not `active` after session/close. Rule file-access (v1): for a client that declared
+    `fs` read and write access (and serves the agent's file requests from what the agent wrote),
+    also once the agent's own requests after session/new have settled. Rule minimal-initialize: for
+    a client whose `initialize` carried only what the schema requires (v1: no `clientInfo`, no
+    `clientCapabilities`; v2: no `capabilities`)."""
+    profiles = _profiles(acp)
+    problems = Problems.listed(
+        "status `active` for a new session and after a turn, not `active` after session/close, "
+        "whatever the client declared",
+        limit=2,
+        rules=tuple(RULES[p] for p in profiles),
+    )
+    seen = {RULES[p]: {} for p in profiles}
+    details.update(seen)
+    if EDITOR not in profiles:
+        details["unjudged"] = {RULES[EDITOR]: "ACP v2's initialize declares no file access"}
+    clients: dict[str, AcpTarget] = {}
+    if acp.harness.current_url() is not None:
+        for profile in profiles:
+            clients[profile] = await acp.connect_again(LABELS[profile], profile=profile)
+            seen[RULES[profile]]["connection"] = (
+                f"a second connection ({LABELS[profile]}) of {CLIENTS[profile]}"
+            )
+    elif not acp.harness.config.restartable:
+        raise MissingInput(
+            "needs connections of other clients: a second connection (--transport websocket) or an agent the "
+            "suite can restart (--agent CMD)"
+        )
+    else:
+        clients, why = await _side_by_side(acp, profiles)
+        for profile in profiles:
+            seen[RULES[profile]]["connection"] = (
+                f"a second agent process ({LABELS[profile]}) of {CLIENTS[profile]}, beside the first"
+                if clients
+                else f"the agent restarted for {CLIENTS[profile]}, then restarted back"
+            )
+        if why:
+            details["second_process"] = f"did not come up beside the first ({why}); restarted instead"
+    with problems.kept(details):  # a later client's turn unanswered keeps the first one's finding
+        for profile in profiles:
+            rule = RULES[profile]
+            try:
+                if profile in clients:
+                    await _lifecycle(clients[profile], profile, seen[rule])
+                else:
+                    async with _restarted_as(acp, profile) as client:
+                        await _lifecycle(client, profile, seen[rule])
+            except Violation as broken:
+                seen[rule].update(expected=broken.expected, observed=broken.observed)
+                problems.add(rule, broken.message)
+    problems.judge()

@@ -230,7 +230,10 @@ PROMISES: dict[str, Promise] = {
     "# any other service": Promise(
         0,
         "CONFORMANT",
-        HTTP_BASELINE | dict.fromkeys(HTTP_PLAIN_DRIVEN, "not-testable"),
+        # The plain server (http.server) answers HEAD and OPTIONS 501 and sends no validator.
+        HTTP_BASELINE
+        | dict.fromkeys(HTTP_PLAIN_DRIVEN, "not-testable")
+        | {"http.protocol.header-fields": "n/a"},
         http_plain_service_says_how_to_drive,
         server="http-plain",
         substitute=(("https://api.example", "{url}"),),

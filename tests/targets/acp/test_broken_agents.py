@@ -101,7 +101,12 @@ BROKEN: dict[str, Variant] = {
     ),
     # Unknown to status until its own fs/read_text_file to an editor returns: only a client that
     # declared file access sees it (here the agent restarted for one).
-    "client_fs_priming": Variant(1, {"status.clients.file-access": "fail"}, focus="status.clients."),
+    "client_fs_priming": Variant(
+        1,
+        {"status.clients.declarations": "fail"},
+        focus="status.clients.",
+        rule=("status.clients.declarations", "file-access"),
+    ),
     # Status answers from an index built at the process's start, load reads the disk: a session a
     # second process of the same command stored is resumable here but unknown to status (blind 12).
     "second_process_stale_index": Variant(
@@ -112,7 +117,10 @@ BROKEN: dict[str, Variant] = {
     ),
     # Status is an internal error for a client whose initialize named no client (blind 11).
     "status_needs_client_info": Variant(
-        1, {"status.clients.minimal-initialize": "fail"}, focus="status.clients."
+        1,
+        {"status.clients.declarations": "fail"},
+        focus="status.clients.",
+        rule=("status.clients.declarations", "minimal-initialize"),
     ),
     "still_active_after_close": Variant(
         1,
@@ -520,7 +528,12 @@ WS_BROKEN: dict[str, Variant] = {
     # While a turn runs on A, B reads its session inactive.
     "ws_turn_hides_session": Variant(1, {"status.neighbours.sibling-turn": "fail"}),
     # The same on a second connection whose client declared file access.
-    "client_fs_priming": Variant(1, {"status.clients.file-access": "fail"}, focus="status.clients."),
+    "client_fs_priming": Variant(
+        1,
+        {"status.clients.declarations": "fail"},
+        focus="status.clients.",
+        rule=("status.clients.declarations", "file-access"),
+    ),
 }
 # Agents served over WebSocket that take paths the spec allows.
 WS_CONFORMING_VARIANTS: dict[str, Variant] = {
@@ -658,14 +671,15 @@ MAY_PATH_FORMS = {"status.identity.long-ids": "info", "status.identity.encoded-i
 # How the client cases reached the agent: a second process beside the first on stdio, or (an agent
 # that runs one process per working directory) the agent restarted for that client.
 CLIENT_CONNECTION = {
-    "client_fs_reader": "a second agent process (E)",
+    "client_fs_reader": "a second agent process (",
     "single_instance": "the agent restarted for",
 }
 
 # Which session/list the cheapness case took as its baseline.
 LIST_BASELINE = {"list_refuses_other_cwd": "run", "status_slower_than_busy_list": "empty"}
 
-CLIENT_CASES = ("status.clients.file-access", "status.clients.minimal-initialize")
+CLIENT_CASES = ("status.clients.declarations",)
+CLIENT_RULES = ("file-access", "minimal-initialize")
 
 # Agents that take paths the spec allows: their outcomes differ from the baseline, all legally.
 CONFORMING_VARIANTS: dict[str, Variant] = {
@@ -799,11 +813,11 @@ def list_baseline(run: Run, name: str, variant: Variant) -> None:
     if name in LIST_BASELINE:
         assert run.case("status.cheap.latency")["details"]["list_cwd"] == LIST_BASELINE[name]
     if name in CLIENT_CONNECTION:
-        for case_id in ("status.clients.file-access", "status.clients.minimal-initialize"):
-            details = run.case(case_id)["details"]
-            assert details["connection"].startswith(CLIENT_CONNECTION[name]), (case_id, details)
-            if name == "single_instance":
-                assert "did not come up beside the first" in details["second_process"], details
+        details = run.case("status.clients.declarations")["details"]
+        for rule in CLIENT_RULES:
+            assert details[rule]["connection"].startswith(CLIENT_CONNECTION[name]), (rule, details)
+        if name == "single_instance":
+            assert "did not come up beside the first" in details["second_process"], details
 
 
 def on_websocket(run: Run, name: str, variant: Variant) -> None:
