@@ -6,7 +6,7 @@ send only what the schema requires (no `clientInfo`, no `clientCapabilities` in 
 connection declares no file access and names itself (client_profile); this case speaks to the
 agent as the other clients do, one connection for each: second connections where the transport
 carries several, on stdio second processes of the agent's command (as a second editor starts its
-own), both started at once, else (or when they do not come up beside the first) with the agent
+own), initialized at once, else (or when they do not come up beside the first) with the agent
 restarted for each client in turn and restarted back after, for the cases that follow.
 """
 
@@ -17,7 +17,16 @@ import anyio
 from conformance.cases.acp import spec
 from conformance.cases.acp.lifecycle import not_active
 
-from conformance.core.outcomes import AgentExited, HarnessError, MissingInput, Problems, Unanswered, Violation
+from conformance.core.outcomes import (
+    AgentExited,
+    CaseSignal,
+    HarnessError,
+    MissingInput,
+    NoTurn,
+    Problems,
+    Unanswered,
+    Violation,
+)
 from conformance.core.registry import Level, case
 from conformance.targets.acp.client_profile import BARE, EDITOR, MINIMAL
 from conformance.targets.acp.expect import expect_status
@@ -43,9 +52,9 @@ def _profiles(acp: AcpTarget) -> list[str]:
 
 
 async def _side_by_side(acp: AcpTarget, profiles: list[str]) -> tuple[dict[str, AcpTarget], str]:
-    """A second process of the agent's command for each profile, started together and initialized
-    at once (an agent's start is its slowest step), or none and why: all that was started is stopped
-    when one does not come up."""
+    """A second process of the agent's command for each profile, spawned one after the other and
+    initialized at once (an agent's start is its slowest step), or none and why: all that was
+    started is stopped when one does not come up."""
     try:
         peers = {p: await acp.harness.start_second_agent(LABELS[p]) for p in profiles}
         clients = {p: AcpTarget(acp.harness, peer=peer) for p, peer in peers.items()}
@@ -56,7 +65,7 @@ async def _side_by_side(acp: AcpTarget, profiles: list[str]) -> tuple[dict[str, 
             try:
                 await clients[profile].handshake()
             except (AgentExited, Unanswered, HarnessError) as exc:
-                failed.append(str(exc)[:300])
+                failed.append(f"{LABELS[profile]}: {str(exc)[:300]}")
 
         async with anyio.create_task_group() as tg:
             for profile in profiles:
@@ -158,9 +167,9 @@ async def status_whatever_the_client_declares(acp: AcpTarget, details: dict) -> 
     if EDITOR not in profiles:
         details["unjudged"] = {RULES[EDITOR]: "ACP v2's initialize declares no file access"}
     clients: dict[str, AcpTarget] = {}
-    if acp.harness.current_url() is not None:
+    over_connections = acp.harness.current_url() is not None
+    if over_connections:
         for profile in profiles:
-            clients[profile] = await acp.connect_again(LABELS[profile], profile=profile)
             seen[RULES[profile]]["connection"] = (
                 f"a second connection ({LABELS[profile]}) of {CLIENTS[profile]}"
             )
@@ -179,16 +188,31 @@ async def status_whatever_the_client_declares(acp: AcpTarget, details: dict) -> 
             )
         if why:
             details["second_process"] = f"did not come up beside the first ({why}); restarted instead"
-    with problems.kept(details):  # a later client's turn unanswered keeps the first one's finding
+
+    async def judged(client: AcpTarget, profile: str) -> None:
+        """One client's lifecycle; its finding kept before anything after it (a restart back) runs."""
+        try:
+            await _lifecycle(client, profile, seen[RULES[profile]])
+        except Violation as broken:
+            seen[RULES[profile]].update(expected=broken.expected, observed=broken.observed)
+            problems.add(RULES[profile], broken.message)
+
+    # Each client is judged whatever ended the other's run (a turn past --turn-timeout, a
+    # connection refused); what ended it then ends the case, as it would have ended that client's.
+    ended: list[BaseException] = []
+    with problems.kept(details):
         for profile in profiles:
-            rule = RULES[profile]
             try:
-                if profile in clients:
-                    await _lifecycle(clients[profile], profile, seen[rule])
+                if over_connections:
+                    await judged(await acp.connect_again(LABELS[profile], profile=profile), profile)
+                elif profile in clients:
+                    await judged(clients[profile], profile)
                 else:
                     async with _restarted_as(acp, profile) as client:
-                        await _lifecycle(client, profile, seen[rule])
-            except Violation as broken:
-                seen[rule].update(expected=broken.expected, observed=broken.observed)
-                problems.add(rule, broken.message)
+                        await judged(client, profile)
+            except (CaseSignal, Unanswered, NoTurn, AgentExited) as stop:
+                seen[RULES[profile]]["ended"] = f"{type(stop).__name__}: {str(stop)[:300]}"
+                ended.append(stop)
+        if ended and not problems.shown:
+            raise ended[0]
     problems.judge()

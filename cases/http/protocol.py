@@ -18,7 +18,14 @@ import anyio
 from conformance.cases.http.states import driven_session, parked_for_external, parked_for_permission
 from conformance.cases.http.status import HTTP_CAPABILITY, NOT_FOUND, ONE_VALUE, STATUSES
 
-from conformance.core.outcomes import MissingInput, NotApplicable, NotTestable, Problems, Violation
+from conformance.core.outcomes import (
+    MissingInput,
+    NotApplicable,
+    NotTestable,
+    Problems,
+    Unanswered,
+    Violation,
+)
 from conformance.core.registry import Level, case
 from conformance.core.revisions import requirement
 from conformance.targets.http.agentscope import segment
@@ -443,6 +450,10 @@ async def codes_carry_their_fields(http: HttpStatusTarget, details: dict) -> Non
     if first.code != 200:
         raise MissingInput(f"the owner's own probe was answered {first.describe()}: see http.status.shape")
     second = await http.status(sid, agent_id)
+    if second.code != 200:
+        raise MissingInput(
+            f"the owner's second probe was answered {second.describe()}: see http.status.shape"
+        )
     fields = [f for f in KEPT_BY_304 if f in first.response.headers and f in second.response.headers]
     answers: dict[str, str] = {}
     details.update(answers=answers, fields_of_200=fields)
@@ -458,14 +469,22 @@ async def codes_carry_their_fields(http: HttpStatusTarget, details: dict) -> Non
     path = f"/sessions/{segment(sid)}/status"
     with problems.kept(details):
         for method in UNASKED_METHODS:
-            answer = (await http.ask(method, path, params={"agent_id": agent_id}))[-1]
+            try:
+                answer = (await http.ask(method, path, params={"agent_id": agent_id}))[-1]
+            except Unanswered as silent:  # a method the service hangs on is not the status's finding
+                answers[method] = f"unanswered: {str(silent)[:200]}"
+                continue
             allow = answer.response.headers.get_list("allow", split_commas=True)
             answers[method] = f"HTTP {answer.code}" + (f", Allow: {', '.join(allow)[:200]}" if allow else "")
             if answer.code != 405:
                 continue
             unjudged.pop("allow", None)
-            if not allow:
+            if "allow" not in answer.response.headers:
                 problems.add("allow", f"{method} was answered 405 without an Allow header")
+            elif not [m for m in allow if m]:
+                problems.add(
+                    "allow", f"{method} was answered 405 with an empty Allow (no method served), yet GET is"
+                )
             elif "GET" not in allow:  # method names are case-sensitive (RFC 9110 9.1)
                 problems.add(
                     "allow",

@@ -301,7 +301,8 @@ def schema_sentences(definitions: dict[str, Any], names: tuple[str, ...]) -> lis
 def coverage(revision: Revision, cases: list[dict[str, Any]]) -> dict[str, Any]:
     """The run's coverage of the revision's sentences, for report.json. A rule ("case#rule") ran
     when its case did, unless the case left it unjudged (``details["unjudged"]``: rule -> why,
-    e.g. a calibration that showed its probe could not tell): then it is not testable."""
+    e.g. a calibration that showed its probe could not tell): then it is not testable, and so is
+    the whole case where a sentence lists it beside its rules and it left each of them unjudged."""
     outcomes = {c["id"]: c["outcome"] for c in cases}
     unjudged = {c["id"]: (c.get("details") or {}).get("unjudged") or {} for c in cases}
     rows = []
@@ -310,7 +311,15 @@ def coverage(revision: Revision, cases: list[dict[str, Any]]) -> dict[str, Any]:
         for cid in req.cases:
             base, _, rule = cid.partition("#")
             if base in outcomes:
-                ran[cid] = "not-testable" if rule and rule in unjudged[base] else outcomes[base]
+                # A case listed whole beside rules of its own on this sentence checked the sentence
+                # only through those rules: none judged, it did not check it.
+                rules = [r for c in req.cases if (r := c.partition("#")[2]) and c.startswith(base + "#")]
+                unseen = (
+                    rule in unjudged[base]
+                    if rule
+                    else bool(rules) and all(r in unjudged[base] for r in rules)
+                )
+                ran[cid] = "not-testable" if unseen else outcomes[base]
         if req.excluded:
             status = "excluded"
         elif any(o in DECISIVE for o in ran.values()):

@@ -147,6 +147,18 @@ def test_a_rule_its_case_left_unjudged_is_not_testable(revision) -> None:
         assert row["cases"]["status.active.during-turn#turn-untouched"] == expected
 
 
+def test_a_case_listed_beside_its_rules_checks_the_sentence_only_through_them() -> None:
+    """The 405 sentence lists http.protocol.header-fields whole and its rule allow: a run that left
+    allow unjudged (no 405 came) did not check the sentence, whatever else the case judged."""
+    revision = load_revision("agentscope-2.0.4")
+    case_id = "http.protocol.header-fields"
+    for unjudged, expected in (({}, "tested"), ({"allow": "no 405 came"}, "not-run")):
+        ran = {"id": case_id, "outcome": "pass", "details": {"unjudged": unjudged}}
+        (row,) = [r for r in coverage(revision, [ran])["sentences"] if f"{case_id}#allow" in r["cases"]]
+        assert row["status"] == expected, row
+        assert row["cases"][case_id] == ("pass" if not unjudged else "not-testable")
+
+
 # -- every revision -------------------------------------------------------------------------------
 
 UNSTABLE = "acp-unstable-2026-11"
