@@ -20,7 +20,6 @@ from conformance.cases.acp.lifecycle import not_active
 from conformance.core.outcomes import (
     AgentExited,
     CaseSignal,
-    HarnessError,
     MissingInput,
     NoTurn,
     Problems,
@@ -49,33 +48,6 @@ LABELS = {EDITOR: "E", MINIMAL: "F"}
 def _profiles(acp: AcpTarget) -> list[str]:
     """The clients this run speaks as: v2 declares no file access, so only the minimal one there."""
     return [EDITOR, MINIMAL] if acp.protocol == 1 else [MINIMAL]
-
-
-async def _side_by_side(acp: AcpTarget, profiles: list[str]) -> tuple[dict[str, AcpTarget], str]:
-    """A second process of the agent's command for each profile, spawned one after the other and
-    initialized at once (an agent's start is its slowest step), or none and why: all that was
-    started is stopped when one does not come up."""
-    try:
-        peers = {p: await acp.harness.start_second_agent(LABELS[p]) for p in profiles}
-        clients = {p: AcpTarget(acp.harness, peer=peer) for p, peer in peers.items()}
-        failed: list[str] = []
-
-        async def initialize(profile: str) -> None:
-            clients[profile].client_profile = profile
-            try:
-                await clients[profile].handshake()
-            except (AgentExited, Unanswered, HarnessError) as exc:
-                failed.append(f"{LABELS[profile]}: {str(exc)[:300]}")
-
-        async with anyio.create_task_group() as tg:
-            for profile in profiles:
-                tg.start_soon(initialize, profile)
-        if failed:
-            raise HarnessError(failed[0])
-        return clients, ""
-    except (AgentExited, Unanswered, HarnessError) as exc:
-        await acp.harness.stop_second_agents()
-        return {}, str(exc)[:300]
 
 
 @asynccontextmanager
@@ -179,7 +151,8 @@ async def status_whatever_the_client_declares(acp: AcpTarget, details: dict) -> 
             "suite can restart (--agent CMD)"
         )
     else:
-        clients, why = await _side_by_side(acp, profiles)
+        started, why = await acp.second_processes_or_reason({LABELS[p]: p for p in profiles})
+        clients = {p: started[LABELS[p]] for p in profiles if LABELS[p] in started}
         for profile in profiles:
             seen[RULES[profile]]["connection"] = (
                 f"a second agent process ({LABELS[profile]}) of {CLIENTS[profile]}, beside the first"

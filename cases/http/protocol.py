@@ -45,6 +45,8 @@ ALLOW = requirement("agentscope-2.0.4", "allow")
 # HEAD, a browser's CORS preflight or a client discovering the methods (OPTIONS). Both are safe
 # (RFC 9110 9.2.1), so asking them changes nothing a conforming service keeps.
 UNASKED_METHODS = ("HEAD", "OPTIONS")
+# The request header that revalidates with each validator a response carries, and the validator's name.
+VALIDATORS = (("If-None-Match", "etag", "ETag"), ("If-Modified-Since", "last-modified", "Last-Modified"))
 # RFC 9110 15.4.5: the fields a 304 carries when its 200 would (a cache updates its copy from them).
 KEPT_BY_304 = ("content-location", "date", "etag", "vary", "cache-control", "expires")
 LANGUAGES = ("de", "fr-CH, fr;q=0.9", "ja")  # Accept-Language values a user agent sends
@@ -287,8 +289,7 @@ async def _ways(
         ),
         ("headers", "GET with a proxy's headers (X-Forwarded-For, Forwarded)", "GET", status_path(), PROXY),
     ]
-    validators = (("If-None-Match", "etag", "ETag"), ("If-Modified-Since", "last-modified", "Last-Modified"))
-    for condition, field, name in validators:
+    for condition, field, name in VALIDATORS:
         value = owner.response.headers.get(field)
         if value:
             ways.append(
@@ -491,7 +492,7 @@ async def codes_carry_their_fields(http: HttpStatusTarget, details: dict) -> Non
                     f"{method} was answered 405 with Allow: {', '.join(allow)[:200]}, which does not list GET, "
                     "the method the route answered the owner 200 to",
                 )
-        for condition, validator in (("If-None-Match", "etag"), ("If-Modified-Since", "last-modified")):
+        for condition, validator, name in VALIDATORS:
             value = second.response.headers.get(validator)
             if not value:
                 continue
@@ -506,7 +507,7 @@ async def codes_carry_their_fields(http: HttpStatusTarget, details: dict) -> Non
             if missing:
                 problems.add(
                     "not-modified",
-                    f"the owner's {condition} with the {validator} it was sent was answered 304 without "
+                    f"the owner's {condition} with the {name} it was sent was answered 304 without "
                     f"{', '.join(missing)}, which the route's 200s carry",
                 )
     if unjudged:

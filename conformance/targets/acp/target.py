@@ -139,14 +139,31 @@ class AcpTarget(DriverHooks):
     async def second_process_or_reason(
         self, label: str = "E", profile: str = BARE
     ) -> tuple[AcpTarget | None, str]:
-        """:meth:`second_process`, or None and why there is none: the agent is no command on stdio,
-        or its second process did not come up beside the first (which an agent may legally refuse:
-        a lock on its store); whatever was started of it is stopped."""
-        try:
-            return await self.second_process(label, profile), ""
-        except (AgentExited, Unanswered, HarnessError) as exc:
+        """:meth:`second_process`, or None and why there is none (:meth:`second_processes_or_reason`)."""
+        started, why = await self.second_processes_or_reason({label: profile})
+        return started.get(label), why
+
+    async def second_processes_or_reason(self, profiles: dict[str, str]) -> tuple[dict[str, AcpTarget], str]:
+        """:meth:`second_process` for each label -> profile, all started at once (an agent's start is
+        its slowest step), by label; or none and why: the agent is no command on stdio, or a second
+        process did not come up beside the first (which an agent may legally refuse: a lock on its
+        store), and then whatever was started is stopped."""
+        started: dict[str, AcpTarget] = {}
+        failed: list[str] = []
+
+        async def start(label: str, profile: str) -> None:
+            try:
+                started[label] = await self.second_process(label, profile)
+            except (AgentExited, Unanswered, HarnessError) as exc:
+                failed.append(f"{label}: {str(exc)[:300]}" if len(profiles) > 1 else str(exc)[:300])
+
+        async with anyio.create_task_group() as tg:
+            for label, profile in profiles.items():
+                tg.start_soon(start, label, profile)
+        if failed:
             await self.harness.stop_second_agents()
-            return None, str(exc)[:300]
+            return {}, failed[0]
+        return started, ""
 
     async def detect_revision(self) -> tuple[str, str]:
         """The revision whose status words the agent answers for a new session (the default when
