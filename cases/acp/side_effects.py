@@ -16,7 +16,8 @@ from conformance.targets.acp.controls import (
     notifications_from_status,
 )
 from conformance.targets.acp.expect import show, status_value
-from conformance.targets.acp.target import AcpTarget
+from conformance.targets.acp.sequences import HISTORY_KINDS, update_kind
+from conformance.targets.acp.target import AcpTarget, session_of
 from conformance.transport.peer import Reply
 
 REPEATS = 20
@@ -174,6 +175,7 @@ async def no_notifications(acp: AcpTarget, details: dict) -> None:
     level=Level.MUST,
     spec=spec.NO_SIDE_EFFECTS,
     needs=("status", "load", "close", "v1"),
+    rules=("replay-before-answer",),
 )
 async def history_unchanged(acp: AcpTarget, details: dict) -> None:
     """The history session/load replays is the same after status calls (on the session inactive
@@ -181,12 +183,17 @@ async def history_unchanged(acp: AcpTarget, details: dict) -> None:
     window that maintenance code trims a record to); calibrated first: two loads with nothing
     between agree. A disagreement is looked at again once the session is quiet: an update the
     agent sends on its own a moment later (a title after the turn) lands in whichever replay is
-    under way."""
+    under way. Rule replay-before-answer: the replay is the probe, so the first load is watched
+    until the session is quiet and closed again: a turn's prompt replayed only after the load's
+    answer is the load's own MUST broken (ACP, Loading Sessions), and every later replay of the
+    case would be read a load late."""
     sid = await acp.new_session()
     details["turns"] = await _turns(acp, sid, HISTORY_TURNS)
     await acp.close(sid)
     # The first replay before any status call: the history as the turns left it.
-    first = await _replay(acp, sid, first=True)
+    late: list[dict] = []
+    first = await _replay(acp, sid, first=True, late=late)
+    _judge_replay_order(first, late, details["turns"], details)
     second = await _replay(acp, sid)
     if first != second:  # an update of the agent's own, sent late, may have landed in a replay's window
         await acp.quiet({sid})
@@ -231,9 +238,40 @@ async def _turns(acp: AcpTarget, sid: str, count: int) -> int:
     return count
 
 
-async def _replay(acp: AcpTarget, sid: str, *, first: bool = False) -> list:
+def _user_text(updates: list[dict]) -> str:
+    """The text of the user_message_chunk updates among ``updates``, joined (a replay may chunk a
+    prompt's text)."""
+    return "".join(
+        str(u["content"].get("text", ""))
+        for u in updates
+        if u.get("sessionUpdate") == "user_message_chunk" and isinstance(u.get("content"), dict)
+    )
+
+
+def _judge_replay_order(before: list, late: list[dict], turns: int, details: dict) -> None:
+    """Each prompt of the session's turns that a load replayed only after its answer."""
+    if late:
+        details["after_load_answer"] = sorted({str(u.get("sessionUpdate")) for u in late})
+    prompts = [f"turn {n + 1} to remember" for n in range(turns)]
+    shown, after = _user_text([u for u in before if isinstance(u, dict)]), _user_text(late)
+    replayed_late = [p for p in prompts if p in after and p not in shown]
+    if replayed_late:
+        raise Violation(
+            f"session/load answered before it replayed the history: {len(replayed_late)} of the session's "
+            f"{turns} prompts came as user_message_chunk updates after the load's answer "
+            f"(first: {replayed_late[0]!r}), {len(before)} update(s) before it",
+            expected="every replayed update before session/load's answer",
+            observed=show({"before_answer": len(before), "after_answer": late[:6]}),
+            rule="replay-before-answer",
+        )
+
+
+async def _replay(acp: AcpTarget, sid: str, *, first: bool = False, late: list[dict] | None = None) -> list:
     """The updates session/load replays for the closed session, which is closed again after it.
-    The ``first`` load's failure is looked at: an agent that keeps no closed session is n/a."""
+    The ``first`` load's failure is looked at: an agent that keeps no closed session is n/a.
+    ``late`` gets the history updates of the session that came after the load's answer, until the
+    session was quiet and closed again."""
+    mark = len(acp.peer.notifications)
     reply, updates = await acp.load_replay(sid)
     if first and not reply.ok and await forgets_closed(acp, sid):
         raise NotApplicable(
@@ -246,5 +284,16 @@ async def _replay(acp: AcpTarget, sid: str, *, first: bool = False) -> list:
         )
     if not reply.ok:
         raise NotTestable(f"session/load of a closed session failed: {reply.describe()}")
+    if late is not None:
+        await acp.quiet({sid})
     await acp.close(sid)
+    if late is not None and reply.index >= 0:
+        late += [
+            n.params["update"]
+            for n in acp.peer.notifications[mark:]
+            if n.index > reply.index
+            and n.method == "session/update"
+            and session_of(n.params) == sid
+            and update_kind(n) in HISTORY_KINDS
+        ]
     return updates

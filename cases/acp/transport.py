@@ -5,11 +5,19 @@ it is reported here, once, with the offending line in the transcript, and named 
 in whichever other case it arrives during, without changing that case's outcome.
 """
 
+from typing import Any
+
 from conformance.cases.acp import spec
 
-from conformance.core.outcomes import NotApplicable, Violation
+from conformance.core.outcomes import NotApplicable, NotTestable, Violation
 from conformance.core.registry import Level, case
+from conformance.targets import slow_reader
 from conformance.targets.acp.target import AcpTarget
+
+# The slow reader's burst: at most this many status calls.
+BURST_MOST = 2048
+# A never-created id this long makes a -32002 answer that echoes it about a kilobyte.
+LONG_ID_PAD = 960
 
 
 @case(
@@ -48,3 +56,29 @@ async def stdout_carries_only_messages(acp: AcpTarget, details: dict) -> None:
             expected="only JSON-RPC messages on stdout (logs go to stderr)",
             observed=[p.index for p in noise],
         )
+
+
+@case("transport.stdio.slow-reader", level=Level.MUST, spec=spec.ONE_RESPONSE)
+async def answers_a_slow_reader(acp: AcpTarget, details: dict) -> None:
+    """Over stdio, status calls in flight while the client reads nothing for half a second (an editor
+    busy elsewhere: the pipe fills and the agent's writes wait) are each answered once it reads
+    again: calls for a live session and for never-created ids of a kilobyte (a -32002 echoes
+    them), as many as make the answers several times what a pipe holds, sized from the agent's
+    own answers. An agent that drops what it cannot write at once loses answers no prompt reader
+    sees lost."""
+    if acp.harness.config.transport != "stdio":
+        raise NotApplicable("a stdio rule: this run reaches the agent over a network transport")
+    sid = await acp.new_session()
+    live = await acp.status(sid)
+    unknown = await acp.status(f"{acp.unknown_id()}-{'0' * LONG_ID_PAD}")
+    if not live.ok:
+        raise NotTestable(f"status of a new session was answered with {live.describe()}")
+    each = (slow_reader.answer_bytes(live) + slow_reader.answer_bytes(unknown)) // 2
+    count = slow_reader.burst_size(each, BURST_MOST)
+    calls: list[tuple[str, Any]] = [
+        (acp.status_method, {"sessionId": sid if n % 2 == 0 else f"{acp.unknown_id()}-{'0' * LONG_ID_PAD}"})
+        for n in range(count)
+    ]
+    timeout = slow_reader.burst_timeout(max(live.elapsed, unknown.elapsed), count, acp.harness.config.timeout)
+    replies, held = await acp.peer.unread_burst(calls, hold=slow_reader.HOLD, timeout=timeout)
+    slow_reader.judge(calls, replies, held, timeout, details, named=acp.status_method)

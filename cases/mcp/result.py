@@ -53,33 +53,87 @@ async def result_is_a_tool_result(mcp: McpTarget, details: dict) -> None:
 async def text_mirrors_structured_content(mcp: McpTarget, details: dict) -> None:
     """A heartbeat result with structuredContent also carries it, serialized, in a text block: a
     host that hands the model a tool's content (not its structuredContent) sees the same state
-    and instructions. Any JSON spelling passes (indented, keys in another order)."""
-    reply = await mcp.ok_heartbeat(new_session_id(), status="active")
-    result = reply.result if isinstance(reply.result, dict) else {}
-    structured = result.get("structuredContent")
-    if structured is None:
-        return  # nothing to mirror
-    texts: list[str] = [
+    and instructions. Any JSON spelling passes (indented, keys in another order). Checked on a
+    plain heartbeat and on heartbeats whose string fields carry what a text block is cut or
+    escaped at: the inputSchema's long strings (300 and 4097 characters, or its maxLength) and
+    non-ASCII text with quotes and a backslash; a call the server refuses is not held to it."""
+    calls: list[tuple[str, dict[str, Any]]] = [("a plain heartbeat", {"status": "active"})]
+    # The string fields the edges fill with long text (an enum's values are short).
+    strings = [
+        (name, value)
+        for name, value in edge_inputs((mcp.tool or {}).get("inputSchema"))
+        if isinstance(value, str) and len(value) > 64
+    ]
+    if strings:
+        name, value = strings[0]
+        calls.append((f"{name}=<non-ASCII text>", {"status": "active", name: MIRROR_TEXT[: len(value)]}))
+    for name, value in strings:
+        if len(calls) < MIRROR_CALLS:
+            calls.append((f"{name}=<{len(value)} characters>", {"status": "active", name: value}))
+    checked: dict[str, str] = {}
+    details["checked"] = checked
+    for shown, fields in calls:
+        if shown == calls[0][0]:
+            reply = await mcp.ok_heartbeat(new_session_id(), **fields)
+        else:
+            reply = await mcp.heartbeat(new_session_id(), **fields)
+        result = reply.result if isinstance(reply.result, dict) else {}
+        if not reply.succeeded or result.get("structuredContent") is None:
+            checked[shown] = "refused" if not reply.succeeded else "no structuredContent"
+            continue
+        problem = _mirror_problem(result)
+        checked[shown] = problem or "mirrored"
+        if problem:
+            structured = result["structuredContent"]
+            texts = _texts(result)
+            raise Violation(
+                f"for {shown}, {problem}",
+                expected="a TextContent block holding the structuredContent as JSON",
+                observed={"structuredContent": structured, "text": [t[:400] for t in texts[:3]]},
+            )
+
+
+# Heartbeats the mirror is checked on, at most; and a text that JSON escapes and a cut splits.
+MIRROR_CALLS = 6
+MIRROR_TEXT = 'étape « deux » – 検証 😀 "quoted" back\\slash ' * 4
+
+
+def _texts(result: dict[str, Any]) -> list[str]:
+    return [
         text
         for block in result.get("content") or []
         if isinstance(block, dict)
         and block.get("type") == "text"
         and isinstance(text := block.get("text"), str)
     ]
-    parsed = [_json_or_none(text) for text in texts]
-    details["text_blocks"] = len(texts)
-    if structured not in parsed:
-        missing = sorted(set(structured) - set(next((p for p in parsed if isinstance(p, dict)), {})))
-        raise Violation(
-            "no text block of the result is the structuredContent serialized"
-            + (
-                f" (the text's JSON lacks {', '.join(missing[:8])})"
-                if isinstance(structured, dict) and missing
-                else ""
-            ),
-            expected="a TextContent block holding the structuredContent as JSON",
-            observed={"structuredContent": structured, "text": [t[:400] for t in texts[:3]]},
-        )
+
+
+def _mirror_problem(result: dict[str, Any]) -> str | None:
+    """What keeps every text block of ``result`` from being its structuredContent serialized."""
+    structured = result.get("structuredContent")
+    parsed = [_json_or_none(text) for text in _texts(result)]
+    if structured in parsed:
+        return None
+    text = next((p for p in parsed if isinstance(p, dict)), None)
+    lead = "no text block of the result is the structuredContent serialized"
+    missing = sorted(set(structured) - set(text or {})) if isinstance(structured, dict) else []
+    if missing:
+        return f"{lead} (the text's JSON lacks {', '.join(str(m) for m in missing[:8])})"
+    differing = _differing(structured, text)
+    return lead + (f" ({differing})" if differing else "")
+
+
+def _differing(structured: Any, text: Any) -> str:
+    """The first member whose value the text's JSON gives otherwise, described."""
+    if not isinstance(structured, dict) or not isinstance(text, dict):
+        return ""
+    for key, value in structured.items():
+        if text.get(key) != value:
+            said = text.get(key)
+            if isinstance(value, str) and isinstance(said, str):
+                return f"its {key} is {len(said)} characters where structuredContent's is {len(value)}"
+            return f"its {key} differs from structuredContent's"
+    return ""
 
 
 def _json_or_none(text: str) -> object:

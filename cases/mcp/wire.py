@@ -18,6 +18,7 @@ import anyio
 from conformance.core.outcomes import NotApplicable, NotTestable, Violation
 from conformance.core.registry import Level, case
 from conformance.core.revisions import requirement
+from conformance.targets import slow_reader
 from conformance.targets.mcp import differential
 from conformance.targets.mcp.era import (
     CLIENT_INFO,
@@ -41,6 +42,8 @@ ID_ECHO = requirement("mcp-session-heartbeat-2025-06-18", "id-echo")
 NOTIFICATION = requirement("mcp-session-heartbeat-2025-06-18", "notification")
 # "Servers that emit log message notifications MUST declare the `logging` capability"
 NEGOTIATED = requirement("mcp-session-heartbeat-2025-06-18", "negotiated-notifications")
+# "When a rpc call is made, the Server MUST reply with a Response, except for in the case of Notifications."
+REPLY = requirement("mcp-session-heartbeat-2025-06-18", "reply")
 # "Progress notifications MUST stop after completion"
 PROGRESS_ENDS = requirement("mcp-session-heartbeat-2025-06-18", "progress-ends")
 # A protocol revision no MCP server supports: dated before MCP existed.
@@ -59,6 +62,9 @@ DECLARED_BY: dict[str, tuple[str, str | None]] = {
 PROGRESS_WATCH = 1.0
 # An unlisted tool's name, called so that the server's error path runs too.
 UNLISTED_TOOL = "conformance_unlisted_tool"
+# The slow reader's burst: at most this many requests, every HEARTBEAT_EVERY-th a heartbeat.
+BURST_MOST = 1024
+HEARTBEAT_EVERY = 16
 
 
 @case("heartbeat.wire.same-answers", level=Level.SHOULD, spec=PURPOSE, needs=("heartbeat",))
@@ -391,3 +397,32 @@ async def _late_progress(target: McpTarget) -> dict[str, Any]:
         progress = note.params.get("progress") if isinstance(note.params, dict) else None
         late.append(f"progress {str(progress)[:40]} for token {found[0]!r} after its {TOOL} result")
     return {"watched": True, "tokens": tokens, "progress during the call": during, "late": late[:10]}
+
+
+@case("heartbeat.wire.slow-reader", level=Level.MUST, spec=REPLY, needs=("heartbeat",))
+async def answers_a_slow_reader(mcp: McpTarget, details: dict) -> None:
+    """Over stdio, requests in flight while the client reads nothing for half a second (a host busy
+    elsewhere: the pipe fills and the server's writes wait) are each answered once it reads
+    again: tools/list calls, as many as make their answers several times what a pipe holds (sized
+    from the server's own tools/list answer), with a heartbeat of the case's session every 16th.
+    A server that drops what it cannot write at once loses answers no prompt reader sees lost."""
+    if mcp.harness.config.transport != "stdio":
+        raise NotApplicable(
+            "a stdio rule: over Streamable HTTP each request gets an HTTP response of its own"
+        )
+    sid = new_session_id()
+    await mcp.ok_heartbeat(sid)
+    listed = await mcp.request("tools/list", {})
+    if not listed.ok:
+        raise NotTestable(f"tools/list was answered with {listed.describe()}")
+    count = slow_reader.burst_size(slow_reader.answer_bytes(listed), BURST_MOST)
+    calls: list[tuple[str, Any]] = []
+    for n in range(count):
+        if n % HEARTBEAT_EVERY == HEARTBEAT_EVERY - 1:
+            arguments = {"sessionId": sid, "idempotencyKey": new_key()}
+            calls.append(("tools/call", mcp.wire_params({"name": TOOL, "arguments": arguments})))
+        else:
+            calls.append(("tools/list", mcp.wire_params({})))
+    timeout = slow_reader.burst_timeout(listed.elapsed, count, mcp.harness.config.timeout)
+    replies, held = await mcp.peer.unread_burst(calls, hold=slow_reader.HOLD, timeout=timeout)
+    slow_reader.judge(calls, replies, held, timeout, details, named=TOOL)

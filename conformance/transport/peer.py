@@ -227,6 +227,44 @@ class JsonRpcPeer:
             await self._wait_exit_briefly()
             raise self.exited or AgentExited(self.process.returncode, self.process.stderr.text()) from None
 
+    @contextlib.asynccontextmanager
+    async def reads_held(self) -> AsyncIterator[bool]:
+        """The transport's reads held (stdio: the agent's stdout pipe), where it can; yields
+        whether it could."""
+        held = getattr(self.process, "reads_held", None)
+        if held is None:
+            yield False
+            return
+        async with held() as holding:
+            yield holding
+
+    async def unread_burst(
+        self, calls: list[tuple[str, Any]], *, hold: float, timeout: float
+    ) -> tuple[list[Reply | None], bool]:
+        """These requests, all in flight at once while the connection's reads are held for
+        ``hold`` seconds after they were sent (a client that reads slowly); each one's Reply, or
+        None where none came within ``timeout`` of its sending, and whether reads could be held.
+        A request left unanswered is the caller's to judge: the connection takes requests again."""
+        replies: list[Reply | None] = [None] * len(calls)
+        held = False
+
+        async def one(n: int) -> None:
+            method, params = calls[n]
+            with contextlib.suppress(Unanswered):
+                replies[n] = await self.request(method, params, timeout=timeout)
+
+        async with anyio.create_task_group() as tg:
+            async with self.reads_held() as held:
+                self.transcript.add(
+                    NOTE, f"{len(calls)} requests sent while the suite reads nothing for {hold:g} s"
+                )
+                for n in range(len(calls)):
+                    tg.start_soon(one, n)
+                await anyio.sleep(hold)
+            self.transcript.add(NOTE, "the suite reads again")
+        self.unanswered = None
+        return replies, held
+
     async def request(
         self,
         method: str,

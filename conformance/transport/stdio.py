@@ -153,6 +153,25 @@ class StdioProcess:
         elif buf:
             yield bytes(buf)
 
+    @contextlib.asynccontextmanager
+    async def reads_held(self) -> AsyncIterator[bool]:
+        """Inside, nothing more is taken from the agent's stdout, as a client busy elsewhere takes
+        nothing: once the pipe is full the agent's writes wait (or it drops them, its bug). What
+        was read before stays readable. Yields whether reads could be held (asyncio's pipe)."""
+        reader = getattr(self.process.stdout, "_stream", None) if self.process is not None else None
+        pipe = getattr(reader, "_transport", None)
+        if not isinstance(reader, asyncio.StreamReader) or not isinstance(pipe, asyncio.ReadTransport):
+            yield False
+            return
+        pipe.pause_reading()
+        try:
+            yield True
+        finally:
+            # The reader pauses the pipe itself while its own buffer is full, and resumes it
+            # once that is read: a pipe it paused is its to resume.
+            if not getattr(reader, "_paused", False) and not pipe.is_closing():
+                pipe.resume_reading()
+
     async def pump_stderr(self) -> None:
         assert self.process is not None and self.process.stderr is not None
         with contextlib.suppress(anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):

@@ -444,14 +444,17 @@ class AcpTarget(DriverHooks):
 
     async def load_replay(self, session_id: str, cwd: str | None = None) -> tuple[Reply, list[Any]]:
         """session/load (v1), and the session/update notifications it replayed for the session
-        before its response (the history as a client sees it)."""
+        before its response (the history as a client sees it: by the order the frames arrived,
+        so an update that came after the answer is not counted, however soon)."""
         mark = len(self.peer.notifications)
         params = {"sessionId": session_id, "cwd": cwd or self.cwd, "mcpServers": []}
         reply = await self.call("session/load", params)
         updates = [
             n.params.get("update")
             for n in self.peer.notifications[mark:]
-            if n.method == "session/update" and session_of(n.params) == session_id
+            if n.method == "session/update"
+            and session_of(n.params) == session_id
+            and (reply.index < 0 or n.index < reply.index)
         ]
         return reply, updates
 

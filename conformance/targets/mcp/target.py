@@ -194,11 +194,16 @@ class McpTarget(DriverHooks):
         """The server's identity (bounded): initialize's serverInfo, or server/discover's _meta one."""
         return self.era.server_info if self.era is not None else None
 
-    async def request(self, method: str, params: Any = None) -> Reply:
-        """A request in the connection's era: in the stateless one, with the envelope under _meta."""
+    def wire_params(self, params: Any) -> Any:
+        """A request's params in the connection's era: in the stateless one, with the envelope
+        under _meta."""
         if self.era is not None and self.era.modern:
-            params = eras.stamp(params, self.era.version)
-        return await self.peer.request(method, params)
+            return eras.stamp(params, self.era.version)
+        return params
+
+    async def request(self, method: str, params: Any = None) -> Reply:
+        """A request in the connection's era (:meth:`wire_params`)."""
+        return await self.peer.request(method, self.wire_params(params))
 
     async def list_tools(self) -> list[dict[str, Any]]:
         tools: list[dict[str, Any]] = []

@@ -20,9 +20,11 @@ def heartbeat(arguments):
         return None, {"content": [{"type": "text", "text": str(exc)}], "isError": True}
 
 
-def serve(name, tools, call, *, reply_id=None, answer_calls_without_id=False):
+def serve(name, tools, call, *, reply_id=None, answer_calls_without_id=False, outbox=None):
     """``reply_id``: the id a reply goes under, given the request's (a variant's bug); with
-    ``answer_calls_without_id``, a tools/call sent as a notification is answered too."""
+    ``answer_calls_without_id``, a tools/call sent as a notification is answered too; ``outbox``
+    (a callable taking a line) takes each reply line instead of a write to stdout."""
+    send = outbox or _write
     for line in sys.stdin:
         message = json.loads(line)
         if "id" not in message and not (answer_calls_without_id and message.get("method") == "tools/call"):
@@ -49,5 +51,35 @@ def serve(name, tools, call, *, reply_id=None, answer_calls_without_id=False):
             }
         else:
             reply = {"jsonrpc": "2.0", "id": rid, "result": result}
-        sys.stdout.write(json.dumps(reply) + "\n")
-        sys.stdout.flush()
+        send(json.dumps(reply) + "\n")
+
+
+def _write(line):
+    sys.stdout.write(line)
+    sys.stdout.flush()
+
+
+def bounded_outbox(size, *, drop):
+    """A queue of ``size`` reply lines that a thread writes to stdout: a line that finds it full
+    waits for room, or with ``drop`` is dropped (a line on stderr says so)."""
+    import queue
+    import threading
+
+    lines = queue.Queue(maxsize=size)
+
+    def writer():
+        while True:
+            _write(lines.get())
+
+    threading.Thread(target=writer, daemon=True).start()
+
+    def put(line):
+        if not drop:
+            lines.put(line)
+            return
+        try:
+            lines.put_nowait(line)
+        except queue.Full:
+            sys.stderr.write("outbox full: reply dropped\n")
+
+    return put

@@ -28,11 +28,14 @@ WS_BASELINE = (
     | dict.fromkeys(POLICY_CASES, "not-testable")
     | {"capability.status.unadvertised-method-not-found": "n/a", "status.unknown.may-inactive": "n/a"}
     | dict.fromkeys(V2_CASES, "n/a")
-    | {"transport.stdout.messages-only": "n/a"}  # over WebSocket there is no stdout to keep clean
+    # Over WebSocket there is no stdout to keep clean, nor a pipe to fill.
+    | {"transport.stdout.messages-only": "n/a", "transport.stdio.slow-reader": "n/a"}
 )
 # Over stdio there is one connection: the connection cases say what to pass instead.
 BASELINE = (
-    WS_BASELINE | dict.fromkeys(CONNECTION_CASES, "not-testable") | {"transport.stdout.messages-only": "pass"}
+    WS_BASELINE
+    | dict.fromkeys(CONNECTION_CASES, "not-testable")
+    | {"transport.stdout.messages-only": "pass", "transport.stdio.slow-reader": "pass"}
 )
 # The v2 reference agent (--protocol 2), over stdio: the foreground-state cases run, v1's do not.
 V1_ONLY = [case_id for case_id in ACP_CASES if "v1" in ACP_CASES[case_id].needs]
@@ -428,6 +431,14 @@ BROKEN: dict[str, Variant] = {
     ),
     "status_cancels_turn": Variant(1, {"status.active.during-turn": "fail"}),
     "status_records_history": Variant(1, {"status.no-side-effects.history-unchanged": "fail"}),
+    # session/load answers first and replays the history a moment later (blind 16, certified
+    # before): the history probe's own load is held to ACP's order.
+    "load_replays_after_answer": Variant(
+        1,
+        {"status.no-side-effects.history-unchanged": "fail"},
+        focus="no-side-effects",
+        rule=("status.no-side-effects.history-unchanged", "replay-before-answer"),
+    ),
     # Status trims an inactive session's history to its retention limit (6 turns): only a
     # longer session shows it.
     "status_applies_retention": Variant(
@@ -435,6 +446,9 @@ BROKEN: dict[str, Variant] = {
     ),
     # ACP's stdio transport: a log line on stdout (a robustness finding: the verdict stands).
     "stdout_log_lines": Variant(0, {"transport.stdout.messages-only": "warn"}),
+    # stdout that never waits: a frame that finds 64 KiB backed up is dropped (blind 16's MCP
+    # server did the same, certified before): only an editor that stops reading shows it.
+    "stdout_drops_when_backed_up": Variant(1, {"transport.stdio.slow-reader": "fail"}, focus="transport"),
     # The JSON-RPC layer as clients use it (cases/acp/jsonrpc.py): status before initialize and as
     # a notification are frames no conforming client sends (robustness), an id's type is a MUST.
     "dies_before_initialize": Variant(
@@ -735,6 +749,10 @@ CONFORMING_VARIANTS: dict[str, Variant] = {
     # 60 ms to answer): one replay carries it, the next not. The history case looks again once the
     # session is quiet instead of calling the history not testable.
     "late_title_during_load": Variant(0, {"status.no-side-effects.history-unchanged": "pass"}),
+    # Its load streams the history in 5-character pieces, 2 ms apart, and answers after the last.
+    "load_replays_slowly_in_chunks": Variant(0, {"status.no-side-effects.history-unchanged": "pass"}),
+    # stdout never drained: what the editor has not read waits in the agent's own buffer.
+    "stdout_never_drains": Variant(0, {"transport.stdio.slow-reader": "pass"}, focus="transport"),
     # Its turn asks permission 5.5 s in: the cases that need a turn in progress still see one.
     "slow_permission": Variant(0, {}),
     # A title made by a model call 0.3 s after each turn (a session_info_update, a new list entry),

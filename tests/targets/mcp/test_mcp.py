@@ -38,9 +38,11 @@ HOOKED = [
 ]
 # Over Streamable HTTP, with two callers and the operator endpoint, every case runs; the twins
 # need the server's policies (--mcp-session-cap, --mcp-session-ttl, --mcp-request-limit).
-HTTP_BASELINE = dict.fromkeys(HEARTBEAT, "pass") | dict.fromkeys(TWINS, "not-testable")
+# A slow reader is a stdio matter: over HTTP each request has a response of its own.
+SLOW_READER = "heartbeat.wire.slow-reader"
+HTTP_BASELINE = dict.fromkeys(HEARTBEAT, "pass") | dict.fromkeys(TWINS, "not-testable") | {SLOW_READER: "n/a"}
 # Over stdio there is one caller: the access cases say what to pass instead.
-STDIO_BASELINE = HTTP_BASELINE | dict.fromkeys(ACCESS, "not-testable")
+STDIO_BASELINE = HTTP_BASELINE | dict.fromkeys(ACCESS, "not-testable") | {SLOW_READER: "pass"}
 # The ci profile enqueues its hundred-odd instructions through a URL hook only (a command hook
 # starts a process for each).
 STDIO_BASELINE |= {"heartbeat.volume.many-pending": "not-testable"}
@@ -85,7 +87,8 @@ BROKEN: dict[str, Variant] = {
     # returned whole, against the tool's own outputSchema (blind 14, certified before).
     "output_schema_step_limit": Variant(
         1,
-        {"heartbeat.result.shape": "fail"},
+        # The mirror case's long step meets the same outputSchema (every result is checked).
+        {"heartbeat.result.shape": "fail", "heartbeat.result.text-mirrors-structured": "warn"},
         focus="heartbeat.result",
         rule=("heartbeat.result.shape", "inputs"),
     ),
@@ -195,6 +198,10 @@ BROKEN: dict[str, Variant] = {
     # SHOULD only: the text block lacks the instructions structuredContent carries.
     "text_drops_instructions": Variant(
         0, {"heartbeat.result.text-mirrors-structured": "warn"}, focus="result"
+    ),
+    # SHOULD only: the text block's strings cut at 160 characters (blind 17, certified under --strict).
+    "text_strings_cut_at_160": Variant(
+        0, {"heartbeat.result.text-mirrors-structured": "warn"}, focus="heartbeat.result"
     ),
     "blocked_withholds": Variant(
         1,
@@ -543,6 +550,8 @@ REDELIVERED = [
 CONFORMING: dict[str, Variant] = {
     # An outputSchema that types the whole result: every edge of the inputSchema answers within it.
     "output_schema_typed": Variant(0, {}, focus="heartbeat.result or heartbeat.boundary"),
+    # The text block escapes every non-ASCII character and indents: the same JSON value.
+    "text_ascii_escaped": Variant(0, {}, focus="heartbeat.result"),
     "several_tools": Variant(0, {}, also=(SURFACE,)),
     "logs_with_capability": Variant(0, {}, focus="heartbeat.wire or heartbeat.result"),
     "progress_during_call": Variant(0, {}, focus="heartbeat.wire", also=(PROGRESS,)),
@@ -601,6 +610,7 @@ CONFORMING: dict[str, Variant] = {
                         "heartbeat.wire.server-identity",
                         "heartbeat.wire.version-negotiation",
                         "heartbeat.wire.notifications-declared",
+                        "heartbeat.wire.slow-reader",
                     )
                 )
             ],
@@ -714,6 +724,9 @@ STDIO_BROKEN: dict[str, Variant] = {
     "answers_notifications": Variant(
         1, {"heartbeat.wire.notification-unanswered": "fail"} | HANDSHAKE_ONLY, focus="heartbeat.wire"
     ),
+    # Replies through an outbox of 64 lines that drops what finds it full (blind 16, certified
+    # before): only a client that stops reading for a moment fills it.
+    "outbox_drops_when_full": Variant(1, {SLOW_READER: "fail"} | HANDSHAKE_ONLY, focus="heartbeat.wire"),
     "result_not_tool_result": Variant(
         1,
         {"heartbeat.result.shape": "fail", "heartbeat.result.text-mirrors-structured": "warn"}
@@ -752,6 +765,11 @@ STDIO_BROKEN: dict[str, Variant] = {
 # the wait, so what lands during a heartbeat is delivered.
 STDIO_FEATURES: dict[str, Variant] = {
     "reference/io-delay": Variant(0, focus="heartbeat.overlap", agent_args=("--io-delay", "0.05")),
+}
+# Hand-written servers over stdio that take allowed paths.
+STDIO_CONFORMING: dict[str, Variant] = {
+    # An outbox of 64 lines whose writes wait for room: a slow reader stalls it, and it loses nothing.
+    "outbox_blocks_when_full": Variant(0, HANDSHAKE_ONLY, focus="heartbeat.wire"),
 }
 
 
@@ -826,7 +844,8 @@ HTTP_CONFORMING = Table("mcp", HTTP_BASELINE, http_start, CONFORMING, conforming
 HTTP_FEATURES = Table("mcp", HTTP_BASELINE, http_start, FEATURES, conforming=True)
 STDIO = Table("mcp", STDIO_BASELINE, stdio_start, STDIO_BROKEN)
 STDIO_CONTROLS = Table("mcp", STDIO_BASELINE, stdio_start, STDIO_FEATURES, conforming=True)
-TABLES = (HTTP_BROKEN, HTTP_CONFORMING, HTTP_FEATURES, STDIO, STDIO_CONTROLS)
+STDIO_CONFORMING_TABLE = Table("mcp", STDIO_BASELINE, stdio_start, STDIO_CONFORMING, conforming=True)
+TABLES = (HTTP_BROKEN, HTTP_CONFORMING, HTTP_FEATURES, STDIO, STDIO_CONTROLS, STDIO_CONFORMING_TABLE)
 
 
 @pytest.mark.slow
@@ -883,6 +902,11 @@ def test_the_audit_names_variants_that_fail_their_checks() -> None:
 @pytest.mark.parametrize("server", sorted(STDIO_BROKEN))
 def test_stdio_broken_server_gets_exactly_its_outcomes(server: str, direct) -> None:
     certify(direct, STDIO, server)
+
+
+@pytest.mark.parametrize("server", sorted(STDIO_CONFORMING))
+def test_stdio_conforming_server_passes(server: str, direct) -> None:
+    certify(direct, STDIO_CONFORMING_TABLE, server)
 
 
 @pytest.mark.parametrize("feature", sorted(name.partition("/")[2] for name in STDIO_FEATURES))

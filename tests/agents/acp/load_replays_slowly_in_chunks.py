@@ -1,0 +1,31 @@
+"""Conforming: session/load streams the history slowly and in pieces (each message cut into
+chunks of 5 characters, 2 ms apart, as a model's stream came) and answers once the last chunk
+is out. The replay takes a while and no update carries a whole prompt, yet all of it comes
+before the answer, as ACP's Loading Sessions asks."""
+
+import _base
+
+import asyncio
+
+from conformance.reference.acp.agent import ReferenceAgent, main
+
+CHUNK = 5
+
+
+class Agent(ReferenceAgent):
+    async def load_session(self, cwd, session_id, **kwargs):
+        await self.storage_io()
+        session = self.read(session_id)
+        self.loaded[session_id] = session
+        self.memory.use(session_id)
+        self.attach(session_id)
+        for role, text in session["history"]:
+            kind = "user_message_chunk" if role == "user" else "agent_message_chunk"
+            for start in range(0, max(len(text), 1), CHUNK):
+                await asyncio.sleep(0.002)
+                piece = {"type": "text", "text": text[start : start + CHUNK]}
+                await self.notify(session_id, {"sessionUpdate": kind, "content": piece})
+        return self.settings(session)
+
+
+main(Agent)
