@@ -5,6 +5,7 @@ it is reported here, once, with the offending line in the transcript, and named 
 in whichever other case it arrives during, without changing that case's outcome.
 """
 
+import statistics
 from typing import Any
 
 from conformance.cases.acp import spec
@@ -60,25 +61,30 @@ async def stdout_carries_only_messages(acp: AcpTarget, details: dict) -> None:
 
 @case("transport.stdio.slow-reader", level=Level.MUST, spec=spec.ONE_RESPONSE)
 async def answers_a_slow_reader(acp: AcpTarget, details: dict) -> None:
-    """Over stdio, status calls in flight while the client reads nothing for half a second (an editor
-    busy elsewhere: the pipe fills and the agent's writes wait) are each answered once it reads
-    again: calls for a live session and for never-created ids of a kilobyte (a -32002 echoes
-    them), as many as make the answers several times what a pipe holds, sized from the agent's
-    own answers. An agent that drops what it cannot write at once loses answers no prompt reader
-    sees lost."""
+    """Over stdio, status calls in flight while the client reads nothing (an editor busy
+    elsewhere: the pipe fills and the agent's writes must wait) are each answered once it reads
+    again: calls for a live session, every fourth for a never-created id of a kilobyte (a -32002
+    echoes it), as many as make the answers several times what a pipe holds, sized from the
+    agent's own answers and pace. Reads are held while the agent could answer them all; then
+    answers are waited for as long as they keep coming. An agent that drops what it cannot write
+    at once loses answers no prompt reader sees lost."""
     if acp.harness.config.transport != "stdio":
         raise NotApplicable("a stdio rule: this run reaches the agent over a network transport")
     sid = await acp.new_session()
-    live = await acp.status(sid)
-    unknown = await acp.status(f"{acp.unknown_id()}-{'0' * LONG_ID_PAD}")
-    if not live.ok:
-        raise NotTestable(f"status of a new session was answered with {live.describe()}")
-    each = (slow_reader.answer_bytes(live) + slow_reader.answer_bytes(unknown)) // 2
-    count = slow_reader.burst_size(each, BURST_MOST)
+    samples = [await acp.status(sid) for _ in range(3)] + [await acp.status(_long_unknown(acp))]
+    if not samples[0].ok:
+        raise NotTestable(f"status of a new session was answered with {samples[0].describe()}")
+    slowest = max(r.elapsed for r in samples)
+    each = (3 * slow_reader.answer_bytes(samples[0]) + slow_reader.answer_bytes(samples[-1])) // 4
+    count = slow_reader.burst_size(each, BURST_MOST, slowest)
     calls: list[tuple[str, Any]] = [
-        (acp.status_method, {"sessionId": sid if n % 2 == 0 else f"{acp.unknown_id()}-{'0' * LONG_ID_PAD}"})
-        for n in range(count)
+        (acp.status_method, {"sessionId": _long_unknown(acp) if n % 4 == 3 else sid}) for n in range(count)
     ]
-    timeout = slow_reader.burst_timeout(max(live.elapsed, unknown.elapsed), count, acp.harness.config.timeout)
-    replies, held = await acp.peer.unread_burst(calls, hold=slow_reader.HOLD, timeout=timeout)
-    slow_reader.judge(calls, replies, held, timeout, details, named=acp.status_method)
+    pace = statistics.median(r.elapsed for r in samples)
+    clock = slow_reader.plan(each, pace, slowest, count, acp.harness.config.timeout)
+    replies, held = await acp.peer.unread_burst(calls, hold=clock.hold, stall=clock.stall, limit=clock.limit)
+    slow_reader.judge(calls, replies, held, clock, details, named=acp.status_method)
+
+
+def _long_unknown(acp: AcpTarget) -> str:
+    return f"{acp.unknown_id()}-{'0' * LONG_ID_PAD}"

@@ -58,25 +58,27 @@ async def text_mirrors_structured_content(mcp: McpTarget, details: dict) -> None
     escaped at: the inputSchema's long strings (300 and 4097 characters, or its maxLength) and
     non-ASCII text with quotes and a backslash; a call the server refuses is not held to it."""
     calls: list[tuple[str, dict[str, Any]]] = [("a plain heartbeat", {"status": "active"})]
-    # The string fields the edges fill with long text (an enum's values are short).
-    strings = [
-        (name, value)
-        for name, value in edge_inputs((mcp.tool or {}).get("inputSchema"))
-        if isinstance(value, str) and len(value) > 64
-    ]
-    if strings:
-        name, value = strings[0]
-        calls.append((f"{name}=<non-ASCII text>", {"status": "active", name: MIRROR_TEXT[: len(value)]}))
-    for name, value in strings:
-        if len(calls) < MIRROR_CALLS:
+    schema = (mcp.tool or {}).get("inputSchema")
+    # The free-text fields (strings with no enum), and their edges: long strings.
+    free = _free_text_fields(schema)
+    if free:
+        name, longest = free[0]
+        text = MIRROR_TEXT[:longest] if longest else MIRROR_TEXT
+        calls.append((f"{name}=<non-ASCII text>", {"status": "active", name: text}))
+    for name, value in edge_inputs(schema):
+        if name in dict(free) and isinstance(value, str) and len(calls) < MIRROR_CALLS:
             calls.append((f"{name}=<{len(value)} characters>", {"status": "active", name: value}))
     checked: dict[str, str] = {}
     details["checked"] = checked
     for shown, fields in calls:
-        if shown == calls[0][0]:
-            reply = await mcp.ok_heartbeat(new_session_id(), **fields)
-        else:
-            reply = await mcp.heartbeat(new_session_id(), **fields)
+        try:
+            if shown == calls[0][0]:
+                reply = await mcp.ok_heartbeat(new_session_id(), **fields)
+            else:
+                reply = await mcp.heartbeat(new_session_id(), **fields)
+        except OutputSchemaBroken:
+            checked[shown] = "its result breaks the outputSchema (heartbeat.result.shape judges that)"
+            continue
         result = reply.result if isinstance(reply.result, dict) else {}
         if not reply.succeeded or result.get("structuredContent") is None:
             checked[shown] = "refused" if not reply.succeeded else "no structuredContent"
@@ -96,6 +98,22 @@ async def text_mirrors_structured_content(mcp: McpTarget, details: dict) -> None
 # Heartbeats the mirror is checked on, at most; and a text that JSON escapes and a cut splits.
 MIRROR_CALLS = 6
 MIRROR_TEXT = 'étape « deux » – 検証 😀 "quoted" back\\slash ' * 4
+
+
+def _free_text_fields(schema: Any) -> list[tuple[str, int]]:
+    """The inputSchema's string properties without an enum, other than the suite's own, with
+    their maxLength (0: none)."""
+    properties = schema.get("properties") if isinstance(schema, dict) else None
+    found: list[tuple[str, int]] = []
+    for name, prop in (properties or {}).items():
+        if name in OWN_FIELDS or not isinstance(prop, dict) or "enum" in prop:
+            continue
+        declared = prop.get("type")
+        kinds: list[Any] = declared if isinstance(declared, list) else [declared]
+        longest = prop.get("maxLength")
+        if "string" in kinds:
+            found.append((str(name), longest if isinstance(longest, int) and 0 < longest <= 100_000 else 0))
+    return found
 
 
 def _texts(result: dict[str, Any]) -> list[str]:

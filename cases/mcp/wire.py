@@ -10,6 +10,7 @@ server that speaks both must answer the same calls alike. In the stateless era, 
 from __future__ import annotations
 
 import json
+import statistics
 import uuid
 from typing import Any
 
@@ -401,21 +402,25 @@ async def _late_progress(target: McpTarget) -> dict[str, Any]:
 
 @case("heartbeat.wire.slow-reader", level=Level.MUST, spec=REPLY, needs=("heartbeat",))
 async def answers_a_slow_reader(mcp: McpTarget, details: dict) -> None:
-    """Over stdio, requests in flight while the client reads nothing for half a second (a host busy
-    elsewhere: the pipe fills and the server's writes wait) are each answered once it reads
-    again: tools/list calls, as many as make their answers several times what a pipe holds (sized
-    from the server's own tools/list answer), with a heartbeat of the case's session every 16th.
-    A server that drops what it cannot write at once loses answers no prompt reader sees lost."""
+    """Over stdio, requests in flight while the client reads nothing (a host busy elsewhere: the
+    pipe fills and the server's writes must wait) are each answered once it reads again:
+    tools/list calls with a heartbeat of the case's session every 16th, as many as make the
+    answers several times what a pipe holds, sized from the server's own answers and pace. Reads
+    are held while the server could answer them all; then answers are waited for as long as they
+    keep coming. A server that drops what it cannot write at once loses answers no prompt reader
+    sees lost."""
     if mcp.harness.config.transport != "stdio":
         raise NotApplicable(
             "a stdio rule: over Streamable HTTP each request gets an HTTP response of its own"
         )
     sid = new_session_id()
-    await mcp.ok_heartbeat(sid)
-    listed = await mcp.request("tools/list", {})
-    if not listed.ok:
-        raise NotTestable(f"tools/list was answered with {listed.describe()}")
-    count = slow_reader.burst_size(slow_reader.answer_bytes(listed), BURST_MOST)
+    beats = [(await mcp.ok_heartbeat(sid)).reply, (await mcp.heartbeat(sid)).reply]
+    lists = [await mcp.request("tools/list", {}) for _ in range(2)]
+    if not lists[0].ok:
+        raise NotTestable(f"tools/list was answered with {lists[0].describe()}")
+    slowest = max(r.elapsed for r in beats + lists)
+    each = slow_reader.answer_bytes(lists[0])
+    count = slow_reader.burst_size(each, BURST_MOST, slowest)
     calls: list[tuple[str, Any]] = []
     for n in range(count):
         if n % HEARTBEAT_EVERY == HEARTBEAT_EVERY - 1:
@@ -423,6 +428,7 @@ async def answers_a_slow_reader(mcp: McpTarget, details: dict) -> None:
             calls.append(("tools/call", mcp.wire_params({"name": TOOL, "arguments": arguments})))
         else:
             calls.append(("tools/list", mcp.wire_params({})))
-    timeout = slow_reader.burst_timeout(listed.elapsed, count, mcp.harness.config.timeout)
-    replies, held = await mcp.peer.unread_burst(calls, hold=slow_reader.HOLD, timeout=timeout)
-    slow_reader.judge(calls, replies, held, timeout, details, named=TOOL)
+    pace = statistics.median(r.elapsed for r in beats + lists)
+    clock = slow_reader.plan(each, pace, slowest, count, mcp.harness.config.timeout)
+    replies, held = await mcp.peer.unread_burst(calls, hold=clock.hold, stall=clock.stall, limit=clock.limit)
+    slow_reader.judge(calls, replies, held, clock, details, named=TOOL)

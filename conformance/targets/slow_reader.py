@@ -6,26 +6,42 @@ A host busy elsewhere stops taking an agent's stdout for a moment; the pipe betw
 from when full, a non-blocking write whose EAGAIN is swallowed) loses answers there, which no
 client that reads promptly ever sees. The burst is sized from the answers the agent itself gave:
 enough requests that their answers come to several times what a pipe and the agent's own buffers
-hold, and each request's time limit is the hold plus what the burst takes at the agent's measured
-pace, so a slow agent that answers everything passes.
+hold, and the reads are held while the agent could answer the whole burst at its measured pace.
+Answers are then waited for as long as they keep coming, so a slow agent that answers everything
+passes: only requests still unanswered when the agent has answered nothing for a while are lost.
 """
 
 from __future__ import annotations
 
 import json
 import math
+from dataclasses import dataclass
 from typing import Any
 
 from conformance.core.outcomes import NotTestable, Violation
 from conformance.transport.peer import Reply
 
-__all__ = ["HOLD", "answer_bytes", "burst_size", "burst_timeout", "judge"]
+__all__ = ["Plan", "answer_bytes", "burst_size", "judge", "plan"]
 
-# How long the suite reads nothing while the burst is in flight.
-HOLD = 0.5
 # What the burst's answers should come to: eight pipes' worth.
 TARGET_BYTES = 512 * 1024
 FEWEST = 64
+# The burst should take about this long at the agent's measured pace, at most.
+BURST_SECONDS = 20.0
+# How long reads are held: at least, at most; and the answers the agent should meet a full pipe
+# with: four pipes' worth.
+SHORTEST_HOLD, LONGEST_HOLD = 0.5, 3.0
+OVERFLOW_BYTES = 256 * 1024
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How long the suite holds its reads once the burst is sent; how long it waits without any
+    answer coming before it counts the rest as lost; and how long after reading again at most."""
+
+    hold: float
+    stall: float
+    limit: float
 
 
 def answer_bytes(reply: Reply) -> int:
@@ -34,22 +50,31 @@ def answer_bytes(reply: Reply) -> int:
     return len(json.dumps(body, ensure_ascii=False, default=str)) + 40
 
 
-def burst_size(answer: int, most: int) -> int:
-    """Requests enough that answers of ``answer`` bytes come to TARGET_BYTES, at most ``most``."""
-    return max(FEWEST, min(most, math.ceil(TARGET_BYTES / max(answer, 1))))
+def burst_size(answer: int, most: int, latency: float = 0.0) -> int:
+    """Requests enough that answers of ``answer`` bytes come to TARGET_BYTES, at most ``most``,
+    and no more than the agent answers in BURST_SECONDS at ``latency`` a request."""
+    by_time = math.floor(BURST_SECONDS / latency) if latency > 0 else most
+    return max(FEWEST, min(most, by_time, math.ceil(TARGET_BYTES / max(answer, 1))))
 
 
-def burst_timeout(latency: float, count: int, request_timeout: float) -> float:
-    """Each request's limit: the hold, the burst at the agent's pace (four times what one
-    request took alone, for each), and the run's request clock."""
-    return HOLD + 4 * latency * count + max(request_timeout, 5.0)
+def plan(answer: int, pace: float, slowest: float, count: int, request_timeout: float) -> Plan:
+    """The burst's clock, from the size of an answer, the agent's usual round trip (``pace``) and
+    its slowest measured one. Reads are held while the agent could write OVERFLOW_BYTES of answers
+    at its pace (a pipe and its own buffers several times over: an agent that drops what it cannot
+    write meets a full pipe with answers still to write), within SHORTEST_HOLD and LONGEST_HOLD;
+    the rest is waited for while answers keep coming, up to twenty slowest round trips (or the
+    run's request clock, or 5 s) without one, and four times the burst at that pace in all."""
+    overflowing = min(count, math.ceil(OVERFLOW_BYTES / max(answer, 1)))
+    hold = min(LONGEST_HOLD, max(SHORTEST_HOLD, 1.2 * overflowing * pace))
+    stall = max(5.0, request_timeout, 20 * slowest)
+    return Plan(hold, stall, limit=max(30.0, 4 * count * slowest + stall))
 
 
 def judge(
     calls: list[tuple[str, Any]],
     replies: list[Reply | None],
     held: bool,
-    timeout: float,
+    clock: Plan,
     details: dict[str, Any],
     *,
     named: str,
@@ -63,8 +88,8 @@ def judge(
         "requests": len(calls),
         "answered": len(got),
         "answer_kib": round(sum(answer_bytes(r) for r in got) / 1024),
-        "held_s": HOLD,
-        "limit_s": round(timeout, 1),
+        "held_s": round(clock.hold, 2),
+        "stall_s": round(clock.stall, 1),
     }
     lost = [n for n, r in enumerate(replies) if r is None]
     if not lost:
@@ -72,10 +97,10 @@ def judge(
     of_named = sum(1 for n in lost if calls[n][0] == named or _tool(calls[n][1]) == named)
     first = calls[lost[0]]
     raise Violation(
-        f"{len(lost)} of {len(calls)} requests sent while the client read nothing for {HOLD:g} s got no answer "
-        f"within {timeout:.0f} s of their sending ({of_named} of them {named}; the first, request "
-        f"#{lost[0] + 1} of the burst: {first[0]}): answers the agent could not write at once were lost, "
-        "not delayed",
+        f"{len(lost)} of {len(calls)} requests sent while the client read nothing for {clock.hold:.1f} s got no "
+        f"answer ({of_named} of them {named}; the first, request #{lost[0] + 1} of the burst: {first[0]}): once the "
+        f"client read again the agent answered {len(got)} and then nothing for {clock.stall:.0f} s. Answers it "
+        "could not write at once were lost",
         expected="a response to every request, once the client reads again",
         observed={"requests": len(calls), "unanswered": len(lost), "first_unanswered": lost[0] + 1},
     )

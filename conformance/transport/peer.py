@@ -111,6 +111,11 @@ class Notification:
     params: Any
 
 
+# How much of each frame of an unread burst the transcript keeps: its thousands of frames tell
+# only that each request was sent and answered.
+BURST_FRAME_CHARS = 300
+
+
 @dataclass
 class _Pending:
     method: str
@@ -185,6 +190,8 @@ class JsonRpcPeer:
         self.problems: list[EnvelopeProblem] = []
         self.exited: AgentExited | None = None
         self._send_lock = anyio.Lock(fast_acquire=True)  # no turn of the loop when free
+        self._bursting = False  # an unread burst is in flight (unread_burst)
+        self._answering: set[asyncio.Task[None]] = set()  # answers to the agent sent beside the read loop
         # The current case's first request that got no (readable) response: the case ends there,
         # and every later request of the case fails at once instead of waiting again.
         self.unanswered: Unanswered | None = None
@@ -239,29 +246,58 @@ class JsonRpcPeer:
             yield holding
 
     async def unread_burst(
-        self, calls: list[tuple[str, Any]], *, hold: float, timeout: float
+        self, calls: list[tuple[str, Any]], *, hold: float, stall: float, limit: float
     ) -> tuple[list[Reply | None], bool]:
-        """These requests, all in flight at once while the connection's reads are held for
-        ``hold`` seconds after they were sent (a client that reads slowly); each one's Reply, or
-        None where none came within ``timeout`` of its sending, and whether reads could be held.
-        A request left unanswered is the caller's to judge: the connection takes requests again."""
+        """These requests, all in flight at once while the connection's reads are held (a client
+        that reads slowly) for ``hold`` seconds once all were handed to the transport; then their
+        answers are waited for as long as they keep coming. Each one's Reply, or None where none
+        had come when no answer had come for ``stall`` seconds (or ``limit`` after reads resumed);
+        and whether reads could be held. A request left unanswered is the caller's to judge: the
+        connection takes requests again, and its answer, if it comes, is a late one."""
         replies: list[Reply | None] = [None] * len(calls)
         held = False
+        settled = 0  # requests answered, or ended without an answer
 
         async def one(n: int) -> None:
+            nonlocal settled
             method, params = calls[n]
-            with contextlib.suppress(Unanswered):
-                replies[n] = await self.request(method, params, timeout=timeout)
+            try:
+                with contextlib.suppress(Unanswered):
+                    replies[n] = await self.request(method, params, timeout=hold + limit + stall + 60)
+            finally:
+                settled += 1
 
-        async with anyio.create_task_group() as tg:
-            async with self.reads_held() as held:
-                self.transcript.add(
-                    NOTE, f"{len(calls)} requests sent while the suite reads nothing for {hold:g} s"
-                )
-                for n in range(len(calls)):
-                    tg.start_soon(one, n)
-                await anyio.sleep(hold)
-            self.transcript.add(NOTE, "the suite reads again")
+        log = self.transcript.transcript if isinstance(self.transcript, ConnectionLog) else self.transcript
+        shown = log.max_frame_chars
+        sent = sum(self.sent.values())
+        # The agent's requests meanwhile are answered beside the read loop: their answers may wait
+        # behind the burst's own lines, and the loop must go on reading for those to move.
+        self._bursting = True
+        log.max_frame_chars = min(shown, BURST_FRAME_CHARS)
+        try:
+            async with anyio.create_task_group() as tg:
+                async with self.reads_held() as held:
+                    self.transcript.add(NOTE, f"{len(calls)} requests sent while the suite reads nothing")
+                    for n in range(len(calls)):
+                        tg.start_soon(one, n)
+                    handed = anyio.current_time() + hold + stall
+                    while sum(self.sent.values()) < sent + len(calls) and anyio.current_time() < handed:
+                        await anyio.sleep(0.01)
+                    await anyio.sleep(hold)
+                self.transcript.add(NOTE, f"the suite reads again, after holding its reads {hold:.1f} s")
+                end = anyio.current_time() + limit
+                seen, moved = -1, anyio.current_time()
+                while settled < len(calls):
+                    await anyio.sleep(0.05)
+                    now, answered = anyio.current_time(), sum(1 for r in replies if r is not None)
+                    if answered != seen:
+                        seen, moved = answered, now
+                    elif now - moved > stall or now > end:
+                        tg.cancel_scope.cancel()
+                        break
+        finally:
+            self._bursting = False
+            log.max_frame_chars = shown
         self.unanswered = None
         return replies, held
 
@@ -453,6 +489,11 @@ class JsonRpcPeer:
             method = frame.get("method")
             if isinstance(method, str) and method in self.hold_methods:  # a case answers it later
                 self.held.append(frame)
+                return
+            if self._bursting:
+                answering = asyncio.get_running_loop().create_task(self._answer_request(frame))
+                self._answering.add(answering)
+                answering.add_done_callback(self._answering.discard)
                 return
             await self._answer_request(frame)
 

@@ -27,20 +27,36 @@ def test_the_burst_is_sized_from_the_answers_and_bounded() -> None:
     assert slow_reader.burst_size(60, 2048) == 2048  # small answers: as many as allowed
     assert slow_reader.burst_size(64 * 1024, 2048) == slow_reader.FEWEST  # large ones: the fewest
     assert slow_reader.burst_size(0, 100) == 100
+    # A slow agent gets the burst it answers in BURST_SECONDS, never fewer than FEWEST.
+    assert slow_reader.burst_size(60, 2048, latency=0.05) == int(slow_reader.BURST_SECONDS / 0.05)
+    assert slow_reader.burst_size(60, 2048, latency=2.0) == slow_reader.FEWEST
 
 
-def test_each_limit_covers_the_hold_and_the_burst_at_the_agents_pace() -> None:
-    fast = slow_reader.burst_timeout(0.001, 500, 1.0)
-    slow = slow_reader.burst_timeout(0.03, 500, 1.0)
-    assert fast >= slow_reader.HOLD + 5.0
-    assert slow >= slow_reader.HOLD + 0.03 * 500  # a serial agent at its measured pace has room
-    assert slow_reader.burst_timeout(0.001, 10, 30.0) >= 30.0  # the run's own clock, if longer
+def test_reads_are_held_while_the_agent_could_overflow_a_pipe_several_times() -> None:
+    small, big = 256, 4096  # bytes an answer takes: OVERFLOW_BYTES is 1024 and 64 answers
+    assert slow_reader.plan(small, 0.0001, 0.001, 2000, 1.0).hold == slow_reader.SHORTEST_HOLD
+    assert slow_reader.plan(small, 0.002, 0.002, 2000, 1.0).hold == pytest.approx(1.2 * 1024 * 0.002)
+    assert slow_reader.plan(big, 0.01, 0.01, 2000, 1.0).hold == pytest.approx(1.2 * 64 * 0.01)
+    assert slow_reader.plan(small, 0.05, 0.05, 2000, 1.0).hold == slow_reader.LONGEST_HOLD
+    assert (
+        slow_reader.plan(small, 0.002, 0.002, 100, 1.0).hold == slow_reader.SHORTEST_HOLD
+    )  # the burst is all
+
+
+def test_answers_are_waited_for_while_they_keep_coming() -> None:
+    fast, slow = slow_reader.plan(300, 0.001, 0.001, 500, 1.0), slow_reader.plan(300, 0.01, 0.4, 64, 1.0)
+    assert fast.stall == 5.0 and slow.stall == pytest.approx(8.0)  # twenty slowest round trips
+    assert slow_reader.plan(300, 0.001, 0.001, 10, 30.0).stall == 30.0  # the run's own clock, if longer
+    assert slow.limit >= 4 * 64 * 0.4  # four times the burst at the slowest pace
+
+
+CLOCK = slow_reader.Plan(hold=0.5, stall=5.0, limit=30.0)
 
 
 def test_every_answer_passes_and_is_described() -> None:
     details: dict[str, Any] = {}
     sent = calls(6)
-    slow_reader.judge(sent, [answered(n) for n in range(6)], True, 9.0, details, named=STATUS)
+    slow_reader.judge(sent, [answered(n) for n in range(6)], True, CLOCK, details, named=STATUS)
     assert details["burst"]["requests"] == details["burst"]["answered"] == 6
 
 
@@ -49,9 +65,10 @@ def test_a_lost_answer_fails_and_names_how_many_of_the_named_method(lost: list[i
     sent = calls(6)
     replies: list[Reply | None] = [None if n in lost else answered(n) for n in range(6)]
     with pytest.raises(Violation) as caught:
-        slow_reader.judge(sent, replies, True, 9.0, {}, named=STATUS)
+        slow_reader.judge(sent, replies, True, CLOCK, {}, named=STATUS)
     named = sum(1 for n in lost if sent[n][0] == STATUS)
     assert f"{len(lost)} of 6 requests" in str(caught.value)
+    assert f"answered {6 - len(lost)} and then nothing for 5 s" in str(caught.value)
     assert f"({named} of them {STATUS};" in str(caught.value)
     assert f"request #{lost[0] + 1} of the burst" in str(caught.value)
 
@@ -59,9 +76,9 @@ def test_a_lost_answer_fails_and_names_how_many_of_the_named_method(lost: list[i
 def test_a_tool_call_counts_by_its_tool_name() -> None:
     sent: list[tuple[str, Any]] = [("tools/call", {"name": "session_heartbeat"}), ("tools/list", {})]
     with pytest.raises(Violation, match=r"\(1 of them session_heartbeat;"):
-        slow_reader.judge(sent, [None, None], True, 9.0, {}, named="session_heartbeat")
+        slow_reader.judge(sent, [None, None], True, CLOCK, {}, named="session_heartbeat")
 
 
 def test_reads_that_could_not_be_held_judge_nothing() -> None:
     with pytest.raises(NotTestable):
-        slow_reader.judge(calls(2), [None, None], False, 9.0, {}, named=STATUS)
+        slow_reader.judge(calls(2), [None, None], False, CLOCK, {}, named=STATUS)

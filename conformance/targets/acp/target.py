@@ -445,18 +445,28 @@ class AcpTarget(DriverHooks):
     async def load_replay(self, session_id: str, cwd: str | None = None) -> tuple[Reply, list[Any]]:
         """session/load (v1), and the session/update notifications it replayed for the session
         before its response (the history as a client sees it: by the order the frames arrived,
-        so an update that came after the answer is not counted, however soon)."""
+        so an update that came after the answer is not counted, however soon). Over Streamable
+        HTTP the answer and the updates come on two streams whose frames interleave in any order:
+        there, what had come by the time the answer was read."""
         mark = len(self.peer.notifications)
         params = {"sessionId": session_id, "cwd": cwd or self.cwd, "mcpServers": []}
         reply = await self.call("session/load", params)
+        ordered = self.frames_ordered and reply.index >= 0
         updates = [
             n.params.get("update")
             for n in self.peer.notifications[mark:]
             if n.method == "session/update"
             and session_of(n.params) == session_id
-            and (reply.index < 0 or n.index < reply.index)
+            and (not ordered or n.index < reply.index)
         ]
         return reply, updates
+
+    @property
+    def frames_ordered(self) -> bool:
+        """Whether the connection carries the agent's answers and notifications in one stream, in
+        the order it sent them (stdio, WebSocket), so a notification's place against an answer is
+        the agent's own; over Streamable HTTP they come on separate streams."""
+        return self.harness.config.transport != "http"
 
     async def reopen(self, session_id: str, cwd: str | None = None) -> Reply:
         """session/resume if advertised (always in v2), else session/load: the way back into a session."""

@@ -87,8 +87,7 @@ BROKEN: dict[str, Variant] = {
     # returned whole, against the tool's own outputSchema (blind 14, certified before).
     "output_schema_step_limit": Variant(
         1,
-        # The mirror case's long step meets the same outputSchema (every result is checked).
-        {"heartbeat.result.shape": "fail", "heartbeat.result.text-mirrors-structured": "warn"},
+        {"heartbeat.result.shape": "fail"},
         focus="heartbeat.result",
         rule=("heartbeat.result.shape", "inputs"),
     ),
