@@ -4,6 +4,9 @@ Each case observes the session from outside, before and after status calls, thro
 agent's own lifecycle methods.
 """
 
+from collections.abc import Sequence
+from typing import Any
+
 import anyio
 from conformance.cases.acp import spec
 from conformance.cases.acp.implied import forgets_closed, forgot_on_may_path
@@ -195,7 +198,8 @@ async def history_unchanged(acp: AcpTarget, details: dict) -> None:
     await acp.close(sid)
     # The first replay before any status call: the history as the turns left it.
     late: list[dict] = []
-    first = await _replay(acp, sid, first=True, late=late)
+    prompts = [_prompt(n) for n in range(details["turns"])]
+    first = await _replay(acp, sid, first=True, late=late, prompts=prompts)
     if acp.frames_ordered:
         _judge_replay_order(first, late, details["turns"], details)
     else:
@@ -241,18 +245,25 @@ async def _turns(acp: AcpTarget, sid: str, count: int) -> int:
     """Up to ``count`` turns of the session, ending at the first prompt refused (an allowance):
     the turns it took. The replay compares whatever history they made."""
     for n in range(count):
-        if not (await acp.prompt(sid, f"turn {n + 1} to remember")).ok:
+        if not (await acp.prompt(sid, _prompt(n))).ok:
             return n
     return count
 
 
-def _user_text(updates: list[dict]) -> str:
+def _prompt(n: int) -> str:
+    """The text of the session's turn ``n`` (from 0)."""
+    return f"turn {n + 1} to remember"
+
+
+def _user_text(updates: list[Any]) -> str:
     """The text of the user_message_chunk updates among ``updates``, joined (a replay may chunk a
     prompt's text)."""
     return "".join(
         str(u["content"].get("text", ""))
         for u in updates
-        if u.get("sessionUpdate") == "user_message_chunk" and isinstance(u.get("content"), dict)
+        if isinstance(u, dict)
+        and u.get("sessionUpdate") == "user_message_chunk"
+        and isinstance(u.get("content"), dict)
     )
 
 
@@ -260,8 +271,8 @@ def _judge_replay_order(before: list, late: list[dict], turns: int, details: dic
     """Each prompt of the session's turns that a load replayed only after its answer."""
     if late:
         details["after_load_answer"] = sorted({str(u.get("sessionUpdate")) for u in late})
-    prompts = [f"turn {n + 1} to remember" for n in range(turns)]
-    shown, after = _user_text([u for u in before if isinstance(u, dict)]), _user_text(late)
+    prompts = [_prompt(n) for n in range(turns)]
+    shown, after = _user_text(before), _user_text(late)
     replayed_late = [p for p in prompts if p in after and p not in shown]
     if replayed_late:
         raise Violation(
@@ -274,7 +285,14 @@ def _judge_replay_order(before: list, late: list[dict], turns: int, details: dic
         )
 
 
-async def _replay(acp: AcpTarget, sid: str, *, first: bool = False, late: list[dict] | None = None) -> list:
+async def _replay(
+    acp: AcpTarget,
+    sid: str,
+    *,
+    first: bool = False,
+    late: list[dict] | None = None,
+    prompts: Sequence[str] = (),
+) -> list:
     """The updates session/load replays for the closed session, which is closed again after it.
     The ``first`` load's failure is looked at: an agent that keeps no closed session is n/a.
     ``late`` gets the history updates of the session that came after the load's answer, until the
@@ -292,6 +310,9 @@ async def _replay(acp: AcpTarget, sid: str, *, first: bool = False, late: list[d
         )
     if not reply.ok:
         raise NotTestable(f"session/load of a closed session failed: {reply.describe()}")
+    # Every prompt replayed before the answer: nothing of the history is left to come late.
+    if late is not None and all(p in _user_text(updates) for p in prompts):
+        late = None
     if late is not None:
         await acp.quiet({sid})
     await acp.close(sid)
