@@ -22,3 +22,14 @@ def later(owner, seconds, work):
     task = asyncio.get_running_loop().create_task(run())
     pending.add(task)
     task.add_done_callback(pending.discard)
+
+
+async def open_for_load(agent, session_id):
+    """What the reference's session/load does before it replays: the stored session, now in
+    memory and attached to the connection (variants that replay otherwise share it)."""
+    await agent.storage_io()
+    session = agent.read(session_id)
+    agent.loaded[session_id] = session
+    agent.memory.use(session_id)
+    agent.attach(session_id)
+    return session

@@ -10,26 +10,17 @@ answer was read, a late replay included."""
 
 import _base
 
-import asyncio
-
 from conformance.reference.acp.agent import ReferenceAgent, main
 
 
 class Agent(ReferenceAgent):
     async def load_session(self, cwd, session_id, **kwargs):
-        await self.storage_io()
-        session = self.read(session_id)
-        self.loaded[session_id] = session
-        self.memory.use(session_id)
-        self.attach(session_id)
-        replays = self.__dict__.setdefault("_replays", set())
-        task = asyncio.get_running_loop().create_task(self._replay(session_id, list(session["history"])))
-        replays.add(task)
-        task.add_done_callback(replays.discard)
+        session = await _base.open_for_load(self, session_id)
+        history = list(session["history"])
+        _base.later(self, 0.02, lambda: self._replay(session_id, history))
         return self.settings(session)
 
     async def _replay(self, session_id, history):
-        await asyncio.sleep(0.02)
         for role, text in history:
             kind = "user_message_chunk" if role == "user" else "agent_message_chunk"
             await self.notify(session_id, {"sessionUpdate": kind, "content": {"type": "text", "text": text}})

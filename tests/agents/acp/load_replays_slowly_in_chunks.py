@@ -14,11 +14,7 @@ CHUNK = 5
 
 class Agent(ReferenceAgent):
     async def load_session(self, cwd, session_id, **kwargs):
-        await self.storage_io()
-        session = self.read(session_id)
-        self.loaded[session_id] = session
-        self.memory.use(session_id)
-        self.attach(session_id)
+        session = await _base.open_for_load(self, session_id)
         for role, text in session["history"]:
             kind = "user_message_chunk" if role == "user" else "agent_message_chunk"
             for start in range(0, max(len(text), 1), CHUNK):

@@ -20,6 +20,15 @@ def heartbeat(arguments):
         return None, {"content": [{"type": "text", "text": str(exc)}], "isError": True}
 
 
+def tool_result(arguments):
+    """The reference rules' answer to a heartbeat call as a tool result: the structured result
+    and its text, or the tool error."""
+    result, error = heartbeat(arguments)
+    if error:
+        return error
+    return {"content": [{"type": "text", "text": json.dumps(result)}], "structuredContent": result}
+
+
 def serve(name, tools, call, *, reply_id=None, answer_calls_without_id=False, outbox=None):
     """``reply_id``: the id a reply goes under, given the request's (a variant's bug); with
     ``answer_calls_without_id``, a tools/call sent as a notification is answered too; ``outbox``

@@ -3,24 +3,13 @@ that a thread writes to stdout; a reply that finds it full waits for room, so a 
 reading stalls the server (and its reads of stdin) until it reads again, and loses nothing.
 """
 
-from _raw import bounded_outbox, heartbeat, serve
+from _raw import bounded_outbox, serve, tool_result
 
 from conformance.reference.mcp.store import INPUT_SCHEMA
-
-
-def call(arguments):
-    result, error = heartbeat(arguments)
-    if error:
-        return error
-    return {
-        "content": [{"type": "text", "text": __import__("json").dumps(result)}],
-        "structuredContent": result,
-    }
-
 
 serve(
     "outbox-blocks",
     [{"name": "session_heartbeat", "inputSchema": INPUT_SCHEMA}],
-    call,
+    tool_result,
     outbox=bounded_outbox(64, drop=False),
 )

@@ -8,24 +8,13 @@ Caught by heartbeat.wire.slow-reader. The suite of d4be4d9 certified it (blind r
 always read at once.
 """
 
-from _raw import bounded_outbox, heartbeat, serve
+from _raw import bounded_outbox, serve, tool_result
 
 from conformance.reference.mcp.store import INPUT_SCHEMA
-
-
-def call(arguments):
-    result, error = heartbeat(arguments)
-    if error:
-        return error
-    return {
-        "content": [{"type": "text", "text": __import__("json").dumps(result)}],
-        "structuredContent": result,
-    }
-
 
 serve(
     "outbox-drops",
     [{"name": "session_heartbeat", "inputSchema": INPUT_SCHEMA}],
-    call,
+    tool_result,
     outbox=bounded_outbox(64, drop=True),
 )
