@@ -201,7 +201,7 @@ async def history_unchanged(acp: AcpTarget, details: dict) -> None:
     prompts = [_prompt(n) for n in range(details["turns"])]
     first = await _replay(acp, sid, first=True, late=late, prompts=prompts)
     if acp.frames_ordered:
-        _judge_replay_order(first, late, details["turns"], details)
+        _judge_replay_order(first, late, prompts, details)
     else:
         details["unjudged"] = {
             "replay-before-answer": "over Streamable HTTP the load's answer and its updates come on two streams"
@@ -267,17 +267,16 @@ def _user_text(updates: list[Any]) -> str:
     )
 
 
-def _judge_replay_order(before: list, late: list[dict], turns: int, details: dict) -> None:
-    """Each prompt of the session's turns that a load replayed only after its answer."""
+def _judge_replay_order(before: list, late: list[dict], prompts: Sequence[str], details: dict) -> None:
+    """Each of the session's prompts that a load replayed only after its answer."""
     if late:
         details["after_load_answer"] = sorted({str(u.get("sessionUpdate")) for u in late})
-    prompts = [_prompt(n) for n in range(turns)]
     shown, after = _user_text(before), _user_text(late)
     replayed_late = [p for p in prompts if p in after and p not in shown]
     if replayed_late:
         raise Violation(
             f"session/load answered before it replayed the history: {len(replayed_late)} of the session's "
-            f"{turns} prompts came as user_message_chunk updates after the load's answer "
+            f"{len(prompts)} prompts came as user_message_chunk updates after the load's answer "
             f"(first: {replayed_late[0]!r}), {len(before)} update(s) before it",
             expected="every replayed update before session/load's answer",
             observed=show({"before_answer": len(before), "after_answer": late[:6]}),
@@ -310,8 +309,9 @@ async def _replay(
         )
     if not reply.ok:
         raise NotTestable(f"session/load of a closed session failed: {reply.describe()}")
+    replayed = _user_text(updates)
     # Every prompt replayed before the answer: nothing of the history is left to come late.
-    if late is not None and all(p in _user_text(updates) for p in prompts):
+    if late is not None and all(p in replayed for p in prompts):
         late = None
     if late is not None:
         await acp.quiet({sid})
@@ -331,7 +331,7 @@ async def _replay(
         # A load that replayed none of the session's prompts may replay them from a task that
         # starts later than the quiet moment: watched for as long as a request may take.
         watch_until = anyio.current_time() + max(LATE_REPLAY_WATCH, acp.harness.config.timeout)
-        while not after_answer() and not _user_text(updates) and anyio.current_time() < watch_until:
+        while not after_answer() and not replayed and anyio.current_time() < watch_until:
             await anyio.sleep(0.1)
         late += after_answer()
     return updates

@@ -70,12 +70,11 @@ async def text_mirrors_structured_content(mcp: McpTarget, details: dict) -> None
             calls.append((f"{name}=<{len(value)} characters>", {"status": "active", name: value}))
     checked: dict[str, str] = {}
     details["checked"] = checked
-    for shown, fields in calls:
+    for n, (shown, fields) in enumerate(calls):
         try:
-            if shown == calls[0][0]:
-                reply = await mcp.ok_heartbeat(new_session_id(), **fields)
-            else:
-                reply = await mcp.heartbeat(new_session_id(), **fields)
+            # The plain heartbeat must be taken; an edge value may be refused.
+            send = mcp.ok_heartbeat if n == 0 else mcp.heartbeat
+            reply = await send(new_session_id(), **fields)
         except OutputSchemaBroken:
             checked[shown] = "its result breaks the outputSchema (heartbeat.result.shape judges that)"
             continue
