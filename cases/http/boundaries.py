@@ -19,8 +19,8 @@ from conformance.cases.http.status import HTTP_CAPABILITY, NOT_FOUND
 
 from conformance.core.outcomes import Problems
 from conformance.core.registry import Level, case
-from conformance.targets.http.calibration import parsed
-from conformance.targets.http.target import HttpStatusTarget, StatusProbe
+from conformance.targets.http.calibration import parameter_schema, parsed, schema_refuses
+from conformance.targets.http.target import STATUS_PATH, HttpStatusTarget, StatusProbe
 
 LENGTHS = (64, 255, 256, 1024, 4096)  # common column widths, and one past the most common one
 
@@ -28,6 +28,33 @@ LENGTHS = (64, 255, 256, 1024, 4096)  # common column widths, and one past the m
 def refused(probe: StatusProbe) -> bool:
     """A refusal: any 4xx (404, 422, 414 for a URI too long, 431 for a header too large, 400)."""
     return 400 <= probe.code < 500
+
+
+def published_longest(http: HttpStatusTarget, name: str) -> int | None:
+    """The maxLength the service's own OpenAPI declares for the status route's parameter
+    ``name`` (session_id, agent_id, x-user-id), or None."""
+    schema = parameter_schema(http.openapi, STATUS_PATH, name)
+    longest = schema.get("maxLength") if isinstance(schema, dict) else None
+    return longest if isinstance(longest, int) and not isinstance(longest, bool) and longest > 0 else None
+
+
+def refused_within_contract(http: HttpStatusTarget, name: str, value: str, probe: StatusProbe) -> str | None:
+    """What is wrong with a 422 for ``value`` where the service publishes a maxLength for the
+    parameter ``name`` and ``value`` keeps to everything it publishes: its own contract calls the
+    request valid, so a session it does not have is 404. None where nothing is published (a
+    store's own limit may refuse with any 4xx) or the 422 is the contract's."""
+    longest = published_longest(http, name)
+    if (
+        probe.code != 422
+        or longest is None
+        or schema_refuses(http.openapi, STATUS_PATH, name, value) is not None
+    ):
+        return None
+    return (
+        f"a {name} of {len(value)} characters got {probe.describe()}, a validation error, while the service's "
+        f"OpenAPI declares maxLength {longest} for it: within its published contract, a session it does not "
+        "have is 404"
+    )
 
 
 def padded(prefix: str, length: int, last: str = "") -> str:
@@ -97,29 +124,42 @@ async def ids_at_storage_limits(http: HttpStatusTarget, details: dict) -> None:
         rules=("session-id", "user-id", "agent-id"),
     )
     with problems.kept(details):  # a later probe unanswered keeps the ids already shown cut
-        for length in LENGTHS:
+        for length in _lengths(published_longest(http, "session_id")):
             if length <= len(sid):
                 continue
-            probe = await http.status(padded(sid, length), agent_id)
+            padded_sid = padded(sid, length)
+            probe = await http.status(padded_sid, agent_id)
             details[f"session id of {length}"] = probe.describe()
             if not refused(probe):
                 problems.add(
                     "session-id",
                     f"the session's id with characters appended to {length} got {probe.describe()}",
                 )
-        for length in LENGTHS:
+            elif wrong := refused_within_contract(http, "session_id", padded_sid, probe):
+                problems.add("session-id", wrong)
+        for length in _lengths(published_longest(http, "agent_id")):
             if length <= len(agent_id):
                 continue
-            probe = await http.status(sid, padded(agent_id, length))
+            padded_agent = padded(agent_id, length)
+            probe = await http.status(sid, padded_agent)
             details[f"agent_id of {length}"] = probe.describe()
             if not refused(probe):
                 problems.add(
                     "agent-id", f"the agent_id with characters appended to {length} got {probe.describe()}"
                 )
+            elif wrong := refused_within_contract(http, "agent_id", padded_agent, probe):
+                problems.add("agent-id", wrong)
         if http.drivable:
             for length in LENGTHS:
                 problems.extend(("user-id", p) for p in await _users_sharing_a_prefix(http, length, details))
     problems.judge()
+
+
+def _lengths(published: int | None) -> list[int]:
+    """The storage limits tried, and the service's published maxLength with one past it: its own
+    contract's edge."""
+    extra = {published, published + 1} if published is not None and published <= max(LENGTHS) else set()
+    return sorted({*LENGTHS, *extra})
 
 
 async def _users_sharing_a_prefix(http: HttpStatusTarget, length: int, details: dict) -> list[str]:

@@ -9,15 +9,17 @@ both in one reply). A state the public API cannot reach is reported as not testa
 
 from __future__ import annotations
 
+import contextlib
 import time
 import uuid
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 import anyio
+import httpx
 from conformance.cases.http.status import HTTP_CAPABILITY, NOT_FOUND, Unknown404, wait_until
 
-from conformance.core.outcomes import MissingInput, NotTestable, Problem, Problems, Violation
+from conformance.core.outcomes import MissingInput, NotTestable, Problem, Problems, Unanswered, Violation
 from conformance.core.registry import Level, case
 from conformance.core.revisions import requirement
 from conformance.targets.http.calibration import differing, parts_of
@@ -184,6 +186,131 @@ async def running_for_a_run_longer_than_the_lease(http: HttpStatusTarget, detail
             " into it, so the end of the run was not observed"
         )
     await http.settle(agent_id, sid)
+
+
+MOST_RUNS = 32  # runs held at once at most: a cap past MOST_RUNS - 1 is not pushed by runs
+PINNED_SECONDS = 4.0  # the held runs' model calls: long enough for every run to start and be probed
+
+
+@case("http.state.runs-past-memory-cap", level=Level.MUST, spec=RUNNING, needs=HTTP_CAPABILITY, slow=True)
+async def runs_past_the_memory_cap(http: HttpStatusTarget, details: dict) -> None:
+    """More runs at once than the service keeps sessions in memory (--http-memory-cap N: N + 1
+    runs, each on its model call at the same time), then each session used again (a second chat)
+    and one more session used, status asked meanwhile: each held run reads running while its
+    model call is in flight, every probe is answered, and once the runs have ended (interrupted
+    where the service offers it) every session reads idle. A cap that cannot evict a session with
+    a run going must neither stop answering nor lose a run.
+
+    Calibrated: only probes sent and answered while a run's model call was in flight count for
+    it, and the case judges only if N + 1 runs were on their model calls together (a service that
+    refuses runs past its own limit conforms, and its refused sessions must read idle)."""
+    cap = http.memory_cap
+    if cap is None:
+        raise MissingInput(
+            "give --http-memory-cap N (the sessions the service keeps in memory) to hold more runs at once than it"
+        )
+    count = max(cap + 1, 2)
+    if count > MOST_RUNS:
+        raise NotTestable(
+            f"a memory cap of {cap} needs {count} runs at once on their model calls; the suite holds at most {MOST_RUNS}"
+        )
+    http.require_driving("runs held at once")
+    seconds = PINNED_SECONDS + 0.1 * count
+    held = [await http.new_session() for _ in range(count)]
+    extra = await http.new_session()
+    tags: dict[str, str] = {}
+    refused: dict[str, str] = {}
+    for agent_id, sid in held:
+        tag = f"turn-{uuid.uuid4().hex[:10]}"
+        response = await http.driver.start_chat(
+            http.user_id, agent_id, sid, f"[slow:{seconds:g}] hold the session ({tag})"
+        )
+        if response.status_code < 300:
+            tags[sid] = tag
+        else:
+            refused[sid] = f"HTTP {response.status_code}"
+    requests: dict[str, dict[str, Any]] = {}
+    for sid, tag in tags.items():
+        request = await http.wait_for_model(tag, timeout=http.settle_time, script="slow")
+        if request is not None:
+            requests[sid] = request
+    details["runs"] = {"held": count, "on their model calls": len(requests), "refused": refused}
+    together = [sid for sid, request in requests.items() if request["done"] is None]
+    if len(together) < count:
+        for agent_id, sid in held:
+            await stop_run(http, agent_id, sid)
+        if refused and len(refused) + len(requests) == count:
+            raise NotTestable(
+                f"the service refused {len(refused)} of {count} runs started at once ({', '.join(sorted(set(refused.values())))}): "
+                "a limit of its own on runs keeps the sessions with a run going within its memory cap"
+            )
+        raise (
+            never_started(http)
+            if not requests
+            else NotTestable(
+                f"only {len(together)} of {count} runs were on their model calls together (the {seconds:g} s calls "
+                "ended before the others started)"
+            )
+        )
+    problems = Problems.listed(
+        "each held run reads running while its model call is in flight, every probe is answered, and every "
+        "session reads idle once its run has ended",
+        lead=f"with {count} runs going at once past a memory cap of {cap}: ",
+        limit=4,
+    )
+    agent_of = {sid: agent_id for agent_id, sid in [*held, extra]}
+    with problems.kept(details):
+        probes: dict[str, list[str]] = {sid[:12]: [] for sid in together}
+        details["probes while held"] = probes
+
+        async def probe_held(after: str) -> None:
+            for sid in together:
+                probe, inside = await http.status_in_flight(sid, agent_of[sid], requests[sid])
+                probes[sid[:12]].append(probe.describe())
+                if inside and probe.status != "running":
+                    problems.add(
+                        None, f"a run on its model call read {probe.describe()} (session {sid[:40]!r}{after})"
+                    )
+
+        await probe_held("")
+        # Each session used again while every one has a run going (a second chat: a double
+        # submit), and one more session: the cap must make room, or go over it, without losing a
+        # run or the service's answers. The chats are not judged (nor waited for past --timeout);
+        # status is asked meanwhile, and what they leave is.
+        ended: list[Unanswered] = []
+        async with anyio.create_task_group() as tg:
+            for sid in [*together, extra[1]]:
+                tg.start_soon(_chat_quietly, http, (agent_of[sid], sid))
+            await anyio.sleep(0.2)
+            try:
+                await probe_held(", while each session was used again")
+            except Unanswered as unanswered:  # raised outside the group, as it is
+                ended.append(unanswered)
+                tg.cancel_scope.cancel()
+        if ended:
+            raise ended[0]
+        for sid in [*together, extra[1]]:
+            await stop_run(http, agent_of[sid], sid)
+        # A run the service did not stop ends with its model call.
+        with anyio.move_on_after(seconds + http.settle_time):
+            while any(request["done"] is None for request in requests.values()):
+                await anyio.sleep(0.05)
+        for sid, agent_id in agent_of.items():
+            probe = await http.wait_for(agent_id, sid, "idle", timeout=http.settle_time)
+            if probe.status != "idle":
+                problems.add(
+                    None,
+                    f"{http.settle_time:g} s after every run had ended (its model call answered, or interrupted), "
+                    f"session {sid[:40]!r} read {probe.describe()}",
+                )
+    problems.judge()
+
+
+async def _chat_quietly(http: HttpStatusTarget, session: tuple[str, str]) -> None:
+    """A short run on ``session``, whatever answers it (a refusal, an error, no answer)."""
+    agent_id, sid = session
+    with contextlib.suppress(httpx.HTTPError), anyio.move_on_after(http.harness.config.timeout):
+        await http.driver.start_chat(http.user_id, agent_id, sid, "say OK")
 
 
 async def _use_other_sessions(http: HttpStatusTarget, count: int, used: list[str]) -> None:

@@ -222,7 +222,9 @@ async def string_and_number_ids_echoed(mcp: McpTarget, details: dict) -> None:
         )
 
 
-@case("heartbeat.wire.notification-unanswered", level=Level.MUST, spec=NOTIFICATION, needs=("heartbeat",))
+@case(
+    "heartbeat.wire.notification-unanswered", level=Level.ROBUSTNESS, spec=NOTIFICATION, needs=("heartbeat",)
+)
 async def heartbeat_notification_unanswered(mcp: McpTarget, details: dict) -> None:
     """A heartbeat sent as a notification (no id) gets no response; the next request is answered
     as usual."""

@@ -7,8 +7,10 @@ included, and a reader can replay what the suite sent.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -65,6 +67,17 @@ class Transcript:
             del self._entries[:drop]
             self._first += drop
         return entry
+
+    @contextlib.contextmanager
+    def frames_cut_at(self, chars: int) -> Iterator[None]:
+        """Frames added meanwhile keep at most ``chars`` characters (a burst of hundreds of frames
+        would otherwise fill the report)."""
+        kept = self.max_frame_chars
+        self.max_frame_chars = min(kept, chars)
+        try:
+            yield
+        finally:
+            self.max_frame_chars = kept
 
     def for_connection(self, conn: str) -> ConnectionLog:
         return ConnectionLog(self, conn)

@@ -268,36 +268,34 @@ class JsonRpcPeer:
                 settled += 1
 
         log = self.transcript.transcript if isinstance(self.transcript, ConnectionLog) else self.transcript
-        shown = log.max_frame_chars
         sent = sum(self.sent.values())
         # The agent's requests meanwhile are answered beside the read loop: their answers may wait
         # behind the burst's own lines, and the loop must go on reading for those to move.
         self._bursting = True
-        log.max_frame_chars = min(shown, BURST_FRAME_CHARS)
         try:
-            async with anyio.create_task_group() as tg:
-                async with self.reads_held() as held:
-                    self.transcript.add(NOTE, f"{len(calls)} requests sent while the suite reads nothing")
-                    for n in range(len(calls)):
-                        tg.start_soon(one, n)
-                    handed = anyio.current_time() + hold + stall
-                    while sum(self.sent.values()) < sent + len(calls) and anyio.current_time() < handed:
-                        await anyio.sleep(0.01)
-                    await anyio.sleep(hold)
-                self.transcript.add(NOTE, f"the suite reads again, after holding its reads {hold:.1f} s")
-                end = anyio.current_time() + limit
-                seen, moved = -1, anyio.current_time()
-                while settled < len(calls):
-                    await anyio.sleep(0.05)
-                    now, answered = anyio.current_time(), sum(1 for r in replies if r is not None)
-                    if answered != seen:
-                        seen, moved = answered, now
-                    elif now - moved > stall or now > end:
-                        tg.cancel_scope.cancel()
-                        break
+            with log.frames_cut_at(BURST_FRAME_CHARS):
+                async with anyio.create_task_group() as tg:
+                    async with self.reads_held() as held:
+                        self.transcript.add(NOTE, f"{len(calls)} requests sent while the suite reads nothing")
+                        for n in range(len(calls)):
+                            tg.start_soon(one, n)
+                        handed = anyio.current_time() + hold + stall
+                        while sum(self.sent.values()) < sent + len(calls) and anyio.current_time() < handed:
+                            await anyio.sleep(0.01)
+                        await anyio.sleep(hold)
+                    self.transcript.add(NOTE, f"the suite reads again, after holding its reads {hold:.1f} s")
+                    end = anyio.current_time() + limit
+                    seen, moved = -1, anyio.current_time()
+                    while settled < len(calls):
+                        await anyio.sleep(0.05)
+                        now, answered = anyio.current_time(), sum(1 for r in replies if r is not None)
+                        if answered != seen:
+                            seen, moved = answered, now
+                        elif now - moved > stall or now > end:
+                            tg.cancel_scope.cancel()
+                            break
         finally:
             self._bursting = False
-            log.max_frame_chars = shown
         self.unanswered = None
         return replies, held
 

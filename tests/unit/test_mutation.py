@@ -304,6 +304,23 @@ def test_a_survivors_output_names_what_its_runs_noticed_below_the_certificate() 
     ]
 
 
+def test_a_failed_baseline_names_each_failed_case_with_its_message() -> None:
+    from tools.mutation.kill import failures
+
+    report = {
+        "cases": [
+            {"id": "a", "outcome": "pass", "message": ""},
+            {"id": "b", "outcome": "fail", "message": "status said running " + "x" * 300},
+            {"id": "c", "outcome": "error", "message": "harness crashed"},
+            {"id": "d", "outcome": "warn", "message": "a SHOULD"},
+        ]
+    }
+    found = failures(report)
+    assert [line.split(":")[0] for line in found] == ["fail b", "error c"]
+    assert found[0].startswith("fail b: status said running") and len(found[0]) < 200
+    assert failures({}) == []
+
+
 def test_the_report_shows_a_survivors_output() -> None:
     survivor = Mutant(
         "m.py:3:0:AddNot:0", "m.py", 3, "AddNot", "survived", "-a\n+b", "exit 0: CONFORMANT\n  warn SHOULD c"

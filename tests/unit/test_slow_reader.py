@@ -82,3 +82,16 @@ def test_a_tool_call_counts_by_its_tool_name() -> None:
 def test_reads_that_could_not_be_held_judge_nothing() -> None:
     with pytest.raises(NotTestable):
         slow_reader.judge(calls(2), [None, None], False, CLOCK, {}, named=STATUS)
+
+
+def test_a_burst_keeps_its_frames_short_and_the_transcript_its_limit_after() -> None:
+    from conformance.core.transcript import Transcript
+
+    log = Transcript(max_frame_chars=1000)
+    with pytest.raises(RuntimeError), log.frames_cut_at(300):
+        assert log.add("send", "x" * 500).truncated
+        raise RuntimeError  # the limit comes back however the burst ends
+    assert log.max_frame_chars == 1000
+    assert not log.add("send", "x" * 500).truncated
+    with log.frames_cut_at(2000):  # never longer than the transcript keeps
+        assert log.add("send", "x" * 1500).truncated

@@ -66,7 +66,7 @@ def baseline(target: str) -> str | None:
         capture_output=True,
         text=True,
     )
-    return None if run.returncode == 0 else (run.stdout + run.stderr).strip()[-500:]
+    return None if run.returncode == 0 else (run.stdout + run.stderr).strip()[-2000:]
 
 
 def run_filter(module: str, *args: str) -> None:

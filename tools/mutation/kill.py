@@ -63,6 +63,15 @@ def noticed(report: dict, baseline: dict[str, str] | None = None) -> list[str]:
     ]
 
 
+def failures(report: dict) -> list[str]:
+    """The cases that failed or crashed in a run, each with the start of its message."""
+    return [
+        f"{case['outcome']} {case['id']}: {str(case.get('message', ''))[:160]}"
+        for case in report.get("cases", [])
+        if case.get("outcome") in ("fail", "error")
+    ]
+
+
 def outcomes(report: dict) -> dict[str, str]:
     return {case["id"]: case.get("outcome", "?") for case in report.get("cases", [])}
 
@@ -104,6 +113,11 @@ def judge(name: str, root: Path, say=print, record: Path | None = None) -> int:
             # The report goes with the folder: the verdict line without its path.
             say(f"exit {run.returncode}: {verdict[0].split(' — report: ')[0]}")
             if run.returncode != 0:
+                if record is not None:
+                    # The unmutated reference failed: which cases and why, or a flaky baseline
+                    # could not be told from a broken one.
+                    for line in failures(report) or [run.stderr.strip()[-300:]]:
+                        say(f"  {line}")
                 return 1
             key = f"{number}:{part}"
             recorded[key] = outcomes(report)

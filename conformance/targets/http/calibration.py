@@ -195,7 +195,7 @@ def schema_refuses(openapi: Any, path: str, name: str, value: str) -> str | None
     """Why the service's own OpenAPI document refuses ``value`` for the parameter ``name`` of
     ``GET path`` (a uuid format, a pattern, a length or an enum it declares), or None: the value
     is valid by what it publishes (no document, or the spec's plain string, refuses nothing)."""
-    schema = _parameter_schema(openapi, path, name)
+    schema = parameter_schema(openapi, path, name)
     if not isinstance(schema, dict):
         return None
     form = schema.get("format")
@@ -238,7 +238,7 @@ def _is_uuid(value: str, version: str) -> bool:
     return not version or parsed.version == int(version)
 
 
-def _parameter_schema(openapi: Any, path: str, name: str) -> Any:
+def parameter_schema(openapi: Any, path: str, name: str) -> Any:
     """The schema of a GET parameter, its $refs into the document's components followed once."""
     paths = openapi.get("paths") if isinstance(openapi, dict) else None
     item = paths.get(path) if isinstance(paths, dict) else None

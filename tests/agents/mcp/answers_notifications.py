@@ -2,7 +2,8 @@
 notification (no id) too, under id null. Its loop skips notifications by method name
 (``notifications/...``) rather than by the missing id.
 
-Caught by heartbeat.wire.notification-unanswered. The old suite (856482f) certified it: it never
+Caught by heartbeat.wire.notification-unanswered, a robustness finding (no MCP client sends a
+tools/call without an id): a failure under --strict. The old suite (856482f) certified it: it never
 sent a tools/call without an id.
 """
 

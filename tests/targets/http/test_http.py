@@ -32,7 +32,13 @@ HTTP_CASES = sorted(c for c in CASES if CASES[c].target == "http")
 # The reference without the options that state a policy it does not have (an idle eviction, a
 # memory cap) and without a store that outlives a restart: those twins are not testable.
 NOT_STATED = dict.fromkeys(
-    ["http.twins.idle-eviction", "http.twins.memory-cap", "http.twins.restart"], "not-testable"
+    [
+        "http.twins.idle-eviction",
+        "http.twins.memory-cap",
+        "http.twins.restart",
+        "http.state.runs-past-memory-cap",
+    ],
+    "not-testable",
 )
 BASELINE = dict.fromkeys(HTTP_CASES, "pass") | NOT_STATED
 # States are reached in well under a second here; a short --timeout keeps waiting for a state a
@@ -247,6 +253,14 @@ BROKEN: dict[str, Variant] = {
         focus="identity",
         rule=("http.types.odd-values", "session-id"),
     ),
+    # Publishes maxLength 255 and refuses an id of exactly 255 with 422: narrower than its own
+    # contract, at its edge (a mutant of the reference's storage check; certified before).
+    "ids_refused_at_published_max": Variant(
+        1,
+        {"http.boundary.id-lengths": "fail"},
+        focus="boundary",
+        rule=("http.boundary.id-lengths", "session-id"),
+    ),
     # NFKC on the status route only: no scripted form shows it (they are their own NFKC forms).
     "status_id_nfkc": Variant(1, {"http.fuzz.session-id-forms": "fail"}, focus="identity"),
     # Status folds the owner's case alone, or alone does not: its ownership is not the service's.
@@ -333,6 +347,14 @@ BROKEN: dict[str, Variant] = {
         focus="running",
         # A run longer than its lease's 5 s.
         args=("--http-long-run", "7"),
+    ),
+    # Its cap's eviction loop spins when every loaded session has a run going: the service hangs.
+    "eviction_spins_when_all_running": Variant(
+        1,
+        {"http.state.runs-past-memory-cap": "fail"},
+        focus="past-memory",
+        args=("--http-memory-cap", "3"),
+        agent_args=("--memory-cap", "3"),
     ),
     # Its cap evicts the running session (and its lease) once 4 other sessions are used meanwhile.
     "eviction_drops_lease": Variant(
@@ -904,16 +926,16 @@ def test_conforming_service_passes(variant: str, direct) -> None:
 CONFIGURATIONS: dict[str, Variant] = {
     "reference/memory-cap": Variant(
         0,
-        {"http.twins.memory-cap": "pass"},
-        focus="twins or states-hold or siblings or races or safe or outlives",
+        {"http.twins.memory-cap": "pass", "http.state.runs-past-memory-cap": "pass"},
+        focus="twins or states-hold or siblings or races or safe or outlives or past-memory",
         # The long run: time for N + 2 other sessions to be used while it works.
         args=("--http-memory-cap", "4", "--http-long-run", "4"),
         agent_args=("--memory-cap", "4"),
     ),
     "reference/memory-cap-1": Variant(
         0,
-        {"http.twins.memory-cap": "pass"},
-        focus="twins.memory",
+        {"http.twins.memory-cap": "pass", "http.state.runs-past-memory-cap": "pass"},
+        focus="twins.memory or past-memory",
         args=("--http-memory-cap", "1"),
         agent_args=("--memory-cap", "1"),
     ),

@@ -1,0 +1,35 @@
+"""Broken HTTP status service: its OpenAPI document declares maxLength 255 for the session, agent
+and user ids (as --max-id-length 255 publishes), but its storage check refuses an id of exactly 255
+characters with 422, one short of its own contract (a column width counted with a terminator).
+
+Caught by http.boundary.id-lengths, which tries the maxLength a service publishes and one past it:
+within the contract, a session the service does not have is 404. The old suite (265e177) certified
+it: its boundary cases took any 4xx as a refusal of a value a store cannot keep.
+"""
+
+import pathlib
+import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3]))
+
+from conformance.reference.http.service import ReferenceService, main
+from fastapi import HTTPException
+
+
+class Service(ReferenceService):
+    def check_length(self, value: str, where: list[str]) -> None:
+        if self.max_id_length is not None and len(value) >= self.max_id_length:
+            raise HTTPException(
+                422,
+                [
+                    {
+                        "loc": where,
+                        "msg": f"String should have fewer than {self.max_id_length} characters",
+                        "type": "string_too_long",
+                    }
+                ],
+            )
+
+
+if __name__ == "__main__":
+    main(Service, [*sys.argv[1:], "--max-id-length", "255"])
