@@ -198,12 +198,14 @@ async def runs_past_the_memory_cap(http: HttpStatusTarget, details: dict) -> Non
     runs, each on its model call at the same time), then each session used again (a second chat)
     and one more session used, status asked meanwhile: each held run reads running while its
     model call is in flight, every probe is answered, and once the runs have ended (interrupted
-    where the service offers it) every session reads idle. A cap that cannot evict a session with
+    where the service offers it) no session reads running. A cap that cannot evict a session with
     a run going must neither stop answering nor lose a run.
 
     Calibrated: only probes sent and answered while a run's model call was in flight count for
-    it, and the case judges only if N + 1 runs were on their model calls together (a service that
-    refuses runs past its own limit conforms, and its refused sessions must read idle)."""
+    it; a session is held to its end only where its run is known to have ended (its model call
+    answered, its chat refused, or an interrupt accepted). A service that refuses runs past a
+    limit of its own conforms; where fewer than N + 1 runs were on their model calls together,
+    the rest is not testable, once what could be judged was."""
     cap = http.memory_cap
     if cap is None:
         raise MissingInput(
@@ -211,13 +213,14 @@ async def runs_past_the_memory_cap(http: HttpStatusTarget, details: dict) -> Non
         )
     count = max(cap + 1, 2)
     if count > MOST_RUNS:
-        raise NotTestable(
+        raise MissingInput(
             f"a memory cap of {cap} needs {count} runs at once on their model calls; the suite holds at most {MOST_RUNS}"
         )
     http.require_driving("runs held at once")
     seconds = PINNED_SECONDS + 0.1 * count
     held = [await http.new_session() for _ in range(count)]
     extra = await http.new_session()
+    agent_of = {sid: agent_id for agent_id, sid in [*held, extra]}
     tags: dict[str, str] = {}
     refused: dict[str, str] = {}
     for agent_id, sid in held:
@@ -230,80 +233,123 @@ async def runs_past_the_memory_cap(http: HttpStatusTarget, details: dict) -> Non
         else:
             refused[sid] = f"HTTP {response.status_code}"
     requests: dict[str, dict[str, Any]] = {}
-    for sid, tag in tags.items():
-        request = await http.wait_for_model(tag, timeout=http.settle_time, script="slow")
-        if request is not None:
-            requests[sid] = request
-    details["runs"] = {"held": count, "on their model calls": len(requests), "refused": refused}
+    with anyio.move_on_after(http.settle_time):
+        while len(requests) < len(tags):
+            for sid, tag in tags.items():
+                started = [r for r in http.model_requests(tag) if r["script"] == "slow"]
+                if sid not in requests and started:
+                    requests[sid] = started[0]
+            await anyio.sleep(0.02)
     together = [sid for sid, request in requests.items() if request["done"] is None]
-    if len(together) < count:
-        for agent_id, sid in held:
-            await stop_run(http, agent_id, sid)
-        if refused and len(refused) + len(requests) == count:
-            raise NotTestable(
-                f"the service refused {len(refused)} of {count} runs started at once ({', '.join(sorted(set(refused.values())))}): "
-                "a limit of its own on runs keeps the sessions with a run going within its memory cap"
-            )
-        raise (
-            never_started(http)
-            if not requests
-            else NotTestable(
-                f"only {len(together)} of {count} runs were on their model calls together (the {seconds:g} s calls "
-                "ended before the others started)"
-            )
-        )
+    details["runs"] = {
+        "held": count,
+        "on their model calls": len(requests),
+        "together": len(together),
+        "refused": refused,
+    }
     problems = Problems.listed(
-        "each held run reads running while its model call is in flight, every probe is answered, and every "
-        "session reads idle once its run has ended",
-        lead=f"with {count} runs going at once past a memory cap of {cap}: ",
+        "each held run reads running while its model call is in flight, every probe is answered, and no "
+        "session reads running once its run has ended",
+        lead=f"with {count} runs started at once past a memory cap of {cap}: ",
         limit=4,
     )
-    agent_of = {sid: agent_id for agent_id, sid in [*held, extra]}
+    short: MissingInput | None = None
+    if len(together) < count:
+        short = (
+            never_started(http)
+            if not requests
+            else MissingInput(
+                f"only {len(together)} of {count} runs were on their model calls together"
+                + (
+                    f" (the service refused {len(refused)}: {', '.join(sorted(set(refused.values())))}; a limit of "
+                    "its own on runs keeps the sessions with a run going within its memory cap)"
+                    if refused
+                    else f" ({len(tags) - len(requests)} had not called the model within {http.settle_time:g} s)"
+                )
+            )
+        )
     with problems.kept(details):
-        probes: dict[str, list[str]] = {sid[:12]: [] for sid in together}
-        details["probes while held"] = probes
-
-        async def probe_held(after: str) -> None:
-            for sid in together:
-                probe, inside = await http.status_in_flight(sid, agent_of[sid], requests[sid])
-                probes[sid[:12]].append(probe.describe())
-                if inside and probe.status != "running":
-                    problems.add(
-                        None, f"a run on its model call read {probe.describe()} (session {sid[:40]!r}{after})"
-                    )
-
-        await probe_held("")
-        # Each session used again while every one has a run going (a second chat: a double
-        # submit), and one more session: the cap must make room, or go over it, without losing a
-        # run or the service's answers. The chats are not judged (nor waited for past --timeout);
-        # status is asked meanwhile, and what they leave is.
-        ended: list[Unanswered] = []
-        async with anyio.create_task_group() as tg:
-            for sid in [*together, extra[1]]:
-                tg.start_soon(_chat_quietly, http, (agent_of[sid], sid))
-            await anyio.sleep(0.2)
-            try:
-                await probe_held(", while each session was used again")
-            except Unanswered as unanswered:  # raised outside the group, as it is
-                ended.append(unanswered)
-                tg.cancel_scope.cancel()
-        if ended:
-            raise ended[0]
-        for sid in [*together, extra[1]]:
-            await stop_run(http, agent_of[sid], sid)
-        # A run the service did not stop ends with its model call.
-        with anyio.move_on_after(seconds + http.settle_time):
-            while any(request["done"] is None for request in requests.values()):
-                await anyio.sleep(0.05)
-        for sid, agent_id in agent_of.items():
-            probe = await http.wait_for(agent_id, sid, "idle", timeout=http.settle_time)
-            if probe.status != "idle":
+        if short is None:
+            await _held_past_the_cap(http, problems, details, together, requests, agent_of, extra[1])
+        ended = await _end_runs(http, agent_of, requests, seconds)
+        for sid in agent_of:
+            if sid not in ended and sid not in refused:
+                continue  # a run not known to have ended may still be working
+            probe = await http.wait_for(
+                agent_of[sid], sid, {"idle", *PARKED_STATES}, timeout=http.settle_time
+            )
+            if probe.status not in ("idle", *PARKED_STATES):
+                why = ended.get(sid, f"its chat was refused ({refused.get(sid)})")
                 problems.add(
                     None,
-                    f"{http.settle_time:g} s after every run had ended (its model call answered, or interrupted), "
-                    f"session {sid[:40]!r} read {probe.describe()}",
+                    f"{http.settle_time:g} s after its run had ended ({why}), session {sid[:40]!r} read {probe.describe()}",
                 )
     problems.judge()
+    if short is not None:
+        raise short
+
+
+PARKED_STATES = ("awaiting_permission", "awaiting_external_result")
+
+
+async def _held_past_the_cap(
+    http: HttpStatusTarget,
+    problems: Problems,
+    details: dict,
+    together: list[str],
+    requests: dict[str, dict[str, Any]],
+    agent_of: dict[str, str],
+    extra: str,
+) -> None:
+    """The held runs probed, then each session used again (a second chat: a double submit) and
+    one more session used while every one has a run going, the held runs probed meanwhile: the
+    cap must make room, or go over it, without losing a run or the service's answers. The chats
+    are not judged (nor waited for past --timeout); what they leave is."""
+    probes: dict[str, list[str]] = {sid[:12]: [] for sid in together}
+    details["probes while held"] = probes
+
+    async def probe_held(after: str) -> None:
+        for sid in together:
+            probe, inside = await http.status_in_flight(sid, agent_of[sid], requests[sid])
+            probes[sid[:12]].append(probe.describe())
+            if inside and probe.status != "running":
+                problems.add(
+                    None, f"a run on its model call read {probe.describe()} (session {sid[:40]!r}{after})"
+                )
+
+    await probe_held("")
+    ended: list[Unanswered] = []
+    async with anyio.create_task_group() as tg:
+        for sid in [*together, extra]:
+            tg.start_soon(_chat_quietly, http, (agent_of[sid], sid))
+        await anyio.sleep(0.2)
+        try:
+            await probe_held(", while each session was used again")
+        except Unanswered as unanswered:  # raised outside the group, as it is
+            ended.append(unanswered)
+            tg.cancel_scope.cancel()
+    if ended:
+        raise ended[0]
+
+
+async def _end_runs(
+    http: HttpStatusTarget, agent_of: dict[str, str], requests: dict[str, dict[str, Any]], seconds: float
+) -> dict[str, str]:
+    """Each session's run interrupted where the service offers it, then the held model calls
+    waited for: the sessions whose run is known to have ended, with how."""
+    ended: dict[str, str] = {}
+    if http.offers("post", "/sessions/{session_id}/interrupt"):
+        for sid, agent_id in agent_of.items():
+            answer = await http.driver.interrupt(http.user_id, agent_id, sid)
+            if answer.status_code < 300:
+                ended[sid] = f"interrupted: HTTP {answer.status_code}"
+    with anyio.move_on_after(seconds + http.settle_time):
+        while any(request["done"] is None for request in requests.values()):
+            await anyio.sleep(0.05)
+    for sid, request in requests.items():
+        if request["done"] is not None:
+            ended.setdefault(sid, "its model call answered")
+    return ended
 
 
 async def _chat_quietly(http: HttpStatusTarget, session: tuple[str, str]) -> None:

@@ -356,6 +356,14 @@ BROKEN: dict[str, Variant] = {
         args=("--http-memory-cap", "3"),
         agent_args=("--memory-cap", "3"),
     ),
+    # A run that finds its session evicted at its own use dies after its lease renewer started.
+    "run_lost_when_evicted_at_start": Variant(
+        1,
+        {"http.state.runs-past-memory-cap": "fail"},
+        focus="past-memory",
+        args=("--http-memory-cap", "3"),
+        agent_args=("--memory-cap", "3"),
+    ),
     # Its cap evicts the running session (and its lease) once 4 other sessions are used meanwhile.
     "eviction_drops_lease": Variant(
         1,
