@@ -747,6 +747,22 @@ CONFORMING: dict[str, Variant] = {
         # Time for its worker to pick a run up (3 s) and for the run's 3 s model call.
         args=("--timeout", "7"),
     ),
+    # Two runs at once at most (429 past them), under a memory cap of 3: never more runs than the cap.
+    "runs_limited_to_two": Variant(
+        0,
+        {},
+        focus="past-memory or running-during-run",
+        args=("--http-memory-cap", "3"),
+        agent_args=("--memory-cap", "3"),
+    ),
+    # Its worker picks runs up 3 s after their chats: held runs reach their model calls late, together.
+    "queued_runs/memory-cap": Variant(
+        0,
+        {"http.state.runs-past-memory-cap": "pass"},
+        focus="past-memory",
+        args=("--timeout", "7", "--http-memory-cap", "3"),
+        agent_args=("--memory-cap", "3"),
+    ),
     "case_insensitive_everywhere": Variant(0, {}, focus="identity"),
     # User ids folded on every route: the deployment's identity policy, status agreeing with it.
     "users_case_insensitive": Variant(
