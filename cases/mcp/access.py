@@ -15,12 +15,13 @@ from typing import Any
 
 from conformance.cases.mcp.instructions import enqueue, marker
 
-from conformance.core.outcomes import MissingInput, NotTestable, Problems, Violation
+from conformance.core.outcomes import MissingInput, NotApplicable, NotTestable, Problems, Violation
 from conformance.core.registry import Level, case
 from conformance.core.revisions import requirement
 from conformance.targets.mcp.probe import calibrated, same
 from conformance.targets.mcp.reading import NoInstructionList
-from conformance.targets.mcp.target import McpTarget, ToolReply, has, new_key, new_session_id
+from conformance.targets.mcp.target import TOOL, McpTarget, ToolReply, has, new_key, new_session_id
+from conformance.targets.mcp.twinseq import MAX_TOOLS, UNLISTED_TOOL, arguments_for, fill_template, listed
 
 # "The server also verifies current scopes and resource-level access b…"
 ACCESS = requirement("mcp-session-heartbeat-2025-06-18", "access")
@@ -84,6 +85,91 @@ async def other_caller_learns_nothing(mcp: McpTarget, details: dict) -> None:
             )
     if unseen:
         raise MissingInput("; ".join(unseen))
+
+
+@case("heartbeat.access.other-surfaces", level=Level.MUST, spec=ACCESS, needs=("heartbeat",))
+async def other_caller_reads_nothing_elsewhere(mcp: McpTarget, details: dict) -> None:
+    """Caller B asks every other surface the server offers about caller A's session: the resources
+    it lists (each read) and its resource templates filled with A's session id, the prompts it
+    lists (each got with A's session id), and each other tool it lists (called with A's session
+    id where its inputSchema names one). No answer to B carries A's step or instruction, nor A's
+    session id where B did not name it. Judged only where A's own reads of the same surfaces show
+    A's session: a surface that shows its owner nothing cannot show it to anyone."""
+    mcp.require_other_caller()
+    sid, step, secret = await _session_with_secrets(mcp)
+    secrets = [s for s in (step, secret) if s is not None]
+    own = await _surfaces(mcp, sid)
+    if not own:
+        raise NotApplicable(
+            f"the server offers nothing besides {TOOL}: no resources, resource templates, prompts or other tools"
+        )
+    shown = [label for label, named, text in own if _shown(text, secrets, sid, named)]
+    async with mcp.other_caller() as other:
+        theirs = await _surfaces(other, sid)
+    details["surfaces"] = {"asked": [label for label, _, _ in theirs], "show A's session to A": shown}
+    leaks = [
+        f"{label}: {', '.join(repr(found[:60]) for found in _shown(text, secrets, sid, named))}"
+        for label, named, text in theirs
+        if _shown(text, secrets, sid, named)
+    ]
+    if leaks:
+        raise Violation(
+            f"caller B learned caller A's session through a surface other than {TOOL}: "
+            + "; ".join(leaks[:4]),
+            expected="nothing of another caller's session on any surface the server offers (refused, or empty)",
+            observed=leaks,
+        )
+    if not shown:
+        raise MissingInput(
+            "no other surface the server offers shows caller A's session to A itself ("
+            + ", ".join(label for label, _, _ in own[:6])
+            + "), so none could show it to caller B"
+        )
+
+
+def _shown(text: str, secrets: list[str], sid: str, named: bool) -> list[str]:
+    """What of the session a surface's answer carries: its secrets, and its id where the request
+    did not name it (an id echoed back to whoever gave it reveals nothing)."""
+    return [s for s in secrets if s in text] + ([sid] if not named and sid in text else [])
+
+
+async def _surfaces(target: McpTarget, sid: str) -> list[tuple[str, bool, str]]:
+    """Each answer the server's other surfaces give about session ``sid``: (what was asked, whether
+    the request named ``sid``, the answer's text). Bounded: the first MAX_TOOLS of each list."""
+    got: list[tuple[str, bool, str]] = []
+
+    async def ask(label: str, method: str, params: dict[str, Any]) -> None:
+        reply = await target.request(method, params)
+        body = reply.result if reply.ok else reply.error
+        got.append((label, sid in json.dumps(params), json.dumps(body, ensure_ascii=False)))
+
+    capabilities = (target.era.capabilities if target.era is not None else None) or {}
+    if isinstance(capabilities, dict) and "resources" in capabilities:
+        await ask("resources/list", "resources/list", {})
+        uris = [
+            str(r.get("uri")) for r in await listed(target, "resources/list", "resources") if r.get("uri")
+        ]
+        templates = await listed(target, "resources/templates/list", "resourceTemplates")
+        uris += [fill_template(str(t.get("uriTemplate")), sid) for t in templates if t.get("uriTemplate")]
+        for uri in uris:
+            await ask(f"resources/read {uri[:80]}", "resources/read", {"uri": uri})
+    if isinstance(capabilities, dict) and "prompts" in capabilities:
+        await ask("prompts/list", "prompts/list", {})
+        for prompt in await listed(target, "prompts/list", "prompts"):
+            names = [str(a.get("name")) for a in prompt.get("arguments") or [] if isinstance(a, dict)]
+            arguments = {n: sid if "session" in n.lower() else "conformance" for n in names[:20]}
+            await ask(
+                f"prompts/get {str(prompt.get('name'))[:60]}",
+                "prompts/get",
+                {"name": prompt.get("name"), "arguments": arguments},
+            )
+    for tool in [t for t in target.tools if str(t.get("name")) not in (TOOL, UNLISTED_TOOL)][:MAX_TOOLS]:
+        name = str(tool.get("name"))
+        if not name:
+            continue
+        arguments = arguments_for(tool.get("inputSchema"), sid)
+        await ask(f"tools/call {name[:60]}", "tools/call", {"name": name, "arguments": arguments})
+    return got
 
 
 @case("heartbeat.access.other-caller-no-change", level=Level.MUST, spec=ACCESS, needs=("heartbeat",))

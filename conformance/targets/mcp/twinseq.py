@@ -239,7 +239,8 @@ def fill_template(template: str, session_id: str) -> str:
     return re.sub(r"\{([^}]{1,100})\}", value, template)
 
 
-async def _listed(mcp: McpTarget, method: str, key: str) -> list[dict[str, Any]]:
+async def listed(mcp: McpTarget, method: str, key: str) -> list[dict[str, Any]]:
+    """The first MAX_TOOLS items of a list the server answers (tools, resources, prompts), or none."""
     reply = await mcp.request(method, {})
     items = reply.result.get(key) if reply.ok and isinstance(reply.result, dict) else None
     return [i for i in items[:MAX_TOOLS] if isinstance(i, dict)] if isinstance(items, list) else []
@@ -438,10 +439,10 @@ class TwinDriver:
         elif kind == "resources":
             uris = [
                 str(r.get("uri"))
-                for r in await _listed(self.mcp, "resources/list", "resources")
+                for r in await listed(self.mcp, "resources/list", "resources")
                 if r.get("uri")
             ]
-            templates = await _listed(self.mcp, "resources/templates/list", "resourceTemplates")
+            templates = await listed(self.mcp, "resources/templates/list", "resourceTemplates")
             uris += [
                 fill_template(str(t.get("uriTemplate")), twin.sid) for t in templates if t.get("uriTemplate")
             ]
@@ -449,7 +450,7 @@ class TwinDriver:
             what = f"{len(read)} read ({sum(1 for r in read if r.ok)} answered)"
         elif kind == "prompts":
             got = []
-            for prompt in await _listed(self.mcp, "prompts/list", "prompts"):
+            for prompt in await listed(self.mcp, "prompts/list", "prompts"):
                 names = [str(a.get("name")) for a in prompt.get("arguments") or [] if isinstance(a, dict)]
                 arguments = {n: twin.sid if "session" in n.lower() else "conformance" for n in names[:20]}
                 got.append(

@@ -40,7 +40,13 @@ HOOKED = [
 # need the server's policies (--mcp-session-cap, --mcp-session-ttl, --mcp-request-limit).
 # A slow reader is a stdio matter: over HTTP each request has a response of its own.
 SLOW_READER = "heartbeat.wire.slow-reader"
-HTTP_BASELINE = dict.fromkeys(HEARTBEAT, "pass") | dict.fromkeys(TWINS, "not-testable") | {SLOW_READER: "n/a"}
+# The reference offers nothing besides its tool: no other surface for caller B to read.
+OTHER_SURFACES = "heartbeat.access.other-surfaces"
+HTTP_BASELINE = (
+    dict.fromkeys(HEARTBEAT, "pass")
+    | dict.fromkeys(TWINS, "not-testable")
+    | {SLOW_READER: "n/a", OTHER_SURFACES: "n/a"}
+)
 # Over stdio there is one caller: the access cases say what to pass instead.
 STDIO_BASELINE = HTTP_BASELINE | dict.fromkeys(ACCESS, "not-testable") | {SLOW_READER: "pass"}
 # The ci profile enqueues its hundred-odd instructions through a URL hook only (a command hook
@@ -100,6 +106,8 @@ BROKEN: dict[str, Variant] = {
     "any_tool_heartbeats": Variant(1, {SURFACE: "fail"}, rule=(SURFACE, "unlisted")),
     "summary_tool_acknowledges": Variant(1, {SURFACE: "fail"}, rule=(SURFACE, "tool")),
     "inbox_resource_acknowledges": Variant(1, {SURFACE: "fail"}, rule=(SURFACE, "resources")),
+    # resources/list shows every caller's sessions and steps (blind round 18's class).
+    "resource_list_unscoped": Variant(1, {OTHER_SURFACES: "fail"}),
     # Volume and repetition: the oldest of 120 pending pushed out; the same text twice delivered once.
     "ring_buffer_100": Variant(1, {VOLUME: "fail"}, message=(VOLUME, "never delivered")),
     # The same buffer behind an allowance of 60 heartbeats and pages of 2, stated to the suite: the
@@ -551,7 +559,9 @@ CONFORMING: dict[str, Variant] = {
     "output_schema_typed": Variant(0, {}, focus="heartbeat.result or heartbeat.boundary"),
     # The text block escapes every non-ASCII character and indents: the same JSON value.
     "text_ascii_escaped": Variant(0, {}, focus="heartbeat.result"),
-    "several_tools": Variant(0, {}, also=(SURFACE,)),
+    # Sessions as resources, listed to their owner only: judged, and passes.
+    "resources_scoped": Variant(0, {OTHER_SURFACES: "pass"}, focus="access or surface"),
+    "several_tools": Variant(0, {OTHER_SURFACES: "pass"}, also=(SURFACE,)),
     "logs_with_capability": Variant(0, {}, focus="heartbeat.wire or heartbeat.result"),
     "progress_during_call": Variant(0, {}, focus="heartbeat.wire", also=(PROGRESS,)),
     "negotiates_older_version": Variant(0, {}, focus="heartbeat.wire"),
