@@ -39,19 +39,19 @@ def published_longest(http: HttpStatusTarget, name: str) -> int | None:
 
 
 def refused_within_contract(http: HttpStatusTarget, name: str, value: str, probe: StatusProbe) -> str | None:
-    """What is wrong with a 422 for ``value`` where the service publishes a maxLength for the
-    parameter ``name`` and ``value`` keeps to everything it publishes: its own contract calls the
-    request valid, so a session it does not have is 404. None where nothing is published (a
-    store's own limit may refuse with any 4xx) or the 422 is the contract's."""
+    """What is wrong with a refusal of ``value`` as invalid (400, 422) where the service publishes
+    a maxLength for the parameter ``name`` and ``value`` keeps to everything it publishes: its own
+    contract calls the request valid, so a session it does not have is 404. None where nothing is
+    published (a store's own limit may refuse with any 4xx), or the refusal is the contract's."""
     longest = published_longest(http, name)
     if (
-        probe.code != 422
+        probe.code not in (400, 422)
         or longest is None
         or schema_refuses(http.openapi, STATUS_PATH, name, value) is not None
     ):
         return None
     return (
-        f"a {name} of {len(value)} characters got {probe.describe()}, a validation error, while the service's "
+        f"a {name} of {len(value)} characters got {probe.describe()}, a refusal as invalid, while the service's "
         f"OpenAPI declares maxLength {longest} for it: within its published contract, a session it does not "
         "have is 404"
     )

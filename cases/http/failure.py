@@ -303,8 +303,9 @@ async def _refused_while_running(http: HttpStatusTarget, details: dict) -> str:
     sent: list[str] = []
     problem = await _after_refusals(_refusable(http, agent_id, sid, second_chat=True), changed, sent)
     details["running"] = sent
-    # A request the service took (never the second chat, which it may queue) may change the run.
-    taken = [s for s in sent if not s.endswith(REFUSED) and not s.startswith(SECOND_CHAT)]
+    # A request the service took may change the run: the second chat too, which a service may
+    # queue, or take in place of the run going (the last message wins).
+    taken = [s for s in sent if not s.endswith(REFUSED)]
     with anyio.move_on_after(seconds + http.settle_time):  # a hang bound: the model answers in `seconds`
         while request["done"] is None:
             if not (problem or taken):  # the rest of the run watched: a refusal whose effect shows later

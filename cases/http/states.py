@@ -19,7 +19,7 @@ import anyio
 import httpx
 from conformance.cases.http.status import HTTP_CAPABILITY, NOT_FOUND, Unknown404, wait_until
 
-from conformance.core.outcomes import MissingInput, NotTestable, Problem, Problems, Unanswered, Violation
+from conformance.core.outcomes import MissingInput, NotTestable, Problem, Problems, Violation
 from conformance.core.registry import Level, case
 from conformance.core.revisions import requirement
 from conformance.targets.http.calibration import differing, parts_of
@@ -272,6 +272,24 @@ async def runs_past_the_memory_cap(http: HttpStatusTarget, details: dict) -> Non
         if short is None:
             await _held_past_the_cap(http, problems, details, together, requests, agent_of, extra[1])
         ended = await _end_runs(http, agent_of, requests, seconds)
+        if requests:
+            # A run whose chat was taken but that never called the model while the others did:
+            # once they have all ended it has the service to itself. Still no call --timeout
+            # later, while it reads running, is a run that neither works nor ends.
+            silent = {sid: tag for sid, tag in tags.items() if sid not in requests and sid not in ended}
+            with anyio.move_on_after(http.settle_time):
+                while silent and not all(http.model_requests(tag) for tag in silent.values()):
+                    await anyio.sleep(0.05)
+            for sid, tag in silent.items():
+                if not http.model_requests(tag):
+                    probe = await http.status(sid, agent_of[sid])
+                    if probe.status == "running":
+                        problems.add(
+                            None,
+                            f"session {sid[:40]!r} read {probe.describe()}, while its run had not called the model "
+                            f"{http.settle_time:g} s (--timeout) after every other run of the service had ended "
+                            f"({len(requests)} had called it)",
+                        )
         for sid in agent_of:
             if sid not in ended and sid not in refused:
                 continue  # a run not known to have ended may still be working
@@ -302,34 +320,34 @@ async def _held_past_the_cap(
     extra: str,
 ) -> None:
     """The held runs probed, then each session used again (a second chat: a double submit) and
-    one more session used while every one has a run going, the held runs probed meanwhile: the
-    cap must make room, or go over it, without losing a run or the service's answers. The chats
-    are not judged (nor waited for past --timeout); what they leave is."""
+    one more session used while every one has a run going: the cap must make room, or go over it,
+    without losing a run or the service's answers. Then the held runs probed again: every probe
+    answered, and a run whose second chat was refused (it kept its run) still reads running while
+    its model call is in flight. A second chat that was taken may have replaced the run (the
+    service's own way), so what its session reads is not judged here; what it leaves is."""
     probes: dict[str, list[str]] = {sid[:12]: [] for sid in together}
     details["probes while held"] = probes
+    second: dict[str, int | None] = {}
+    details["second chats"] = second
 
-    async def probe_held(after: str) -> None:
+    async def probe_held(judged: list[str], after: str) -> None:
         for sid in together:
             probe, inside = await http.status_in_flight(sid, agent_of[sid], requests[sid])
             probes[sid[:12]].append(probe.describe())
-            if inside and probe.status != "running":
+            if sid in judged and inside and probe.status != "running":
                 problems.add(
                     None, f"a run on its model call read {probe.describe()} (session {sid[:40]!r}{after})"
                 )
 
-    await probe_held("")
-    ended: list[Unanswered] = []
+    async def chat_again(sid: str) -> None:
+        second[sid[:12]] = await _chat_quietly(http, (agent_of[sid], sid))
+
+    await probe_held(together, "")
     async with anyio.create_task_group() as tg:
         for sid in [*together, extra]:
-            tg.start_soon(_chat_quietly, http, (agent_of[sid], sid))
-        await anyio.sleep(0.2)
-        try:
-            await probe_held(", while each session was used again")
-        except Unanswered as unanswered:  # raised outside the group, as it is
-            ended.append(unanswered)
-            tg.cancel_scope.cancel()
-    if ended:
-        raise ended[0]
+            tg.start_soon(chat_again, sid)
+    kept = [sid for sid in together if (code := second.get(sid[:12])) is not None and code >= 400]
+    await probe_held(kept, ", after its second chat was refused and one more session was used")
 
 
 async def _end_runs(
@@ -352,11 +370,13 @@ async def _end_runs(
     return ended
 
 
-async def _chat_quietly(http: HttpStatusTarget, session: tuple[str, str]) -> None:
-    """A short run on ``session``, whatever answers it (a refusal, an error, no answer)."""
+async def _chat_quietly(http: HttpStatusTarget, session: tuple[str, str]) -> int | None:
+    """A short run on ``session``, whatever answers it: its HTTP code, or None (no answer within
+    --timeout, or none at all)."""
     agent_id, sid = session
     with contextlib.suppress(httpx.HTTPError), anyio.move_on_after(http.harness.config.timeout):
-        await http.driver.start_chat(http.user_id, agent_id, sid, "say OK")
+        return (await http.driver.start_chat(http.user_id, agent_id, sid, "say OK")).status_code
+    return None
 
 
 async def _use_other_sessions(http: HttpStatusTarget, count: int, used: list[str]) -> None:

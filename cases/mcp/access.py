@@ -9,7 +9,10 @@ run's --header. Over stdio there is one caller on one connection, and these case
 
 from __future__ import annotations
 
+import base64
+import contextlib
 import json
+import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -21,7 +24,7 @@ from conformance.core.revisions import requirement
 from conformance.targets.mcp.probe import calibrated, same
 from conformance.targets.mcp.reading import NoInstructionList
 from conformance.targets.mcp.target import TOOL, McpTarget, ToolReply, has, new_key, new_session_id
-from conformance.targets.mcp.twinseq import MAX_TOOLS, UNLISTED_TOOL, arguments_for, fill_template, listed
+from conformance.targets.mcp.twinseq import MAX_TOOLS, UNLISTED_TOOL, arguments_for, fill_template
 
 # "The server also verifies current scopes and resource-level access b…"
 ACCESS = requirement("mcp-session-heartbeat-2025-06-18", "access")
@@ -133,43 +136,102 @@ def _shown(text: str, secrets: list[str], sid: str, named: bool) -> list[str]:
     return [s for s in secrets if s in text] + ([sid] if not named and sid in text else [])
 
 
+LIST_PAGES = 10  # pages of one list followed (a server may page a long list)
+BLOB_CHARS = 65_536  # of a base64 blob decoded to be searched
+
+
 async def _surfaces(target: McpTarget, sid: str) -> list[tuple[str, bool, str]]:
     """Each answer the server's other surfaces give about session ``sid``: (what was asked, whether
-    the request named ``sid``, the answer's text). Bounded: the first MAX_TOOLS of each list."""
+    the request named ``sid``, the answer's text, with any base64 blob decoded). Every free
+    argument and template variable carries ``sid``, whatever its name. Lists are followed for
+    LIST_PAGES pages; the resources read are those whose URI names ``sid``, and the first
+    MAX_TOOLS others."""
     got: list[tuple[str, bool, str]] = []
 
-    async def ask(label: str, method: str, params: dict[str, Any]) -> None:
+    async def ask(label: str, method: str, params: dict[str, Any]) -> Any:
         reply = await target.request(method, params)
         body = reply.result if reply.ok else reply.error
-        got.append((label, sid in json.dumps(params), json.dumps(body, ensure_ascii=False)))
+        got.append((label, sid in json.dumps(params), _searchable(body)))
+        return reply.result if reply.ok else None
+
+    async def pages(method: str, key: str) -> list[dict[str, Any]]:
+        items: list[dict[str, Any]] = []
+        params: dict[str, Any] = {}
+        for page in range(LIST_PAGES):
+            result = await ask(method + (f" (page {page + 1})" if page else ""), method, params)
+            found = result.get(key) if isinstance(result, dict) else None
+            items += [i for i in found if isinstance(i, dict)] if isinstance(found, list) else []
+            cursor = result.get("nextCursor") if isinstance(result, dict) else None
+            if not isinstance(cursor, str) or not cursor:
+                break
+            params = {"cursor": cursor}
+        return items
 
     capabilities = (target.era.capabilities if target.era is not None else None) or {}
     if isinstance(capabilities, dict) and "resources" in capabilities:
-        await ask("resources/list", "resources/list", {})
-        uris = [
-            str(r.get("uri")) for r in await listed(target, "resources/list", "resources") if r.get("uri")
-        ]
-        templates = await listed(target, "resources/templates/list", "resourceTemplates")
-        uris += [fill_template(str(t.get("uriTemplate")), sid) for t in templates if t.get("uriTemplate")]
-        for uri in uris:
+        uris = [str(r.get("uri")) for r in await pages("resources/list", "resources") if r.get("uri")]
+        uris = [u for u in uris if sid in u] + [u for u in uris if sid not in u][:MAX_TOOLS]
+        for template in (await pages("resources/templates/list", "resourceTemplates"))[:MAX_TOOLS]:
+            if isinstance(pattern := template.get("uriTemplate"), str):
+                uris += dict.fromkeys((fill_template(pattern, sid), _fill_every(pattern, sid)))
+        for uri in dict.fromkeys(uris):
             await ask(f"resources/read {uri[:80]}", "resources/read", {"uri": uri})
     if isinstance(capabilities, dict) and "prompts" in capabilities:
-        await ask("prompts/list", "prompts/list", {})
-        for prompt in await listed(target, "prompts/list", "prompts"):
+        for prompt in (await pages("prompts/list", "prompts"))[:MAX_TOOLS]:
             names = [str(a.get("name")) for a in prompt.get("arguments") or [] if isinstance(a, dict)]
-            arguments = {n: sid if "session" in n.lower() else "conformance" for n in names[:20]}
             await ask(
                 f"prompts/get {str(prompt.get('name'))[:60]}",
                 "prompts/get",
-                {"name": prompt.get("name"), "arguments": arguments},
+                {"name": prompt.get("name"), "arguments": dict.fromkeys(names[:20], sid)},
             )
     for tool in [t for t in target.tools if str(t.get("name")) not in (TOOL, UNLISTED_TOOL)][:MAX_TOOLS]:
         name = str(tool.get("name"))
-        if not name:
-            continue
-        arguments = arguments_for(tool.get("inputSchema"), sid)
-        await ask(f"tools/call {name[:60]}", "tools/call", {"name": name, "arguments": arguments})
+        if name:
+            arguments = _naming(tool.get("inputSchema"), sid)
+            await ask(f"tools/call {name[:60]}", "tools/call", {"name": name, "arguments": arguments})
     return got
+
+
+def _naming(schema: Any, sid: str) -> dict[str, Any]:
+    """Arguments for a tool's inputSchema (arguments_for) with ``sid`` in every free string
+    property, whatever its name: an id argument need not say it is a session's."""
+    arguments = arguments_for(schema, sid)
+    properties = schema.get("properties") if isinstance(schema, dict) else None
+    for name, spec in list(properties.items())[:40] if isinstance(properties, dict) else []:
+        spec = spec if isinstance(spec, dict) else {}
+        if spec.get("type") in (None, "string") and not {"enum", "const", "format"} & spec.keys():
+            arguments[str(name)] = sid
+    return arguments
+
+
+def _fill_every(template: str, sid: str) -> str:
+    """A URI template with ``sid`` in every variable."""
+    return re.sub(r"\{[^}]{1,100}\}", sid, template)
+
+
+def _searchable(body: Any) -> str:
+    """An answer's JSON text, and the text of each base64 blob in it (a resource's contents may
+    carry the session's data as a blob)."""
+    text = json.dumps(body, ensure_ascii=False)
+    blobs: list[str] = []
+
+    def walk(value: Any, depth: int = 0) -> None:
+        if depth > 8 or len(blobs) > 20:
+            return
+        if isinstance(value, dict):
+            if isinstance(blob := value.get("blob"), str):
+                with contextlib.suppress(ValueError):
+                    blobs.append(
+                        base64.b64decode(blob[:BLOB_CHARS], validate=False).decode("utf-8", "replace")
+                    )
+            for item in value.values():
+                walk(item, depth + 1)
+        elif isinstance(value, list):
+            for item in value[:100]:
+                walk(item, depth + 1)
+
+    walk(body)
+    return "\n".join([text, *blobs])
 
 
 @case("heartbeat.access.other-caller-no-change", level=Level.MUST, spec=ACCESS, needs=("heartbeat",))

@@ -249,6 +249,36 @@ async def heartbeat_notification_unanswered(mcp: McpTarget, details: dict) -> No
         )
 
 
+@case(
+    "heartbeat.wire.client-notifications-unanswered",
+    level=Level.MUST,
+    spec=NOTIFICATION,
+    needs=("heartbeat",),
+)
+async def client_notifications_unanswered(mcp: McpTarget, details: dict) -> None:
+    """A notification every MCP client sends, notifications/cancelled for a request the server
+    does not know (which it MAY ignore), gets no response; the next request is answered as usual."""
+    await mcp.require_made_up_sessions()
+    frame = {
+        "jsonrpc": "2.0",
+        "method": "notifications/cancelled",
+        "params": {"requestId": f"conformance-{uuid.uuid4().hex[:12]}", "reason": "conformance"},
+    }
+    pending = mcp.peer.expect(None)
+    try:
+        await mcp.peer.send_raw(json.dumps(frame).encode())
+        await mcp.ok_heartbeat(new_session_id())
+        await anyio.sleep(mcp.settle)
+    finally:
+        mcp.peer.unexpect(None)
+    if pending.frame is not None:
+        raise Violation(
+            "notifications/cancelled, a notification MCP clients send, was answered",
+            expected="no response to a notification",
+            observed=[pending.frame],
+        )
+
+
 def undeclared(methods: list[str], capabilities: Any) -> dict[str, str]:
     """Each notification method the server sent that its declared capabilities do not allow, with
     what it would have needed; ``methods`` holds progress only for tokens the suite did not send."""

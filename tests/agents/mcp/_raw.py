@@ -29,13 +29,27 @@ def tool_result(arguments):
     return {"content": [{"type": "text", "text": json.dumps(result)}], "structuredContent": result}
 
 
-def serve(name, tools, call, *, reply_id=None, answer_calls_without_id=False, outbox=None):
+def serve(
+    name,
+    tools,
+    call,
+    *,
+    reply_id=None,
+    answer_calls_without_id=False,
+    answer_notifications=False,
+    outbox=None,
+):
     """``reply_id``: the id a reply goes under, given the request's (a variant's bug); with
-    ``answer_calls_without_id``, a tools/call sent as a notification is answered too; ``outbox``
-    (a callable taking a line) takes each reply line instead of a write to stdout."""
+    ``answer_calls_without_id``, a tools/call sent as a notification is answered too; with
+    ``answer_notifications``, every other notification gets a -32601 error under id null;
+    ``outbox`` (a callable taking a line) takes each reply line instead of a write to stdout."""
     send = outbox or _write
     for line in sys.stdin:
         message = json.loads(line)
+        if "id" not in message and answer_notifications and message.get("method") != "tools/call":
+            error = {"code": -32601, "message": f"Method not found: {str(message.get('method'))[:100]}"}
+            send(json.dumps({"jsonrpc": "2.0", "id": None, "error": error}) + "\n")
+            continue
         if "id" not in message and not (answer_calls_without_id and message.get("method") == "tools/call"):
             continue
         method, params = message.get("method"), message.get("params") or {}

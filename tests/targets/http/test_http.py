@@ -261,6 +261,13 @@ BROKEN: dict[str, Variant] = {
         focus="boundary",
         rule=("http.boundary.id-lengths", "session-id"),
     ),
+    "ids_refused_at_published_max/400": Variant(
+        1,
+        {"http.boundary.id-lengths": "fail"},
+        focus="boundary",
+        agent_args=("--code", "400"),
+        rule=("http.boundary.id-lengths", "session-id"),
+    ),
     # NFKC on the status route only: no scripted form shows it (they are their own NFKC forms).
     "status_id_nfkc": Variant(1, {"http.fuzz.session-id-forms": "fail"}, focus="identity"),
     # Status folds the owner's case alone, or alone does not: its ownership is not the service's.
@@ -363,6 +370,14 @@ BROKEN: dict[str, Variant] = {
         focus="past-memory",
         args=("--http-memory-cap", "3"),
         agent_args=("--memory-cap", "3"),
+    ),
+    # The same without the optional interrupt route: the lost run never calls the model.
+    "run_lost_when_evicted_at_start/no-interrupt": Variant(
+        1,
+        {"http.state.runs-past-memory-cap": "fail"},
+        focus="past-memory",
+        args=("--http-memory-cap", "3"),
+        agent_args=("--memory-cap", "3", "--no-interrupt"),
     ),
     # Its cap evicts the running session (and its lease) once 4 other sessions are used meanwhile.
     "eviction_drops_lease": Variant(
@@ -752,6 +767,14 @@ CONFORMING: dict[str, Variant] = {
         0,
         {},
         focus="past-memory or running-during-run",
+        args=("--http-memory-cap", "3"),
+        agent_args=("--memory-cap", "3"),
+    ),
+    # A second chat replaces the run going ("last message wins"): second chats are not refused.
+    "second_chat_replaces_run": Variant(
+        0,
+        {"http.state.runs-past-memory-cap": "pass"},
+        focus="past-memory or running-during-run or refused-requests",
         args=("--http-memory-cap", "3"),
         agent_args=("--memory-cap", "3"),
     ),

@@ -735,6 +735,10 @@ STDIO_BROKEN: dict[str, Variant] = {
     "answers_notifications": Variant(
         0, {"heartbeat.wire.notification-unanswered": "warn"} | HANDSHAKE_ONLY, focus="heartbeat.wire"
     ),
+    # Every notification answered under id null, notifications/cancelled included: a MUST.
+    "answers_client_notifications": Variant(
+        1, {"heartbeat.wire.client-notifications-unanswered": "fail"} | HANDSHAKE_ONLY, focus="heartbeat.wire"
+    ),
     # Replies through an outbox of 64 lines that drops what finds it full (blind 16, certified
     # before): only a client that stops reading for a moment fills it.
     "outbox_drops_when_full": Variant(1, {SLOW_READER: "fail"} | HANDSHAKE_ONLY, focus="heartbeat.wire"),
