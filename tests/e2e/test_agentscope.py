@@ -59,9 +59,11 @@ FINDINGS = {
     "http.failure.refused-requests": "fail",
     # Its status answers carry no ETag or Last-Modified: nothing revalidates.
     "http.protocol.conditional": "n/a",
-    # No idle eviction or memory cap stated (none is documented), so those twins are not testable.
+    # No idle eviction or memory cap stated (none is documented), so those twins, and the runs held
+    # past the cap, are not testable.
     "http.twins.idle-eviction": "not-testable",
     "http.twins.memory-cap": "not-testable",
+    "http.state.runs-past-memory-cap": "not-testable",
 }
 # With AskUser added (create_app(extra_agent_tools=…)), the external executor's state is reached:
 EXTERNAL = {
