@@ -268,6 +268,12 @@ def build_machine(
                 self.restarts += 1  # drawn, whether or not it runs: the rules' data stays the same
                 if self.hooks.may_restart():
                     self._do(Step("restart"))
+                else:
+                    # Counted as _do counts a step: the preconditions that read it (pressure, wait)
+                    # must hold alike whether the run's restarts are spent (an early example) or
+                    # every replay restarts (a failure being shrunk), or Hypothesis finds the
+                    # rules' data changed between a failure and its replay.
+                    self.drawn += 1
 
         # The rest of the surface, as the agent offers it (sequences.Surface), each on both twins.
         # A rule exists only for what the agent offers: an agent that offers none draws as it
