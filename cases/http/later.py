@@ -17,6 +17,7 @@ import httpx
 from conformance.cases.http.states import (
     AWAITING_EXTERNAL,
     AWAITING_PERMISSION,
+    PARKED,
     driven_session,
     never_started,
     parked_for_external,
@@ -28,7 +29,6 @@ from conformance.core.outcomes import MissingInput, NotTestable, Problems, Viola
 from conformance.core.registry import Level, case
 from conformance.targets.http.target import HttpStatusTarget, StatusProbe
 
-PARKED = ("awaiting_permission", "awaiting_external_result")
 WAITING = {"asking": "awaiting_permission", "submitted": "awaiting_external_result"}
 # Seconds of a 3 s model call after which it ran its course (it was not stopped early).
 RAN_OUT = 2.5

@@ -35,6 +35,7 @@ IDLE = requirement("agentscope-2.0.4", "idle")
 AWAITING_PERMISSION = requirement("agentscope-2.0.4", "awaiting-permission")
 # "``AWAITING_EXTERNAL_RESULT``: no worker is running the session, and…"
 AWAITING_EXTERNAL = requirement("agentscope-2.0.4", "awaiting-external")
+PARKED = ("awaiting_permission", "awaiting_external_result")  # the states of a session waiting on a tool call
 
 
 def never_started(http: HttpStatusTarget) -> MissingInput:
@@ -293,10 +294,8 @@ async def runs_past_the_memory_cap(http: HttpStatusTarget, details: dict) -> Non
         for sid in agent_of:
             if sid not in ended and sid not in refused:
                 continue  # a run not known to have ended may still be working
-            probe = await http.wait_for(
-                agent_of[sid], sid, {"idle", *PARKED_STATES}, timeout=http.settle_time
-            )
-            if probe.status not in ("idle", *PARKED_STATES):
+            probe = await http.wait_for(agent_of[sid], sid, {"idle", *PARKED}, timeout=http.settle_time)
+            if probe.status not in ("idle", *PARKED):
                 why = ended.get(sid, f"its chat was refused ({refused.get(sid)})")
                 problems.add(
                     None,
@@ -305,9 +304,6 @@ async def runs_past_the_memory_cap(http: HttpStatusTarget, details: dict) -> Non
     problems.judge()
     if short is not None:
         raise short
-
-
-PARKED_STATES = ("awaiting_permission", "awaiting_external_result")
 
 
 async def _held_past_the_cap(

@@ -229,23 +229,14 @@ async def heartbeat_notification_unanswered(mcp: McpTarget, details: dict) -> No
     """A heartbeat sent as a notification (no id) gets no response; the next request is answered
     as usual."""
     await mcp.require_made_up_sessions()
-    line = json.dumps(_heartbeat_frame(mcp, None, new_session_id(), status="active")).encode()
-    # An answer would come under id null: caught here, and judged by this sentence rather than
-    # taken for a response to no request.
-    pending = mcp.peer.expect(None)
-    try:
-        await mcp.peer.send_raw(line)
-        # A request after it: on one connection its answer comes after any answer to the notification.
-        await mcp.ok_heartbeat(new_session_id())
-        await anyio.sleep(mcp.settle)
-    finally:
-        mcp.peer.unexpect(None)
-    answers = [pending.frame] if pending.frame is not None else []
-    if answers:
+    answer = await _answer_to_notification(
+        mcp, _heartbeat_frame(mcp, None, new_session_id(), status="active")
+    )
+    if answer is not None:
         raise Violation(
             "a tools/call of session_heartbeat sent as a notification (no id) was answered",
             expected="no response to a notification",
-            observed=answers[:2],
+            observed=[answer],
         )
 
 
@@ -264,6 +255,20 @@ async def client_notifications_unanswered(mcp: McpTarget, details: dict) -> None
         "method": "notifications/cancelled",
         "params": {"requestId": f"conformance-{uuid.uuid4().hex[:12]}", "reason": "conformance"},
     }
+    answer = await _answer_to_notification(mcp, frame)
+    if answer is not None:
+        raise Violation(
+            "notifications/cancelled, a notification MCP clients send, was answered",
+            expected="no response to a notification",
+            observed=[answer],
+        )
+
+
+async def _answer_to_notification(mcp: McpTarget, frame: dict[str, Any]) -> Any:
+    """What the server answered to the notification ``frame`` (None: nothing). An answer would
+    come under id null: caught here, and judged by the case rather than taken for a response to no
+    request. A request follows it: on one connection its answer comes after any answer to the
+    notification."""
     pending = mcp.peer.expect(None)
     try:
         await mcp.peer.send_raw(json.dumps(frame).encode())
@@ -271,12 +276,7 @@ async def client_notifications_unanswered(mcp: McpTarget, details: dict) -> None
         await anyio.sleep(mcp.settle)
     finally:
         mcp.peer.unexpect(None)
-    if pending.frame is not None:
-        raise Violation(
-            "notifications/cancelled, a notification MCP clients send, was answered",
-            expected="no response to a notification",
-            observed=[pending.frame],
-        )
+    return pending.frame
 
 
 def undeclared(methods: list[str], capabilities: Any) -> dict[str, str]:
