@@ -37,4 +37,23 @@ def test_a_pattern_that_backtracks_for_ever_is_given_the_benefit_of_the_doubt() 
     # (a|aa)+$ against a run of a's and a b backtracks exponentially: bounded, not held against the service
     said = refuses({"type": "string", "pattern": "^(a|aa)+$"}, "a" * 60 + "b")
     assert said is not None and "could not match within" in said
-    assert refuses({"type": "string", "pattern": "(unclosed"}, "x") is None  # unreadable: refuses nothing
+    said = refuses({"type": "string", "pattern": "(unclosed"}, "x")  # unreadable: it may refuse anything
+    assert said is not None and "cannot read" in said
+
+
+def test_a_pattern_is_read_as_json_schema_and_every_validator_may_read_it() -> None:
+    # ECMA-262's \w is ASCII: a Go or JavaScript validator refuses a fullwidth id that Python's
+    # Unicode \w takes, and pydantic's Rust regex takes it too: only what both readings take is valid.
+    word = {"type": "string", "pattern": r"^[\w-]+$"}
+    assert refuses(word, "3865a64d-ac95") is None
+    assert refuses(word, "３８６５ａ６４ｄ") is not None
+    assert refuses({"type": "string", "pattern": r"^\d+$"}, "١٢٣") is not None
+    # ECMA's $ never matches before a final newline, Python's does
+    assert refuses({"type": "string", "pattern": "^[a-z]+$"}, "abc\n") is not None
+    assert refuses({"type": "string", "pattern": "^[a-z]+$"}, "abc") is None
+
+
+def test_a_format_the_suite_does_not_check_may_refuse_anything() -> None:
+    said = refuses({"type": "string", "format": "ulid"}, "not-a-ulid")
+    assert said is not None and "does not check" in said
+    assert refuses({"type": "string", "format": "uuid4"}, "0f8fad5b-d9cb-469f-a165-70867728950e") is None

@@ -199,22 +199,17 @@ def schema_refuses(openapi: Any, path: str, name: str, value: str) -> str | None
     if not isinstance(schema, dict):
         return None
     form = schema.get("format")
-    if (
-        isinstance(form, str)
-        and (version := _UUID_FORMAT.fullmatch(form))
-        and not _is_uuid(value, version[1])
-    ):
-        return f"its OpenAPI declares format {form}"
+    if isinstance(form, str) and form:
+        version = _UUID_FORMAT.fullmatch(form)
+        if version is None:
+            # A format the suite does not check (ulid, hex, a vendor's own): the service may
+            # validate it, and its refusal is not held against it.
+            return f"its OpenAPI declares format {form[:40]!r}, which the suite does not check"
+        if not _is_uuid(value, version[1]):
+            return f"its OpenAPI declares format {form}"
     pattern = schema.get("pattern")
-    if isinstance(pattern, str) and len(pattern) <= 1000:
-        try:
-            if regex.search(pattern, value, timeout=PATTERN_SECONDS) is None:
-                return f"its OpenAPI declares the pattern {pattern[:100]!r}"
-        except TimeoutError:
-            # The service's own pattern may refuse it: its refusal is not held against it.
-            return f"its OpenAPI declares a pattern the suite could not match within {PATTERN_SECONDS:g} s"
-        except (regex.error, RecursionError):
-            pass  # a pattern the suite cannot read: it refuses nothing the suite can tell
+    if isinstance(pattern, str) and (refusal := _pattern_refuses(pattern, value)) is not None:
+        return refusal
     longest, shortest = schema.get("maxLength"), schema.get("minLength")
     if isinstance(longest, int) and len(value) > longest:
         return f"its OpenAPI declares maxLength {longest}"
@@ -223,6 +218,27 @@ def schema_refuses(openapi: Any, path: str, name: str, value: str) -> str | None
     enum = schema.get("enum")
     if isinstance(enum, list) and value not in enum:
         return "its OpenAPI declares an enum"
+    return None
+
+
+def _pattern_refuses(pattern: str, value: str) -> str | None:
+    """Why a published ``pattern`` may refuse ``value``, or None where it surely matches. JSON
+    Schema reads patterns as ECMA-262, whose ``\\d``, ``\\w`` and ``\\s`` are ASCII and whose ``$``
+    never matches before a final newline, while validators differ (pydantic's Rust regex is
+    Unicode): a value matches only where both readings match and it holds no line break. A pattern
+    the suite cannot read, or cannot match in time, may refuse it."""
+    if len(pattern) > 1000:
+        return "its OpenAPI declares a pattern longer than the suite reads"
+    if "\n" in value or "\r" in value:
+        return f"its OpenAPI declares the pattern {pattern[:100]!r}, which validators read differently at a line break"
+    try:
+        for flags in (0, regex.ASCII):
+            if regex.search(pattern, value, flags=flags, timeout=PATTERN_SECONDS) is None:
+                return f"its OpenAPI declares the pattern {pattern[:100]!r}"
+    except TimeoutError:
+        return f"its OpenAPI declares a pattern the suite could not match within {PATTERN_SECONDS:g} s"
+    except (regex.error, RecursionError):
+        return f"its OpenAPI declares a pattern the suite cannot read ({pattern[:100]!r})"
     return None
 
 

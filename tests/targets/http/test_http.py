@@ -754,6 +754,10 @@ CONFORMING: dict[str, Variant] = {
     "request_id_in_404": Variant(0, {}, focus=OWNERSHIP),
     "timestamp_in_404": Variant(0, {}, focus=OWNERSHIP),
     "hex_ids_validated": Variant(0, {}, focus=f"unknown or side-effects or {OWNERSHIP}"),
+    # A published `^[\w-]+$` validated as ECMA-262 reads it (ASCII): a fullwidth id is 422 by its contract.
+    "ids_ascii_word_pattern": Variant(
+        0, {}, focus=f"unknown or fuzz or boundary or {OWNERSHIP}", args=("--strict",)
+    ),
     "unstreamed_model": Variant(0, {}, focus="running-during-run or while-running or failure"),
     "queued_runs": Variant(
         0,
