@@ -113,7 +113,9 @@ async def ids_at_storage_limits(http: HttpStatusTarget, details: dict) -> None:
     users whose ids share all but the last character, one does not read the other's session, nor
     does the first 64 characters of its id, and the owner itself reads it wherever its messages
     answer it; the session's agent_id with characters appended is not its agent. No server error
-    either.
+    either. Where the service publishes a maxLength for an id (the session id, the agent_id, the
+    caller's x-user-id), that length and one past it are tried too: within it, a 400 or 422 for a
+    request valid by everything else it publishes is a refusal its own contract does not allow.
 
     Calibrated: a user the service refuses to create anything for (its id too long to store) is a
     refusal; only a user who made a session is asked about it."""
@@ -149,6 +151,16 @@ async def ids_at_storage_limits(http: HttpStatusTarget, details: dict) -> None:
                 )
             elif wrong := refused_within_contract(http, "agent_id", padded_agent, probe):
                 problems.add("agent-id", wrong)
+        for length in _edge(published_longest(http, "x-user-id")):
+            stranger = padded(f"conformance-edge-{uuid.uuid4().hex[:8]}-", length)
+            probe = await http.status(sid, agent_id, user_id=stranger)
+            details[f"another user id of {length}"] = probe.describe()
+            if not refused(probe):
+                problems.add(
+                    "user-id", f"another user whose id has {length} characters got {probe.describe()}"
+                )
+            elif wrong := refused_within_contract(http, "x-user-id", stranger, probe):
+                problems.add("user-id", wrong)
         if http.drivable:
             for length in LENGTHS:
                 problems.extend(("user-id", p) for p in await _users_sharing_a_prefix(http, length, details))
@@ -158,8 +170,12 @@ async def ids_at_storage_limits(http: HttpStatusTarget, details: dict) -> None:
 def _lengths(published: int | None) -> list[int]:
     """The storage limits tried, and the service's published maxLength with one past it: its own
     contract's edge."""
-    extra = {published, published + 1} if published is not None and published <= max(LENGTHS) else set()
-    return sorted({*LENGTHS, *extra})
+    return sorted({*LENGTHS, *_edge(published)})
+
+
+def _edge(published: int | None) -> list[int]:
+    """The service's published maxLength and one past it, where the suite tries lengths that long."""
+    return [published, published + 1] if published is not None and published <= max(LENGTHS) else []
 
 
 async def _users_sharing_a_prefix(http: HttpStatusTarget, length: int, details: dict) -> list[str]:

@@ -268,6 +268,14 @@ BROKEN: dict[str, Variant] = {
         agent_args=("--code", "400"),
         rule=("http.boundary.id-lengths", "session-id"),
     ),
+    # The caller's header alone refused at its published edge: another user there gets 422, not 404.
+    "ids_refused_at_published_max/user": Variant(
+        1,
+        {"http.boundary.id-lengths": "fail"},
+        focus="boundary",
+        agent_args=("--only", "x-user-id"),
+        rule=("http.boundary.id-lengths", "user-id"),
+    ),
     # NFKC on the status route only: no scripted form shows it (they are their own NFKC forms).
     "status_id_nfkc": Variant(1, {"http.fuzz.session-id-forms": "fail"}, focus="identity"),
     # Status folds the owner's case alone, or alone does not: its ownership is not the service's.
