@@ -85,10 +85,21 @@ _non_string = st.one_of(
     st.lists(_json_scalar, max_size=3),
     st.dictionaries(st.text(max_size=5), _json_scalar, max_size=3),
 )
+# The root keys of _meta that ACP's extensibility page reserves for W3C trace context, as a client
+# instrumented with OpenTelemetry sends them: an implementation's tracing layer reads them, so a
+# request carrying them takes a path of its own.
+TRACE_CONTEXT = {
+    "traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+    "tracestate": "conformance=00f067aa0ba902b7",
+    "baggage": "conformance.run=1",
+}
 _meta = st.one_of(
     st.none(),
-    st.dictionaries(st.text(max_size=10), _json_scalar, max_size=4),
+    st.dictionaries(
+        st.one_of(st.text(max_size=10), st.sampled_from(sorted(TRACE_CONTEXT))), _json_scalar, max_size=4
+    ),
     st.integers(1, 200).map(_nested),  # deep _meta
+    st.just(TRACE_CONTEXT),
 )
 _extra = st.dictionaries(
     st.text(min_size=1, max_size=8).filter(lambda k: k not in ("sessionId", "_meta")),
@@ -134,7 +145,7 @@ def status_params(draw: st.DrawFn) -> ParamsInput:
 # found at every run, not when the draw is lucky. An id far longer than any the agent made (10 kB;
 # servers that cap a buffer die here) and one of control characters, both unknown; the live
 # session by an integer and by a string request id; a deep _meta; the invalid kinds; and the empty
-# values the schema allows (an empty `_meta` object, and `null`).
+# values the schema allows (an empty `_meta` object, and `null`); W3C trace context in `_meta`.
 EXPLICIT_STATUS_PARAMS = (
     ParamsInput({"sessionId": "s" * 10_000}, "status", 1),
     ParamsInput({"sessionId": "\x00\x01\x1f\x7f"}, "status", "req-1"),
@@ -147,6 +158,10 @@ EXPLICIT_STATUS_PARAMS = (
     ParamsInput(["sess"], "invalid", 6),
     ParamsInput({"sessionId": LIVE, "_meta": {}}, "status", 7),
     ParamsInput({"sessionId": LIVE, "_meta": None}, "status", 8),
+    # W3C trace context, on the live session and on an id the agent does not know: a tracing layer
+    # must not change the answer (-32002 with the id, for the unknown one).
+    ParamsInput({"sessionId": LIVE, "_meta": TRACE_CONTEXT}, "status", 9),
+    ParamsInput({"sessionId": "conformance-unknown-traced", "_meta": TRACE_CONTEXT}, "status", 10),
 )
 
 
