@@ -14,9 +14,10 @@ import contextlib
 import json
 import re
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
-from conformance.cases.mcp.instructions import enqueue, marker
+from conformance.cases.mcp.instructions import DELIVERY, enqueue, marker
 
 from conformance.core.outcomes import MissingInput, NotApplicable, NotTestable, Problems, Violation
 from conformance.core.registry import Level, case
@@ -30,6 +31,7 @@ from conformance.targets.mcp.twinseq import MAX_TOOLS, UNLISTED_TOOL, arguments_
 ACCESS = requirement("mcp-session-heartbeat-2025-06-18", "access")
 # "Preserve correlation IDs and unchanged mutation idempotency keys acr…"
 RETRIES = requirement("mcp-session-heartbeat-2025-06-18", "retries")
+CONNECTION_END_RULES = ("instructions", "state", "retry")
 
 
 async def _session_with_secrets(mcp: McpTarget) -> tuple[str, str, str | None]:
@@ -326,6 +328,118 @@ async def same_caller_retries_on_new_connection(mcp: McpTarget, details: dict) -
     answer to the first was lost with its connection: the safe retry keys exist for) is answered
     wherever the same retry is answered on the first connection."""
     await _in_each_era(mcp, details, _retry_elsewhere)
+
+
+@case(
+    "heartbeat.access.connection-end-keeps-state",
+    level=Level.MUST,
+    spec=DELIVERY,
+    rules=CONNECTION_END_RULES,
+    needs=("heartbeat",),
+)
+async def connection_end_keeps_state(mcp: McpTarget, details: dict) -> None:
+    """A connection of the caller's that ends as the SDK's client ends it (closed: in the handshake
+    era a DELETE of its protocol session) takes nothing of the caller's with it: heartbeat sessions
+    are named by their sessionId, not by a connection. A session written on that connection, and
+    one written on the caller's other connection, each keep on the other connection the state they
+    last reported, get the instruction pending for them delivered, and a retry of a call made before
+    (the same key and arguments) is not applied again."""
+    await _in_each_era(mcp, details, lambda there: _connection_ends(there, details))
+
+
+@dataclass(frozen=True)
+class _Written:
+    """A session written before a connection ended: its id, the call a retry repeats, the value
+    written after that call (None without a readable field), the instruction pending for it."""
+
+    session_id: str
+    retried: dict[str, Any]
+    last: Any
+    pending: str | None
+
+
+async def _connection_ends(first: McpTarget, details: dict) -> dict[str, Any]:
+    assert first.era is not None
+    era = first.era.version
+    probe, unreadable = await calibrated(first)
+    values = probe.values(2) if probe is not None else [None, None]
+
+    async def write(conn: McpTarget, where: str) -> _Written:
+        sid, key = new_session_id(), new_key()
+        retried = {
+            "idempotencyKey": key,
+            **(probe.write(values[0]) if probe is not None else {"progressPercent": 10}),
+        }
+        await conn.ok_heartbeat(sid, **retried)
+        await conn.ok_heartbeat(
+            sid, **(probe.write(values[1]) if probe is not None else {"progressPercent": 60})
+        )
+        pending = marker(f"{where}-instruction") if first.can_instruct else None
+        if pending is not None:  # after the session's last heartbeat: pending, not yet delivered
+            await enqueue(conn, sid, pending)
+        return _Written(sid, retried, values[1], pending)
+
+    # Under a stated cap of one session, the other connection's own session would be evicted by
+    # the ended connection's: a policy, not the connection's end. Then only the ended one's is asked.
+    cap = first.options.session_cap
+    written = (
+        {}
+        if cap is not None and cap < 2
+        else {"on the caller's other connection": await write(first, "kept")}
+    )
+    async with first.same_caller() as again:
+        written["on the connection that ended"] = await write(again, "ended")
+    problems = Problems.listed(
+        "every session as it was: the state it last reported, its pending instructions delivered, a retry "
+        "answered without applying it again",
+        lead=f"over MCP {era}, after a connection of the caller ended (closed as the SDK's client closes it): ",
+        rules=CONNECTION_END_RULES,
+    )
+    shown: dict[str, Any] = {}
+    with problems.kept(details):
+        for where, session in written.items():
+            sid, before = session.session_id, None
+            # A heartbeat that carries nothing reaches the session first (and may deliver).
+            reached = await first.heartbeat(sid)
+            if reached.rejected:
+                problems.add(
+                    "state", f"a heartbeat for the session written {where} was refused: {reached.describe()}"
+                )
+                continue
+            if (
+                session.pending is not None
+                and not has(_items(first, [reached]), session.pending)
+                and (await first.await_delivery(sid, [session.pending])).missing
+            ):
+                problems.add(
+                    "instructions",
+                    f"the instruction pending for the session written {where} was never delivered",
+                )
+            if probe is not None:
+                before = await probe.read(first, sid)
+                if not same(before, session.last):
+                    problems.add(
+                        "state",
+                        f"the session written {where} showed {probe.field} {before!r}, not the {session.last!r} it "
+                        "last reported",
+                    )
+            retry = await first.call({"sessionId": sid, **session.retried})
+            shown[where] = retry.data if retry.succeeded else retry.describe()
+            if probe is not None:
+                after = await probe.read(first, sid)
+                if same(before, session.last) and not same(after, session.last):
+                    problems.add(
+                        "retry",
+                        f"a retry (same idempotencyKey and arguments) of a call made {where} set {probe.field} back "
+                        f"to {after!r}: applied a second time",
+                    )
+    problems.judge()
+    if probe is None and not first.can_instruct:
+        raise MissingInput(
+            f"nothing shows what a session kept: {unreadable}; and no instruction to deliver (needs --instruct-cmd or "
+            "--instruct-url)"
+        )
+    return {"retries after the connection ended": shown}
 
 
 async def _in_each_era(

@@ -42,6 +42,7 @@ HOOKED = [
 SLOW_READER = "heartbeat.wire.slow-reader"
 # The reference offers nothing besides its tool: no other surface for caller B to read.
 OTHER_SURFACES = "heartbeat.access.other-surfaces"
+CONNECTION_END = "heartbeat.access.connection-end-keeps-state"
 HTTP_BASELINE = (
     dict.fromkeys(HEARTBEAT, "pass")
     | dict.fromkeys(TWINS, "not-testable")
@@ -368,9 +369,29 @@ BROKEN: dict[str, Variant] = {
     # The run speaks 2026-07-28, with no protocol session: both cases catch it over 2025-06-18.
     "caller_per_connection": Variant(
         1,
-        {"heartbeat.access.same-caller-reconnect": "fail", "heartbeat.access.same-caller-retry": "fail"},
+        {
+            "heartbeat.access.same-caller-reconnect": "fail",
+            "heartbeat.access.same-caller-retry": "fail",
+            CONNECTION_END: "fail",
+        },
         focus="heartbeat.access",
         message=("heartbeat.access.same-caller-reconnect", "over MCP 2025-06-18"),
+    ),
+    # A connection's end (its DELETE) releases the caller's sessions, or only its stored results
+    # (blind round 20's class); the run speaks 2026-07-28: caught on its handshake-era connection.
+    "forgets_caller_at_connection_end": Variant(
+        1,
+        {CONNECTION_END: "fail"},
+        focus="heartbeat.access",
+        message=(CONNECTION_END, "over MCP 2025-06-18"),
+        rule=(CONNECTION_END, "instructions"),
+    ),
+    "forgets_caller_at_connection_end/results-only": Variant(
+        1,
+        {CONNECTION_END: "fail"},
+        focus="heartbeat.access",
+        agent_args=("--results-only",),
+        rule=(CONNECTION_END, "retry"),
     ),
     # Only the sequences acknowledge pages while paging.
     "cursor_is_offset": Variant(1, {SEQ: "fail"}, focus="heartbeat.instructions"),
