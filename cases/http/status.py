@@ -16,6 +16,7 @@ import anyio
 from conformance.core.outcomes import MissingInput, NotTestable, Violation
 from conformance.core.registry import Level, case
 from conformance.core.revisions import requirement
+from conformance.core.tracing import TRACE_CONTEXT
 from conformance.core.validation import schema_errors
 from conformance.targets.http.calibration import body_view, differing, listed, parts_of
 from conformance.targets.http.target import HttpStatusTarget, StatusProbe
@@ -178,8 +179,9 @@ async def response_shape(http: HttpStatusTarget, details: dict) -> None:
 
 @case("http.unknown.not-found", level=Level.MUST, spec=NOT_FOUND, needs=HTTP_CAPABILITY)
 async def unknown_session_is_404(http: HttpStatusTarget, details: dict) -> None:
-    """A session id that was never created is 404, every time it is asked; so is one that equals
-    another value the service returned about the caller's sessions.
+    """A session id that was never created is 404, every time it is asked (the second time with W3C
+    trace context, as an instrumented client asks); so is one that equals another value the
+    service returned about the caller's sessions.
 
     Besides an id in the shape of the service's own, the short strings the listing shows about the
     caller's sessions (a name, a title, the agent or user id, at most 12 of them) are asked as
@@ -187,10 +189,12 @@ async def unknown_session_is_404(http: HttpStatusTarget, details: dict) -> None:
     only a 2xx that shows a status for it is judged (a service may refuse it outright, 400 or 422)."""
     agent_id, sid = await http.new_session()
     missing = http.unknown_id()
-    for attempt in ("first", "second"):
-        await expect_404(
-            await http.status(missing, agent_id), f"the {attempt} probe of a session that does not exist"
-        )
+    await expect_404(await http.status(missing, agent_id), "the first probe of a session that does not exist")
+    # Asked again as a client instrumented with OpenTelemetry asks: a tracing layer takes its own path.
+    await expect_404(
+        await http.status(missing, agent_id, headers=TRACE_CONTEXT),
+        "the second probe of a session that does not exist, with W3C trace context (traceparent)",
+    )
     if not http.drivable:
         return  # no listing the suite can read: the caller's sessions show no other values
     values, live = await http.returned_values(agent_id, sid)

@@ -14,6 +14,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from conformance.core.tracing import TRACE_CONTEXT
+
 __all__ = ["FrameInput", "ParamsInput", "malformed_frames", "status_params"]
 
 LIVE = "$live"  # replaced by a live session id when the input is sent
@@ -85,14 +87,6 @@ _non_string = st.one_of(
     st.lists(_json_scalar, max_size=3),
     st.dictionaries(st.text(max_size=5), _json_scalar, max_size=3),
 )
-# The root keys of _meta that ACP's extensibility page reserves for W3C trace context, as a client
-# instrumented with OpenTelemetry sends them: an implementation's tracing layer reads them, so a
-# request carrying them takes a path of its own.
-TRACE_CONTEXT = {
-    "traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
-    "tracestate": "conformance=00f067aa0ba902b7",
-    "baggage": "conformance.run=1",
-}
 _meta = st.one_of(
     st.none(),
     st.dictionaries(
