@@ -6,6 +6,7 @@ from conformance.core import revisions
 from conformance.core.outcomes import Info, NotApplicable, Violation
 from conformance.core.registry import Level, case
 from conformance.core.spellings import LIMITS
+from conformance.core.tracing import TRACE_CONTEXT
 from conformance.targets.acp.expect import SESSION_NOT_FOUND, expect_error, show
 from conformance.targets.acp.target import AcpTarget
 from conformance.transport.peer import Reply
@@ -68,12 +69,16 @@ def _message_problem(message: object) -> str | None:
     return None
 
 
+TRACED = "a plain id, asked with W3C trace context in _meta"
+
+
 @case("status.error.unknown-session-data", level=Level.MUST, spec=spec.NOT_FOUND_DATA)
 async def unknown_session_data(acp: AcpTarget, details: dict) -> None:
     """The -32002 error carries `data.sessionId` equal to the id asked for, exactly: short, 10 kB,
     at common storage limits and just past them (64, 255/256, 1024, 4096 characters, sharing one
     prefix), with quotes, backslashes, non-ASCII, surrounding spaces, `%`, `%25`, `/`, an encoded
-    dot segment, and in each Unicode normalisation form (NFC, NFD). Never cut, decoded or
+    dot segment, and in each Unicode normalisation form (NFC, NFD), and asked with W3C trace
+    context in `_meta` (a tracing layer takes a path of its own). Never cut, decoded or
     normalised."""
     base = acp.unknown_id()
     asked_ids = {
@@ -89,10 +94,14 @@ async def unknown_session_data(acp: AcpTarget, details: dict) -> None:
         "an id behind an encoded dot segment": "..%2F" + base,
         "an id in NFC": base + "-caf\u00e9",
         "an id in NFD": base + "-cafe\u0301",
+        TRACED: base + "-traced",
     }
     may_path: list[str] = []
     for label, asked in asked_ids.items():
-        reply = await acp.status(asked)
+        if label == TRACED:
+            reply = await acp.call("session/status", {"sessionId": asked, "_meta": TRACE_CONTEXT})
+        else:
+            reply = await acp.status(asked)
         if _took_may_path(reply):
             await _within_may_bound(acp, label, asked, reply)
             may_path.append(label)

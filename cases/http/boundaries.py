@@ -152,7 +152,7 @@ async def ids_at_storage_limits(http: HttpStatusTarget, details: dict) -> None:
             elif wrong := refused_within_contract(http, "agent_id", padded_agent, probe):
                 problems.add("agent-id", wrong)
         for length in _edge(published_longest(http, "x-user-id")):
-            stranger = padded(f"conformance-edge-{uuid.uuid4().hex[:8]}-", length)
+            stranger = (f"edge{uuid.uuid4().hex}" + "x" * length)[:length]  # exactly as long, however short
             probe = await http.status(sid, agent_id, user_id=stranger)
             details[f"another user id of {length}"] = probe.describe()
             if not refused(probe):

@@ -317,27 +317,32 @@ async def wrong_agent_is_404(http: HttpStatusTarget, details: dict) -> None:
 async def _refused_as_invalid(
     http: HttpStatusTarget, details: dict, what: str, field: str, omit_user: bool
 ) -> None:
-    """A probe without ``field`` is 422 with the HTTPValidationError shape."""
+    """A probe without ``field`` is 422 with the HTTPValidationError shape; asked twice, the second
+    time with W3C trace context, as an instrumented client asks."""
     agent_id, sid = await http.new_session()
-    probe = await http.status(sid, None if not omit_user else agent_id, omit_user=omit_user)
-    details["answer"] = probe.describe()
-    if probe.code != 422:
-        problem = ""
-    elif probe.media_type != JSON:
-        problem = f"served as {probe.response.headers.get('content-type')!r}, not {JSON}"
-    elif probe.body is None:
-        problem = f"the body is not JSON ({probe.not_json})"
-    else:
-        problem = "; ".join(schema_errors("HTTPValidationError", probe.body, name=SCHEMA))
-    if probe.code != 422 or problem:
-        raise Violation(
-            f"a probe {what} was answered {probe.describe()}" + (f" ({problem})" if problem else ""),
-            expected=f"HTTP 422 with an HTTPValidationError ({JSON})",
-            observed=probe.text[:500],
+    for traced, headers in (("", None), (", with W3C trace context (traceparent)", TRACE_CONTEXT)):
+        probe = await http.status(
+            sid, None if not omit_user else agent_id, omit_user=omit_user, headers=headers
         )
-    # The spec's ValidationError.loc is any list of strings and integers: naming the field
-    # there is what FastAPI does, not a requirement, so it is shown, never judged.
-    details["detail_names_field"] = names_field(probe.body, field, header=omit_user)
+        details["answer" + (" (traced)" if traced else "")] = probe.describe()
+        if probe.code != 422:
+            problem = ""
+        elif probe.media_type != JSON:
+            problem = f"served as {probe.response.headers.get('content-type')!r}, not {JSON}"
+        elif probe.body is None:
+            problem = f"the body is not JSON ({probe.not_json})"
+        else:
+            problem = "; ".join(schema_errors("HTTPValidationError", probe.body, name=SCHEMA))
+        if probe.code != 422 or problem:
+            raise Violation(
+                f"a probe {what}{traced} was answered {probe.describe()}"
+                + (f" ({problem})" if problem else ""),
+                expected=f"HTTP 422 with an HTTPValidationError ({JSON})",
+                observed=probe.text[:500],
+            )
+        # The spec's ValidationError.loc is any list of strings and integers: naming the field
+        # there is what FastAPI does, not a requirement, so it is shown, never judged.
+        details["detail_names_field"] = names_field(probe.body, field, header=omit_user)
 
 
 @case("http.validation.missing-agent-id", level=Level.MUST, spec=VALIDATION, needs=HTTP_CAPABILITY)

@@ -13,16 +13,19 @@ import base64
 import contextlib
 import json
 import re
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
+import anyio
 from conformance.cases.mcp.instructions import DELIVERY, enqueue, marker
+from conformance.cases.mcp.later import held_for, idle_ttl
 
 from conformance.core.outcomes import MissingInput, NotApplicable, NotTestable, Problems, Violation
 from conformance.core.registry import Level, case
 from conformance.core.revisions import requirement
-from conformance.targets.mcp.probe import calibrated, same
+from conformance.targets.mcp.probe import StateProbe, calibrated, read, same
 from conformance.targets.mcp.reading import NoInstructionList
 from conformance.targets.mcp.target import TOOL, McpTarget, ToolReply, has, new_key, new_session_id
 from conformance.targets.mcp.twinseq import MAX_TOOLS, UNLISTED_TOOL, arguments_for, fill_template
@@ -338,101 +341,119 @@ async def same_caller_retries_on_new_connection(mcp: McpTarget, details: dict) -
     needs=("heartbeat",),
 )
 async def connection_end_keeps_state(mcp: McpTarget, details: dict) -> None:
-    """A connection of the caller's that ends as the SDK's client ends it (closed: in the handshake
-    era a DELETE of its protocol session) takes nothing of the caller's with it: heartbeat sessions
-    are named by their sessionId, not by a connection. A session written on that connection, and
-    one written on the caller's other connection, each keep on the other connection the state they
-    last reported, get the instruction pending for them delivered, and a retry of a call made before
-    (the same key and arguments) is not applied again."""
+    """A connection that ends as the SDK's client ends it (closed: in the handshake era a DELETE of
+    its protocol session) takes nothing with it: heartbeat sessions are named by their sessionId,
+    not by a connection. A session written on that connection, one written on the caller's other
+    connection, and (with --other-header) one caller B wrote on its only connection, asked on a
+    connection of B's own after it ended, each keep the state they last reported, get the
+    instruction pending for them delivered, and a retry of a call made before (the same key and
+    arguments) is not applied again. In the handshake era they are asked a hold after the end (a
+    release done in the background shows by then), within any time to live the user stated."""
     await _in_each_era(mcp, details, lambda there: _connection_ends(there, details))
 
 
 @dataclass(frozen=True)
 class _Written:
-    """A session written before a connection ended: its id, the call a retry repeats, the value
-    written after that call (None without a readable field), the instruction pending for it."""
+    """A session written before a connection ended: its id, the call a retry repeats and the
+    value it wrote, the value written after it (None without a readable field), the instruction
+    pending for it."""
 
     session_id: str
     retried: dict[str, Any]
+    first: Any
     last: Any
     pending: str | None
+
+
+async def _write(conn: McpTarget, probe: StateProbe | None, where: str) -> _Written:
+    sid, key = new_session_id(), new_key()
+    values = probe.values(2) if probe is not None else [None, None]
+    retried = {
+        "idempotencyKey": key,
+        **(probe.write(values[0]) if probe is not None else {"progressPercent": 10}),
+    }
+    await conn.ok_heartbeat(sid, **retried)
+    await conn.ok_heartbeat(sid, **(probe.write(values[1]) if probe is not None else {"progressPercent": 60}))
+    pending = marker(f"{where}-instruction") if conn.can_instruct else None
+    if pending is not None:  # after the session's last heartbeat: pending, not yet delivered
+        await enqueue(conn, sid, pending)
+    return _Written(sid, retried, values[0], values[1], pending)
+
+
+async def _kept(
+    conn: McpTarget, probe: StateProbe | None, where: str, session: _Written, problems: Problems, shown: dict
+) -> None:
+    """Asked on ``conn``: the retry first (one heartbeat after the call it repeats, as
+    heartbeat.idempotency.not-applied-twice asks it), then the state, then the delivery."""
+    sid = session.session_id
+    retry = await conn.call({"sessionId": sid, **session.retried})
+    shown[where] = retry.data if retry.succeeded else retry.describe()
+    if retry.rejected:
+        problems.add("state", f"a retry for the session written {where} was refused: {retry.describe()}")
+        return
+    # One heartbeat reads the state and may deliver: a server may deliver an instruction once.
+    reply = await read(conn, sid, probe.field) if probe is not None else await conn.heartbeat(sid)
+    if probe is not None:
+        now = probe.value_in(reply.data)
+        if same(now, session.first):
+            problems.add(
+                "retry",
+                f"a retry (same idempotencyKey and arguments) of a call made {where} set {probe.field} back to "
+                f"{now!r}: applied a second time",
+            )
+        elif not same(now, session.last):
+            problems.add(
+                "state",
+                f"the session written {where} showed {probe.field} {now!r}, not the {session.last!r} it last reported",
+            )
+    if (
+        session.pending is not None
+        and not has(_items(conn, [reply]), session.pending)
+        and (await conn.await_delivery(sid, [session.pending])).missing
+    ):
+        problems.add(
+            "instructions", f"the instruction pending for the session written {where} was never delivered"
+        )
 
 
 async def _connection_ends(first: McpTarget, details: dict) -> dict[str, Any]:
     assert first.era is not None
     era = first.era.version
     probe, unreadable = await calibrated(first)
-    values = probe.values(2) if probe is not None else [None, None]
-
-    async def write(conn: McpTarget, where: str) -> _Written:
-        sid, key = new_session_id(), new_key()
-        retried = {
-            "idempotencyKey": key,
-            **(probe.write(values[0]) if probe is not None else {"progressPercent": 10}),
-        }
-        await conn.ok_heartbeat(sid, **retried)
-        await conn.ok_heartbeat(
-            sid, **(probe.write(values[1]) if probe is not None else {"progressPercent": 60})
-        )
-        pending = marker(f"{where}-instruction") if first.can_instruct else None
-        if pending is not None:  # after the session's last heartbeat: pending, not yet delivered
-            await enqueue(conn, sid, pending)
-        return _Written(sid, retried, values[1], pending)
-
-    # Under a stated cap of one session, the other connection's own session would be evicted by
-    # the ended connection's: a policy, not the connection's end. Then only the ended one's is asked.
-    cap = first.options.session_cap
-    written = (
-        {}
-        if cap is not None and cap < 2
-        else {"on the caller's other connection": await write(first, "kept")}
-    )
-    async with first.same_caller() as again:
-        written["on the connection that ended"] = await write(again, "ended")
     problems = Problems.listed(
         "every session as it was: the state it last reported, its pending instructions delivered, a retry "
         "answered without applying it again",
-        lead=f"over MCP {era}, after a connection of the caller ended (closed as the SDK's client closes it): ",
+        lead=f"over MCP {era}, after a connection ended (closed as the SDK's client closes it): ",
         rules=CONNECTION_END_RULES,
     )
     shown: dict[str, Any] = {}
+    # Under a stated cap of a few sessions, sessions written together may evict each other (a cap
+    # of N may hold N - 1): a policy, not a connection's end. Then each connection's end is asked
+    # by itself, with only the session written on it.
+    cap = first.options.session_cap
+    alone = cap is not None and cap < 4
     with problems.kept(details):
-        for where, session in written.items():
-            sid, before = session.session_id, None
-            # A heartbeat that carries nothing reaches the session first (and may deliver).
-            reached = await first.heartbeat(sid)
-            if reached.rejected:
-                problems.add(
-                    "state", f"a heartbeat for the session written {where} was refused: {reached.describe()}"
-                )
-                continue
-            if (
-                session.pending is not None
-                and not has(_items(first, [reached]), session.pending)
-                and (await first.await_delivery(sid, [session.pending])).missing
-            ):
-                problems.add(
-                    "instructions",
-                    f"the instruction pending for the session written {where} was never delivered",
-                )
-            if probe is not None:
-                before = await probe.read(first, sid)
-                if not same(before, session.last):
-                    problems.add(
-                        "state",
-                        f"the session written {where} showed {probe.field} {before!r}, not the {session.last!r} it "
-                        "last reported",
-                    )
-            retry = await first.call({"sessionId": sid, **session.retried})
-            shown[where] = retry.data if retry.succeeded else retry.describe()
-            if probe is not None:
-                after = await probe.read(first, sid)
-                if same(before, session.last) and not same(after, session.last):
-                    problems.add(
-                        "retry",
-                        f"a retry (same idempotencyKey and arguments) of a call made {where} set {probe.field} back "
-                        f"to {after!r}: applied a second time",
-                    )
+        since = time.monotonic()
+        mine: dict[str, _Written] = (
+            {} if alone else {"on the caller's other connection": await _write(first, probe, "kept")}
+        )
+        async with first.same_caller() as again:
+            mine["on the connection that ended"] = await _write(again, probe, "ended")
+        if alone:
+            await _settle(first, since, details)
+            for where, session in mine.items():
+                await _kept(first, probe, where, session, problems, shown)
+            mine, since = {}, time.monotonic()
+        theirs = None
+        if first.harness.config.transport == "http" and first.options.other_headers is not None:
+            async with first.other_caller() as caller_b:
+                theirs = await _write(caller_b, probe, "other-caller")
+        await _settle(first, since, details)
+        for where, session in mine.items():
+            await _kept(first, probe, where, session, problems, shown)
+        if theirs is not None:
+            async with first.other_caller() as caller_b:
+                await _kept(caller_b, probe, "by caller B on its only connection", theirs, problems, shown)
     problems.judge()
     if probe is None and not first.can_instruct:
         raise MissingInput(
@@ -440,6 +461,18 @@ async def _connection_ends(first: McpTarget, details: dict) -> dict[str, Any]:
             "--instruct-url)"
         )
     return {"retries after the connection ended": shown}
+
+
+async def _settle(conn: McpTarget, since: float, details: dict) -> None:
+    """In the handshake era, a hold after a connection's end: a release done after its DELETE was
+    answered shows by then. Within any time to live the user stated, counted from ``since``, when
+    the sessions asked were written."""
+    assert conn.era is not None
+    if conn.era.modern:
+        return
+    wait, said = held_for(conn, await idle_ttl(conn), since)
+    await anyio.sleep(wait)
+    details[f"asked after a connection ended (MCP {conn.era.version})"] = said
 
 
 async def _in_each_era(

@@ -223,10 +223,11 @@ def schema_refuses(openapi: Any, path: str, name: str, value: str) -> str | None
 
 def _pattern_refuses(pattern: str, value: str) -> str | None:
     """Why a published ``pattern`` may refuse ``value``, or None where it surely matches. JSON
-    Schema reads patterns as ECMA-262, whose ``\\d``, ``\\w`` and ``\\s`` are ASCII and whose ``$``
-    never matches before a final newline, while validators differ (pydantic's Rust regex is
-    Unicode): a value matches only where both readings match and it holds no line break. A pattern
-    the suite cannot read, or cannot match in time, may refuse it."""
+    Schema reads patterns as ECMA-262, whose ``\\d`` and ``\\w`` are ASCII and whose ``$`` never
+    matches before a final newline, while validators differ (pydantic's Rust regex is Unicode): a
+    value matches only where an ASCII and a Unicode reading both match and it holds no line break
+    (the ASCII reading's ``\\s`` is narrower than ECMA's: it only excuses more). A pattern the
+    suite cannot read, or cannot match in time, may refuse it."""
     if len(pattern) > 1000:
         return "its OpenAPI declares a pattern longer than the suite reads"
     if "\n" in value or "\r" in value:

@@ -5,7 +5,9 @@ results stored under their idempotency keys. Heartbeat sessions are named by the
 by a connection: a client that closed and reconnected finds its instructions gone and its retry
 applied again. Stdio and the stateless era have no DELETE, and behave as the reference.
 --results-only: only the results stored under the caller's keys are released (a retry cache per
-login), so a retry after a reconnect is applied a second time.
+login), so a retry after a reconnect is applied a second time. --when-last: only when the caller's
+last protocol session ends (a reconnecting client that kept another connection open loses
+nothing). --after S: the release runs in the background S seconds after the DELETE was answered.
 
 Breaks "Pending human instructions are delivered automatically; unacknowledged instructions may be
 redelivered until the agent acknowledges them." and "Preserve correlation IDs and unchanged mutation
@@ -14,6 +16,7 @@ mcp_logout_purge). Caught by heartbeat.access.connection-end-keeps-state, over M
 2026-07-28 run, on its handshake-era connection).
 """
 
+import asyncio
 import pathlib
 import sys
 from typing import Any
@@ -23,35 +26,68 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3]))
 import conformance.reference.mcp.server as server
 
 serve_http, serve_asgi = server.serve_http, server.serve_asgi
-RESULTS_ONLY = "--results-only" in sys.argv
-if RESULTS_ONLY:
-    sys.argv.remove("--results-only")
+
+
+def flag(name: str) -> bool:
+    if name in sys.argv:
+        sys.argv.remove(name)
+        return True
+    return False
+
+
+def option(name: str) -> str | None:
+    if name not in sys.argv:
+        return None
+    at = sys.argv.index(name)
+    value = sys.argv[at + 1]
+    del sys.argv[at : at + 2]
+    return value
+
+
+RESULTS_ONLY, WHEN_LAST = flag("--results-only"), flag("--when-last")
+AFTER = float(option("--after") or 0)
 
 
 class ForgetsCallerOnDelete:
     def __init__(self, app: Any, store: Any) -> None:
         self.app, self.store = app, store
+        self.open: dict[str, set[str]] = {}  # the caller's protocol sessions not yet ended
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] != "http" or scope["method"] != "DELETE":
+        if scope["type"] != "http":
             return await self.app(scope, receive, send)
-        answered: dict[str, int] = {}
+        headers = dict(scope["headers"])
+        caller = headers.get(b"authorization", b"").decode() or "anonymous"
+        answered: dict[str, Any] = {}
 
         async def sending(message: Any) -> None:
             if message["type"] == "http.response.start":
                 answered["status"] = message["status"]
+                sent = dict(message.get("headers") or [])
+                if b"mcp-session-id" in sent:
+                    self.open.setdefault(caller, set()).add(sent[b"mcp-session-id"].decode())
             await send(message)
 
         await self.app(scope, receive, sending)
-        if 200 <= answered.get("status", 500) < 300:
-            caller = dict(scope["headers"]).get(b"authorization", b"").decode() or "anonymous"
-            owned = [sid for sid, session in self.store.sessions.items() if session.owner == caller]
-            for sid in owned:
-                if RESULTS_ONLY:
-                    for done in [key for key in self.store.results if key[1] == sid]:
-                        del self.store.results[done]
-                else:
-                    self.store.forget(sid)
+        if scope["method"] != "DELETE" or not 200 <= answered.get("status", 500) < 300:
+            return
+        still = self.open.get(caller, set())
+        still.discard(headers.get(b"mcp-session-id", b"").decode())
+        if WHEN_LAST and still:
+            return
+        if AFTER:
+            asyncio.get_running_loop().call_later(AFTER, self.release, caller)
+        else:
+            self.release(caller)
+
+    def release(self, caller: str) -> None:
+        owned = [sid for sid, session in self.store.sessions.items() if session.owner == caller]
+        for sid in owned:
+            if RESULTS_ONLY:
+                for done in [key for key in self.store.results if key[1] == sid]:
+                    del self.store.results[done]
+            else:
+                self.store.forget(sid)
 
 
 async def serve_http_forgetting(

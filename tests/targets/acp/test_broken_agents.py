@@ -357,6 +357,8 @@ BROKEN: dict[str, Variant] = {
     "deep_meta_internal_error": Variant(1, {FUZZ_PARAMS: "fail"}),
     # W3C trace context in _meta turns every error into -32603 (blind round 20's class).
     "traced_errors_internal": Variant(1, {FUZZ_PARAMS: "fail"}),
+    # The same layer keeps -32002 but replaces its data with the trace id.
+    "traced_errors_lose_data": Variant(1, {"status.error.unknown-session-data": "fail"}),
     # String ids are ids ACP allows: a second response to one breaks a well-formed status request.
     "string_id_answered_twice": Variant(
         1,

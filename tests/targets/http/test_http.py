@@ -254,7 +254,14 @@ BROKEN: dict[str, Variant] = {
         rule=("http.types.odd-values", "session-id"),
     ),
     # A tracing middleware answers 500 for any 4xx of a request carrying W3C trace context.
-    "traced_errors_500": Variant(1, {"http.unknown.not-found": "fail"}, focus="unknown"),
+    "traced_errors_500": Variant(
+        1,
+        dict.fromkeys(
+            ["http.unknown.not-found", "http.validation.missing-agent-id", "http.validation.missing-user-id"],
+            "fail",
+        ),
+        focus="unknown or validation",
+    ),
     # Publishes maxLength 255 and refuses an id of exactly 255 with 422: narrower than its own
     # contract, at its edge (a mutant of the reference's storage check; certified before).
     "ids_refused_at_published_max": Variant(

@@ -386,6 +386,22 @@ BROKEN: dict[str, Variant] = {
         message=(CONNECTION_END, "over MCP 2025-06-18"),
         rule=(CONNECTION_END, "instructions"),
     ),
+    # Released only when the caller's last connection ends: caught through caller B, whose only
+    # connection ends; and released in the background a second after the DELETE: caught a hold after.
+    "forgets_caller_at_connection_end/when-last": Variant(
+        1,
+        {CONNECTION_END: "fail"},
+        focus="heartbeat.access",
+        agent_args=("--when-last",),
+        message=(CONNECTION_END, "by caller B on its only connection"),
+    ),
+    "forgets_caller_at_connection_end/after-1s": Variant(
+        1,
+        {CONNECTION_END: "fail"},
+        focus="heartbeat.access",
+        agent_args=("--after", "1"),
+        rule=(CONNECTION_END, "instructions"),
+    ),
     "forgets_caller_at_connection_end/results-only": Variant(
         1,
         {CONNECTION_END: "fail"},
@@ -719,6 +735,15 @@ CONFORMING: dict[str, Variant] = {
         focus="heartbeat.twins",
         agent_args=("--session-cap", "16"),
         args=("--mcp-session-cap", "16"),
+    ),
+    # A cap of 2 that holds one session: the sessions a connection's end is judged on are asked one
+    # connection at a time, never two together where they would evict each other.
+    "evicts_at_the_cap/cap-2": Variant(
+        0,
+        {},
+        focus="connection-end or same-caller",
+        agent_args=("--session-cap", "2"),
+        args=("--mcp-session-cap", "2"),
     ),
     "evicts_past_the_cap": Variant(
         0,
