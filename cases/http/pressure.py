@@ -237,7 +237,7 @@ async def _use(http: HttpStatusTarget, run: TwinRun, twin: Twin) -> str:
     level=Level.MUST,
     spec=SAFE,
     needs=HTTP_CAPABILITY,
-    rules=(*RULES, "durable"),
+    rules=(*RULES, "durable", "deleted"),
     slow=True,
 )
 async def twins_across_a_restart(http: HttpStatusTarget, details: dict) -> None:
@@ -245,7 +245,8 @@ async def twins_across_a_restart(http: HttpStatusTarget, details: dict) -> None:
     before and after it: each ends as the unprobed twin in its place (a probe leaves nothing a
     restart acts on), its status agreeing with its messages. And a session parked on an external
     executor, which nothing answers, still awaits its result after it (rule ``durable``): the parked
-    state is persisted, and a call a restart ended shows a result.
+    state is persisted, and a call a restart ended shows a result. And a session deleted before
+    the restart (where the service offers DELETE) is still 404 after it (rule ``deleted``).
 
     Calibrated: judged only if the service kept the calibration pair across the restart (its
     messages still answer); a service that keeps no session has nothing to compare. A parked
@@ -255,10 +256,25 @@ async def twins_across_a_restart(http: HttpStatusTarget, details: dict) -> None:
             "the service was given by --http-url, so the suite cannot restart it: pass --http-cmd CMD"
         )
     parked = [await _parked_witness(http, "[external] ask the user")]
+    doomed = [await http.new_session()] if http.deletes() else []
     lost: list[str] = []
+    resurrected: list[str] = []
 
     async def apply(run: TwinRun, twins: list[Twin]) -> None:
+        # Deleted right before the restart: a store that never drops a record brings it back.
+        deleted = [
+            (agent_id, sid)
+            for agent_id, sid in doomed
+            if 200 <= (await http.driver.delete_session(http.user_id, agent_id, sid)).status_code < 300
+        ]
+        doomed.clear()
         await http.restart()
+        for agent_id, sid in deleted:
+            after = await http.status(sid, agent_id)
+            if after.code != 404:
+                resurrected.append(
+                    f"session {sid}, deleted before the restart, answered {after.describe()} after it"
+                )
         calibration = twins[0]
         if not 200 <= await http.exists_elsewhere(calibration.agent_id, calibration.sid) < 300:
             http.forget_agent()  # the next case makes its sessions with an agent the service knows
@@ -277,11 +293,18 @@ async def twins_across_a_restart(http: HttpStatusTarget, details: dict) -> None:
     )
     if lost:
         raise Violation(
-            f"after a restart of the service: {'; '.join(lost)}",
+            f"after a restart of the service: {'; '.join(lost + resurrected)}",
             expected="a parked call nothing answered still awaits its result after a restart (or shows the result "
             "the service gave it), and the status reads its awaiting_* state",
-            observed=lost,
+            observed=lost + resurrected,
             rule="durable",
+        )
+    if resurrected:
+        raise Violation(
+            f"after a restart of the service: {'; '.join(resurrected)}",
+            expected="HTTP 404: a deleted session does not exist, across a restart too",
+            observed=resurrected,
+            rule="deleted",
         )
 
 

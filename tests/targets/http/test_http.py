@@ -463,6 +463,13 @@ BROKEN: dict[str, Variant] = {
     "store_loses_external_calls": Variant(
         1, {"http.twins.restart": "fail"}, focus="twins.restart", rule=("http.twins.restart", "durable")
     ),
+    # A store written as an upsert: a session deleted before a restart is back after it.
+    "store_keeps_deleted": Variant(
+        1,
+        {"http.twins.restart": "fail"},
+        focus="twins.restart or deleted",
+        rule=("http.twins.restart", "deleted"),
+    ),
     # The parked state lives in memory only: forgotten once the session is evicted (2 s idle).
     "parked_state_in_memory": Variant(
         1,
