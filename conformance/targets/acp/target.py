@@ -199,9 +199,9 @@ class AcpTarget(DriverHooks):
     def settle(self) -> float:
         return self.harness.config.settle
 
-    async def quiet(self, sessions: set[str]) -> bool:
+    async def quiet(self, sessions: set[str], *, period: float | None = None) -> bool:
         """Wait until no notification about ``sessions`` has arrived for a while (at least QUIET,
-        or five times --settle), at most --timeout: True once it is quiet. Agents send updates of
+        or five times --settle, or ``period``), at most --timeout: True once it is quiet. Agents send updates of
         their own a moment after an answer; a status case that counts notifications starts its
         window after them, or it would blame status for them. Only the case's own sessions count:
         what other sessions (earlier cases') keep sending cannot hold a case's judgement off."""
@@ -209,7 +209,7 @@ class AcpTarget(DriverHooks):
         def count() -> int:
             return sum(1 for n in self.peer.notifications if session_of(n.params) in sessions)
 
-        period = max(QUIET, 5 * self.settle)
+        period = max(QUIET, 5 * self.settle, period or 0.0)
         if anyio.current_time() - self.peer.last_frame_at >= period:
             return True  # nothing came or went for a period already (a case's wait ended just now)
         deadline = anyio.current_time() + self.harness.config.timeout
