@@ -126,45 +126,39 @@ async def ids_at_storage_limits(http: HttpStatusTarget, details: dict) -> None:
         rules=("session-id", "user-id", "agent-id"),
     )
     with problems.kept(details):  # a later probe unanswered keeps the ids already shown cut
-        for length in _lengths(published_longest(http, "session_id")):
-            if length <= len(sid):
-                continue
-            padded_sid = padded(sid, length)
-            probe = await http.status(padded_sid, agent_id)
-            details[f"session id of {length}"] = probe.describe()
-            if not refused(probe):
-                problems.add(
-                    "session-id",
-                    f"the session's id with characters appended to {length} got {probe.describe()}",
-                )
-            elif wrong := refused_within_contract(http, "session_id", padded_sid, probe):
-                problems.add("session-id", wrong)
-        for length in _lengths(published_longest(http, "agent_id")):
-            if length <= len(agent_id):
-                continue
-            padded_agent = padded(agent_id, length)
-            probe = await http.status(sid, padded_agent)
-            details[f"agent_id of {length}"] = probe.describe()
-            if not refused(probe):
-                problems.add(
-                    "agent-id", f"the agent_id with characters appended to {length} got {probe.describe()}"
-                )
-            elif wrong := refused_within_contract(http, "agent_id", padded_agent, probe):
-                problems.add("agent-id", wrong)
-        for length in _edge(published_longest(http, "x-user-id")):
-            stranger = (f"edge{uuid.uuid4().hex}" + "x" * length)[:length]  # exactly as long, however short
-            probe = await http.status(sid, agent_id, user_id=stranger)
-            details[f"another user id of {length}"] = probe.describe()
-            if not refused(probe):
-                problems.add(
-                    "user-id", f"another user whose id has {length} characters got {probe.describe()}"
-                )
-            elif wrong := refused_within_contract(http, "x-user-id", stranger, probe):
-                problems.add("user-id", wrong)
+        lengths = {
+            "session_id": [n for n in _lengths(published_longest(http, "session_id")) if n > len(sid)],
+            "agent_id": [n for n in _lengths(published_longest(http, "agent_id")) if n > len(agent_id)],
+            "x-user-id": _edge(published_longest(http, "x-user-id")),
+        }
+        for name, (rule, what) in _LONG_VALUES.items():
+            for length in lengths[name]:
+                if name == "x-user-id":  # another user, exactly as long however short the edge
+                    value = (f"edge{uuid.uuid4().hex}" + "x" * length)[:length]
+                    probe = await http.status(sid, agent_id, user_id=value)
+                elif name == "agent_id":
+                    value = padded(agent_id, length)
+                    probe = await http.status(sid, value)
+                else:
+                    value = padded(sid, length)
+                    probe = await http.status(value, agent_id)
+                details[f"{what}, {length} characters"] = probe.describe()
+                if not refused(probe):
+                    problems.add(rule, f"{what}, {length} characters long, got {probe.describe()}")
+                elif wrong := refused_within_contract(http, name, value, probe):
+                    problems.add(rule, wrong)
         if http.drivable:
             for length in LENGTHS:
                 problems.extend(("user-id", p) for p in await _users_sharing_a_prefix(http, length, details))
     problems.judge()
+
+
+# Each long value tried: its rule, and what it is.
+_LONG_VALUES = {
+    "session_id": ("session-id", "the session's id with characters appended"),
+    "agent_id": ("agent-id", "the agent_id with characters appended"),
+    "x-user-id": ("user-id", "another user's id"),
+}
 
 
 def _lengths(published: int | None) -> list[int]:

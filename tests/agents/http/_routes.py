@@ -9,7 +9,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3]))
 
 from conformance.reference.http.service import ReferenceService, create_app, serve
 
-__all__ = ["run", "trusting"]
+__all__ = ["answer", "answered", "run", "trusting"]
 
 
 def run(extend, service=None):
@@ -21,6 +21,27 @@ def run(extend, service=None):
     app = create_app(service)
     extend(app, service)
     asyncio.run(serve(app, host, int(port)))
+
+
+async def answered(application, scope, receive):
+    """What ``application`` answers to ``scope``: its status, its headers and its whole body, kept
+    instead of sent (a front that looks at an answer before the client gets it)."""
+    start, body = {}, []
+
+    async def keep(message):
+        if message["type"] == "http.response.start":
+            start.update(message)
+        else:
+            body.append(message.get("body", b""))
+
+    await application(scope, receive, keep)
+    return start["status"], start["headers"], b"".join(body)
+
+
+async def answer(send, status, headers, body):
+    """Send one whole answer."""
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
 
 
 def trusting(trusted):

@@ -6,7 +6,7 @@ http.protocol.owner-everywhere (rule coding).
 The suite at 856482f certified it (exit 0): its requests asked for gzip and deflate only.
 """
 
-from _routes import run
+from _routes import answer, answered, run
 
 
 def extend(app, service):
@@ -22,30 +22,16 @@ def extend(app, service):
                 return await application(scope, receive, send)
             key = scope["path"] + "?" + scope.get("query_string", b"").decode("latin-1")
             if key in cache:
-                return await _send(send, cache[key])
-            start, body = {}, []
-
-            async def keep(message):
-                if message["type"] == "http.response.start":
-                    start.update(message)
-                else:
-                    body.append(message.get("body", b""))
-
-            await application(scope, receive, keep)
-            answer = (start["status"], start["headers"] + [(b"vary", b"accept-encoding")], b"".join(body))
-            if start["status"] == 200:
-                cache[key] = answer
-            await _send(send, answer)
+                return await answer(send, *cache[key])
+            status, sent, body = await answered(application, scope, receive)
+            kept = (status, [*sent, (b"vary", b"accept-encoding")], body)
+            if status == 200:
+                cache[key] = kept
+            await answer(send, *kept)
 
         return front
 
     app.build_middleware_stack = stack
-
-
-async def _send(send, answer):
-    status, headers, body = answer
-    await send({"type": "http.response.start", "status": status, "headers": headers})
-    await send({"type": "http.response.body", "body": body})
 
 
 if __name__ == "__main__":

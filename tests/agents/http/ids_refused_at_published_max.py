@@ -15,17 +15,8 @@ import sys
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3]))
 
 from conformance.reference.http.service import ReferenceService, main
+from tests.agents._argv import option
 from fastapi import HTTPException
-
-
-def option(name: str) -> str | None:
-    """The value of ``name`` on the command line, taken off it (the reference's parser would refuse it)."""
-    if name not in sys.argv:
-        return None
-    at = sys.argv.index(name)
-    value = sys.argv[at + 1]
-    del sys.argv[at : at + 2]
-    return value
 
 
 CODE = int(option("--code") or 422)

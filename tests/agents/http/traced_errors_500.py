@@ -8,7 +8,7 @@ acp_trace_meta is the same class on another protocol.
 
 import json
 
-from _routes import run
+from _routes import answer, answered, run
 
 
 def extend(app, service):
@@ -22,26 +22,13 @@ def extend(app, service):
             parent = headers.get(b"traceparent")
             if parent is None:
                 return await application(scope, receive, send)
-            start, body = {}, []
-
-            async def keep(message):
-                if message["type"] == "http.response.start":
-                    start.update(message)
-                else:
-                    body.append(message.get("body", b""))
-
-            await application(scope, receive, keep)
-            status, answer, sent = start["status"], b"".join(body), start["headers"]
+            status, sent, body = await answered(application, scope, receive)
             if 400 <= status < 500:
                 trace_id = parent.decode("latin-1").split("-")[1:2]
-                answer = json.dumps({"detail": "Internal Server Error", "traceId": trace_id}).encode()
+                body = json.dumps({"detail": "Internal Server Error", "traceId": trace_id}).encode()
                 status = 500
-                sent = [
-                    (b"content-type", b"application/json"),
-                    (b"content-length", str(len(answer)).encode()),
-                ]
-            await send({"type": "http.response.start", "status": status, "headers": sent})
-            await send({"type": "http.response.body", "body": answer})
+                sent = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+            await answer(send, status, sent, body)
 
         return traced
 

@@ -24,24 +24,9 @@ from typing import Any
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3]))
 
 import conformance.reference.mcp.server as server
+from tests.agents._argv import flag, option
 
 serve_http, serve_asgi = server.serve_http, server.serve_asgi
-
-
-def flag(name: str) -> bool:
-    if name in sys.argv:
-        sys.argv.remove(name)
-        return True
-    return False
-
-
-def option(name: str) -> str | None:
-    if name not in sys.argv:
-        return None
-    at = sys.argv.index(name)
-    value = sys.argv[at + 1]
-    del sys.argv[at : at + 2]
-    return value
 
 
 RESULTS_ONLY, WHEN_LAST = flag("--results-only"), flag("--when-last")

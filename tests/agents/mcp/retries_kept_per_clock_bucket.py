@@ -18,12 +18,9 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3]))
 
 from conformance.reference.mcp.server import main
 from conformance.reference.mcp.store import HeartbeatStore
+from tests.agents._argv import option
 
-BUCKET = 60.0
-if "--bucket-seconds" in sys.argv:
-    at = sys.argv.index("--bucket-seconds")
-    BUCKET = float(sys.argv[at + 1])
-    del sys.argv[at : at + 2]
+BUCKET = float(option("--bucket-seconds") or 60.0)
 
 
 class Store(HeartbeatStore):

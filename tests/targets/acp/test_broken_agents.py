@@ -12,7 +12,7 @@ import pytest
 
 from conformance.core.registry import CASES
 from tests.conftest import Run, agent_command
-from tests.variants import Table, Variant, audit_not_backed, by_area, certify, uncaught, unlisted
+from tests.variants import Table, Variant, audit_not_backed, by_area, certify, file_of, uncaught, unlisted
 
 cases.load_all()
 ACP_CASES = {case_id: case for case_id, case in CASES.items() if case.target == "acp"}  # MCP: test_mcp.py
@@ -358,7 +358,9 @@ BROKEN: dict[str, Variant] = {
     # W3C trace context in _meta turns every error into -32603 (blind round 20's class).
     "traced_errors_internal": Variant(1, {FUZZ_PARAMS: "fail"}),
     # The same layer keeps -32002 but replaces its data with the trace id.
-    "traced_errors_lose_data": Variant(1, {"status.error.unknown-session-data": "fail"}),
+    "traced_errors_internal/keep-code": Variant(
+        1, {"status.error.unknown-session-data": "fail"}, agent_args=("--keep-code",)
+    ),
     # String ids are ids ACP allows: a second response to one breaks a well-formed status request.
     "string_id_answered_twice": Variant(
         1,
@@ -857,16 +859,22 @@ def on_v2(run: Run, name: str, variant: Variant) -> None:
     assert run.report["acp"]["protocolVersion"] == 2 and run.report["system"]["protocol"] == "2"
 
 
+def command(name: str, variant: Variant, *args: str) -> str:
+    """The variant's command: tests/agents/acp/FILE.py for a NAME or FILE/configuration, with its
+    own flags."""
+    return agent_command(file_of(name), *args, *variant.agent_args)
+
+
 def over_stdio(name: str, variant: Variant) -> tuple[str, ...]:
-    return ("--agent", agent_command(name))
+    return ("--agent", command(name, variant))
 
 
 def over_websocket(name: str, variant: Variant) -> tuple[str, ...]:
-    return ("--transport", "websocket", "--agent", agent_command(name, "--listen", "127.0.0.1:0"))
+    return ("--transport", "websocket", "--agent", command(name, variant, "--listen", "127.0.0.1:0"))
 
 
 def in_v2(name: str, variant: Variant) -> tuple[str, ...]:
-    return ("--protocol", "2", "--agent", agent_command(name))
+    return ("--protocol", "2", "--agent", command(name, variant))
 
 
 STDIO = Table("acp", BASELINE, over_stdio, by_area(BROKEN), revision="rfd-2026-10-26", check=list_baseline)
