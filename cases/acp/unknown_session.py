@@ -70,6 +70,7 @@ def _message_problem(message: object) -> str | None:
 
 
 TRACED = "a plain id, asked with W3C trace context in _meta"
+_META = {TRACED: {"_meta": TRACE_CONTEXT}}  # the params a label's request carries besides the id
 
 
 @case("status.error.unknown-session-data", level=Level.MUST, spec=spec.NOT_FOUND_DATA)
@@ -98,10 +99,7 @@ async def unknown_session_data(acp: AcpTarget, details: dict) -> None:
     }
     may_path: list[str] = []
     for label, asked in asked_ids.items():
-        if label == TRACED:
-            reply = await acp.call("session/status", {"sessionId": asked, "_meta": TRACE_CONTEXT})
-        else:
-            reply = await acp.status(asked)
+        reply = await acp.call("session/status", {"sessionId": asked, **_META.get(label, {})})
         if _took_may_path(reply):
             await _within_may_bound(acp, label, asked, reply)
             may_path.append(label)

@@ -416,6 +416,13 @@ async def _kept(
         )
 
 
+async def _ask_all(
+    conn: McpTarget, probe: StateProbe | None, sessions: dict[str, _Written], problems: Problems, shown: dict
+) -> None:
+    for where, session in sessions.items():
+        await _kept(conn, probe, where, session, problems, shown)
+
+
 async def _connection_ends(first: McpTarget, details: dict) -> dict[str, Any]:
     assert first.era is not None
     era = first.era.version
@@ -434,23 +441,19 @@ async def _connection_ends(first: McpTarget, details: dict) -> dict[str, Any]:
     alone = cap is not None and cap < 4
     with problems.kept(details):
         since = time.monotonic()
-        mine: dict[str, _Written] = (
-            {} if alone else {"on the caller's other connection": await _write(first, probe, "kept")}
-        )
+        mine = {} if alone else {"on the caller's other connection": await _write(first, probe, "kept")}
         async with first.same_caller() as again:
             mine["on the connection that ended"] = await _write(again, probe, "ended")
-        if alone:
+        if alone:  # asked now, before caller B writes a session of its own
             await _settle(first, since, details)
-            for where, session in mine.items():
-                await _kept(first, probe, where, session, problems, shown)
+            await _ask_all(first, probe, mine, problems, shown)
             mine, since = {}, time.monotonic()
         theirs = None
         if first.harness.config.transport == "http" and first.options.other_headers is not None:
             async with first.other_caller() as caller_b:
                 theirs = await _write(caller_b, probe, "other-caller")
         await _settle(first, since, details)
-        for where, session in mine.items():
-            await _kept(first, probe, where, session, problems, shown)
+        await _ask_all(first, probe, mine, problems, shown)
         if theirs is not None:
             async with first.other_caller() as caller_b:
                 await _kept(caller_b, probe, "by caller B on its only connection", theirs, problems, shown)
