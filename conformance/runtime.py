@@ -550,11 +550,15 @@ class Runtime:
         answered = self._agent.connection.answered if self._agent is not None else collections.Counter()
         turn = self.turns.end_case(case.id, isinstance(exc, Unanswered) and exc.clock == "turn", answered)
         silent = isinstance(exc, Unanswered | TimeoutError) and not turn
-        self.silent_cases = self.silent_cases + 1 if silent else 0
-        if isinstance(exc, Unanswered) and self.target.is_status_call(exc.method):
-            self.status_silent.append(case.id)
-        elif answered[self.target.status_method]:
-            self.status_silent.clear()
+        # A robustness case's malformed frames may leave the agent silent: a finding of that case,
+        # which decides nothing, so where the next case gets a fresh process it skips none.
+        provoked = case.level is Level.ROBUSTNESS and self.config.restartable
+        if not provoked:
+            self.silent_cases = self.silent_cases + 1 if silent else 0
+            if isinstance(exc, Unanswered) and self.target.is_status_call(exc.method):
+                self.status_silent.append(case.id)
+            elif answered[self.target.status_method]:
+                self.status_silent.clear()
         # The agent is in a state nobody knows (a request or a turn still hangs in it): the next
         # case gets a fresh process, as after a crash.
         self._restart_next = (silent or turn) and self.config.restartable

@@ -17,7 +17,8 @@ from conformance.targets.acp.target import AcpTarget
 
 # The slow reader's burst: at most this many status calls.
 BURST_MOST = 2048
-# A never-created id this long makes a -32002 answer that echoes it about a kilobyte.
+# A never-created id padded with this many characters of text one to four bytes wide
+# (slow_reader.wide_text) makes a -32002 answer that echoes it in about 2.4 KB.
 LONG_ID_PAD = 960
 
 
@@ -63,8 +64,8 @@ async def stdout_carries_only_messages(acp: AcpTarget, details: dict) -> None:
 async def answers_a_slow_reader(acp: AcpTarget, details: dict) -> None:
     """Over stdio, status calls in flight while the client reads nothing (an editor busy
     elsewhere: the pipe fills and the agent's writes must wait) are each answered once it reads
-    again: calls for a live session, every fourth for a never-created id of a kilobyte (a -32002
-    echoes it), as many as make the answers several times what a pipe holds, sized from the
+    again: calls for a live session, every fourth for a never-created id of 2.4 KB of text one to
+    four bytes wide a character (a -32002 echoes it), as many as make the answers several times what a pipe holds, sized from the
     agent's own answers and pace. Reads are held while the agent could answer them all; then
     answers are waited for as long as they keep coming. An agent that drops what it cannot write
     at once loses answers no prompt reader sees lost."""
@@ -87,4 +88,4 @@ async def answers_a_slow_reader(acp: AcpTarget, details: dict) -> None:
 
 
 def _long_unknown(acp: AcpTarget) -> str:
-    return f"{acp.unknown_id()}-{'0' * LONG_ID_PAD}"
+    return f"{acp.unknown_id()}-{slow_reader.wide_text(LONG_ID_PAD)}"

@@ -21,7 +21,17 @@ from typing import Any
 from conformance.core.outcomes import NotTestable, Violation
 from conformance.transport.peer import Reply
 
-__all__ = ["Plan", "answer_bytes", "burst_size", "judge", "plan"]
+__all__ = ["WIDE_TEXT", "Plan", "answer_bytes", "burst_size", "judge", "plan", "wide_text"]
+
+# Text one to four bytes wide a character (2, 3, 4 and 1): the burst's requests carry some, so that
+# wherever a reader's blocks end, of whatever size, some block ends inside a character (a reader
+# that decodes each block on its own breaks there).
+WIDE_TEXT = "é中😀-"
+
+
+def wide_text(chars: int) -> str:
+    """``chars`` characters of WIDE_TEXT, repeated."""
+    return (WIDE_TEXT * (chars // len(WIDE_TEXT) + 1))[:chars]
 
 # What the burst's answers should come to: eight pipes' worth.
 TARGET_BYTES = 512 * 1024
@@ -100,7 +110,7 @@ def judge(
         f"{len(lost)} of {len(calls)} requests sent while the client read nothing for {clock.hold:.1f} s got no "
         f"answer ({of_named} of them {named}; the first, request #{lost[0] + 1} of the burst: {first[0]}): once the "
         f"client read again the agent answered {len(got)} and then nothing for {clock.stall:.0f} s. Answers it "
-        "could not write at once were lost",
+        "could not write at once, or requests it could not read whole from the burst, were lost",
         expected="a response to every request, once the client reads again",
         observed={"requests": len(calls), "unanswered": len(lost), "first_unanswered": lost[0] + 1},
     )

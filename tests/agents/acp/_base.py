@@ -33,3 +33,19 @@ async def open_for_load(agent, session_id):
     agent.memory.use(session_id)
     agent.attach(session_id)
     return session
+
+
+def replace_guard(pump):
+    """The reference's stdin frame guard replaced by ``pump(source, writer, guarded)``, a
+    coroutine that reads stdin (``source``), feeds the frames it passes on to ``guarded`` (the
+    SDK's reader) and writes its own answers to ``writer``."""
+    from conformance.reference.acp import agent
+    from conformance.reference.acp.guard import MAX_LINE
+
+    async def guard(source, writer):
+        guarded = asyncio.StreamReader(limit=MAX_LINE)
+        # Held by the reader: the loop keeps only a weak reference to tasks.
+        guarded.pump_task = asyncio.get_running_loop().create_task(pump(source, writer, guarded))  # type: ignore[attr-defined]
+        return guarded
+
+    agent.guard_stdin = guard

@@ -346,6 +346,11 @@ BROKEN: dict[str, Variant] = {
     # Malformed-input bugs: only the fuzzers see them. The bare Python SDK's reader dies on frames
     # no ACP client sends: robustness findings, the agent stays CONFORMANT.
     "sdk_without_guard": Variant(0, {"fuzz.frames.survives": "warn", "fuzz.frames.error-codes": "warn"}),
+    # Deaf for good after a malformed frame, and still up: both frame cases left unanswered, and
+    # every later case, on a fresh process, judges as on the reference.
+    "deaf_after_malformed_frame": Variant(
+        0, {"fuzz.frames.survives": "warn", "fuzz.frames.error-codes": "warn"}
+    ),
     "crash_on_control_chars": Variant(
         1,
         {
@@ -455,6 +460,9 @@ BROKEN: dict[str, Variant] = {
     # stdout that never waits: a frame that finds 64 KiB backed up is dropped (blind 16's MCP
     # server did the same, certified before): only an editor that stops reading shows it.
     "stdout_drops_when_backed_up": Variant(1, {"transport.stdio.slow-reader": "fail"}, focus="transport"),
+    # stdin decoded a block at a time (blind 21's acp_chunk_decode, certified before): a block that
+    # ends inside a character is dropped whole; only multi-byte text across a block's end shows it.
+    "decodes_each_block": Variant(1, {"transport.stdio.slow-reader": "fail"}, focus="transport"),
     # The JSON-RPC layer as clients use it (cases/acp/jsonrpc.py): status before initialize and as
     # a notification are frames no conforming client sends (robustness), an id's type is a MUST.
     "dies_before_initialize": Variant(
