@@ -95,6 +95,77 @@ async def other_caller_learns_nothing(mcp: McpTarget, details: dict) -> None:
         raise MissingInput("; ".join(unseen))
 
 
+# Rounds of the two callers' first heartbeats for one new id, sent together: a check-then-create
+# window as long as a storage round trip is hit in one of them.
+RACE_ROUNDS = 3
+
+
+@case("heartbeat.access.first-calls-together", level=Level.MUST, spec=ACCESS, needs=("heartbeat",))
+async def first_calls_together(mcp: McpTarget, details: dict) -> None:
+    """Callers A and B send the first heartbeat for one new session id at the same moment, each
+    with a step of its own, RACE_ROUNDS times. Whichever way the server settles it (one of them
+    refused, or each answered about a session of its own where ids are scoped per caller), no
+    answer to either caller carries the other's step, and a caller whose first heartbeat was
+    accepted has its next one accepted too: accepted, then refused, is a call applied to a session
+    the caller may not access (it created none). Rounds in which both were refused judge nothing."""
+    mcp.require_other_caller()
+    await mcp.require_made_up_sessions()
+    rounds: list[dict[str, str]] = []
+    details["rounds"] = rounds
+    problems = Problems.listed(
+        "each caller's answers about a session of its own, or refusals that say nothing of the other's",
+        lead="callers A and B sent the first heartbeat for one new session id together: ",
+    )
+    judged = 0
+    async with mcp.other_caller() as other:
+        callers = {"A": mcp, "B": other}
+        for _ in range(RACE_ROUNDS):
+            sid = new_session_id()
+            steps = {name: marker(f"race-{name}") for name in callers}
+            first = await _together(callers, sid, steps)
+            then = {name: await callers[name].heartbeat(sid) for name in callers if first[name].succeeded}
+            rounds.append(
+                {
+                    name: f"{first[name].describe()}; then {then[name].describe() if name in then else '-'}"
+                    for name in callers
+                }
+            )
+            if not then:
+                continue
+            judged += 1
+            for name, theirs in (("A", "B"), ("B", "A")):
+                seen = [answer for answer in (first[name], then.get(name)) if answer is not None]
+                if any(steps[theirs] in _all_text(answer) for answer in seen):
+                    problems.add(
+                        None,
+                        f"caller {name} was answered with caller {theirs}'s step {steps[theirs]!r} (session {sid!r})",
+                    )
+                elif name in then and then[name].rejected:
+                    problems.add(
+                        None,
+                        f"caller {name}'s first heartbeat for {sid!r} was accepted and its next refused "
+                        f"({then[name].describe()}): the first was applied to a session it may not access",
+                    )
+    problems.judge()
+    if not judged:
+        raise MissingInput(
+            f"in each of {RACE_ROUNDS} rounds the server refused both callers' first heartbeats sent together"
+        )
+
+
+async def _together(callers: dict[str, McpTarget], sid: str, steps: dict[str, str]) -> dict[str, ToolReply]:
+    """Each caller's heartbeat for ``sid``, with its own step, all sent at the same moment."""
+    first: dict[str, ToolReply] = {}
+
+    async def send(name: str) -> None:
+        first[name] = await callers[name].heartbeat(sid, status="active", currentStep=steps[name])
+
+    async with anyio.create_task_group() as tg:
+        for name in callers:
+            tg.start_soon(send, name)
+    return first
+
+
 @case("heartbeat.access.other-surfaces", level=Level.MUST, spec=ACCESS, needs=("heartbeat",))
 async def other_caller_reads_nothing_elsewhere(mcp: McpTarget, details: dict) -> None:
     """Caller B asks every other surface the server offers about caller A's session: the resources

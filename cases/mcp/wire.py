@@ -47,6 +47,8 @@ NEGOTIATED = requirement("mcp-session-heartbeat-2025-06-18", "negotiated-notific
 REPLY = requirement("mcp-session-heartbeat-2025-06-18", "reply")
 # "Progress notifications MUST stop after completion"
 PROGRESS_ENDS = requirement("mcp-session-heartbeat-2025-06-18", "progress-ends")
+# "If present, the ID MUST be globally unique across all streams within that session, or all …"
+EVENT_IDS = requirement("mcp-session-heartbeat-2025-06-18", "event-ids-unique")
 # A protocol revision no MCP server supports: dated before MCP existed.
 UNSUPPORTED_ASKED = "1999-01-01"
 # The notifications a server may send only under a capability its handshake declared: the
@@ -66,6 +68,8 @@ UNLISTED_TOOL = "conformance_unlisted_tool"
 # The slow reader's burst: at most this many requests, every HEARTBEAT_EVERY-th a heartbeat.
 BURST_MOST = 1024
 HEARTBEAT_EVERY = 16
+WIDE_META_KEY = "conformance.dev/wide-text"
+WIDE_META_CHARS = 600
 
 
 @case("heartbeat.wire.same-answers", level=Level.SHOULD, spec=PURPOSE, needs=("heartbeat",))
@@ -436,8 +440,9 @@ async def _late_progress(target: McpTarget) -> dict[str, Any]:
 async def answers_a_slow_reader(mcp: McpTarget, details: dict) -> None:
     """Over stdio, requests in flight while the client reads nothing (a host busy elsewhere: the
     pipe fills and the server's writes must wait) are each answered once it reads again:
-    tools/list calls with a heartbeat of the case's session every 16th, as many as make the
-    answers several times what a pipe holds, sized from the server's own answers and pace. Reads
+    tools/list calls with a heartbeat of the case's session every 16th, each carrying text one to
+    four bytes wide a character in its _meta, as many as make the answers several times what a
+    pipe holds, sized from the server's own answers and pace. Reads
     are held while the server could answer them all; then answers are waited for as long as they
     keep coming. A server that drops what it cannot write at once loses answers no prompt reader
     sees lost."""
@@ -454,13 +459,67 @@ async def answers_a_slow_reader(mcp: McpTarget, details: dict) -> None:
     each = slow_reader.answer_bytes(lists[0])
     count = slow_reader.burst_size(each, BURST_MOST, slowest)
     calls: list[tuple[str, Any]] = []
+    # Each request carries text one to four bytes wide a character in _meta (a key of the suite's
+    # own, which a server ignores): a reader's blocks of any size end inside a character somewhere.
+    meta = {"_meta": {WIDE_META_KEY: slow_reader.wide_text(WIDE_META_CHARS)}}
     for n in range(count):
         if n % HEARTBEAT_EVERY == HEARTBEAT_EVERY - 1:
             arguments = {"sessionId": sid, "idempotencyKey": new_key()}
-            calls.append(("tools/call", mcp.wire_params({"name": TOOL, "arguments": arguments})))
+            calls.append(("tools/call", mcp.wire_params({"name": TOOL, "arguments": arguments, **meta})))
         else:
-            calls.append(("tools/list", mcp.wire_params({})))
+            calls.append(("tools/list", mcp.wire_params(dict(meta))))
     pace = statistics.median(r.elapsed for r in beats + lists)
     clock = slow_reader.plan(each, pace, slowest, count, mcp.harness.config.timeout)
     replies, held = await mcp.peer.unread_burst(calls, hold=clock.hold, stall=clock.stall, limit=clock.limit)
     slow_reader.judge(calls, replies, held, clock, details, named=TOOL)
+
+
+@case("heartbeat.wire.event-ids-unique", level=Level.MUST, spec=EVENT_IDS, needs=("heartbeat",))
+async def event_ids_unique(mcp: McpTarget, details: dict) -> None:
+    """Over Streamable HTTP, on a connection that is a protocol session (Mcp-Session-Id: the
+    handshake era, on a connection of its own where the run speaks the stateless one): two
+    heartbeats, tools/list and a third heartbeat, each answered on a stream of its own; the SSE
+    event ids of every stream of the connection since its handshake are all different. A client
+    that lost a stream resumes it by the last event id it saw (Last-Event-ID), which must name one
+    event of one stream. A server that attaches no event ids (a MAY) is not applicable."""
+    if mcp.harness.config.transport != "http":
+        raise NotApplicable("a Streamable HTTP rule: over stdio there are no SSE streams")
+    found = await mcp.in_each_era(_event_ids, details)
+    details["eras"] = found
+    repeated = {era: seen["repeated"] for era, seen in found.items() if seen.get("repeated")}
+    if repeated:
+        shown = "; ".join(
+            f"over MCP {era}, event id {event_id!r} came on {len(requests)} events ({', '.join(requests)})"
+            for era, ids in repeated.items()
+            for event_id, requests in list(ids.items())[:3]
+        )
+        raise Violation(
+            f"SSE event ids repeat within one session: {shown}. A client resuming a stream with Last-Event-ID "
+            "names an event that is not one event of one stream",
+            expected="every SSE event id of a session's streams different from the others",
+            observed=repeated,
+        )
+    if not any(seen.get("events") for seen in found.values()):
+        raise NotApplicable(
+            "the server attaches no SSE event ids on a connection that is a protocol session (resumability is a "
+            "MAY): " + "; ".join(f"MCP {era}: {seen.get('why') or 'no ids'}" for era, seen in found.items())
+        )
+
+
+async def _event_ids(target: McpTarget) -> dict[str, Any]:
+    """The connection's SSE event ids after its case's requests, and the ones that repeat (each
+    with the requests whose streams carried it)."""
+    channel = target.peer.process
+    if not getattr(channel, "protocol_session", False):
+        return {"why": "no Mcp-Session-Id, so no session whose streams a client could resume"}
+    sid = new_session_id()
+    await target.ok_heartbeat(sid, status="active")
+    await target.heartbeat(sid, progressPercent=50)
+    await target.request("tools/list", {})
+    await target.heartbeat(sid, progressPercent=90)
+    seen: list[tuple[Any, str]] = list(getattr(channel, "event_ids", []))
+    carried: dict[str, list[str]] = {}
+    for request_id, event_id in seen:
+        carried.setdefault(event_id, []).append(f"request {json.dumps(request_id)[:40]}")
+    repeated = {e: requests for e, requests in carried.items() if len(requests) > 1}
+    return {"events": len(seen), "repeated": dict(list(repeated.items())[:10])}

@@ -24,8 +24,9 @@ one caller. Operators enqueue instructions with ``POST /operator/instructions`` 
 The machinery real servers have is off by default, each part behind its own flag (the rules are
 in store.py): ``--session-cap N`` (least-recently-used eviction), ``--session-ttl S`` (idle
 expiry), ``--request-limit N`` per ``--request-window S`` (a per-session allowance),
-``--io-delay S`` (calls that overlap, one session's in turn) and ``--max-length N`` (longer
-values refused, never cut).
+``--io-delay S`` (calls that overlap, one session's in turn), ``--max-length N`` (longer
+values refused, never cut) and, over HTTP, ``--resumable`` (SSE streams a client can resume with
+``Last-Event-ID``: events.py).
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from typing import Any
 import anyio
 import mcp.types as types
 from mcp.server import Server, ServerRequestContext
+from mcp.server.streamable_http import EventStore
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
@@ -52,6 +54,7 @@ if not __package__:
     sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # pragma: no mutate (run as a file)
     __package__ = "conformance.reference.mcp"
 
+from .events import ResumableEvents
 from .serving import serve_asgi
 from .store import INPUT_SCHEMA, HeartbeatError, HeartbeatStore, spool_dir
 
@@ -168,7 +171,13 @@ async def serve_stdio(store: HeartbeatStore, server: Server[Any]) -> None:
 
 
 async def serve_http(
-    store: HeartbeatStore, server: Server[Any], host: str, port: int, *, stateless: bool = False
+    store: HeartbeatStore,
+    server: Server[Any],
+    host: str,
+    port: int,
+    *,
+    stateless: bool = False,
+    events: EventStore | None = None,
 ) -> None:
     from starlette.requests import Request
     from starlette.responses import JSONResponse
@@ -186,7 +195,9 @@ async def serve_http(
             return JSONResponse({"error": str(refused)}, status_code=413)
 
     routes = [Route("/operator/instructions", enqueue, methods=["POST"])]
-    app = server.streamable_http_app(custom_starlette_routes=routes, host=host, stateless_http=stateless)
+    app = server.streamable_http_app(
+        custom_starlette_routes=routes, host=host, stateless_http=stateless, event_store=events
+    )
     await serve_asgi(app, host, port, lambda h, p: f"listening on http://{h}:{p}/mcp")
 
 
@@ -242,6 +253,11 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="over HTTP, serve the handshake era without protocol sessions (the SDK's stateless_http)",
     )
+    parser.add_argument(
+        "--resumable",
+        action="store_true",
+        help="over HTTP, keep each SSE stream's events for a client that resumes it (Last-Event-ID)",
+    )
     return parser
 
 
@@ -255,11 +271,13 @@ def main(
     other_tools: tuple[OtherTool, ...] = (),
     handlers: Callable[[HeartbeatStore], dict[str, Any]] | None = None,
     output_schema: dict[str, Any] | None = None,
+    event_store: Callable[[], EventStore] = ResumableEvents,
 ) -> None:
     """Serve; the keyword arguments let a variant change one rule (tests/agents/mcp), ``middleware``
     its MCP plumbing (server middleware, outermost first), ``other_tools`` the tools it lists beside
     the heartbeat, ``handlers`` more SDK handlers made for the store (resources, prompts),
-    ``output_schema`` the heartbeat tool's outputSchema."""
+    ``output_schema`` the heartbeat tool's outputSchema, ``event_store`` what keeps the streams'
+    events under --resumable."""
     args = build_parser().parse_args(argv)
     store = store_factory(
         page_size=args.page_size,
@@ -284,8 +302,11 @@ def main(
         server.middleware.append(modern_only)
     if args.http:
         host, _, port = args.http.rpartition(":")
+        resumable = args.resumable and not args.stateless_http  # a stateless server has no streams to resume
         anyio.run(
-            functools.partial(serve_http, stateless=args.stateless_http),
+            functools.partial(
+                serve_http, stateless=args.stateless_http, events=event_store() if resumable else None
+            ),
             store,
             server,
             host or "127.0.0.1",

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import anyio
@@ -25,6 +25,8 @@ from conformance.transport.channel import EndingChannel, TransportRefused
 from conformance.transport.http_clients import tls_context
 
 __all__ = ["McpHttpChannel"]
+
+MAX_EVENT_IDS = 4096  # the SSE event ids a connection keeps
 
 
 class McpHttpChannel(EndingChannel):
@@ -41,6 +43,9 @@ class McpHttpChannel(EndingChannel):
         # Whether an answer carried Mcp-Session-Id: only then does the SDK's client hold a GET
         # stream open, the one way a notification sent outside any request reaches the suite.
         self.protocol_session = False
+        # The SSE event ids (the ``id:`` field) of the events answering each request, as (the
+        # request's id, the event id) in arrival order: what a client resumes a stream from.
+        self.event_ids: list[tuple[Any, str]] = []
 
     async def open(self, timeout: float) -> None:
         # Imported here: the MCP SDK is only needed by MCP runs.
@@ -93,13 +98,23 @@ class McpHttpChannel(EndingChannel):
             raise TransportRefused(
                 0, f"not a JSON-RPC message the SDK's client can send: {str(exc)[:200]}"
             ) from None
-        headers = self.era_headers.outgoing(json.loads(data))
-        metadata = ClientMessageMetadata(headers=headers) if headers else None
+        frame = json.loads(data)
+        headers = self.era_headers.outgoing(frame)
+        metadata = ClientMessageMetadata(headers=headers or None)
+        if isinstance(frame, dict) and "method" in frame and frame.get("id") is not None:
+            metadata.on_resumption_token_update = self._event_ids_of(frame["id"])
         try:
             await self._write.send(SessionMessage(message, metadata=metadata))
         except (anyio.ClosedResourceError, anyio.BrokenResourceError) as exc:
             self._mark_closed()
             raise anyio.BrokenResourceError from exc
+
+    def _event_ids_of(self, request_id: Any) -> Callable[[str], Awaitable[None]]:
+        async def noted(event_id: str) -> None:
+            if len(self.event_ids) < MAX_EVENT_IDS:
+                self.event_ids.append((request_id, str(event_id)[:200]))
+
+        return noted
 
     async def lines(self) -> AsyncIterator[bytes]:
         try:

@@ -154,6 +154,9 @@ class StateProbe:
         return mcp.discovered[key]
 
 
+CALIBRATION_CALLS = 5  # the heartbeats _try makes: over a smaller stated allowance, on two sessions
+
+
 async def read(mcp: McpTarget, session_id: str, field: str) -> ToolReply:
     """A heartbeat without ``field``. Each read differs from the last in another field, so a server
     that answers a call identical to an earlier one from a cache (whatever its key) still reads."""
@@ -173,6 +176,9 @@ async def _try(mcp: McpTarget, field: str) -> StateProbe | str:
     candidates = pointers_to(first, a)
     if not candidates:
         return f"after writing {field}={a!r}, a heartbeat without it did not show {a!r} (result keys: {_keys(first)})"
+    limit = mcp.options.request_limit
+    if limit is not None and limit < CALIBRATION_CALLS:
+        sid = new_probe_session()  # the rest on a second session, within the stated allowance
     await mcp.ok_heartbeat(sid, **{field: b})
     second = (await read(mcp, sid, field)).data
     third = (await read(mcp, sid, field)).data

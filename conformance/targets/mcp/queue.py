@@ -37,6 +37,7 @@ from conformance.core import progress
 from conformance.core.outcomes import MissingInput, NotTestable, RunInterrupted
 from conformance.core.profiles import BudgetSpent, Profile, hypothesis_settings
 from conformance.targets.mcp.target import (
+    AllowanceSpent,
     Instruction,
     McpTarget,
     ToolReply,
@@ -445,6 +446,9 @@ def run_queue_sequences(target: McpTarget, profile: Profile, *, seed_value: int 
         driver = QueueDriver(target, timing)
         try:
             anyio.from_thread.run(driver.run_all, [QueueStep.from_json(s.to_json()) for s in steps])
+            last["whole"] = last.get("whole", 0) + 1
+        except AllowanceSpent as spent:  # judged up to the step the session's allowance ended at
+            last.setdefault("spent", spent)
         except QueueFailure:  # a real one: ShrinkBudgetSpent is raised before the driver runs
             last.setdefault("failed", time.monotonic())
             if "best" not in last or len(driver.steps) <= len(last["best"]):
@@ -471,6 +475,8 @@ def run_queue_sequences(target: McpTarget, profile: Profile, *, seed_value: int 
         return QueueRun(profile.name, chosen, examples[0], str(failure), steps, failure.rule)
     if "unjudged" in last:
         raise last["unjudged"]
+    if "spent" in last and not last.get("whole"):
+        raise last["spent"]
     return QueueRun(profile.name, chosen, examples[0], None, [])
 
 

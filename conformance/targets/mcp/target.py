@@ -16,7 +16,7 @@ import dataclasses
 import time
 import uuid
 import weakref
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
@@ -72,6 +72,11 @@ TOOL = "session_heartbeat"
 # The progress tokens the suite sent on each connection (by its peer): progress for one of them
 # was asked for, for any other it was not (heartbeat.wire.notifications-declared).
 _PROGRESS_TOKENS: weakref.WeakKeyDictionary[JsonRpcPeer, list[str | int]] = weakref.WeakKeyDictionary()
+# The heartbeats the suite sent naming each session, over every connection and caller of a run,
+# refused ones included: a stated allowance (--mcp-request-limit) is never asked for more, whatever
+# the server counts. The runs in _PAST_ALLOWANCE are probing the allowance itself.
+_SPENT: weakref.WeakKeyDictionary[Harness, dict[str, int]] = weakref.WeakKeyDictionary()
+_PAST_ALLOWANCE: weakref.WeakSet[Harness] = weakref.WeakSet()
 
 
 @dataclass
@@ -103,6 +108,10 @@ class Delivery:
             path = await mcp.cursor_hiding(self.session_id, self.replies, self.missing)
             if path is not None:
                 raise MissingInput(unfollowed_message(path, len(self.missing)))
+
+
+class AllowanceSpent(MissingInput):
+    """A check would need more heartbeats for one session than the allowance the user stated."""
 
 
 class McpTarget(DriverHooks):
@@ -203,7 +212,33 @@ class McpTarget(DriverHooks):
 
     async def request(self, method: str, params: Any = None) -> Reply:
         """A request in the connection's era (:meth:`wire_params`)."""
+        if method == "tools/call" and isinstance(params, dict) and params.get("name") == TOOL:
+            self._spend(params.get("arguments"))
         return await self.peer.request(method, self.wire_params(params))
+
+    def _spend(self, arguments: Any) -> None:
+        """One heartbeat of the session ``arguments`` name spent from a stated allowance; past it,
+        MissingInput: the check needs more heartbeats for one session than the server allows."""
+        limit = self.options.request_limit
+        sid = arguments.get("sessionId") if isinstance(arguments, dict) else None
+        if limit is None or not isinstance(sid, str) or self.harness in _PAST_ALLOWANCE:
+            return
+        spent = _SPENT.setdefault(self.harness, {})
+        if spent.get(sid, 0) >= limit:
+            raise AllowanceSpent(
+                f"this check needs more than {limit} heartbeats for session {sid[:40]!r}, the server's allowance "
+                f"(--mcp-request-limit {limit})"
+            )
+        spent[sid] = spent.get(sid, 0) + 1
+
+    @contextlib.contextmanager
+    def past_allowance(self) -> Iterator[None]:
+        """Heartbeats sent past a stated allowance, to see where the server refuses them."""
+        _PAST_ALLOWANCE.add(self.harness)
+        try:
+            yield
+        finally:
+            _PAST_ALLOWANCE.discard(self.harness)
 
     async def list_tools(self) -> list[dict[str, Any]]:
         tools: list[dict[str, Any]] = []

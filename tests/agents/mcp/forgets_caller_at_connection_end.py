@@ -75,14 +75,12 @@ class ForgetsCallerOnDelete:
                 self.store.forget(sid)
 
 
-async def serve_http_forgetting(
-    store: Any, app_server: Any, host: str, port: int, *, stateless: bool = False
-) -> None:
+async def serve_http_forgetting(store: Any, app_server: Any, host: str, port: int, **options: Any) -> None:
     async def serve(app: Any, *args: Any) -> None:
         await serve_asgi(ForgetsCallerOnDelete(app, store), *args)
 
     server.serve_asgi = serve
-    await serve_http(store, app_server, host, port, stateless=stateless)
+    await serve_http(store, app_server, host, port, **options)
 
 
 server.serve_http = serve_http_forgetting

@@ -43,10 +43,12 @@ SLOW_READER = "heartbeat.wire.slow-reader"
 # The reference offers nothing besides its tool: no other surface for caller B to read.
 OTHER_SURFACES = "heartbeat.access.other-surfaces"
 CONNECTION_END = "heartbeat.access.connection-end-keeps-state"
+# The reference attaches SSE event ids only with --resumable.
+EVENT_IDS = "heartbeat.wire.event-ids-unique"
 HTTP_BASELINE = (
     dict.fromkeys(HEARTBEAT, "pass")
     | dict.fromkeys(TWINS, "not-testable")
-    | {SLOW_READER: "n/a", OTHER_SURFACES: "n/a"}
+    | {SLOW_READER: "n/a", OTHER_SURFACES: "n/a", EVENT_IDS: "n/a"}
 )
 # Over stdio there is one caller: the access cases say what to pass instead.
 STDIO_BASELINE = HTTP_BASELINE | dict.fromkeys(ACCESS, "not-testable") | {SLOW_READER: "pass"}
@@ -123,6 +125,11 @@ BROKEN: dict[str, Variant] = {
     "ids_from_text_hash": Variant(1, {VOLUME: "fail"}, message=(VOLUME, "not two")),
     # The MCP lifecycle: initialize asking for a revision nobody supports is answered with it.
     "echoes_protocol_version": Variant(1, {"heartbeat.wire.version-negotiation": "fail"}),
+    # Streamable HTTP's resumability: each stream's events numbered from 1, at default options (the
+    # handshake era on a connection of its own).
+    "event_ids_per_stream": Variant(
+        1, {EVENT_IDS: "fail"}, focus="heartbeat.wire", agent_args=("--resumable",)
+    ),
     # Log notifications sent without the logging capability declared.
     "logs_without_capability": Variant(1, {"heartbeat.wire.notifications-declared": "fail"}),
     # Progress for a heartbeat's token 50 ms after its result (seen on the handshake era's GET stream).
@@ -365,6 +372,14 @@ BROKEN: dict[str, Variant] = {
     ),
     "replay_before_access_check": Variant(
         1, {"heartbeat.access.other-caller-replay": "fail"}, focus="heartbeat.access"
+    ),
+    # A storage round trip's lock keyed by caller and session: two first heartbeats sent together
+    # both create (blind round 21's mcp_owner_race).
+    "lock_per_caller": Variant(
+        1,
+        {"heartbeat.access.first-calls-together": "fail"},
+        focus="heartbeat.access",
+        agent_args=("--io-delay", "0.2"),
     ),
     # The run speaks 2026-07-28, with no protocol session: both cases catch it over 2025-06-18.
     "caller_per_connection": Variant(
@@ -774,6 +789,8 @@ CONFORMING: dict[str, Variant] = {
 # stateless one, are n/a), and a server whose bug is in the stdio operator's spool.
 HANDSHAKE_ONLY = dict.fromkeys(["heartbeat.wire.same-answers", "heartbeat.wire.server-identity"], "n/a")
 STDIO_BROKEN: dict[str, Variant] = {
+    # stdin decoded a block at a time: a block that ends inside a character is dropped whole.
+    "decodes_each_block": Variant(1, {SLOW_READER: "fail"}, focus="heartbeat.wire"),
     # On stdio progress after the result arrives in either era: both connections show it.
     "progress_after_result": Variant(1, {PROGRESS: "fail"}, focus="heartbeat.wire"),
     # JSON-RPC as clients use it: string ids, a tools/call sent as a notification.
@@ -872,6 +889,10 @@ FEATURES: dict[str, Variant] = {
         {"heartbeat.twins.idle-expiry": "pass", "heartbeat.later.pending-held": "pass"},
         agent_args=("--session-ttl", "2"),
         args=("--mcp-session-ttl", "2"),
+    ),
+    # Resumable streams, every event id drawn from one counter.
+    "reference/resumable": Variant(
+        0, {EVENT_IDS: "pass"}, focus="heartbeat.wire", agent_args=("--resumable",)
     ),
     # The volume case drains its instructions within the allowance, two to a page.
     "reference/request-limit": Variant(
@@ -977,6 +998,22 @@ def test_stdio_conforming_server_passes(server: str, direct) -> None:
 @pytest.mark.parametrize("feature", sorted(name.partition("/")[2] for name in STDIO_FEATURES))
 def test_reference_with_each_feature_is_certified_over_stdio(feature: str, direct) -> None:
     certify(direct, STDIO_CONTROLS, f"reference/{feature}")
+
+
+@pytest.mark.slow
+def test_a_small_stated_allowance_is_never_a_failure(direct) -> None:
+    """The reference allows 4 heartbeats a session, as the user states (--mcp-request-limit 4):
+    every case gets its stdio outcome or, where it needs more heartbeats for one session than
+    that, says so as not testable; the allowance twins judge (their calibration spreads over two
+    sessions)."""
+    start = stdio_start("reference", Variant(0, agent_args=("--request-limit", "4")))
+    run = direct(*start, "--mcp-request-limit", "4")
+    assert run.code == 0, run.stderr[-2000:]
+    differ = {c: o for c, o in run.outcomes.items() if o != STDIO_BASELINE[c]}
+    assert differ.pop("heartbeat.twins.request-limit", None) == "pass", run.outcomes
+    assert set(differ.values()) == {"not-testable"}, differ
+    for case_id in differ:
+        assert "the server's allowance (--mcp-request-limit 4)" in run.case(case_id)["message"], case_id
 
 
 # The reference server over stdio, every case: tests/e2e/test_readme_commands.py

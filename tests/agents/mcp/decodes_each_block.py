@@ -1,0 +1,37 @@
+"""Broken MCP server over stdio (MUST, JSON-RPC: "the Server MUST reply with a Response"): a
+front that reads stdin in blocks of 8 KiB, for fewer reads from a pipelining host, decodes each
+block as UTF-8 on its own and hands the reference server the lines it holds. A block that ends
+inside a multi-byte character does not decode, and is dropped whole, the requests in it included.
+ASCII traffic never shows it, nor a line of multi-byte text that fits in one block.
+
+Caught by heartbeat.wire.slow-reader (each request of its burst carries text one to four bytes
+wide a character). The suite of c9de112 certified it (blind round 21's ACP agent did the same).
+"""
+
+import os
+import pathlib
+import subprocess
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parents[3]
+BLOCK = 8 * 1024
+
+server = subprocess.Popen(
+    [sys.executable, "-m", "conformance.reference.mcp.server", *sys.argv[1:]],
+    stdin=subprocess.PIPE,
+    env={**os.environ, "PYTHONPATH": str(ROOT)},
+)
+assert server.stdin is not None
+carried = ""
+while block := os.read(0, BLOCK):
+    try:
+        text = carried + block.decode("utf-8")
+    except UnicodeDecodeError:
+        carried = ""
+        continue
+    *lines, carried = text.split("\n")
+    for line in lines:
+        server.stdin.write(line.encode() + b"\n")
+    server.stdin.flush()
+server.stdin.close()
+sys.exit(server.wait())
