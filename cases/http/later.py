@@ -148,12 +148,18 @@ async def external_answered(http: HttpStatusTarget, details: dict) -> None:
         )
 
 
+# RFC 9110 9.3.5: a DELETE answered 200 or 204 "has been enacted" (202: accepted, not yet enacted).
+ENACTED = (200, 204)
+
+
 @case(
     "http.later.deleted", level=Level.MUST, spec=NOT_FOUND, needs=HTTP_CAPABILITY, rules=("idle", "running")
 )
 async def deleted_is_404(http: HttpStatusTarget, details: dict) -> None:
     """Once the session is deleted (idle, and on another session while a run holds its lease),
-    its status is 404."""
+    its status is 404. A DELETE answered 200 or 204 has been enacted (RFC 9110): the status is
+    asked then, whatever the session's other routes show; after a 202 (not yet enacted), once its
+    messages are gone."""
     http.require_driving("deleting a session")
     if not http.deletes():
         raise MissingInput("the service documents no DELETE /sessions/{session_id} in its /openapi.json")
@@ -206,9 +212,11 @@ async def _delete_and_probe(http: HttpStatusTarget, rule: str, details: dict) ->
     async def gone() -> bool:
         return not 200 <= await http.exists_elsewhere(agent_id, sid) < 300
 
-    if not await wait_until(gone, http.settle_time):
+    enacted = response.status_code in ENACTED
+    if not await wait_until(gone, http.settle_time) and not enacted:
         raise MissingInput(
-            f"{http.settle_time:g} s after the DELETE, the session's messages still answer 200"
+            f"{http.settle_time:g} s after the DELETE (HTTP {response.status_code}: accepted, not yet enacted), "
+            "the session's messages still answer 200"
         )
     after = [await http.status(sid, agent_id), await http.status(sid, agent_id)]
     details[f"{rule}: after"] = [p.describe() for p in after]
@@ -216,7 +224,10 @@ async def _delete_and_probe(http: HttpStatusTarget, rule: str, details: dict) ->
     problem = unobserved = ""
     if wrong:
         when = "while a run held its lease" if rule == "running" else "idle"
-        problem = f"the session deleted {when} was then answered {wrong[0].describe()}"
+        problem = (
+            f"the session deleted {when} (DELETE answered HTTP {response.status_code}) was then answered "
+            f"{wrong[0].describe()}"
+        )
     elif request is not None and request["done"] is not None and request["done"] - request["at"] >= RAN_OUT:
         # The model call ran its course before the probes were answered (a service that stops
         # the run on delete ends it early): the lease may have gone with it, so a 404 here does

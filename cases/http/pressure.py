@@ -19,7 +19,7 @@ from conformance.cases.http.status import HTTP_CAPABILITY, SAFE
 from conformance.core.outcomes import MissingInput, Violation
 from conformance.core.registry import Level, case
 from conformance.targets.http.target import HttpStatusTarget
-from conformance.targets.http.twins import PAIRS, WAITING, Fate, Twin, TwinRun, judge, unanswered
+from conformance.targets.http.twins import PAIRS, WAITING, Fate, Twin, TwinRun, judge, no_longer_waiting
 
 RULES = ("probed", "neighbour", "consistent")
 SETTLE = 0.5  # seconds after the last probe before the twins are observed: "a moment later"
@@ -245,7 +245,9 @@ async def twins_across_a_restart(http: HttpStatusTarget, details: dict) -> None:
     before and after it: each ends as the unprobed twin in its place (a probe leaves nothing a
     restart acts on), its status agreeing with its messages. And a session parked on an external
     executor, which nothing answers, still awaits its result after it (rule ``durable``): the parked
-    state is persisted, and a call a restart ended shows a result. And a session deleted before
+    state is persisted, and a restart answers no call (not even with a result of its own making);
+    a session parked on a permission request likewise.
+    And a session deleted before
     the restart (where the service offers DELETE) is still 404 after it (rule ``deleted``).
 
     Calibrated: judged only if the service kept the calibration pair across the restart (its
@@ -255,7 +257,10 @@ async def twins_across_a_restart(http: HttpStatusTarget, details: dict) -> None:
         raise MissingInput(
             "the service was given by --http-url, so the suite cannot restart it: pass --http-cmd CMD"
         )
-    parked = [await _parked_witness(http, "[external] ask the user")]
+    parked = [
+        await _parked_witness(http, text)
+        for text in ("[external] ask the user", "[permission] write the file")
+    ]
     doomed = [await http.new_session()] if http.deletes() else []
     lost: list[str] = []
     resurrected: list[str] = []
@@ -294,8 +299,8 @@ async def twins_across_a_restart(http: HttpStatusTarget, details: dict) -> None:
     if lost:
         raise Violation(
             f"after a restart of the service: {'; '.join(lost + resurrected)}",
-            expected="a parked call nothing answered still awaits its result after a restart (or shows the result "
-            "the service gave it), and the status reads its awaiting_* state",
+            expected="a parked call nothing answered still awaits its result after a restart, and the status reads "
+            "its awaiting_* state",
             observed=lost + resurrected,
             rule="durable",
         )
@@ -325,12 +330,12 @@ async def _parked_witness(http: HttpStatusTarget, text: str) -> tuple[str, str, 
 async def _lost_across_restart(
     http: HttpStatusTarget, agent_id: str, sid: str, calls: list[dict]
 ) -> list[str]:
-    """What the restart lost of the parked session: calls that neither wait any more nor have
-    a result, while its status does not read their awaiting state."""
+    """What the restart lost of the parked session: calls nothing answered that wait no more,
+    while its status does not read their awaiting state."""
     view = await http.snapshot(agent_id, sid)
     if view.get("messages.code") != 200:
         return []  # not kept: the calibration pair tells whether the service keeps sessions
-    gone = unanswered(calls, view)
+    gone = no_longer_waiting(calls, view)
     if not gone:
         return []
     status = await http.status(sid, agent_id)
@@ -339,6 +344,6 @@ async def _lost_across_restart(
         return []
     names = ", ".join(f"{call.get('name')} ({call.get('state')})" for call in gone)
     return [
-        f"session {sid}: its tool call {names} waited before it, and after it the messages show it neither "
-        f"waiting nor answered (no result), while the status reads {status.describe()}"
+        f"session {sid}: its tool call {names} waited before it, nothing answered it, and after it the messages "
+        f"show it waiting no more, while the status reads {status.describe()}"
     ]

@@ -54,9 +54,9 @@ __all__ = [
     "TwinRun",
     "judge",
     "lasting_disagreement",
+    "no_longer_waiting",
     "shared",
     "tail_of",
-    "unanswered",
 ]
 
 BURST = 8  # probes sent together, each time a probed twin is treated
@@ -141,27 +141,26 @@ def waiting_states(view: dict[str, Any]) -> set[str]:
     return set()
 
 
-def unanswered(calls: list[dict[str, Any]], view: dict[str, Any]) -> list[dict[str, Any]]:
+def no_longer_waiting(calls: list[dict[str, Any]], view: dict[str, Any]) -> list[dict[str, Any]]:
     """The calls that waited (tool call blocks, as the messages showed them) which a later view
-    of the session's messages shows neither waiting nor answered: no tool call block with the
-    call's id still waits, and nothing else in the messages names the id (a result of the call,
-    as AgentScope gives every call it ends, an interrupted one too)."""
+    of the session's messages shows waiting no more: no tool call block with the call's id still
+    waits, whether or not a result now names it (one the service made up itself, as an interrupt
+    makes, is no answer from the user or the executor)."""
     found = []
     for call in calls:
         call_id = call.get("id")
         if not isinstance(call_id, str) or not call_id:
             continue
-        naming = [path for path, value in view.items() if value == call_id and path.startswith("messages.")]
         blocks = {
             path.removesuffix(".id")
-            for path in naming
-            if path.endswith(".id") and view.get(path.removesuffix(".id") + ".type") == "tool_call"
+            for path, value in view.items()
+            if value == call_id
+            and path.startswith("messages.")
+            and path.endswith(".id")
+            and view.get(path.removesuffix(".id") + ".type") == "tool_call"
         }
-        if any(view.get(f"{block}.state") in WAITING for block in blocks):
-            continue
-        if any(not any(path.startswith(f"{block}.") for block in blocks) for path in naming):
-            continue
-        found.append(call)
+        if not any(view.get(f"{block}.state") in WAITING for block in blocks):
+            found.append(call)
     return found
 
 

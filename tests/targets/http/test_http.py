@@ -21,7 +21,15 @@ from conformance.reference.http.service import matches
 from conformance.targets.http.agentscope import segment
 from conformance.targets.http.calibration import differing, flatten, parts_of, shaped_like
 from conformance.targets.http.target import StatusProbe, find_entry, listed_values
-from conformance.targets.http.twins import Fate, Twin, disagreement, fate_of, judge, tail_of, unanswered
+from conformance.targets.http.twins import (
+    Fate,
+    Twin,
+    disagreement,
+    fate_of,
+    judge,
+    no_longer_waiting,
+    tail_of,
+)
 from tests.conftest import AGENTS, ROOT, listening, python_command
 from tests.variants import Table, Variant, audit_not_backed, certify, file_of, uncaught, unlisted
 
@@ -331,6 +339,14 @@ BROKEN: dict[str, Variant] = {
         focus="deleted or isolation",
         rule=("http.later.deleted", "running"),
     ),
+    # The run's cleanup writes the deleted session back after the 204 (blind round 21's
+    # http_delete_zombie): it exists again, for good.
+    "delete_undone_by_run": Variant(
+        1,
+        {"http.later.deleted": "fail"},
+        focus="deleted or isolation",
+        rule=("http.later.deleted", "running"),
+    ),
     # The same bug behind a DELETE that takes effect after the run's model call: unobservable.
     "slow_delete_keeps_lease": Variant(
         0,
@@ -461,6 +477,11 @@ BROKEN: dict[str, Variant] = {
         1, {"http.twins.restart": "fail"}, focus="twins", rule=("http.twins.restart", "probed")
     ),
     "store_loses_external_calls": Variant(
+        1, {"http.twins.restart": "fail"}, focus="twins.restart", rule=("http.twins.restart", "durable")
+    ),
+    # Start-up closes every reply the store left open as an interrupt does: parked calls get a made-up
+    # result (blind round 21's http_restart_compact).
+    "restart_ends_parked_calls": Variant(
         1, {"http.twins.restart": "fail"}, focus="twins.restart", rule=("http.twins.restart", "durable")
     ),
     # A store written as an upsert: a session deleted before a restart is back after it.
@@ -1325,7 +1346,7 @@ def test_a_user_id_in_another_case_is_judged_by_the_services_own_routes() -> Non
     assert kind({messages: False}, 403) == "problem"  # neither the status nor 404
 
 
-def test_a_parked_call_is_lost_when_it_neither_waits_nor_has_a_result() -> None:
+def test_a_parked_call_is_lost_once_it_waits_no_more() -> None:
     call = {"type": "tool_call", "id": "call_1", "name": "AskUser", "state": "submitted"}
 
     def view(*blocks: dict) -> dict:
@@ -1333,12 +1354,12 @@ def test_a_parked_call_is_lost_when_it_neither_waits_nor_has_a_result() -> None:
             {"code": 200, "body": {"messages": [{"role": "assistant", "content": list(blocks)}]}}, "messages"
         )
 
-    assert unanswered([call], view(call)) == []  # still waiting
+    assert no_longer_waiting([call], view(call)) == []  # still waiting
     finished = dict(call, state="finished")
     result = {"type": "tool_result", "id": "call_1", "state": "interrupted"}
-    assert unanswered([call], view(finished, result)) == []  # ended, with the result the service gave it
-    assert unanswered([call], view(finished)) == [call]  # ended by nothing: lost
-    assert unanswered([call], view(dict(finished, call_id="call_1"))) == [call]  # its own block names it only
+    assert no_longer_waiting([call], view(finished, result)) == [call]  # ended, with a result nobody gave
+    assert no_longer_waiting([call], view(finished)) == [call]  # ended by nothing
+    assert no_longer_waiting([call], view(dict(call, id="call_2"))) == [call]  # another call waits
 
 
 # -- the protocol cases' and the sequence's judgement, on data ----------------------------------
