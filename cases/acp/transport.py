@@ -60,15 +60,16 @@ async def stdout_carries_only_messages(acp: AcpTarget, details: dict) -> None:
         )
 
 
-@case("transport.stdio.slow-reader", level=Level.MUST, spec=spec.ONE_RESPONSE)
+@case("transport.stdio.slow-reader", level=Level.MUST, spec=spec.ONE_RESPONSE, rules=("echoed-whole",))
 async def answers_a_slow_reader(acp: AcpTarget, details: dict) -> None:
     """Over stdio, status calls in flight while the client reads nothing (an editor busy
     elsewhere: the pipe fills and the agent's writes must wait) are each answered once it reads
     again: calls for a live session, every fourth for a never-created id of 2.4 KB of text one to
-    four bytes wide a character (a -32002 echoes it), as many as make the answers several times what a pipe holds, sized from the
-    agent's own answers and pace. Reads are held while the agent could answer them all; then
-    answers are waited for as long as they keep coming. An agent that drops what it cannot write
-    at once loses answers no prompt reader sees lost."""
+    four bytes wide a character, as many as make the answers several times what a pipe holds,
+    sized from the agent's own answers and pace. Reads are held while the agent could answer them
+    all; then answers are waited for as long as they keep coming. An agent that drops what it
+    cannot write at once loses answers no prompt reader sees lost. A -32002 whose data.sessionId
+    is not the id sent, character for character, read it in pieces (rule ``echoed-whole``)."""
     if acp.harness.config.transport != "stdio":
         raise NotApplicable("a stdio rule: this run reaches the agent over a network transport")
     sid = await acp.new_session()
@@ -85,6 +86,29 @@ async def answers_a_slow_reader(acp: AcpTarget, details: dict) -> None:
     clock = slow_reader.plan(each, pace, slowest, count, acp.harness.config.timeout)
     replies, held = await acp.peer.unread_burst(calls, hold=clock.hold, stall=clock.stall, limit=clock.limit)
     slow_reader.judge(calls, replies, held, clock, details, named=acp.status_method)
+    misread = [
+        (n, echoed)
+        for n, ((_, params), reply) in enumerate(zip(calls, replies, strict=True))
+        if reply is not None
+        and not reply.ok
+        and isinstance(echoed := ((reply.error or {}).get("data") or {}).get("sessionId"), str)
+        and echoed != params["sessionId"]
+    ]
+    if misread:
+        n, echoed = misread[0]
+        sent = calls[n][1]["sessionId"]
+        at = next(
+            (i for i, (a, b) in enumerate(zip(sent, echoed, strict=False)) if a != b),
+            min(len(sent), len(echoed)),
+        )
+        raise Violation(
+            f"{len(misread)} of the burst's -32002 errors carry a data.sessionId other than the id sent (the first, "
+            f"request #{n + 1}: from character {at} on, {echoed[at : at + 12]!r} for {sent[at : at + 12]!r}): the agent "
+            "read those ids in pieces, and decoded each piece on its own",
+            expected="data.sessionId: the id asked, character for character",
+            observed={"requests": len(calls), "misread": len(misread)},
+            rule="echoed-whole",
+        )
 
 
 def _long_unknown(acp: AcpTarget) -> str:

@@ -27,7 +27,15 @@ from conformance.core.registry import Level, case
 from conformance.core.revisions import requirement
 from conformance.targets.mcp.probe import StateProbe, calibrated, read, same
 from conformance.targets.mcp.reading import NoInstructionList
-from conformance.targets.mcp.target import TOOL, McpTarget, ToolReply, has, new_key, new_session_id
+from conformance.targets.mcp.target import (
+    TOOL,
+    AllowanceSpent,
+    McpTarget,
+    ToolReply,
+    has,
+    new_key,
+    new_session_id,
+)
 from conformance.targets.mcp.twinseq import MAX_TOOLS, UNLISTED_TOOL, arguments_for, fill_template
 
 # "The server also verifies current scopes and resource-level access b…"
@@ -103,11 +111,14 @@ RACE_ROUNDS = 3
 @case("heartbeat.access.first-calls-together", level=Level.MUST, spec=ACCESS, needs=("heartbeat",))
 async def first_calls_together(mcp: McpTarget, details: dict) -> None:
     """Callers A and B send the first heartbeat for one new session id at the same moment, each
-    with a step of its own, RACE_ROUNDS times. Whichever way the server settles it (one of them
-    refused, or each answered about a session of its own where ids are scoped per caller), no
-    answer to either caller carries the other's step, and a caller whose first heartbeat was
-    accepted has its next one accepted too: accepted, then refused, is a call applied to a session
-    the caller may not access (it created none). Rounds in which both were refused judge nothing."""
+    with a step of its own, RACE_ROUNDS times, and each caller whose call was accepted heartbeats
+    the id once more. Whichever way the server settles it (one of them refused, or each answered
+    about a session of its own where ids are scoped per caller), no answer to either caller
+    carries the other's step: one caller's write landed in the other's session, or one read the
+    other's. An accepted call may still have been dropped (a write-behind store that creates a
+    session only if none exists), so a later refusal alone shows nothing. A round is judged where
+    a call was accepted and every accepted caller's second heartbeat fitted in a stated
+    allowance."""
     mcp.require_other_caller()
     await mcp.require_made_up_sessions()
     rounds: list[dict[str, str]] = []
@@ -123,16 +134,18 @@ async def first_calls_together(mcp: McpTarget, details: dict) -> None:
             sid = new_session_id()
             steps = {name: marker(f"race-{name}") for name in callers}
             first = await _together(callers, sid, steps)
-            then = {name: await callers[name].heartbeat(sid) for name in callers if first[name].succeeded}
+            accepted = [name for name in callers if first[name].succeeded]
+            then: dict[str, ToolReply] = {}
+            with contextlib.suppress(AllowanceSpent):
+                for name in accepted:
+                    then[name] = await callers[name].heartbeat(sid)
             rounds.append(
                 {
                     name: f"{first[name].describe()}; then {then[name].describe() if name in then else '-'}"
                     for name in callers
                 }
             )
-            if not then:
-                continue
-            judged += 1
+            judged += bool(accepted) and len(then) == len(accepted)
             for name, theirs in (("A", "B"), ("B", "A")):
                 seen = [answer for answer in (first[name], then.get(name)) if answer is not None]
                 if any(steps[theirs] in _all_text(answer) for answer in seen):
@@ -140,16 +153,11 @@ async def first_calls_together(mcp: McpTarget, details: dict) -> None:
                         None,
                         f"caller {name} was answered with caller {theirs}'s step {steps[theirs]!r} (session {sid!r})",
                     )
-                elif name in then and then[name].rejected:
-                    problems.add(
-                        None,
-                        f"caller {name}'s first heartbeat for {sid!r} was accepted and its next refused "
-                        f"({then[name].describe()}): the first was applied to a session it may not access",
-                    )
     problems.judge()
     if not judged:
         raise MissingInput(
-            f"in each of {RACE_ROUNDS} rounds the server refused both callers' first heartbeats sent together"
+            f"no round of {RACE_ROUNDS} could be judged: the server refused both callers' first heartbeats sent "
+            "together, or a caller's second heartbeat would have passed the stated allowance"
         )
 
 

@@ -512,11 +512,11 @@ async def _event_ids(target: McpTarget) -> dict[str, Any]:
     channel = target.peer.process
     if not getattr(channel, "protocol_session", False):
         return {"why": "no Mcp-Session-Id, so no session whose streams a client could resume"}
-    sid = new_session_id()
-    await target.ok_heartbeat(sid, status="active")
-    await target.heartbeat(sid, progressPercent=50)
+    # A session each (a stated allowance of two heartbeats a session fits).
+    await target.ok_heartbeat(new_session_id(), status="active")
+    await target.heartbeat(new_session_id(), progressPercent=50)
     await target.request("tools/list", {})
-    await target.heartbeat(sid, progressPercent=90)
+    await target.heartbeat(new_session_id(), progressPercent=90)
     seen: list[tuple[Any, str]] = list(getattr(channel, "event_ids", []))
     carried: dict[str, list[str]] = {}
     for request_id, event_id in seen:

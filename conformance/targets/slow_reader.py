@@ -33,6 +33,7 @@ def wide_text(chars: int) -> str:
     """``chars`` characters of WIDE_TEXT, repeated."""
     return (WIDE_TEXT * (chars // len(WIDE_TEXT) + 1))[:chars]
 
+
 # What the burst's answers should come to: eight pipes' worth.
 TARGET_BYTES = 512 * 1024
 FEWEST = 64

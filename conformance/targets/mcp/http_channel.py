@@ -46,6 +46,7 @@ class McpHttpChannel(EndingChannel):
         # The SSE event ids (the ``id:`` field) of the events answering each request, as (the
         # request's id, the event id) in arrival order: what a client resumes a stream from.
         self.event_ids: list[tuple[Any, str]] = []
+        self._session_id: str | None = None
 
     async def open(self, timeout: float) -> None:
         # Imported here: the MCP SDK is only needed by MCP runs.
@@ -87,6 +88,9 @@ class McpHttpChannel(EndingChannel):
     async def _note_session(self, response: Any) -> None:
         if "mcp-session-id" in response.headers:
             self.protocol_session = True
+            if response.headers["mcp-session-id"] != self._session_id:  # ids are unique within one session
+                self._session_id = response.headers["mcp-session-id"]
+                self.event_ids.clear()
 
     async def send_line(self, data: bytes) -> None:
         from mcp.shared.message import ClientMessageMetadata, SessionMessage

@@ -281,9 +281,10 @@ class QueueDriver:
         missing = self.undelivered()
         if not missing:
             return
-        # Not shown yet is not lost: ask again until the wait after its enqueue is over.
+        # Not shown yet is not lost: ask again until the wait after its enqueue is over. Under a
+        # stated allowance, once, at the end of the wait: each drain spends heartbeats.
         deadline = max(self.enqueued_at[t] for t in missing) + self.timing.window
-        pause = 0.02
+        pause = 0.02 if self.t.options.request_limit is None else self.timing.window
         while missing and time.monotonic() < deadline:
             await anyio.sleep(max(0.0, min(pause, deadline - time.monotonic())))
             pause = min(pause * 2, 0.5)
@@ -446,9 +447,9 @@ def run_queue_sequences(target: McpTarget, profile: Profile, *, seed_value: int 
         driver = QueueDriver(target, timing)
         try:
             anyio.from_thread.run(driver.run_all, [QueueStep.from_json(s.to_json()) for s in steps])
-            last["whole"] = last.get("whole", 0) + 1
-        except AllowanceSpent as spent:  # judged up to the step the session's allowance ended at
+        except AllowanceSpent as spent:  # judged only up to the step the session's allowance ended at
             last.setdefault("spent", spent)
+            last["cut"] = last.get("cut", 0) + 1
         except QueueFailure:  # a real one: ShrinkBudgetSpent is raised before the driver runs
             last.setdefault("failed", time.monotonic())
             if "best" not in last or len(driver.steps) <= len(last["best"]):
@@ -475,8 +476,12 @@ def run_queue_sequences(target: McpTarget, profile: Profile, *, seed_value: int 
         return QueueRun(profile.name, chosen, examples[0], str(failure), steps, failure.rule)
     if "unjudged" in last:
         raise last["unjudged"]
-    if "spent" in last and not last.get("whole"):
-        raise last["spent"]
+    if "spent" in last:  # a sequence cut short may have been on its way to a failure
+        spent = last["spent"]
+        raise AllowanceSpent(
+            f"{last['cut']} of {examples[0]} sequences needed more heartbeats for their session than the "
+            f"allowance; the first: {spent.message}"
+        )
     return QueueRun(profile.name, chosen, examples[0], None, [])
 
 

@@ -45,7 +45,7 @@ def replace_guard(pump):
     async def guard(source, writer):
         guarded = asyncio.StreamReader(limit=MAX_LINE)
         # Held by the reader: the loop keeps only a weak reference to tasks.
-        guarded.pump_task = asyncio.get_running_loop().create_task(pump(source, writer, guarded))  # type: ignore[attr-defined]
+        guarded.pump_task = asyncio.get_running_loop().create_task(pump(source, writer, guarded))  # type: ignore[attr-defined]  # an attribute StreamReader does not declare
         return guarded
 
     agent.guard_stdin = guard

@@ -463,6 +463,14 @@ BROKEN: dict[str, Variant] = {
     # stdin decoded a block at a time (blind 21's acp_chunk_decode, certified before): a block that
     # ends inside a character is dropped whole; only multi-byte text across a block's end shows it.
     "decodes_each_block": Variant(1, {"transport.stdio.slow-reader": "fail"}, focus="transport"),
+    # The same with bad bytes replaced: every request answered, some ids misread.
+    "decodes_each_block/replace": Variant(
+        1,
+        {"transport.stdio.slow-reader": "fail"},
+        focus="transport",
+        agent_args=("--replace",),
+        rule=("transport.stdio.slow-reader", "echoed-whole"),
+    ),
     # The JSON-RPC layer as clients use it (cases/acp/jsonrpc.py): status before initialize and as
     # a notification are frames no conforming client sends (robustness), an id's type is a MUST.
     "dies_before_initialize": Variant(
