@@ -731,6 +731,9 @@ CONFORMING: dict[str, Variant] = {
     "session_ids_not_numeric": Variant(0, {}, focus="heartbeat.session or heartbeat.boundary"),
     # Ids scoped per caller: B's heartbeat on A's id is B's own session (once a failure).
     "caller_scoped_ids": Variant(0, {}, focus="heartbeat.access or heartbeat.twins or heartbeat.idempotency"),
+    # A first heartbeat answered at once and written behind, created only if absent: two callers'
+    # first calls together are both answered, and the loser's next one refused.
+    "write_behind_create": Variant(0, {}, focus="heartbeat.access"),
     "newest_first": Variant(
         0,
         {"heartbeat.later.pending-held": "pass", SEQ: "pass"},
