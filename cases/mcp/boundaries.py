@@ -34,7 +34,7 @@ PURPOSE = requirement("mcp-session-heartbeat-2025-06-18", "purpose")
 
 # Common storage limits and one past them: a string cut at any of them merges with a longer one.
 LENGTHS = (64, 255, 256, 1024, 4096, 4097)
-TEXT_LENGTHS = (255, 256, 1025, 4097)
+TEXT_LENGTHS = (255, 256, 1024, 1025, 4097)
 FILLER = "abcdefghijklmnopqrstuvwxyz0123456789"
 
 
@@ -160,8 +160,9 @@ async def long_keys_stay_apart(mcp: McpTarget, details: dict) -> None:
 
 @case("heartbeat.boundary.instruction-lengths", level=Level.MUST, spec=DELIVERY, needs=("heartbeat",))
 async def long_instructions_come_whole(mcp: McpTarget, details: dict) -> None:
-    """Instructions of 255, 256, 1025 and 4097 characters (one with a non-ASCII letter) are
-    delivered whole, or refused by the operator hook: never cut."""
+    """Instructions of 255, 256, 1024, 1025 and 4097 characters (one with a non-ASCII letter) are
+    delivered whole, or refused by the operator hook: never cut, nor dropped at a limit the hook
+    and the server draw one character apart."""
     mcp.require_instruct()
     sid = new_session_id()
     await mcp.ok_heartbeat(sid, status="active")

@@ -794,6 +794,13 @@ HANDSHAKE_ONLY = dict.fromkeys(["heartbeat.wire.same-answers", "heartbeat.wire.s
 STDIO_BROKEN: dict[str, Variant] = {
     # stdin decoded a block at a time: a block that ends inside a character is dropped whole.
     "decodes_each_block": Variant(1, {SLOW_READER: "fail"}, focus="heartbeat.wire"),
+    # The hook takes a text of the limit's length, the server refuses it: dropped silently.
+    "spool_drops_at_the_limit": Variant(
+        1,
+        {"heartbeat.boundary.instruction-lengths": "fail"},
+        focus="instruction-lengths",
+        agent_args=("--max-length", "1024"),
+    ),
     # On stdio progress after the result arrives in either era: both connections show it.
     "progress_after_result": Variant(1, {PROGRESS: "fail"}, focus="heartbeat.wire"),
     # JSON-RPC as clients use it: string ids, a tools/call sent as a notification.
