@@ -21,7 +21,7 @@ from typing import Any
 from conformance.core.outcomes import NotTestable, Violation
 from conformance.transport.peer import Reply
 
-__all__ = ["WIDE_TEXT", "Plan", "answer_bytes", "burst_size", "judge", "plan", "wide_text"]
+__all__ = ["Plan", "answer_bytes", "burst_size", "judge", "plan", "wide_text"]
 
 # Text one to four bytes wide a character (2, 3, 4 and 1): the burst's requests carry some, so that
 # wherever a reader's blocks end, of whatever size, some block ends inside a character (a reader

@@ -40,13 +40,17 @@ class McpHttpChannel(EndingChannel):
         self._read: Any = None
         self._write: Any = None
         self.era_headers = EraHeaders()  # each message's MCP headers, in the era its body speaks
-        # Whether an answer carried Mcp-Session-Id: only then does the SDK's client hold a GET
-        # stream open, the one way a notification sent outside any request reaches the suite.
-        self.protocol_session = False
+        # The Mcp-Session-Id the answers carry, once one does.
+        self._session_id: str | None = None
         # The SSE event ids (the ``id:`` field) of the events answering each request, as (the
         # request's id, the event id) in arrival order: what a client resumes a stream from.
         self.event_ids: list[tuple[Any, str]] = []
-        self._session_id: str | None = None
+
+    @property
+    def protocol_session(self) -> bool:
+        """Whether an answer carried Mcp-Session-Id: only then does the SDK's client hold a GET
+        stream open, the one way a notification sent outside any request reaches the suite."""
+        return self._session_id is not None
 
     async def open(self, timeout: float) -> None:
         # Imported here: the MCP SDK is only needed by MCP runs.
@@ -86,11 +90,12 @@ class McpHttpChannel(EndingChannel):
         await ready
 
     async def _note_session(self, response: Any) -> None:
-        if "mcp-session-id" in response.headers:
-            self.protocol_session = True
-            if response.headers["mcp-session-id"] != self._session_id:  # ids are unique within one session
-                self._session_id = response.headers["mcp-session-id"]
-                self.event_ids.clear()
+        session_id = response.headers.get("mcp-session-id")
+        if (
+            session_id is not None and session_id != self._session_id
+        ):  # event ids are unique within one session
+            self._session_id = session_id
+            self.event_ids.clear()
 
     async def send_line(self, data: bytes) -> None:
         from mcp.shared.message import ClientMessageMetadata, SessionMessage

@@ -448,8 +448,7 @@ def run_queue_sequences(target: McpTarget, profile: Profile, *, seed_value: int 
         try:
             anyio.from_thread.run(driver.run_all, [QueueStep.from_json(s.to_json()) for s in steps])
         except AllowanceSpent as spent:  # judged only up to the step the session's allowance ended at
-            last.setdefault("spent", spent)
-            last["cut"] = last.get("cut", 0) + 1
+            last.setdefault("spent", []).append(spent)
         except QueueFailure:  # a real one: ShrinkBudgetSpent is raised before the driver runs
             last.setdefault("failed", time.monotonic())
             if "best" not in last or len(driver.steps) <= len(last["best"]):
@@ -477,10 +476,9 @@ def run_queue_sequences(target: McpTarget, profile: Profile, *, seed_value: int 
     if "unjudged" in last:
         raise last["unjudged"]
     if "spent" in last:  # a sequence cut short may have been on its way to a failure
-        spent = last["spent"]
         raise AllowanceSpent(
-            f"{last['cut']} of {examples[0]} sequences needed more heartbeats for their session than the "
-            f"allowance; the first: {spent.message}"
+            f"{len(last['spent'])} of {examples[0]} sequences needed more heartbeats for their session than the "
+            f"allowance; the first: {last['spent'][0].message}"
         )
     return QueueRun(profile.name, chosen, examples[0], None, [])
 
