@@ -68,8 +68,8 @@ UNLISTED_TOOL = "conformance_unlisted_tool"
 # The slow reader's burst: at most this many requests, every HEARTBEAT_EVERY-th a heartbeat.
 BURST_MOST = 1024
 HEARTBEAT_EVERY = 16
-WIDE_META_KEY = "conformance.dev/wide-text"
-WIDE_META_CHARS = 600
+# Characters of text one to four bytes wide in each burst request's id (slow_reader.wide_text).
+WIDE_ID_CHARS = 600
 
 
 @case("heartbeat.wire.same-answers", level=Level.SHOULD, spec=PURPOSE, needs=("heartbeat",))
@@ -440,12 +440,12 @@ async def _late_progress(target: McpTarget) -> dict[str, Any]:
 async def answers_a_slow_reader(mcp: McpTarget, details: dict) -> None:
     """Over stdio, requests in flight while the client reads nothing (a host busy elsewhere: the
     pipe fills and the server's writes must wait) are each answered once it reads again:
-    tools/list calls with a heartbeat of the case's session every 16th, each carrying text one to
-    four bytes wide a character in its _meta, as many as make the answers several times what a
-    pipe holds, sized from the server's own answers and pace. Reads
-    are held while the server could answer them all; then answers are waited for as long as they
-    keep coming. A server that drops what it cannot write at once loses answers no prompt reader
-    sees lost."""
+    tools/list calls with a heartbeat of the case's session every 16th, each with a string id
+    carrying text one to four bytes wide a character, as many as make the answers several times
+    what a pipe holds, sized from the server's own answers and pace. Reads are held while the
+    server could answer them all; then answers are waited for as long as they keep coming. A
+    server that drops what it cannot write at once loses answers no prompt reader sees lost, and
+    one that reads the burst in pieces answers ids it was never sent."""
     if mcp.harness.config.transport != "stdio":
         raise NotApplicable(
             "a stdio rule: over Streamable HTTP each request gets an HTTP response of its own"
@@ -459,19 +459,25 @@ async def answers_a_slow_reader(mcp: McpTarget, details: dict) -> None:
     each = slow_reader.answer_bytes(lists[0])
     count = slow_reader.burst_size(each, BURST_MOST, slowest)
     calls: list[tuple[str, Any]] = []
-    # Each request carries text one to four bytes wide a character in _meta (a key of the suite's
-    # own, which a server ignores): a reader's blocks of any size end inside a character somewhere.
-    meta = {"_meta": {WIDE_META_KEY: slow_reader.wide_text(WIDE_META_CHARS)}}
     for n in range(count):
         if n % HEARTBEAT_EVERY == HEARTBEAT_EVERY - 1:
             arguments = {"sessionId": sid, "idempotencyKey": new_key()}
-            calls.append(("tools/call", mcp.wire_params({"name": TOOL, "arguments": arguments, **meta})))
+            calls.append(("tools/call", mcp.wire_params({"name": TOOL, "arguments": arguments})))
         else:
-            calls.append(("tools/list", mcp.wire_params(dict(meta))))
+            calls.append(("tools/list", mcp.wire_params({})))
     pace = statistics.median(r.elapsed for r in beats + lists)
     clock = slow_reader.plan(each, pace, slowest, count, mcp.harness.config.timeout)
-    replies, held = await mcp.peer.unread_burst(calls, hold=clock.hold, stall=clock.stall, limit=clock.limit)
-    slow_reader.judge(calls, replies, held, clock, details, named=TOOL)
+    # Every id carries wide text, which every answer echoes: a reader's blocks of any size end
+    # inside a character somewhere, and a request read in pieces answers under an id never sent.
+    strays = mcp.peer.strays
+    replies, held = await mcp.peer.unread_burst(
+        calls,
+        hold=clock.hold,
+        stall=clock.stall,
+        limit=clock.limit,
+        id_text=slow_reader.wide_text(WIDE_ID_CHARS),
+    )
+    slow_reader.judge(calls, replies, held, clock, details, named=TOOL, strays=mcp.peer.strays - strays)
 
 
 @case("heartbeat.wire.event-ids-unique", level=Level.MUST, spec=EVENT_IDS, needs=("heartbeat",))

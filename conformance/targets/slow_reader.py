@@ -89,9 +89,11 @@ def judge(
     details: dict[str, Any],
     *,
     named: str,
+    strays: int = 0,
 ) -> None:
     """Violation where a request of the burst got no answer; ``named`` is the method whose
-    requests the finding counts apart (the status method)."""
+    requests the finding counts apart (the status method); ``strays``, the answers meanwhile
+    under ids the suite never sent (an id read in pieces comes back changed)."""
     if not held:
         raise NotTestable("the suite could not hold its reads of this transport")
     got = [r for r in replies if r is not None]
@@ -101,19 +103,30 @@ def judge(
         "answer_kib": round(sum(answer_bytes(r) for r in got) / 1024),
         "held_s": round(clock.hold, 2),
         "stall_s": round(clock.stall, 1),
+        **({"answers_to_ids_never_sent": strays} if strays else {}),
     }
     lost = [n for n, r in enumerate(replies) if r is None]
     if not lost:
         return
     of_named = sum(1 for n in lost if calls[n][0] == named or _tool(calls[n][1]) == named)
     first = calls[lost[0]]
+    changed = (
+        f" {strays} answers came under ids the suite never sent: ids it echoed changed, so it read them in pieces."
+        if strays
+        else ""
+    )
     raise Violation(
         f"{len(lost)} of {len(calls)} requests sent while the client read nothing for {clock.hold:.1f} s got no "
         f"answer ({of_named} of them {named}; the first, request #{lost[0] + 1} of the burst: {first[0]}): once the "
         f"client read again the agent answered {len(got)} and then nothing for {clock.stall:.0f} s. Answers it "
-        "could not write at once, or requests it could not read whole from the burst, were lost",
-        expected="a response to every request, once the client reads again",
-        observed={"requests": len(calls), "unanswered": len(lost), "first_unanswered": lost[0] + 1},
+        f"could not write at once, or requests it could not read whole from the burst, were lost.{changed}",
+        expected="a response to every request, once the client reads again, with the id it was sent",
+        observed={
+            "requests": len(calls),
+            "unanswered": len(lost),
+            "first_unanswered": lost[0] + 1,
+            **({"answers_to_ids_never_sent": strays} if strays else {}),
+        },
     )
 
 

@@ -35,7 +35,7 @@ __all__ = ["EnvelopeProblem", "JsonRpcPeer", "RawReply", "Reply", "default_clien
 class Reply:
     """The agent's answer to one request: exactly one of ``result`` / ``error`` is meaningful."""
 
-    id: int
+    id: int | str  # str: a burst's ids with text (unread_burst)
     method: str
     result: Any = None
     error: dict[str, Any] | None = None
@@ -191,6 +191,7 @@ class JsonRpcPeer:
         self.exited: AgentExited | None = None
         self._send_lock = anyio.Lock(fast_acquire=True)  # no turn of the loop when free
         self._bursting = False  # an unread burst is in flight (unread_burst)
+        self.strays = 0  # responses whose id matched no request the suite sent or stopped waiting for
         self._answering: set[asyncio.Task[None]] = set()  # answers to the agent sent beside the read loop
         # The current case's first request that got no (readable) response: the case ends there,
         # and every later request of the case fails at once instead of waiting again.
@@ -246,14 +247,22 @@ class JsonRpcPeer:
             yield holding
 
     async def unread_burst(
-        self, calls: list[tuple[str, Any]], *, hold: float, stall: float, limit: float
+        self,
+        calls: list[tuple[str, Any]],
+        *,
+        hold: float,
+        stall: float,
+        limit: float,
+        id_text: str = "",
     ) -> tuple[list[Reply | None], bool]:
         """These requests, all in flight at once while the connection's reads are held (a client
         that reads slowly) for ``hold`` seconds once all were handed to the transport; then their
         answers are waited for as long as they keep coming. Each one's Reply, or None where none
         had come when no answer had come for ``stall`` seconds (or ``limit`` after reads resumed);
         and whether reads could be held. A request left unanswered is the caller's to judge: the
-        connection takes requests again, and its answer, if it comes, is a late one."""
+        connection takes requests again, and its answer, if it comes, is a late one. ``id_text``:
+        the requests' ids are strings, their number and this text (an id the agent must echo
+        exactly, so one it read in pieces answers no request)."""
         replies: list[Reply | None] = [None] * len(calls)
         held = False
         settled = 0  # requests answered, or ended without an answer
@@ -263,7 +272,9 @@ class JsonRpcPeer:
             method, params = calls[n]
             try:
                 with contextlib.suppress(Unanswered):
-                    replies[n] = await self.request(method, params, timeout=hold + limit + stall + 60)
+                    replies[n] = await self.request(
+                        method, params, timeout=hold + limit + stall + 60, id_text=id_text
+                    )
             finally:
                 settled += 1
 
@@ -307,11 +318,13 @@ class JsonRpcPeer:
         timeout: float | None = None,
         clock: str = "request",
         reuse_id: int | None = None,
+        id_text: str = "",
     ) -> Reply:
         """Send a request and wait for its answer, up to ``timeout`` (default: --timeout). ``clock``
         names what the wait is ("turn": a prompt, on --turn-timeout) in the message if it runs out.
         ``reuse_id``: an id an earlier request of this connection had, once answered (JSON-RPC
-        lets a client use an id again; clients that count from 1 on each connection do)."""
+        lets a client use an id again; clients that count from 1 on each connection do).
+        ``id_text``: a string id, the request's number and this text."""
         if self.unanswered is not None:
             raise self._stalled()
         self.sent[method] += 1
@@ -326,6 +339,8 @@ class JsonRpcPeer:
         else:
             request_id = self._next_id
             self._next_id += 1
+        if id_text:
+            request_id = f"{request_id} {id_text}"
         frame: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
         if params is not None:
             frame["params"] = params
@@ -468,6 +483,7 @@ class JsonRpcPeer:
                 self.transcript.add(NOTE, f"a late answer to id {rid!r}, after the suite stopped waiting")
                 return
             if pending is None:
+                self.strays += 1
                 self._problem(
                     index, f"response id {rid!r} matches no request in flight (unknown or answered twice)"
                 )

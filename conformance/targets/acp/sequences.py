@@ -622,7 +622,11 @@ class Driver:
         self._lone_statuses += 1
         reuse = self._first_status_id if self._lone_statuses % 2 == 0 else None
         reply = await self.t.call("session/status", params, reuse_id=reuse)
-        if self._first_status_id is None and (reply.ok or reply.code == NOT_FOUND):
+        if (
+            self._first_status_id is None
+            and (reply.ok or reply.code == NOT_FOUND)
+            and isinstance(reply.id, int)
+        ):
             self._first_status_id = reply.id
         notes = self._charged(self.t.peer.notifications_since(mark), params["sessionId"])
         aside = await self._judge_notifications(step, params, notes) if notes else ""

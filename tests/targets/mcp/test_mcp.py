@@ -804,6 +804,14 @@ HANDSHAKE_ONLY = dict.fromkeys(["heartbeat.wire.same-answers", "heartbeat.wire.s
 STDIO_BROKEN: dict[str, Variant] = {
     # stdin decoded a block at a time: a block that ends inside a character is dropped whole.
     "decodes_each_block": Variant(1, {SLOW_READER: "fail"}, focus="heartbeat.wire"),
+    # The same with bad bytes replaced: every request answered, some under ids never sent.
+    "decodes_each_block/replace": Variant(
+        1,
+        {SLOW_READER: "fail"},
+        focus="heartbeat.wire",
+        agent_args=("--replace",),
+        message=(SLOW_READER, "ids the suite never sent"),
+    ),
     # The hook takes a text of the limit's length, the server refuses it: dropped silently.
     "spool_drops_at_the_limit": Variant(
         1,
