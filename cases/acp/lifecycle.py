@@ -2,6 +2,7 @@
 (that cut a turn short, beside a session another process of the agent made)."""
 
 import contextlib
+from typing import Any
 
 import anyio
 from conformance.cases.acp import spec
@@ -43,13 +44,16 @@ PERMISSION = "[permission] a turn that needs the user's permission"
 # Seconds status is watched after a restart that ended a turn: state a dead turn left behind (a
 # lock file, a persisted "running" flag) shows at once; a sweep that clears it shows within this.
 WATCH_AFTER_RESTART = 1.0
+# Seconds between two status calls about the session left behind, while that second passes: the
+# new process's background work on the sessions it found (a compactor, an index rebuild) runs then.
+WATCH_STEP = 0.05
 
 
 @case(
     "status.inactive.after-restart",
     level=Level.MUST,
     spec=spec.INACTIVE,
-    rules=("mid-turn", "other-process"),
+    rules=("mid-turn", "other-process", "stays-known"),
     slow=True,
 )
 async def inactive_after_restart(acp: AcpTarget, details: dict) -> None:
@@ -60,7 +64,9 @@ async def inactive_after_restart(acp: AcpTarget, details: dict) -> None:
     or a "running" flag the dead turn left behind). Rule other-process, in between: a session
     another process of the agent's command made (started after this one, then stopped: a second
     editor on the same project, closed) is -32002 here only where this process cannot resume it
-    either."""
+    either. Rule stays-known: the session whose turn had ended, asked about every WATCH_STEP for
+    WATCH_AFTER_RESTART after the restart (while the new process's own background work runs), is
+    never -32002 between two answers that call it known."""
     if not acp.harness.config.restartable:
         await acp.restart()  # says what to pass instead, before any turn is spent
     unjudged: dict[str, str] = {}
@@ -76,16 +82,77 @@ async def inactive_after_restart(acp: AcpTarget, details: dict) -> None:
     details["status_after_restart"] = await not_active(acp, ended, "status after an agent restart")
     if cut_short:
         await _judge_cut_short(acp, details, ended, cut, "right after the restart")
+    watched: list[tuple[float, str]] = []
+    other_done = anyio.Event()
+    why = ""
     try:
-        why = await other_process_session(acp, details)
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(_watch_known, acp, ended, restarted, watched, other_done)
+            try:
+                why = await other_process_session(acp, details)
+            finally:
+                other_done.set()
         if why:
             unjudged["other-process"] = why
+        _judge_watch(watched, details)
         if cut_short:
             await anyio.sleep(max(0.0, restarted + WATCH_AFTER_RESTART - anyio.current_time()))
             await _judge_cut_short(acp, details, ended, cut, f"{WATCH_AFTER_RESTART:g} s after the restart")
     finally:
         if unjudged:
             details["unjudged"] = unjudged
+
+
+async def _watch_known(
+    acp: AcpTarget, sid: str, since: float, seen: list[tuple[float, str]], other_done: anyio.Event
+) -> None:
+    """Status about ``sid`` every WATCH_STEP, each answer's word ("unknown" for -32002) with its
+    time after ``since``: for WATCH_AFTER_RESTART and while the other-process rule runs, and past
+    that, after a -32002 that followed a known answer, until an answer again (twice as long at most:
+    a background job's window that straddles the watch's end is seen whole)."""
+    while True:
+        elapsed = anyio.current_time() - since
+        pending = seen and seen[-1][1] == "unknown" and any(word != "unknown" for _, word in seen)
+        if (
+            elapsed >= WATCH_AFTER_RESTART
+            and other_done.is_set()
+            and not (pending and elapsed < 2 * WATCH_AFTER_RESTART)
+        ):
+            return
+        seen.append((round(elapsed, 2), await _word(acp, sid)))
+        await anyio.sleep(WATCH_STEP)
+
+
+def _judge_watch(seen: list[tuple[float, str]], details: dict) -> None:
+    """Violation where a -32002 falls between two answers that call the session known: the agent
+    knew the session before and after, so the -32002 between says it does not know a session it
+    knows (a background rewrite of its record, read half-written)."""
+    details["watched_after_restart"] = _runs(seen)
+    known = [n for n, (_, word) in enumerate(seen) if word != "unknown"]
+    if not known:
+        return
+    flapped = [(t, word) for t, word in seen[known[0] : known[-1] + 1] if word == "unknown"]
+    if flapped:
+        raise Violation(
+            f"after the restart, status about a session whose turn had ended (asked every {WATCH_STEP:g} s for "
+            f"{WATCH_AFTER_RESTART:g} s) answered -32002 {len(flapped)} times, first {flapped[0][0]:g} s after the "
+            f"restart, between answers that called it known: {_runs(seen)}. The agent knew the session before and "
+            "after: something it did in the background made status read it as unknown",
+            expected="the same known word at each call (inactive), never -32002 between",
+            observed=_runs(seen),
+            rule="stays-known",
+        )
+
+
+def _runs(seen: list[tuple[float, str]]) -> str:
+    """The watch's answers as runs: "inactive 0-0.35 s, unknown 0.40-0.60 s, inactive 0.65-1 s"."""
+    runs: list[list[Any]] = []
+    for t, word in seen:
+        if runs and runs[-1][0] == word:
+            runs[-1][2] = t
+        else:
+            runs.append([word, t, t])
+    return ", ".join(f"{word} {a:g}-{b:g} s" if a != b else f"{word} {a:g} s" for word, a, b in runs[:12])
 
 
 async def _restart_mid_turn(acp: AcpTarget, cut: str) -> bool:
