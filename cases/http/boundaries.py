@@ -19,6 +19,7 @@ from conformance.cases.http.status import HTTP_CAPABILITY, NOT_FOUND
 
 from conformance.core.outcomes import Problems
 from conformance.core.registry import Level, case
+from conformance.targets import slow_reader
 from conformance.targets.http.calibration import parameter_schema, parsed, schema_refuses
 from conformance.targets.http.target import STATUS_PATH, HttpStatusTarget, StatusProbe
 
@@ -114,8 +115,10 @@ async def ids_at_storage_limits(http: HttpStatusTarget, details: dict) -> None:
     does the first 64 characters of its id, and the owner itself reads it wherever its messages
     answer it; the session's agent_id with characters appended is not its agent. No server error
     either. Where the service publishes a maxLength for an id (the session id, the agent_id, the
-    caller's x-user-id), that length and one past it are tried too: within it, a 400 or 422 for a
-    request valid by everything else it publishes is a refusal its own contract does not allow.
+    caller's x-user-id), that length and one past it are tried too, and for a path id that length
+    in characters one to four bytes wide (JSON Schema counts characters, not bytes): within it, a
+    400 or 422 for a request valid by everything else it publishes is a refusal its own contract
+    does not allow.
 
     Calibrated: a user the service refuses to create anything for (its id too long to store) is a
     refusal; only a user who made a session is asked about it."""
@@ -147,10 +150,31 @@ async def ids_at_storage_limits(http: HttpStatusTarget, details: dict) -> None:
                     problems.add(rule, f"{what}, {length} characters long, got {probe.describe()}")
                 elif wrong := refused_within_contract(http, name, value, probe):
                     problems.add(rule, wrong)
+        for name, own in (("session_id", sid), ("agent_id", agent_id)):
+            await _wide_at_the_edge(http, name, own, sid, agent_id, problems, details)
         if http.drivable:
             for length in LENGTHS:
                 problems.extend(("user-id", p) for p in await _users_sharing_a_prefix(http, length, details))
     problems.judge()
+
+
+async def _wide_at_the_edge(
+    http: HttpStatusTarget, name: str, own: str, sid: str, agent_id: str, problems: Problems, details: dict
+) -> None:
+    """At a published maxLength, the id with characters one to four bytes wide appended, exactly
+    that many characters: JSON Schema counts characters, so a store that counts its limit in bytes
+    refuses as invalid an id its own contract takes."""
+    longest = published_longest(http, name)
+    if longest is None or longest <= len(own) or longest > max(LENGTHS):
+        return
+    value = own + slow_reader.wide_text(longest - len(own))
+    probe = await (http.status(value, agent_id) if name == "session_id" else http.status(sid, value))
+    rule, what = _LONG_VALUES[name]
+    details[f"{what}, {longest} characters one to four bytes wide"] = probe.describe()
+    if not refused(probe):
+        problems.add(rule, f"{what}, {longest} characters one to four bytes wide, got {probe.describe()}")
+    elif wrong := refused_within_contract(http, name, value, probe):
+        problems.add(rule, f"{wrong} (its characters one to four bytes wide: a limit counted in bytes)")
 
 
 # Each long value tried: its rule, and what it is.
