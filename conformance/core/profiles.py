@@ -54,7 +54,7 @@ class Profile:
 
 PROFILES = {
     "ci": Profile(
-        "ci", 150, steps=40, restarts_per_example=1, restart_odds=256, fixed_seed=0, database=False
+        "ci", 140, steps=40, restarts_per_example=1, restart_odds=256, fixed_seed=0, database=False
     ),
     "dev": Profile(
         "dev", 200, steps=20, restarts_per_example=1, restart_odds=32, fixed_seed=None, database=False
