@@ -2,6 +2,7 @@
 (that cut a turn short, beside a session another process of the agent made)."""
 
 import contextlib
+import functools
 from typing import Any
 
 import anyio
@@ -44,9 +45,12 @@ PERMISSION = "[permission] a turn that needs the user's permission"
 # Seconds status is watched after a restart that ended a turn: state a dead turn left behind (a
 # lock file, a persisted "running" flag) shows at once; a sweep that clears it shows within this.
 WATCH_AFTER_RESTART = 1.0
-# Seconds between two status calls about the session left behind, while that second passes: the
-# new process's background work on the sessions it found (a compactor, an index rebuild) runs then.
-WATCH_STEP = 0.05
+# Seconds between two rounds of status calls about the sessions left behind, while that second
+# passes: the new process's background work on the sessions it found (a compactor, an index
+# rebuild) runs then, on whichever of them its own order takes first.
+WATCH_STEP = 0.1
+# Sessions of the run watched at once at most (the session whose turn had ended, then the newest).
+WATCHED = 64
 
 
 @case(
@@ -64,9 +68,10 @@ async def inactive_after_restart(acp: AcpTarget, details: dict) -> None:
     or a "running" flag the dead turn left behind). Rule other-process, in between: a session
     another process of the agent's command made (started after this one, then stopped: a second
     editor on the same project, closed) is -32002 here only where this process cannot resume it
-    either. Rule stays-known: the session whose turn had ended, asked about every WATCH_STEP for
-    WATCH_AFTER_RESTART after the restart (while the new process's own background work runs), is
-    never -32002 between two answers that call it known."""
+    either. Rule stays-known: the session whose turn had ended and the run's other sessions
+    (WATCHED at most), asked about together every WATCH_STEP for WATCH_AFTER_RESTART after the
+    restart (while the new process's own background work runs on the sessions it found), are
+    never -32002 between two answers that call them known."""
     if not acp.harness.config.restartable:
         await acp.restart()  # says what to pass instead, before any turn is spent
     unjudged: dict[str, str] = {}
@@ -82,19 +87,20 @@ async def inactive_after_restart(acp: AcpTarget, details: dict) -> None:
     details["status_after_restart"] = await not_active(acp, ended, "status after an agent restart")
     if cut_short:
         await _judge_cut_short(acp, details, ended, cut, "right after the restart")
-    watched: list[tuple[float, str]] = []
+    others = [sid for sid in reversed(acp.created) if sid not in (ended, cut)]
+    watched: dict[str, list[tuple[float, str]]] = {sid: [] for sid in [ended, *others][:WATCHED]}
     other_done = anyio.Event()
     why = ""
     try:
         async with anyio.create_task_group() as tg:
-            tg.start_soon(_watch_known, acp, ended, restarted, watched, other_done)
+            tg.start_soon(_watch_known, acp, restarted, watched, other_done)
             try:
                 why = await other_process_session(acp, details)
             finally:
                 other_done.set()
         if why:
             unjudged["other-process"] = why
-        _judge_watch(watched, details)
+        _judge_watch(watched, ended, details)
         if cut_short:
             await anyio.sleep(max(0.0, restarted + WATCH_AFTER_RESTART - anyio.current_time()))
             await _judge_cut_short(acp, details, ended, cut, f"{WATCH_AFTER_RESTART:g} s after the restart")
@@ -104,42 +110,57 @@ async def inactive_after_restart(acp: AcpTarget, details: dict) -> None:
 
 
 async def _watch_known(
-    acp: AcpTarget, sid: str, since: float, seen: list[tuple[float, str]], other_done: anyio.Event
+    acp: AcpTarget, since: float, seen: dict[str, list[tuple[float, str]]], other_done: anyio.Event
 ) -> None:
-    """Status about ``sid`` every WATCH_STEP, each answer's word ("unknown" for -32002) with its
-    time after ``since``: for WATCH_AFTER_RESTART and while the other-process rule runs, and past
-    that, after a -32002 that followed a known answer, until an answer again (twice as long at most:
-    a background job's window that straddles the watch's end is seen whole)."""
+    """Status about every session of ``seen``, together, every WATCH_STEP: each answer's word
+    ("unknown" for -32002) with its time after ``since``. For WATCH_AFTER_RESTART and while the
+    other-process rule runs; past that, while a session's last answer is a -32002 that followed a
+    known one, until it answers again (twice as long at most: a background job's window that
+    straddles the watch's end is seen whole)."""
+    sids = list(seen)
     while True:
         elapsed = anyio.current_time() - since
-        pending = seen and seen[-1][1] == "unknown" and any(word != "unknown" for _, word in seen)
+        pending = any(_unknown_after_known(answers) for answers in seen.values())
         if (
             elapsed >= WATCH_AFTER_RESTART
             and other_done.is_set()
             and not (pending and elapsed < 2 * WATCH_AFTER_RESTART)
         ):
             return
-        seen.append((round(elapsed, 2), await _word(acp, sid)))
+        words = await acp.together(*[functools.partial(_word, acp, sid) for sid in sids])
+        at = round(anyio.current_time() - since, 2)
+        for sid, word in zip(sids, words, strict=True):
+            seen[sid].append((at, word))
         await anyio.sleep(WATCH_STEP)
 
 
-def _judge_watch(seen: list[tuple[float, str]], details: dict) -> None:
-    """Violation where a -32002 falls between two answers that call the session known: the agent
+def _unknown_after_known(answers: list[tuple[float, str]]) -> bool:
+    return bool(answers) and answers[-1][1] == "unknown" and any(word != "unknown" for _, word in answers)
+
+
+def _judge_watch(seen: dict[str, list[tuple[float, str]]], ended: str, details: dict) -> None:
+    """Violation where a -32002 falls between two answers that call a session known: the agent
     knew the session before and after, so the -32002 between says it does not know a session it
     knows (a background rewrite of its record, read half-written)."""
-    details["watched_after_restart"] = _runs(seen)
-    known = [n for n, (_, word) in enumerate(seen) if word != "unknown"]
-    if not known:
-        return
-    flapped = [(t, word) for t, word in seen[known[0] : known[-1] + 1] if word == "unknown"]
+    details["watched_after_restart"] = {
+        "sessions": len(seen),
+        "the session whose turn had ended": _runs(seen[ended]),
+    }
+    flapped = {}
+    for sid, answers in seen.items():
+        known = [n for n, (_, word) in enumerate(answers) if word != "unknown"]
+        if known and any(word == "unknown" for _, word in answers[known[0] : known[-1] + 1]):
+            flapped[sid] = _runs(answers)
     if flapped:
+        sid, shown = next(iter(flapped.items()))
+        which = "the session whose turn had ended" if sid == ended else "a session the run made earlier"
         raise Violation(
-            f"after the restart, status about a session whose turn had ended (asked every {WATCH_STEP:g} s for "
-            f"{WATCH_AFTER_RESTART:g} s) answered -32002 {len(flapped)} times, first {flapped[0][0]:g} s after the "
-            f"restart, between answers that called it known: {_runs(seen)}. The agent knew the session before and "
-            "after: something it did in the background made status read it as unknown",
+            f"after the restart, status about {len(flapped)} of {len(seen)} sessions the agent knows (asked about "
+            f"together every {WATCH_STEP:g} s) answered -32002 between answers that called them known; "
+            f"{which}: {shown}. The agent knew the session before and after: something it did in the "
+            "background made status read it as unknown",
             expected="the same known word at each call (inactive), never -32002 between",
-            observed=_runs(seen),
+            observed={s[:80]: runs for s, runs in list(flapped.items())[:5]},
             rule="stays-known",
         )
 

@@ -108,6 +108,7 @@ class AcpTarget(DriverHooks):
         # Sessions created with the optional parameters of session/new (which ones), and what the
         # agent answered when it refused them (its sessions then have the defaults).
         self.created_with: dict[str, list[str]] = {}
+        self.created: list[str] = []  # every session this connection's session/new made, in order
         self.creation_refused = ""
         self._additional_directory: str | None = None
         # What this connection's client declares (client_profile): a case may restart the agent or
@@ -389,6 +390,13 @@ class AcpTarget(DriverHooks):
         """session/new's answer. ``varied``: created with the optional parameters
         (:meth:`creation_parameters`); where the agent refuses them (an MCP server it cannot start),
         with the defaults, and :meth:`creation_details` says so."""
+        reply = await self._create(cwd, varied)
+        sid = reply.result.get("sessionId") if reply.ok and isinstance(reply.result, dict) else None
+        if isinstance(sid, str):
+            self.created.append(sid)
+        return reply
+
+    async def _create(self, cwd: str | None, varied: bool) -> Reply:
         where = cwd or self.cwd
         if varied:
             params = self.creation_parameters(where)
