@@ -50,7 +50,7 @@ WATCH_AFTER_RESTART = 1.0
 # rebuild) runs then, on whichever of them its own order takes first.
 WATCH_STEP = 0.1
 # Sessions of the run watched at once at most (the session whose turn had ended, then the newest).
-WATCHED = 64
+WATCHED = 16
 
 
 @case(

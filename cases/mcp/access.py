@@ -111,7 +111,8 @@ RACE_ROUNDS = 3
 @case("heartbeat.access.first-calls-together", level=Level.MUST, spec=ACCESS, needs=("heartbeat",))
 async def first_calls_together(mcp: McpTarget, details: dict) -> None:
     """Callers A and B send the first heartbeat for one new session id at the same moment, each
-    with a step of its own, RACE_ROUNDS times, and each caller whose call was accepted heartbeats
+    with a step of its own, RACE_ROUNDS times (A's call put on the wire first, then B's, in turn),
+    and each caller whose call was accepted heartbeats
     the id once more. Whichever way the server settles it (one of them refused, or each answered
     about a session of its own where ids are scoped per caller), no answer to either caller
     carries the other's step: one caller's write landed in the other's session, or one read the
@@ -130,10 +131,13 @@ async def first_calls_together(mcp: McpTarget, details: dict) -> None:
     judged = 0
     async with mcp.other_caller() as other:
         callers = {"A": mcp, "B": other}
-        for _ in range(RACE_ROUNDS):
+        for n in range(RACE_ROUNDS):
             sid = new_session_id()
             steps = {name: marker(f"race-{name}") for name in callers}
-            first = await _together(callers, sid, steps)
+            # Each caller's call is put on the wire first in some round: a check that holds one way
+            # only shows when the other caller's call is the one that creates.
+            order = ["A", "B"] if n % 2 == 0 else ["B", "A"]
+            first = await _together({name: callers[name] for name in order}, sid, steps)
             accepted = [name for name in callers if first[name].succeeded]
             then: dict[str, ToolReply] = {}
             with contextlib.suppress(AllowanceSpent):

@@ -111,7 +111,8 @@ def judge(
     of_named = sum(1 for n in lost if calls[n][0] == named or _tool(calls[n][1]) == named)
     first = calls[lost[0]]
     changed = (
-        f" {strays} answers came under ids the suite never sent: ids it echoed changed, so it read them in pieces."
+        f" {strays} answers came under ids the suite never sent: the requests' ids were not echoed as sent (a "
+        "request read in pieces, or its id changed)."
         if strays
         else ""
     )

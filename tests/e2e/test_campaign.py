@@ -30,7 +30,7 @@ SEQ = "sequence.status.model-based"
 
 
 def rare() -> str:
-    """Found by the model-based sequences now and then: the ci run at seed 4 alone misses it.
+    """Found by the model-based sequences now and then: the ci run at seed 7 alone misses it.
     Agents start through the fork server: a round of a campaign is a run of its own, and would
     otherwise pay a second of SDK imports per agent."""
     return agent_command("rare_meta_attaches")
@@ -156,8 +156,8 @@ def interrupt_once(campaign: subprocess.Popen, ready: Callable[[], bool], within
 
 
 def test_two_machines_share_a_finding_through_redis(redis_url: str, tmp_path: Path, browser) -> None:  # noqa: F811
-    # The ci profile at seed 4 misses the bug on its own (calibration); campaigns draw as ci does.
-    normal = ("--seed", "4", "-k", "model-based", "--agent", rare())
+    # The ci profile at seed 7 misses the bug on its own (calibration); campaigns draw as ci does.
+    normal = ("--seed", "7", "-k", "model-based", "--agent", rare())
     alone = conformance(tmp_path, *normal, "--report-dir", str(tmp_path / "alone"))
     assert sequence_outcome(alone, tmp_path / "alone") == "pass", alone.stderr[-2000:]
 

@@ -4,8 +4,9 @@ characters with 422, one short of its own contract (a column width counted with 
 --code 400: refused with 400 instead. --only x-user-id: only the user id is refused at 255 (the
 caller's header: another user at the edge gets 422 instead of 404). --bytes: the check counts
 UTF-8 bytes, not characters (a byte-length column), so ids of ASCII pass at the edge and an id of
-255 characters one to four bytes wide is refused (blind round 22's http_cobalt, certified by
-aee9048).
+255 characters one to four bytes wide is refused. aee9048 certified it; blind round 22's
+http_cobalt, whose limit was 64, was caught there by the fuzzed full-width ids alone (three bytes
+a character).
 
 Caught by http.boundary.id-lengths, which tries the maxLength a service publishes and one past it:
 within the contract, a session the service does not have is 404. The old suite (265e177) certified

@@ -302,7 +302,10 @@ BROKEN: dict[str, Variant] = {
         | {"heartbeat.access.first-calls-together": "fail"},
     ),
     # owner >= caller: B is kept out of A's sessions, A is not kept out of B's.
-    "ownership_one_way": Variant(1, {"heartbeat.access.other-caller-rejected": "fail"}),
+    # B kept out of A's sessions, A let into B's: where B's first call creates, A's lands in it.
+    "ownership_one_way": Variant(
+        1, {"heartbeat.access.other-caller-rejected": "fail", "heartbeat.access.first-calls-together": "fail"}
+    ),
     # The loser of two first heartbeats together is refused with the winner's step.
     "leaky_denial": Variant(
         1,
@@ -823,7 +826,9 @@ STDIO_BROKEN: dict[str, Variant] = {
     "progress_after_result": Variant(1, {PROGRESS: "fail"}, focus="heartbeat.wire"),
     # JSON-RPC as clients use it: string ids, a tools/call sent as a notification.
     "string_ids_as_numbers": Variant(
-        1, {"heartbeat.wire.request-ids": "fail"} | HANDSHAKE_ONLY, focus="heartbeat.wire"
+        1,
+        {"heartbeat.wire.request-ids": "fail", SLOW_READER: "fail"} | HANDSHAKE_ONLY,
+        focus="heartbeat.wire",
     ),
     # A tools/call without an id is a frame no MCP client sends: a robustness finding, the verdict
     # stands (as ACP's status sent as a notification).
