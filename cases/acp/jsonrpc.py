@@ -24,7 +24,7 @@ from conformance.targets.acp.target import AcpTarget
 from conformance.transport.peer import JsonRpcPeer
 
 # The ids the id case sends: a string that reads as a number, a number, a string that does not.
-IDS: tuple[Any, ...] = ("7", 7, "req-7")
+IDS: tuple[Any, ...] = ("7", 7, "req-7", 0, -1)
 
 
 @case(
@@ -154,8 +154,9 @@ async def status_as_notification(acp: AcpTarget, details: dict) -> None:
 
 @case("transport.jsonrpc.id-types", level=Level.MUST, spec=spec.ID_ECHOED, needs=("status",))
 async def ids_echoed_with_their_type(acp: AcpTarget, details: dict) -> None:
-    """session/status with a string id that reads as a number, a number, and another string: each
-    answer carries the request's id, the same value of the same JSON type, once."""
+    """session/status with a string id that reads as a number, a number, another string, 0 and -1
+    (ids like any other, falsy or negative): each answer carries the request's id, the same value
+    of the same JSON type, once."""
     sid = await acp.new_session()
     got: dict[str, Any] = {}
     for request_id in IDS:

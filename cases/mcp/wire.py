@@ -207,11 +207,18 @@ def _heartbeat_frame(mcp: McpTarget, frame_id: Any, session_id: str, **fields: A
 
 @case("heartbeat.wire.request-ids", level=Level.MUST, spec=ID_ECHO, needs=("heartbeat",))
 async def string_and_number_ids_echoed(mcp: McpTarget, details: dict) -> None:
-    """A heartbeat sent with a string id, and one with a large number id, is answered under that
-    very id (the same JSON type and value)."""
+    """Heartbeats sent with a string id, a large number id, the ids 0 and -1, and a string id of
+    characters outside ASCII are each answered under that very id (the same JSON type and value):
+    an id that is falsy, negative or wide is an id like any other."""
     await mcp.require_made_up_sessions()
     wrong = []
-    for frame_id in (f"conformance-{uuid.uuid4().hex[:12]}", 2**31 + 12345):
+    for frame_id in (
+        f"conformance-{uuid.uuid4().hex[:12]}",
+        2**31 + 12345,
+        0,
+        -1,
+        f"é-中-😀-{uuid.uuid4().hex[:6]}",
+    ):
         line = json.dumps(_heartbeat_frame(mcp, frame_id, new_session_id(), status="active")).encode()
         reply = await mcp.peer.exchange_raw(line, frame_id, wait=True, timeout=mcp.harness.config.timeout)
         got = reply.frame if reply.frame is not None else reply.stray

@@ -825,6 +825,10 @@ STDIO_BROKEN: dict[str, Variant] = {
     # On stdio progress after the result arrives in either era: both connections show it.
     "progress_after_result": Variant(1, {PROGRESS: "fail"}, focus="heartbeat.wire"),
     # JSON-RPC as clients use it: string ids, a tools/call sent as a notification.
+    # Id 0 answered under a number of the server's own (a table of calls that maps back with `or`).
+    "falsy_id_renumbered": Variant(
+        1, {"heartbeat.wire.request-ids": "fail"} | HANDSHAKE_ONLY, focus="heartbeat.wire"
+    ),
     "string_ids_as_numbers": Variant(
         1,
         {"heartbeat.wire.request-ids": "fail", SLOW_READER: "fail"} | HANDSHAKE_ONLY,
