@@ -129,52 +129,48 @@ async def ids_at_storage_limits(http: HttpStatusTarget, details: dict) -> None:
         rules=("session-id", "user-id", "agent-id"),
     )
     with problems.kept(details):  # a later probe unanswered keeps the ids already shown cut
-        lengths = {
-            "session_id": [n for n in _lengths(published_longest(http, "session_id")) if n > len(sid)],
-            "agent_id": [n for n in _lengths(published_longest(http, "agent_id")) if n > len(agent_id)],
-            "x-user-id": _edge(published_longest(http, "x-user-id")),
-        }
-        for name, (rule, what) in _LONG_VALUES.items():
-            for length in lengths[name]:
-                if name == "x-user-id":  # another user, exactly as long however short the edge
-                    value = (f"edge{uuid.uuid4().hex}" + "x" * length)[:length]
-                    probe = await http.status(sid, agent_id, user_id=value)
-                elif name == "agent_id":
-                    value = padded(agent_id, length)
-                    probe = await http.status(sid, value)
-                else:
-                    value = padded(sid, length)
-                    probe = await http.status(value, agent_id)
-                details[f"{what}, {length} characters"] = probe.describe()
-                if not refused(probe):
-                    problems.add(rule, f"{what}, {length} characters long, got {probe.describe()}")
-                elif wrong := refused_within_contract(http, name, value, probe):
-                    problems.add(rule, wrong)
-        for name, own in (("session_id", sid), ("agent_id", agent_id)):
-            await _wide_at_the_edge(http, name, own, sid, agent_id, problems, details)
+        for name, size, value, why in _long_values(http, sid, agent_id):
+            rule, what = _LONG_VALUES[name]
+            if name == "x-user-id":  # another user, exactly as long however short the edge
+                probe = await http.status(sid, agent_id, user_id=value)
+            elif name == "agent_id":
+                probe = await http.status(sid, value)
+            else:
+                probe = await http.status(value, agent_id)
+            details[f"{what}, {size}"] = probe.describe()
+            if not refused(probe):
+                problems.add(rule, f"{what}, {size} long, got {probe.describe()}")
+            elif wrong := refused_within_contract(http, name, value, probe):
+                problems.add(rule, wrong + why)
         if http.drivable:
             for length in LENGTHS:
                 problems.extend(("user-id", p) for p in await _users_sharing_a_prefix(http, length, details))
     problems.judge()
 
 
-async def _wide_at_the_edge(
-    http: HttpStatusTarget, name: str, own: str, sid: str, agent_id: str, problems: Problems, details: dict
-) -> None:
-    """At a published maxLength, the id with characters one to four bytes wide appended, exactly
-    that many characters: JSON Schema counts characters, so a store that counts its limit in bytes
-    refuses as invalid an id its own contract takes."""
-    longest = published_longest(http, name)
-    if longest is None or longest <= len(own) or longest > max(LENGTHS):
-        return
-    value = own + slow_reader.wide_text(longest - len(own))
-    probe = await (http.status(value, agent_id) if name == "session_id" else http.status(sid, value))
-    rule, what = _LONG_VALUES[name]
-    details[f"{what}, {longest} characters one to four bytes wide"] = probe.describe()
-    if not refused(probe):
-        problems.add(rule, f"{what}, {longest} characters one to four bytes wide, got {probe.describe()}")
-    elif wrong := refused_within_contract(http, name, value, probe):
-        problems.add(rule, f"{wrong} (its characters one to four bytes wide: a limit counted in bytes)")
+def _long_values(http: HttpStatusTarget, sid: str, agent_id: str) -> list[tuple[str, str, str, str]]:
+    """(parameter, its size, value, what a refusal as invalid shows) of each long value tried: the
+    session's id and the agent_id with characters appended at the storage limits and at the
+    service's published maxLength and one past it, and at that maxLength in characters one to four
+    bytes wide (JSON Schema counts characters: a store that counts its limit in bytes refuses as
+    invalid an id its own contract takes); another user's id at the published edge."""
+    tried: list[tuple[str, str, str, str]] = []
+    for name, own in (("session_id", sid), ("agent_id", agent_id)):
+        published = published_longest(http, name)
+        tried += [(name, f"{n} characters", padded(own, n), "") for n in _lengths(published) if n > len(own)]
+        if published is not None and len(own) < published <= max(LENGTHS):
+            wide = own + slow_reader.wide_text(published - len(own))
+            tried.append(
+                (
+                    name,
+                    f"{published} characters one to four bytes wide",
+                    wide,
+                    " (its characters one to four bytes wide: a limit counted in bytes)",
+                )
+            )
+    for n in _edge(published_longest(http, "x-user-id")):
+        tried.append(("x-user-id", f"{n} characters", (f"edge{uuid.uuid4().hex}" + "x" * n)[:n], ""))
+    return tried
 
 
 # Each long value tried: its rule, and what it is.
