@@ -12,6 +12,7 @@ from conformance.core import revisions
 from conformance.core.outcomes import AgentExited, HarnessError, Unanswered, Violation
 from conformance.core.registry import Level, case
 from conformance.targets.acp.expect import SESSION_NOT_FOUND, expect_status
+from conformance.targets.acp.rounds import answer
 from conformance.targets.acp.target import AcpTarget
 
 
@@ -113,7 +114,8 @@ async def _watch_known(
     acp: AcpTarget, since: float, seen: dict[str, list[tuple[float, str]]], other_done: anyio.Event
 ) -> None:
     """Status about every session of ``seen``, together, every WATCH_STEP: each answer's word
-    ("unknown" for -32002) with its time after ``since``. For WATCH_AFTER_RESTART and while the
+    (rounds.answer: "unknown" for -32002; other answers are other rules') with its time after
+    ``since``. For WATCH_AFTER_RESTART and while the
     other-process rule runs; past that, while a session's last answer is a -32002 that followed a
     known one, until it answers again (twice as long at most: a background job's window that
     straddles the watch's end is seen whole)."""
@@ -127,15 +129,21 @@ async def _watch_known(
             and not (pending and elapsed < 2 * WATCH_AFTER_RESTART)
         ):
             return
-        words = await acp.together(*[functools.partial(_word, acp, sid) for sid in sids])
+        replies = await acp.together(*[functools.partial(acp.status, sid) for sid in sids])
+        words = [answer(reply) for reply in replies]
         at = round(anyio.current_time() - since, 2)
         for sid, word in zip(sids, words, strict=True):
             seen[sid].append((at, word))
         await anyio.sleep(WATCH_STEP)
 
 
+def _known(word: str) -> bool:
+    """A status answer that calls the session known: a status word, not -32002 nor another error."""
+    return word != "unknown" and not word.startswith("error")
+
+
 def _unknown_after_known(answers: list[tuple[float, str]]) -> bool:
-    return bool(answers) and answers[-1][1] == "unknown" and any(word != "unknown" for _, word in answers)
+    return bool(answers) and answers[-1][1] == "unknown" and any(_known(word) for _, word in answers)
 
 
 def _judge_watch(seen: dict[str, list[tuple[float, str]]], ended: str, details: dict) -> None:
@@ -148,7 +156,7 @@ def _judge_watch(seen: dict[str, list[tuple[float, str]]], ended: str, details: 
     }
     flapped = {}
     for sid, answers in seen.items():
-        known = [n for n, (_, word) in enumerate(answers) if word != "unknown"]
+        known = [n for n, (_, word) in enumerate(answers) if _known(word)]
         if known and any(word == "unknown" for _, word in answers[known[0] : known[-1] + 1]):
             flapped[sid] = _runs(answers)
     if flapped:
