@@ -90,15 +90,11 @@ async def inactive_after_restart(acp: AcpTarget, details: dict) -> None:
         await _judge_cut_short(acp, details, ended, cut, "right after the restart")
     others = [sid for sid in reversed(acp.created) if sid not in (ended, cut)]
     watched: dict[str, list[tuple[float, str]]] = {sid: [] for sid in [ended, *others][:WATCHED]}
-    other_done = anyio.Event()
     why = ""
     try:
         async with anyio.create_task_group() as tg:
-            tg.start_soon(_watch_known, acp, restarted, watched, other_done)
-            try:
-                why = await other_process_session(acp, details)
-            finally:
-                other_done.set()
+            tg.start_soon(_watch_known, acp, restarted, watched)
+            why = await other_process_session(acp, details)
         if why:
             unjudged["other-process"] = why
         _judge_watch(watched, ended, details)
@@ -110,24 +106,18 @@ async def inactive_after_restart(acp: AcpTarget, details: dict) -> None:
             details["unjudged"] = unjudged
 
 
-async def _watch_known(
-    acp: AcpTarget, since: float, seen: dict[str, list[tuple[float, str]]], other_done: anyio.Event
-) -> None:
+async def _watch_known(acp: AcpTarget, since: float, seen: dict[str, list[tuple[float, str]]]) -> None:
     """Status about every session of ``seen``, together, every WATCH_STEP: each answer's word
     (rounds.answer: "unknown" for -32002; other answers are other rules') with its time after
-    ``since``. For WATCH_AFTER_RESTART and while the
-    other-process rule runs; past that, while a session's last answer is a -32002 that followed a
-    known one, until it answers again (twice as long at most: a background job's window that
-    straddles the watch's end is seen whole)."""
+    ``since``. For WATCH_AFTER_RESTART, not as long as the other-process rule beside it (a real
+    agent's turn there takes minutes); past that, while a session's last answer is a -32002 that
+    followed a known one, until it answers again (twice as long at most: a background job's window
+    that straddles the watch's end is seen whole)."""
     sids = list(seen)
     while True:
         elapsed = anyio.current_time() - since
         pending = any(_unknown_after_known(answers) for answers in seen.values())
-        if (
-            elapsed >= WATCH_AFTER_RESTART
-            and other_done.is_set()
-            and not (pending and elapsed < 2 * WATCH_AFTER_RESTART)
-        ):
+        if elapsed >= WATCH_AFTER_RESTART and not (pending and elapsed < 2 * WATCH_AFTER_RESTART):
             return
         replies = await acp.together(*[functools.partial(acp.status, sid) for sid in sids])
         words = [answer(reply) for reply in replies]
