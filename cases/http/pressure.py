@@ -262,16 +262,22 @@ async def twins_across_a_restart(http: HttpStatusTarget, details: dict) -> None:
         for text in ("[external] ask the user", "[permission] write the file")
     ]
     doomed = [await http.new_session()] if http.deletes() else []
+    if not doomed:
+        details["deleted_before_restart"] = "nothing: the service offers no DELETE"
     lost: list[str] = []
     resurrected: list[str] = []
 
     async def apply(run: TwinRun, twins: list[Twin]) -> None:
         # Deleted right before the restart: a store that never drops a record brings it back.
-        deleted = [
-            (agent_id, sid)
+        answers = [
+            (agent_id, sid, await http.driver.delete_session(http.user_id, agent_id, sid))
             for agent_id, sid in doomed
-            if 200 <= (await http.driver.delete_session(http.user_id, agent_id, sid)).status_code < 300
         ]
+        if answers:  # what the rule had to judge, shown: a DELETE not answered 2xx leaves it nothing
+            details["deleted_before_restart"] = [
+                f"DELETE of {sid}: HTTP {answer.status_code}" for _, sid, answer in answers
+            ]
+        deleted = [(agent_id, sid) for agent_id, sid, answer in answers if 200 <= answer.status_code < 300]
         doomed.clear()
         await http.restart()
         for agent_id, sid in deleted:
